@@ -1,0 +1,40 @@
+import nx from '@nx/eslint-plugin';
+
+export default [
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  { ignores: ['**/dist', '**/node_modules', '**/tmp', '**/data', '**/coverage', '.nx'] },
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: true,
+          allow: [],
+          depConstraints: [
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:domain', 'type:util', 'type:data-access'] },
+            { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:feature', 'type:domain', 'type:util', 'type:data-access'] },
+            { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:util', 'type:data-access'] },
+            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:util'] },
+            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },
+            { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:feature', 'type:domain', 'type:util', 'type:data-access', 'type:testing'] },
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:feature', 'type:domain', 'type:util', 'type:data-access', 'type:testing'] },
+            { sourceTag: 'scope:assets', onlyDependOnLibsWithTags: ['scope:assets', 'scope:shared'] },
+            { sourceTag: 'scope:identity', onlyDependOnLibsWithTags: ['scope:identity', 'scope:shared'] },
+            { sourceTag: 'scope:scripts', onlyDependOnLibsWithTags: ['scope:scripts', 'scope:shared'] },
+            { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared'] },
+            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+          ],
+        },
+      ],
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // Tests may reach into the testing harness and any lib they exercise.
+    files: ['**/*.spec.ts'],
+    rules: { '@nx/enforce-module-boundaries': 'off' },
+  },
+];

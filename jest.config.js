@@ -1,0 +1,43 @@
+// One jest run, three projects (unit, integration, e2e) so each can also run alone:
+//   npx jest --selectProjects unit|integration|e2e
+const { pathsToModuleNameMapper } = require('./tools/jest/paths');
+
+const transform = {
+  '^.+\\.ts$': [
+    '@swc/jest',
+    {
+      jsc: {
+        parser: { syntax: 'typescript', decorators: true },
+        transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+        target: 'es2022',
+      },
+      module: { type: 'commonjs' },
+      sourceMaps: 'inline',
+    },
+  ],
+};
+
+const common = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  transform,
+  moduleNameMapper: pathsToModuleNameMapper(),
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/tmp/'],
+  setupFiles: ['reflect-metadata'],
+};
+
+module.exports = {
+  testTimeout: 60000,
+  maxWorkers: 2,
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'],
+      testPathIgnorePatterns: [...common.testPathIgnorePatterns, '\\.int\\.spec\\.ts$', '\\.e2e\\.spec\\.ts$'],
+    },
+    { ...common, displayName: 'integration', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.int.spec.ts'] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.e2e.spec.ts'] },
+  ],
+};

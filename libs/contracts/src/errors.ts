@@ -1,0 +1,78 @@
+/**
+ * Typed service errors. They cross the wire as plain `{ status, code, message, details }` objects
+ * and the gateway maps `status` to the HTTP answer.
+ */
+export type ServiceErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 503;
+
+export interface ServiceErrorShape {
+  status: ServiceErrorStatus;
+  code: string;
+  message: string;
+  details?: unknown[];
+  /** Set on 500s only: the id under which the failure was logged. */
+  correlationId?: string;
+}
+
+export class ServiceError extends Error {
+  constructor(
+    readonly status: ServiceErrorStatus,
+    readonly code: string,
+    message: string,
+    readonly details: unknown[] = [],
+    readonly correlationId?: string,
+  ) {
+    super(message);
+    this.name = 'ServiceError';
+  }
+
+  toJSON(): ServiceErrorShape {
+    const shape: ServiceErrorShape = { status: this.status, code: this.code, message: this.message, details: this.details };
+    if (this.correlationId) shape.correlationId = this.correlationId;
+    return shape;
+  }
+
+  static isShape(value: unknown): value is ServiceErrorShape {
+    const v = value as ServiceErrorShape | null;
+    return !!v && typeof v === 'object' && typeof v.status === 'number' && typeof v.code === 'string' && typeof v.message === 'string';
+  }
+
+  static fromShape(shape: ServiceErrorShape): ServiceError {
+    return new ServiceError(shape.status, shape.code, shape.message, shape.details ?? [], shape.correlationId);
+  }
+
+  static badRequest(code: string, message: string, details: unknown[] = []) {
+    return new ServiceError(400, code, message, details);
+  }
+  static unauthorized(message = 'not authorized') {
+    return new ServiceError(401, 'AUTH.UNAUTHORIZED', message);
+  }
+  static forbidden(message = 'forbidden') {
+    return new ServiceError(403, 'AUTH.FORBIDDEN', message);
+  }
+  static notFound(code: string, message: string) {
+    return new ServiceError(404, code, message);
+  }
+  static conflict(code: string, message: string, details: unknown[] = []) {
+    return new ServiceError(409, code, message, details);
+  }
+  static unavailable(message = 'service unavailable') {
+    return new ServiceError(503, 'SERVICE.UNAVAILABLE', message);
+  }
+  static internal(correlationId: string) {
+    return new ServiceError(500, 'INTERNAL', 'internal error', [], correlationId);
+  }
+}
+
+/** Stable error codes shared by services and gateway. */
+export const ErrorCodes = {
+  VALIDATION: 'REQUEST.VALIDATION_FAILED',
+  MALFORMED_JSON: 'REQUEST.MALFORMED_JSON',
+  BODY_TOO_LARGE: 'REQUEST.BODY_TOO_LARGE',
+  INVALID_ID: 'REQUEST.INVALID_ID',
+  ASSET_NOT_FOUND: 'ASSET.NOT_FOUND',
+  ASSET_EXISTS: 'ASSET.ALREADY_EXISTS',
+  ASSET_CONFLICT: 'ASSET.CONCURRENT_MODIFICATION',
+  ASSET_INVALID_STATE: 'ASSET.INVALID_STATE',
+  CASCADE_INVALID: 'ASSET.INVALID_CASCADE',
+  ROUTE_NOT_FOUND: 'REQUEST.ROUTE_NOT_FOUND',
+} as const;

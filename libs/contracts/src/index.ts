@@ -1,3 +1,5 @@
 export * from './errors';
 export * from './context';
 export * from './ids';
+export * from './validation';
+export * from './assets';

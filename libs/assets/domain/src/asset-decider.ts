@@ -1,0 +1,95 @@
+import { ErrorCodes, ServiceError } from '@funnel/contracts';
+import { AssetEvent, AssetRecord, ChildrenDecision } from './asset-events';
+
+/** State of one asset stream, folded from its events. */
+export interface AssetState {
+  /** The record, or null while the stream does not exist. */
+  record: AssetRecord | null;
+}
+
+export const initialAssetState = (): AssetState => ({ record: null });
+
+export type AssetCommand =
+  | { type: 'CreateAsset'; record: AssetRecord; duplicatedFrom?: string }
+  | { type: 'UpdateAsset'; record: AssetRecord }
+  | { type: 'ArchiveAsset'; children?: ChildrenDecision }
+  | { type: 'UnarchiveAsset' }
+  | { type: 'DeleteAsset'; children?: ChildrenDecision }
+  | { type: 'MoveAssetToCategory'; idCategory: string };
+
+/** Identifies the asset in error messages. */
+export interface AssetRef {
+  kind: string;
+  id: string;
+}
+
+function notFound(ref: AssetRef): ServiceError {
+  return ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${ref.kind} ${ref.id} not found`);
+}
+
+function deletedAsset(ref: AssetRef, what: string): ServiceError {
+  return ServiceError.conflict(ErrorCodes.ASSET_INVALID_STATE, `${ref.kind} ${ref.id} is deleted and cannot be ${what}`);
+}
+
+/**
+ * Decides which events a command produces on an asset in the given state. Pure: no I/O, no clock.
+ * Repeating an archive, unarchive, delete or move that is already in effect produces no event.
+ */
+export function decideAsset(command: AssetCommand, state: AssetState, ref: AssetRef): AssetEvent[] {
+  const current = state.record;
+  switch (command.type) {
+    case 'CreateAsset':
+      if (current) throw ServiceError.conflict(ErrorCodes.ASSET_EXISTS, `${ref.kind} ${ref.id} already exists`);
+      return [{ type: 'Created', data: command.duplicatedFrom ? { record: command.record, duplicatedFrom: command.duplicatedFrom } : { record: command.record } }];
+    case 'UpdateAsset':
+      if (!current) throw notFound(ref);
+      if (current.status === 'deleted') throw deletedAsset(ref, 'updated');
+      return [{ type: 'Updated', data: { record: command.record } }];
+    case 'ArchiveAsset':
+      if (!current) throw notFound(ref);
+      if (current.status === 'deleted') throw deletedAsset(ref, 'archived');
+      if (current.status === 'archived' && !command.children) return [];
+      return [{ type: 'Archived', data: command.children ? { children: command.children } : {} }];
+    case 'UnarchiveAsset':
+      if (!current) throw notFound(ref);
+      if (current.status === 'deleted') throw deletedAsset(ref, 'unarchived');
+      return current.status === 'archived' ? [{ type: 'Unarchived', data: {} }] : [];
+    case 'DeleteAsset':
+      if (!current) throw notFound(ref);
+      if (current.status === 'deleted') return [];
+      return [{ type: 'Deleted', data: command.children ? { children: command.children } : {} }];
+    case 'MoveAssetToCategory':
+      if (!current) throw notFound(ref);
+      if (current.status === 'deleted') throw deletedAsset(ref, 'moved');
+      return (current.idCategory ?? '') === command.idCategory ? [] : [{ type: 'MovedToCategory', data: { idCategory: command.idCategory } }];
+    default: {
+      const unknown: never = command;
+      throw new Error(`unknown command ${(unknown as { type: string }).type}`);
+    }
+  }
+}
+
+export function evolveAsset(state: AssetState, event: AssetEvent): AssetState {
+  const current = state.record;
+  switch (event.type) {
+    case 'Created':
+    case 'Updated':
+      return { record: { ...event.data.record } };
+    case 'Archived':
+      return current ? { record: { ...current, status: 'archived' } } : state;
+    case 'Unarchived':
+      return current ? { record: { ...current, status: 'active' } } : state;
+    case 'Deleted':
+      return current ? { record: { ...current, status: 'deleted' } } : state;
+    case 'MovedToCategory':
+      return current ? { record: { ...current, idCategory: event.data.idCategory } } : state;
+    default: {
+      const unknown: never = event;
+      throw new Error(`unknown event ${(unknown as { type: string }).type}`);
+    }
+  }
+}
+
+export function foldAsset(events: readonly AssetEvent[], state: AssetState = initialAssetState()): AssetState {
+  return events.reduce(evolveAsset, state);
+}

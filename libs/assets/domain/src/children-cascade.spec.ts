@@ -1,0 +1,82 @@
+import { ServiceError } from '@funnel/contracts';
+import { checkMoveTarget, childCommandFor, childStatusesFor, resolveChildrenDecision } from './children-cascade';
+import { duplicateRecord } from './duplicate';
+import { AssetRecord } from './asset-events';
+import { VISITOR_TAG_KIND } from '@funnel/contracts';
+
+function failure(fn: () => unknown): ServiceError {
+  try {
+    fn();
+  } catch (e) {
+    return e as ServiceError;
+  }
+  throw new Error('expected a failure');
+}
+
+const cat = (id: string, categoryType: string, status: AssetRecord['status'] = 'active'): AssetRecord => ({
+  idCategory: id,
+  categoryName: id,
+  categoryType,
+  status,
+});
+
+describe('resolveChildrenDecision', () => {
+  it('delete with no option moves children to uncategorized', () => expect(resolveChildrenDecision('delete', {})).toEqual({ action: 'orphan' }));
+  it('archive with no option leaves children alone', () => expect(resolveChildrenDecision('archive', {})).toEqual({ action: 'untouched' }));
+  it.each(['delete', 'archive'] as const)('%s cascade', (op) => expect(resolveChildrenDecision(op, { cascadeAction: 'cascade' })).toEqual({ action: 'cascade' }));
+  it.each(['delete', 'archive'] as const)('%s orphan', (op) => expect(resolveChildrenDecision(op, { cascadeAction: 'orphan' })).toEqual({ action: 'orphan' }));
+  it('move carries its target', () =>
+    expect(resolveChildrenDecision('delete', { cascadeAction: 'move', targetParentID: 'T' })).toEqual({ action: 'move', targetParentID: 'T' }));
+  it('move without targetParentID is rejected', () => {
+    const e = failure(() => resolveChildrenDecision('archive', { cascadeAction: 'move' }));
+    expect([e.status, e.code]).toEqual([400, 'ASSET.INVALID_CASCADE']);
+  });
+  it.each([undefined, 'cascade', 'orphan'] as const)('targetParentID with action %s is rejected', (action) => {
+    const e = failure(() => resolveChildrenDecision('delete', { cascadeAction: action, targetParentID: 'T' }));
+    expect([e.status, e.code]).toEqual([400, 'ASSET.INVALID_CASCADE']);
+    expect(e.message).toMatch(/only allowed when cascadeAction is move/);
+  });
+  it('an action the parent kind does not allow is rejected (funnel groups refuse orphan)', () => {
+    const e = failure(() => resolveChildrenDecision('delete', { cascadeAction: 'orphan' }, ['cascade', 'move']));
+    expect(e.status).toBe(400);
+  });
+});
+
+describe('checkMoveTarget', () => {
+  const parents = [{ id: 'A', record: cat('A', 'visitorTag') }];
+  it('accepts a live target of the same categoryType', () =>
+    expect(() => checkMoveTarget({ targetId: 'B', target: cat('B', 'visitorTag'), parents, typeField: 'categoryType' })).not.toThrow());
+  it('rejects a target of another categoryType', () =>
+    expect(failure(() => checkMoveTarget({ targetId: 'B', target: cat('B', 'lander'), parents, typeField: 'categoryType' })).status).toBe(400));
+  it('rejects a target that is one of the entries', () =>
+    expect(failure(() => checkMoveTarget({ targetId: 'A', target: cat('A', 'visitorTag'), parents, typeField: 'categoryType' })).status).toBe(400));
+  it('a missing target is a 404', () => expect(failure(() => checkMoveTarget({ targetId: 'B', target: null, parents })).status).toBe(404));
+  it('a deleted target is a 404', () =>
+    expect(failure(() => checkMoveTarget({ targetId: 'B', target: cat('B', 'visitorTag', 'deleted'), parents })).status).toBe(404));
+});
+
+describe('childCommandFor', () => {
+  it('cascade deletes or archives children', () => {
+    expect(childCommandFor('delete', { action: 'cascade' })).toEqual({ type: 'DeleteAsset' });
+    expect(childCommandFor('archive', { action: 'cascade' })).toEqual({ type: 'ArchiveAsset' });
+  });
+  it('move reassigns children, orphan clears their category', () => {
+    expect(childCommandFor('archive', { action: 'move', targetParentID: 'T' })).toEqual({ type: 'MoveAssetToCategory', idCategory: 'T' });
+    expect(childCommandFor('delete', { action: 'orphan' })).toEqual({ type: 'MoveAssetToCategory', idCategory: '' });
+  });
+  it('untouched sends nothing', () => expect(childCommandFor('archive', { action: 'untouched' })).toBeNull());
+  it('archive cascade reaches active children only', () => {
+    expect(childStatusesFor('archive', { action: 'cascade' })).toEqual(['active']);
+    expect(childStatusesFor('delete', { action: 'cascade' })).toEqual(['active', 'archived']);
+  });
+});
+
+describe('duplicateRecord', () => {
+  const source: AssetRecord = { idTag: '0AbCdEfGhIjK', tagName: 'a', color: 'red', status: 'archived', idCategory: 'C', categoryName: 'x' };
+  it('copies, renames, applies bodyUpdates, then sets the protected fields', () => {
+    const copy = duplicateRecord(VISITOR_TAG_KIND, source, { name: 'b', bodyUpdates: { color: 'blue', status: 'deleted', owner: 'evil', idTag: 'hack' } }, 'NEWID0000000');
+    expect(copy).toEqual({ idTag: 'NEWID0000000', tagName: 'b', color: 'blue', status: 'active', idCategory: 'C' });
+  });
+  it('parentId places the copy in a category', () =>
+    expect(duplicateRecord(VISITOR_TAG_KIND, source, { name: 'b', parentId: '' }, 'N').idCategory).toBe(''));
+});

@@ -1,0 +1,87 @@
+import { CascadeAction, ErrorCodes, ServiceError } from '@funnel/contracts';
+import { AssetCommand } from './asset-decider';
+import { AssetRecord, ChildrenDecision } from './asset-events';
+
+export type ParentOperation = 'delete' | 'archive';
+
+export interface ParentMutation {
+  cascadeAction?: CascadeAction;
+  targetParentID?: string;
+}
+
+/**
+ * Turns a ParentMutationRequest into what happens to the children. `targetParentID` belongs to `move`
+ * only. With no action, delete first moves children to uncategorized (orphan) while archive leaves
+ * them alone.
+ */
+export function resolveChildrenDecision(
+  operation: ParentOperation,
+  request: ParentMutation,
+  allowedActions: readonly CascadeAction[] = ['cascade', 'move', 'orphan'],
+): ChildrenDecision {
+  const { cascadeAction, targetParentID } = request;
+  if (cascadeAction !== undefined && !allowedActions.includes(cascadeAction)) {
+    throw ServiceError.badRequest(ErrorCodes.CASCADE_INVALID, `cascadeAction ${cascadeAction} is not allowed here`);
+  }
+  if (cascadeAction === 'move') {
+    if (!targetParentID) throw ServiceError.badRequest(ErrorCodes.CASCADE_INVALID, 'targetParentID is required when cascadeAction is move');
+    return { action: 'move', targetParentID };
+  }
+  if (targetParentID !== undefined) {
+    throw ServiceError.badRequest(ErrorCodes.CASCADE_INVALID, 'targetParentID is only allowed when cascadeAction is move');
+  }
+  if (cascadeAction === 'cascade') return { action: 'cascade' };
+  if (cascadeAction === 'orphan') return { action: 'orphan' };
+  return { action: operation === 'delete' ? 'orphan' : 'untouched' };
+}
+
+/**
+ * A move target must exist, must not be deleted, must not be one of the parents being changed, and
+ * must be of the same type as each parent (for categories: the same categoryType).
+ */
+export function checkMoveTarget(options: {
+  targetId: string;
+  target: AssetRecord | null;
+  parents: readonly { id: string; record: AssetRecord }[];
+  typeField?: string;
+}): void {
+  const { targetId, target, parents, typeField } = options;
+  if (parents.some((p) => p.id === targetId)) {
+    throw ServiceError.badRequest(ErrorCodes.CASCADE_INVALID, `targetParentID ${targetId} is one of the entries being changed`);
+  }
+  if (!target || target.status === 'deleted') {
+    throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `target parent ${targetId} not found`);
+  }
+  if (typeField) {
+    const mismatch = parents.find((p) => p.record[typeField] !== target[typeField]);
+    if (mismatch) {
+      throw ServiceError.badRequest(
+        ErrorCodes.CASCADE_INVALID,
+        `target parent ${targetId} has ${typeField} ${String(target[typeField])}, entry ${mismatch.id} has ${String(mismatch.record[typeField])}`,
+      );
+    }
+  }
+}
+
+/** The command each child receives, or null when children are left alone. */
+export function childCommandFor(operation: ParentOperation, decision: ChildrenDecision): AssetCommand | null {
+  switch (decision.action) {
+    case 'cascade':
+      return operation === 'delete' ? { type: 'DeleteAsset' } : { type: 'ArchiveAsset' };
+    case 'move':
+      return { type: 'MoveAssetToCategory', idCategory: decision.targetParentID ?? '' };
+    case 'orphan':
+      return { type: 'MoveAssetToCategory', idCategory: '' };
+    case 'untouched':
+      return null;
+    default: {
+      const unknown: never = decision.action;
+      throw new Error(`unknown children action ${String(unknown)}`);
+    }
+  }
+}
+
+/** Which children a decision still has to reach: archiving in cascade concerns active children only. */
+export function childStatusesFor(operation: ParentOperation, decision: ChildrenDecision): AssetRecord['status'][] {
+  return operation === 'archive' && decision.action === 'cascade' ? ['active'] : ['active', 'archived'];
+}

@@ -1,0 +1,25 @@
+import { AssetKindDescriptor } from '@funnel/contracts';
+import { AssetRecord } from './asset-events';
+
+/** Fields a duplicate can never take from bodyUpdates: the service sets them after the merge. */
+export const PROTECTED_FIELDS = ['id', 'owner', 'status'] as const;
+
+/**
+ * The record of a copy: the source, then the new name (and parent, when given), then bodyUpdates
+ * merged over it; finally the protected fields (id, owner, status) set by the service.
+ */
+export function duplicateRecord(
+  kind: AssetKindDescriptor,
+  source: AssetRecord,
+  request: { name: string; parentId?: string; bodyUpdates?: Record<string, unknown> },
+  newId: string,
+): AssetRecord {
+  const merged: Record<string, unknown> = { ...source, [kind.nameField]: request.name };
+  if (request.parentId !== undefined && kind.categoryType) merged.idCategory = request.parentId;
+  Object.assign(merged, request.bodyUpdates ?? {});
+  for (const field of PROTECTED_FIELDS) delete merged[field];
+  delete merged.categoryName;
+  merged[kind.idField] = newId;
+  merged.status = 'active';
+  return merged as AssetRecord;
+}

@@ -1,0 +1,5 @@
+export * from './asset-events';
+export * from './asset-decider';
+export * from './children-cascade';
+export * from './duplicate';
+export * from './asset-registry';

@@ -1,0 +1,84 @@
+import { StatusFilter } from './requests';
+
+/** The operations the asset pipeline offers; each kind lists the ones its API has. */
+export const ASSET_OPERATIONS = [
+  'list',
+  'findById',
+  'findByIds',
+  'findByStatus',
+  'findByCategory',
+  'create',
+  'update',
+  'duplicate',
+  'delete',
+  'archive',
+  'unarchive',
+  'moveCategory',
+] as const;
+export type AssetOperation = (typeof ASSET_OPERATIONS)[number];
+
+/** HTTP method and path (under a kind's prefix) of each operation. */
+export const ASSET_OPERATION_ROUTES: Record<AssetOperation, { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string }> = {
+  list: { method: 'GET', path: 'list' },
+  findById: { method: 'GET', path: 'find/byId' },
+  findByIds: { method: 'GET', path: 'find/byIds' },
+  findByStatus: { method: 'GET', path: 'find/byStatus' },
+  findByCategory: { method: 'GET', path: 'find/byCategory' },
+  create: { method: 'POST', path: 'save' },
+  update: { method: 'PUT', path: 'save' },
+  duplicate: { method: 'POST', path: 'duplicate' },
+  delete: { method: 'DELETE', path: 'delete' },
+  archive: { method: 'PUT', path: 'archive' },
+  unarchive: { method: 'PUT', path: 'unarchive' },
+  moveCategory: { method: 'PUT', path: 'move-category' },
+};
+
+/** A query parameter that narrows list / find/byStatus results to documents whose field equals it. */
+export interface QueryFilter {
+  param: string;
+  /** Field of the record it compares with. */
+  field: string;
+  required: boolean;
+  /** Allowed values, when the parameter is an enum. */
+  allowed?: readonly string[];
+}
+
+/**
+ * Everything the generic pipeline needs to know about one asset kind: the gateway builds its routes
+ * from it, the service validates with its DTO, the domain names its events and streams after it.
+ */
+export interface AssetKindDescriptor {
+  /** Subject resource and stream category, e.g. `visitortag` (subjects `assets.visitortag.<operation>`). */
+  kind: string;
+  /** Prefix of stored event type names, e.g. `VisitorTag` (VisitorTagCreated, VisitorTagArchived ...). */
+  eventPrefix: string;
+  /** Id field of the record, also the single-id query parameter (e.g. `idTag`). */
+  idField: string;
+  /** Multi-id query parameter of find/byIds (comma-separated ids). */
+  idsParam: string;
+  /** Name field (length 1..256), used by duplicate. */
+  nameField: string;
+  /** class-validator DTO of the full record (create and update). */
+  recordDto: new () => object;
+  /** HTTP path prefixes under /v1 (current name first, legacy aliases after). */
+  paths: string[];
+  operations: AssetOperation[];
+  /** The category type that manages this kind; absent when the kind is not category-managed. */
+  categoryType?: string;
+  /** list: whether `status` is required, and what applies when it is not. */
+  list: { statusRequired: boolean; defaultStatus: StatusFilter; filters: QueryFilter[] };
+  /** Extra filters accepted by find/byStatus. */
+  findByStatusFilters: QueryFilter[];
+  /** Delete and archive take a ParentMutationRequest (children cascade) instead of a StringList. */
+  isParent: boolean;
+}
+
+export function assetSubject(kind: string, operation: AssetOperation): string {
+  return `assets.${kind}.${operation}`;
+}
+
+/** What the gateway forwards for an asset route: the raw query parameters and JSON body. */
+export interface AssetRequestBody {
+  query: Record<string, string | string[] | undefined>;
+  body: unknown;
+}

@@ -3,3 +3,5 @@ export * from './context';
 export * from './ids';
 export * from './validation';
 export * from './assets';
+export * from './identity';
+export * from './scripts';

@@ -1,1 +1,5 @@
 export * from './event-store.port';
+export * from './sqlite-event-store';
+export * from './eventstoredb-event-store';
+export * from './create-event-store';
+export * from './event-store.contract';

@@ -1,1 +1,8 @@
 export * from './read-store.port';
+export { EmbeddedReadStore, EmbeddedStoreError } from './embedded-read-store';
+export { MongoReadStore } from './mongo-read-store';
+export type { MongoReadStoreOptions } from './mongo-read-store';
+export { createReadStore } from './create-read-store';
+export type { ReadStoreConfig } from './create-read-store';
+export { describeReadStoreContract } from './read-store.contract';
+export type { ReadStoreContractFactory } from './read-store.contract';

@@ -71,6 +71,8 @@ export interface AssetKindDescriptor {
   findByStatusFilters: QueryFilter[];
   /** Delete and archive take a ParentMutationRequest (children cascade) instead of a StringList. */
   isParent: boolean;
+  /** Fields an update may not change (e.g. a category's categoryType). */
+  immutableFields?: string[];
 }
 
 export function assetSubject(kind: string, operation: AssetOperation): string {

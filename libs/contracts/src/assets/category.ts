@@ -43,4 +43,5 @@ export const CATEGORY_KIND: AssetKindDescriptor = {
   },
   findByStatusFilters: [],
   isParent: true,
+  immutableFields: ['categoryType'],
 };

@@ -1,0 +1,208 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  AssetKindDescriptor,
+  AssetRequestBody,
+  CallerContext,
+  DuplicateRequestDto,
+  ErrorCodes,
+  MoveCategoryRequestDto,
+  ParentMutationRequestDto,
+  ServiceError,
+  StringListDto,
+  generateAssetId,
+  isValidAssetId,
+  validateBody,
+} from '@funnel/contracts';
+import { GlobalPosition, START_POSITION, comparePositions } from '@funnel/eventstore';
+import {
+  AssetCommand,
+  AssetEvent,
+  AssetRecord,
+  AssetRegistry,
+  ChildrenDecision,
+  ParentOperation,
+  checkMoveTarget,
+  decideAsset,
+  duplicateRecord,
+  resolveChildrenDecision,
+} from '@funnel/assets-domain';
+import { ASSET_REGISTRY } from './assets.tokens';
+import { AssetRepository } from './asset-repository';
+import { AssetProjector } from './asset-projector';
+import { AssetQueries } from './asset-queries';
+import { ChildrenCascade } from './children-cascade';
+
+interface Decided {
+  id: string;
+  events: AssetEvent[];
+  revision: number;
+}
+
+/**
+ * Write side of every asset kind: validate, load the stream, decide, append with the expected
+ * revision, then answer once the read model shows the write (read-your-writes).
+ */
+@Injectable()
+export class AssetCommands {
+  constructor(
+    @Inject(ASSET_REGISTRY) private readonly registry: AssetRegistry,
+    private readonly repository: AssetRepository,
+    private readonly projector: AssetProjector,
+    private readonly queries: AssetQueries,
+    private readonly cascade: ChildrenCascade,
+  ) {}
+
+  async create(kind: AssetKindDescriptor, context: CallerContext, { body }: AssetRequestBody): Promise<void> {
+    const record = this.toRecord(kind, validateBody(kind.recordDto, body), null);
+    await this.checkCategoryReference(kind, context, record.idCategory);
+    await this.decideAndAppend(kind, context, [String(record[kind.idField])], () => ({ type: 'CreateAsset', record }));
+  }
+
+  async update(kind: AssetKindDescriptor, context: CallerContext, { body }: AssetRequestBody): Promise<void> {
+    const dto = validateBody(kind.recordDto, body) as Record<string, unknown>;
+    const id = String(dto[kind.idField]);
+    const loaded = await this.repository.load(kind.kind, context.accountId, id);
+    const current = loaded.state.record;
+    if (!current) throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${id} not found`);
+    const record = this.toRecord(kind, dto, current);
+    for (const field of kind.immutableFields ?? []) {
+      if (record[field] !== current[field]) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `${field} cannot be changed`);
+    }
+    if (record.idCategory !== current.idCategory) await this.checkCategoryReference(kind, context, record.idCategory);
+    const events = decideAsset({ type: 'UpdateAsset', record }, loaded.state, { kind: kind.kind, id });
+    const result = await this.repository.append(kind.kind, context, id, events, loaded.revision);
+    await this.projector.waitFor(result.position);
+  }
+
+  async duplicate(kind: AssetKindDescriptor, context: CallerContext, { query, body }: AssetRequestBody): Promise<{ id: string }> {
+    const sourceId = query[kind.idField];
+    if (typeof sourceId !== 'string' || !isValidAssetId(sourceId)) {
+      throw ServiceError.badRequest(ErrorCodes.INVALID_ID, `query parameter ${kind.idField} must be a valid asset id`);
+    }
+    const request = validateBody(DuplicateRequestDto, body);
+    const source = (await this.repository.load(kind.kind, context.accountId, sourceId)).state.record;
+    if (!source || source.status === 'deleted') throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${sourceId} not found`);
+    const newId = generateAssetId();
+    const merged = duplicateRecord(kind, source, request, newId);
+    // bodyUpdates may carry anything: the copy must pass the same rules as a saved record.
+    const record = this.toRecord(kind, validateBody(kind.recordDto, merged, 'duplicate'), null);
+    record.status = 'active';
+    await this.checkCategoryReference(kind, context, record.idCategory);
+    await this.decideAndAppend(kind, context, [newId], () => ({ type: 'CreateAsset', record, duplicatedFrom: sourceId }));
+    return { id: newId };
+  }
+
+  async archive(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<void> {
+    if (kind.isParent) return this.mutateParents(kind, context, 'archive', request);
+    const { entries } = validateBody(StringListDto, request.body);
+    await this.decideAndAppend(kind, context, entries, () => ({ type: 'ArchiveAsset' }));
+  }
+
+  async delete(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<void> {
+    if (kind.isParent) return this.mutateParents(kind, context, 'delete', request);
+    const { entries } = validateBody(StringListDto, this.withLegacyIdFallback(kind, request));
+    await this.decideAndAppend(kind, context, entries, () => ({ type: 'DeleteAsset' }));
+  }
+
+  async unarchive(kind: AssetKindDescriptor, context: CallerContext, { body }: AssetRequestBody): Promise<void> {
+    const { entries } = validateBody(StringListDto, body);
+    await this.decideAndAppend(kind, context, entries, () => ({ type: 'UnarchiveAsset' }));
+  }
+
+  async moveCategory(kind: AssetKindDescriptor, context: CallerContext, { body }: AssetRequestBody): Promise<void> {
+    const { entries, idCategory } = validateBody(MoveCategoryRequestDto, body);
+    await this.checkCategoryReference(kind, context, idCategory);
+    await this.decideAndAppend(kind, context, entries, () => ({ type: 'MoveAssetToCategory', idCategory }));
+  }
+
+  /**
+   * Delete or archive parents (categories) with a ParentMutationRequest. Each parent's event carries
+   * the children decision; the cascade then completes the children (and would complete them after a
+   * crash, from the log).
+   */
+  private async mutateParents(kind: AssetKindDescriptor, context: CallerContext, operation: ParentOperation, request: AssetRequestBody): Promise<void> {
+    const body = operation === 'delete' ? this.withLegacyIdFallback(kind, request) : request.body;
+    const mutation = validateBody(ParentMutationRequestDto, body);
+    const decision = resolveChildrenDecision(operation, mutation);
+    const entries = [...new Set(mutation.entries)];
+    const loaded = await Promise.all(entries.map(async (id) => ({ id, ...(await this.repository.load(kind.kind, context.accountId, id)) })));
+    if (decision.action === 'move') {
+      const targetId = decision.targetParentID!;
+      const target = (await this.repository.load(kind.kind, context.accountId, targetId)).state.record;
+      const parents = loaded.filter((l) => l.state.record).map((l) => ({ id: l.id, record: l.state.record! }));
+      checkMoveTarget({ targetId, target, parents, typeField: kind.kind === 'category' ? 'categoryType' : undefined });
+    }
+    const command: AssetCommand = operation === 'delete' ? { type: 'DeleteAsset', children: decision } : { type: 'ArchiveAsset', children: decision };
+    const decided = loaded.map((l) => ({ id: l.id, revision: l.revision, events: decideAsset(command, l.state, { kind: kind.kind, id: l.id }) }));
+    const appended = await this.appendAll(kind, context, decided);
+    let last: GlobalPosition = START_POSITION;
+    for (const { id, position } of appended) {
+      const record = loaded.find((l) => l.id === id)!.state.record!;
+      const reached = await this.cascade.complete({ parentKind: kind, accountId: context.accountId, parentId: id, parent: record, operation, decision, decidedAt: position, context });
+      if (comparePositions(reached, last) > 0) last = reached;
+      if (comparePositions(position, last) > 0) last = position;
+    }
+    await this.projector.waitFor(last);
+  }
+
+  /** Legacy single-id query fallback of delete endpoints: `?<idField>=X` with no body means entries [X]. */
+  private withLegacyIdFallback(kind: AssetKindDescriptor, { query, body }: AssetRequestBody): unknown {
+    const legacyId = query[kind.idField];
+    const emptyBody = body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body) && Object.keys(body as object).length === 0);
+    if (emptyBody && typeof legacyId === 'string') return { entries: [legacyId] };
+    return body;
+  }
+
+  /** Decides for every id first (any failure rejects the whole request, nothing appended), then appends. */
+  private async decideAndAppend(kind: AssetKindDescriptor, context: CallerContext, ids: string[], command: () => AssetCommand): Promise<void> {
+    const unique = [...new Set(ids)];
+    const decided: Decided[] = await Promise.all(
+      unique.map(async (id) => {
+        const loaded = await this.repository.load(kind.kind, context.accountId, id);
+        return { id, revision: loaded.revision, events: decideAsset(command(), loaded.state, { kind: kind.kind, id }) };
+      }),
+    );
+    const appended = await this.appendAll(kind, context, decided);
+    if (appended.length) await this.projector.waitFor(appended[appended.length - 1].position);
+  }
+
+  private async appendAll(kind: AssetKindDescriptor, context: CallerContext, decided: Decided[]): Promise<{ id: string; position: GlobalPosition }[]> {
+    const appended: { id: string; position: GlobalPosition }[] = [];
+    for (const d of decided) {
+      if (!d.events.length) continue;
+      const result = await this.repository.append(kind.kind, context, d.id, d.events, d.revision);
+      appended.push({ id: d.id, position: result.position });
+    }
+    return appended;
+  }
+
+  /** A record as stored: validated fields only, defaults applied, derived fields dropped. */
+  private toRecord(kind: AssetKindDescriptor, dto: object, current: AssetRecord | null): AssetRecord {
+    const record: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(dto)) if (value !== undefined) record[key] = value;
+    delete record.categoryName;
+    if (record.status === 'deleted') throw ServiceError.badRequest(ErrorCodes.VALIDATION, 'status deleted is set by the delete endpoint, not by save');
+    // Placement fields keep their current value when an update leaves them out.
+    record.status = record.status ?? current?.status ?? 'active';
+    if (kind.categoryType) record.idCategory = record.idCategory ?? current?.idCategory ?? '';
+    return record as AssetRecord;
+  }
+
+  /** An asset can only be placed in a live category of its own category type. */
+  private async checkCategoryReference(kind: AssetKindDescriptor, context: CallerContext, idCategory: unknown): Promise<void> {
+    if (!kind.categoryType) {
+      if (idCategory !== undefined && idCategory !== '') throw ServiceError.badRequest(ErrorCodes.VALIDATION, `${kind.kind} assets have no category`);
+      return;
+    }
+    if (typeof idCategory !== 'string' || idCategory === '') return;
+    const category = await this.queries.current('category', context.accountId, idCategory);
+    if (!category || category.status === 'deleted') {
+      throw ServiceError.badRequest(ErrorCodes.VALIDATION, `category ${idCategory} does not exist`, [{ field: 'idCategory', problems: ['category not found'] }]);
+    }
+    if (category.categoryType !== kind.categoryType) {
+      throw ServiceError.badRequest(ErrorCodes.VALIDATION, `category ${idCategory} is of type ${String(category.categoryType)}, ${kind.kind} needs ${kind.categoryType}`);
+    }
+  }
+}
+
+export type { ChildrenDecision };

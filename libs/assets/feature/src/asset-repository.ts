@@ -1,0 +1,74 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CallerContext, ErrorCodes, ServiceError } from '@funnel/contracts';
+import { AppendResult, EVENT_STORE, EventStore, GlobalPosition, START_POSITION, WrongExpectedRevisionError } from '@funnel/eventstore';
+import {
+  ASSET_EVENT_SCHEMA_VERSION,
+  AssetEvent,
+  AssetRegistry,
+  AssetState,
+  evolveAsset,
+  initialAssetState,
+  storedEventType,
+} from '@funnel/assets-domain';
+import { ASSET_REGISTRY, CLOCK, Clock } from './assets.tokens';
+
+export interface LoadedAsset {
+  state: AssetState;
+  /** Last stream revision, or -1 when the stream does not exist. */
+  revision: number;
+  /** Global position of the last event (START_POSITION when none). */
+  position: GlobalPosition;
+}
+
+/** Reads asset streams into decider state and appends decided events with the expected revision. */
+@Injectable()
+export class AssetRepository {
+  constructor(
+    @Inject(EVENT_STORE) private readonly eventStore: EventStore,
+    @Inject(ASSET_REGISTRY) private readonly registry: AssetRegistry,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async load(kind: string, accountId: string, id: string): Promise<LoadedAsset> {
+    const events = await this.eventStore.readStream(this.registry.streamName(kind, accountId, id));
+    let state = initialAssetState();
+    let revision = -1;
+    let position = START_POSITION;
+    for (const e of events) {
+      const decoded = this.registry.decodeEvent(kind, e.type, e.data);
+      if (decoded) state = evolveAsset(state, decoded);
+      revision = e.revision;
+      position = e.position;
+    }
+    return { state, revision, position };
+  }
+
+  /** Appends expecting the revision the decision was made on; a lost race is a 409, never a lost write. */
+  async append(kind: string, context: CallerContext, id: string, events: AssetEvent[], expectedRevision: number): Promise<AppendResult> {
+    const descriptor = this.registry.get(kind);
+    const occurredAt = this.clock().toISOString();
+    try {
+      return await this.eventStore.append(
+        this.registry.streamName(kind, context.accountId, id),
+        events.map((e) => ({
+          type: storedEventType(descriptor.eventPrefix, e.type),
+          data: e.data as Record<string, unknown>,
+          metadata: {
+            accountId: context.accountId,
+            actorId: context.userId,
+            correlationId: context.correlationId,
+            occurredAt,
+            schemaVersion: ASSET_EVENT_SCHEMA_VERSION,
+          },
+        })),
+        { expectedRevision: expectedRevision < 0 ? 'no_stream' : expectedRevision },
+      );
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) {
+        if (expectedRevision < 0) throw ServiceError.conflict(ErrorCodes.ASSET_EXISTS, `${kind} ${id} already exists`);
+        throw ServiceError.conflict(ErrorCodes.ASSET_CONFLICT, `${kind} ${id} was changed concurrently; reload and retry`);
+      }
+      throw error;
+    }
+  }
+}

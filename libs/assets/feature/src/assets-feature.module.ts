@@ -1,0 +1,72 @@
+import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { ASSET_KINDS, AssetKindDescriptor } from '@funnel/contracts';
+import { EVENT_STORE, EventStore } from '@funnel/eventstore';
+import { READ_STORE, ReadStore } from '@funnel/readstore';
+import { AssetRegistry } from '@funnel/assets-domain';
+import { ASSET_REGISTRY, CLOCK, Clock } from './assets.tokens';
+import { AssetRepository } from './asset-repository';
+import { AssetProjector } from './asset-projector';
+import { AssetQueries } from './asset-queries';
+import { AssetCommands } from './asset-commands';
+import { ChildrenCascade } from './children-cascade';
+import { RunAssetCommandHandler, RunAssetQueryHandler } from './asset-operations';
+import { createAssetsMessageController } from './assets.message.controller';
+
+export interface AssetsFeatureOptions {
+  eventStore: EventStore;
+  readStore: ReadStore;
+  kinds?: readonly AssetKindDescriptor[];
+  clock?: Clock;
+}
+
+/** Rebuilds or catches up the read model before the service answers, then keeps it live. */
+@Injectable()
+class AssetsStartup implements OnApplicationBootstrap {
+  constructor(
+    private readonly projector: AssetProjector,
+    private readonly cascade: ChildrenCascade,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.projector.start();
+    await this.cascade.start();
+  }
+}
+
+/** Readiness of the asset service: the read model is caught up and projecting. */
+@Injectable()
+export class AssetsHealth {
+  constructor(@Inject(AssetProjector) private readonly projector: AssetProjector) {}
+  ready(): boolean {
+    return this.projector.ready;
+  }
+}
+
+@Module({})
+export class AssetsFeatureModule {
+  static forRoot(options: AssetsFeatureOptions): DynamicModule {
+    const kinds = options.kinds ?? ASSET_KINDS;
+    return {
+      module: AssetsFeatureModule,
+      imports: [CqrsModule.forRoot()],
+      controllers: [createAssetsMessageController(kinds)],
+      providers: [
+        { provide: EVENT_STORE, useValue: options.eventStore },
+        { provide: READ_STORE, useValue: options.readStore },
+        { provide: ASSET_REGISTRY, useValue: new AssetRegistry(kinds) },
+        { provide: CLOCK, useValue: options.clock ?? (() => new Date()) },
+        AssetRepository,
+        AssetProjector,
+        AssetQueries,
+        AssetCommands,
+        ChildrenCascade,
+        RunAssetCommandHandler,
+        RunAssetQueryHandler,
+        AssetsStartup,
+        AssetsHealth,
+      ],
+      exports: [AssetsHealth, AssetProjector],
+    };
+  }
+}

@@ -1,0 +1,160 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { AssetKindDescriptor, CallerContext, ServiceError } from '@funnel/contracts';
+import {
+  EVENT_STORE,
+  EventStore,
+  GlobalPosition,
+  RecordedEvent,
+  START_POSITION,
+  Subscription,
+  comparePositions,
+} from '@funnel/eventstore';
+import { READ_STORE, ReadStore } from '@funnel/readstore';
+import {
+  AssetRecord,
+  AssetRegistry,
+  ChildrenDecision,
+  ParentOperation,
+  childCommandFor,
+  childStatusesFor,
+  decideAsset,
+} from '@funnel/assets-domain';
+import { ASSET_REGISTRY } from './assets.tokens';
+import { AssetRepository } from './asset-repository';
+import { AssetProjector } from './asset-projector';
+import { assetsCollection } from './asset-documents';
+
+const PROCESS_MANAGER_NAME = 'assets-children-cascade';
+const MAX_ATTEMPTS = 5;
+
+export interface ParentMutationDone {
+  parentKind: AssetKindDescriptor;
+  accountId: string;
+  parentId: string;
+  parent: AssetRecord;
+  operation: ParentOperation;
+  decision: ChildrenDecision;
+  /** Position of the parent's event that carries the decision. */
+  decidedAt: GlobalPosition;
+  context: CallerContext;
+}
+
+/**
+ * Completes a parent's children decision (cascade, move, orphan) after the parent's event is in the
+ * log. Idempotent and ordered: a child whose stream changed after the decision is left alone, and
+ * commands already in effect decide no events, so running it twice (the command handler, then the
+ * process manager replaying the log after a crash) converges on one result.
+ */
+@Injectable()
+export class ChildrenCascade implements OnApplicationShutdown {
+  private readonly logger = new Logger(ChildrenCascade.name);
+  private readonly collection = assetsCollection(this.readStore);
+  private subscription?: Subscription;
+
+  constructor(
+    @Inject(EVENT_STORE) private readonly eventStore: EventStore,
+    @Inject(READ_STORE) private readonly readStore: ReadStore,
+    @Inject(ASSET_REGISTRY) private readonly registry: AssetRegistry,
+    private readonly repository: AssetRepository,
+    private readonly projector: AssetProjector,
+  ) {}
+
+  /** Returns the position of the last child event written (START_POSITION when none). */
+  async complete(done: ParentMutationDone): Promise<GlobalPosition> {
+    const command = childCommandFor(done.operation, done.decision);
+    if (!command) return START_POSITION;
+    const childKinds = this.childKinds(done.parentKind, done.parent);
+    if (!childKinds.length) return START_POSITION;
+    await this.projector.waitFor(done.decidedAt);
+    const children = await this.collection.find({
+      accountId: done.accountId,
+      kind: { $in: childKinds.map((k) => k.kind) },
+      idCategory: done.parentId,
+      status: { $in: childStatusesFor(done.operation, done.decision) },
+    });
+    let last = START_POSITION;
+    for (const child of children) {
+      const position = await this.applyToChild(child.kind, child.assetId, done, command);
+      if (comparePositions(position, last) > 0) last = position;
+    }
+    return last;
+  }
+
+  private childKinds(parentKind: AssetKindDescriptor, parent: AssetRecord): AssetKindDescriptor[] {
+    if (parentKind.kind === 'category') return this.registry.childKindsOf(String(parent.categoryType));
+    return [];
+  }
+
+  private async applyToChild(
+    kind: string,
+    id: string,
+    done: ParentMutationDone,
+    command: NonNullable<ReturnType<typeof childCommandFor>>,
+  ): Promise<GlobalPosition> {
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const loaded = await this.repository.load(kind, done.accountId, id);
+      const record = loaded.state.record;
+      // Changed after the decision, or no longer in this parent: the later change wins.
+      if (!record || comparePositions(loaded.position, done.decidedAt) > 0 || record.idCategory !== done.parentId) return START_POSITION;
+      let events;
+      try {
+        events = decideAsset(command, loaded.state, { kind, id });
+      } catch (error) {
+        if (error instanceof ServiceError) return START_POSITION;
+        throw error;
+      }
+      if (!events.length) return START_POSITION;
+      try {
+        return (await this.repository.append(kind, done.context, id, events, loaded.revision)).position;
+      } catch (error) {
+        if (!(error instanceof ServiceError && error.status === 409) || attempt === MAX_ATTEMPTS) throw error;
+      }
+    }
+    return START_POSITION;
+  }
+
+  /** Replays parent events from the checkpoint so a cascade cut short by a crash is completed. */
+  async start(): Promise<void> {
+    const parents = this.registry.kinds.filter((k) => k.isParent);
+    if (!parents.length) return;
+    const from = (await this.readStore.checkpoints.get(PROCESS_MANAGER_NAME)) ?? START_POSITION;
+    this.subscription = this.eventStore.subscribeToAll({
+      from,
+      streamNamePrefixes: parents.map((k) => `${k.kind}-`),
+      onEvents: async (events) => {
+        for (const e of events) await this.onParentEvent(e);
+        await this.readStore.checkpoints.advance(PROCESS_MANAGER_NAME, events[events.length - 1].position);
+      },
+      onError: (error) => this.logger.error(`children cascade stopped: ${error.message}`),
+    });
+    await this.subscription.caughtUp;
+  }
+
+  private async onParentEvent(e: RecordedEvent): Promise<void> {
+    const stream = this.registry.parseStreamName(e.streamName);
+    if (!stream) return;
+    const decoded = this.registry.decodeEvent(stream.kind, e.type, e.data);
+    if (!decoded || (decoded.type !== 'Deleted' && decoded.type !== 'Archived') || !decoded.data.children) return;
+    const loaded = await this.repository.load(stream.kind, stream.accountId, stream.id);
+    if (!loaded.state.record) return;
+    await this.complete({
+      parentKind: this.registry.get(stream.kind),
+      accountId: stream.accountId,
+      parentId: stream.id,
+      parent: loaded.state.record,
+      operation: decoded.type === 'Deleted' ? 'delete' : 'archive',
+      decision: decoded.data.children,
+      decidedAt: e.position,
+      context: {
+        accountId: stream.accountId,
+        userId: String(e.metadata.actorId ?? 'system'),
+        permissions: [],
+        correlationId: String(e.metadata.correlationId ?? e.id),
+      },
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.subscription?.stop();
+  }
+}

@@ -1,0 +1,5 @@
+export * from './assets-feature.module';
+export * from './assets.tokens';
+export * from './asset-documents';
+export * from './asset-projector';
+export { AssetReply } from './assets.message.controller';

@@ -1,0 +1,64 @@
+import { AssetRequestBody, ErrorCodes, ID_RULE, STATUS_FILTERS, ServiceError, StatusFilter, isValidAssetId } from '@funnel/contracts';
+import { Filter } from '@funnel/readstore';
+
+type Query = AssetRequestBody['query'];
+
+function single(query: Query, name: string): string | undefined {
+  const value = query[name];
+  return Array.isArray(value) ? value[value.length - 1] : value;
+}
+
+export function requiredParam(query: Query, name: string): string {
+  const value = single(query, name);
+  if (value === undefined) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `query parameter ${name} is required`);
+  return value;
+}
+
+export function optionalParam(query: Query, name: string): string | undefined {
+  return single(query, name);
+}
+
+export function idParam(query: Query, name: string): string {
+  const value = requiredParam(query, name);
+  if (!isValidAssetId(value)) throw ServiceError.badRequest(ErrorCodes.INVALID_ID, `query parameter ${name}: ${ID_RULE}`);
+  return value;
+}
+
+/** Multi-id parameter: comma-separated, and/or repeated. */
+export function idsParam(query: Query, name: string): string[] {
+  const raw = query[name];
+  if (raw === undefined) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `query parameter ${name} is required`);
+  const ids = (Array.isArray(raw) ? raw : [raw])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+  const bad = ids.find((id) => !isValidAssetId(id));
+  if (bad !== undefined) throw ServiceError.badRequest(ErrorCodes.INVALID_ID, `query parameter ${name}: ${bad}: ${ID_RULE}`);
+  return [...new Set(ids)];
+}
+
+export function statusParam(query: Query, required: boolean, fallback: StatusFilter): StatusFilter {
+  const value = required ? requiredParam(query, 'status') : optionalParam(query, 'status') ?? fallback;
+  if (!(STATUS_FILTERS as readonly string[]).includes(value)) {
+    throw ServiceError.badRequest(ErrorCodes.VALIDATION, `query parameter status must be one of ${STATUS_FILTERS.join(', ')}`);
+  }
+  return value as StatusFilter;
+}
+
+/** The read-model condition of a status filter. */
+export function statusCondition(filter: StatusFilter): Filter {
+  switch (filter) {
+    case 'active':
+      return { status: 'active' };
+    case 'archived':
+      return { status: 'archived' };
+    case 'not-deleted':
+      return { status: { $ne: 'deleted' } };
+    case 'all':
+      return {};
+    default: {
+      const unknown: never = filter;
+      throw new Error(`unknown status filter ${String(unknown)}`);
+    }
+  }
+}

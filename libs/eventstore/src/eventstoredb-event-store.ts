@@ -1,0 +1,388 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import {
+  ANY,
+  BACKWARDS,
+  END,
+  ErrorType,
+  EventStoreDBClient,
+  FORWARDS,
+  NO_STREAM,
+  START,
+  STREAM_EXISTS,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  excludeSystemEvents,
+  isCommandError,
+  jsonEvent,
+  streamNameFilter,
+  type AllStreamResolvedEvent,
+  type AllStreamSubscription,
+  type AppendExpectedRevision,
+  type Filter,
+  type Position,
+  type RecordedEvent as EsdbRecordedEvent,
+} from '@eventstore/db-client';
+import {
+  START_POSITION,
+  WrongExpectedRevisionError,
+  comparePositions,
+  type AppendResult,
+  type EventMetadata,
+  type EventStore,
+  type ExpectedRevision,
+  type GlobalPosition,
+  type NewEvent,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type SubscribeToAllOptions,
+  type Subscription,
+} from './event-store.port';
+
+const DEFAULT_BATCH_SIZE = 1000;
+const HEAD_SEARCH_PAGE = 256;
+const RETRY_DELAY_MS = 250;
+const MAX_RETRY_DELAY_MS = 5000;
+/** The server reports "no position" (e.g. for some stream reads) as the largest unsigned 64-bit value. */
+const NO_POSITION = 2n ** 64n - 1n;
+
+/** Failures worth a resubscribe: the connection or the leader went away, not a wrong request. */
+const TRANSIENT_ERROR_TYPES: ReadonlySet<string> = new Set([
+  ErrorType.UNAVAILABLE,
+  ErrorType.DEADLINE_EXCEEDED,
+  ErrorType.TIMEOUT,
+  ErrorType.NOT_LEADER,
+  ErrorType.CANCELLED,
+  ErrorType.UNKNOWN,
+]);
+
+/** Knows which handler call is running, so stop() from inside onEvents does not wait for itself. */
+const deliveryContext = new AsyncLocalStorage<EventStoreDbSubscription>();
+
+/**
+ * EventStoreDB adapter (client 6.x, server 23.10+ for the caught-up signal). The only file that knows
+ * the client library: everything crossing this boundary is the port's types.
+ */
+export class EventStoreDbEventStore implements EventStore {
+  private readonly client: EventStoreDBClient;
+  private readonly subscriptions = new Set<EventStoreDbSubscription>();
+  private closed = false;
+
+  /** @param connectionString e.g. `esdb://localhost:2113?tls=false` */
+  constructor(connectionString: string) {
+    this.client = EventStoreDBClient.connectionString(connectionString);
+  }
+
+  async append(
+    streamName: string,
+    events: NewEvent[],
+    options?: { expectedRevision?: ExpectedRevision },
+  ): Promise<AppendResult> {
+    if (events.length === 0) throw new Error(`append to ${streamName}: no events given`);
+    const expected = options?.expectedRevision ?? 'any';
+    const proposed = events.map((event) =>
+      jsonEvent({
+        id: event.id ?? randomUUID(),
+        type: event.type,
+        data: event.data,
+        metadata: event.metadata ?? {},
+      }),
+    );
+    try {
+      const result = await this.client.appendToStream(streamName, proposed, {
+        expectedRevision: toClientExpectedRevision(expected),
+      });
+      if (!result.position) throw new Error(`append to ${streamName}: the server returned no position`);
+      return { nextExpectedRevision: Number(result.nextExpectedRevision), position: toPosition(result.position) };
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) {
+        throw new WrongExpectedRevisionError(streamName, expected, toActualRevision(error.actualVersion));
+      }
+      throw error;
+    }
+  }
+
+  async readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
+    if (options?.maxCount === 0) return [];
+    const read = this.client.readStream(streamName, {
+      direction: FORWARDS,
+      fromRevision: options?.fromRevision !== undefined ? BigInt(options.fromRevision) : START,
+      ...(options?.maxCount !== undefined ? { maxCount: options.maxCount } : {}),
+    });
+    const events: RecordedEvent[] = [];
+    try {
+      for await (const resolved of read) {
+        if (resolved.event) events.push(toRecordedEvent(resolved.event));
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return [];
+      throw error;
+    }
+    return events;
+  }
+
+  subscribeToAll(options: SubscribeToAllOptions): Subscription {
+    if (this.closed) throw new Error('EventStoreDbEventStore is closed');
+    const subscription = new EventStoreDbSubscription(this.client, options, (finished) =>
+      this.subscriptions.delete(finished),
+    );
+    this.subscriptions.add(subscription);
+    subscription.start();
+    return subscription;
+  }
+
+  /** The newest non-system event: $all also holds server bookkeeping that no subscription delivers. */
+  async headPosition(): Promise<GlobalPosition> {
+    let from: Position | typeof END = END;
+    for (;;) {
+      const read = this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: HEAD_SEARCH_PAGE });
+      let count = 0;
+      let oldest: Position | undefined;
+      for await (const resolved of read) {
+        const event = resolved.event;
+        if (!event) continue;
+        // Paging backwards from a position includes that position again.
+        if (from !== END && comparePositions(event.position, from) >= 0) continue;
+        count += 1;
+        oldest = event.position;
+        if (isUserEvent(event)) {
+          await read.cancel();
+          return toPosition(event.position);
+        }
+      }
+      if (count === 0 || !oldest) return START_POSITION;
+      from = oldest;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((subscription) => subscription.stop()));
+    await this.client.dispose();
+  }
+}
+
+/**
+ * Catch-up then live in one server-side filtered subscription; the server says when it switched to
+ * live ("caughtUp", server 23.10+). Reads the client's stream in batches with backpressure, remembers
+ * the last delivered position, and resubscribes from it after transient failures.
+ */
+class EventStoreDbSubscription implements Subscription {
+  readonly caughtUp: Promise<void>;
+  private resolveCaughtUp!: () => void;
+  private rejectCaughtUp!: (error: Error) => void;
+  private isCaughtUp = false;
+  private stopped = false;
+  private wakeUp: (() => void) | undefined;
+  private finished: Promise<void> = Promise.resolve();
+  private lastPosition: GlobalPosition | undefined;
+  private readonly batchSize: number;
+  private readonly filter: Filter;
+
+  constructor(
+    private readonly client: EventStoreDBClient,
+    private readonly options: SubscribeToAllOptions,
+    private readonly onFinished: (subscription: EventStoreDbSubscription) => void,
+  ) {
+    this.caughtUp = new Promise<void>((resolve, reject) => {
+      this.resolveCaughtUp = resolve;
+      this.rejectCaughtUp = reject;
+    });
+    // Callers may never await caughtUp; its rejection must not become an unhandled one.
+    this.caughtUp.catch(() => undefined);
+    const from = options.from;
+    this.lastPosition = from && comparePositions(from, START_POSITION) !== 0 ? from : undefined;
+    this.batchSize = Math.max(1, options.batchSize ?? DEFAULT_BATCH_SIZE);
+    const prefixes = options.streamNamePrefixes?.filter((prefix) => prefix.length > 0) ?? [];
+    this.filter = prefixes.length > 0 ? streamNameFilter({ prefixes }) : excludeSystemEvents();
+  }
+
+  start(): void {
+    this.finished = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake();
+    // Called from inside onEvents: the loop is waiting for this very handler.
+    if (deliveryContext.getStore() === this) return;
+    await this.finished;
+  }
+
+  private wake(): void {
+    const wakeUp = this.wakeUp;
+    this.wakeUp = undefined;
+    wakeUp?.();
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    try {
+      while (!this.stopped) {
+        const outcome = await this.follow();
+        if (this.stopped) break;
+        if (outcome.progressed) failures = 0;
+        if (!isTransient(outcome.error)) throw outcome.error;
+        // Back off so a server restart does not meet a reconnect storm.
+        await this.sleep(Math.min(MAX_RETRY_DELAY_MS, RETRY_DELAY_MS * 2 ** failures));
+        failures += 1;
+      }
+    } catch (error) {
+      if (!this.stopped) {
+        this.stopped = true;
+        const failure = toError(error);
+        if (!this.isCaughtUp) this.rejectCaughtUp(failure);
+        this.options.onError?.(failure);
+      }
+    } finally {
+      if (!this.isCaughtUp) this.rejectCaughtUp(new Error('Subscription stopped before it caught up'));
+      this.onFinished(this);
+    }
+  }
+
+  /**
+   * One server subscription, from the last delivered position until it fails, ends or we stop.
+   * Handler failures are thrown; stream failures are returned so run() can decide to retry.
+   */
+  private async follow(): Promise<{ error: Error; progressed: boolean }> {
+    const subscription: AllStreamSubscription = this.client.subscribeToAll(
+      { fromPosition: this.lastPosition ?? START, filter: this.filter },
+      { highWaterMark: this.batchSize },
+    );
+    let streamError: Error | undefined;
+    let ended = false;
+    let progressed = false;
+    let taken = 0;
+    /** Count of items read at which everything before the server's caught-up signal is delivered. */
+    let caughtUpAfter: number | undefined;
+    const signal = () => this.wake();
+    const onEnded = () => {
+      ended = true;
+      signal();
+    };
+    subscription.on('readable', signal);
+    subscription.on('end', onEnded);
+    subscription.on('close', onEnded);
+    subscription.on('error', (error: Error) => {
+      streamError ??= error;
+      signal();
+    });
+    subscription.on('caughtUp', () => {
+      // Emitted while the events before it still sit in the readable buffer: they are yet to be delivered.
+      caughtUpAfter ??= taken + subscription.readableLength;
+      signal();
+    });
+
+    try {
+      while (!this.stopped) {
+        const batch: RecordedEvent[] = [];
+        let newest: GlobalPosition | undefined;
+        let read = 0;
+        while (batch.length < this.batchSize) {
+          const resolved = subscription.read() as AllStreamResolvedEvent | null;
+          if (resolved === null) break;
+          // Counted per item: read() may run the transform and emit caughtUp before it returns.
+          read += 1;
+          taken += 1;
+          const event = resolved.event;
+          if (!event) continue;
+          const position = toPosition(event.position);
+          // Guards the resume point: never deliver the same position twice.
+          if (this.lastPosition && comparePositions(position, this.lastPosition) <= 0) continue;
+          newest = position;
+          if (isUserEvent(event)) batch.push(toRecordedEvent(event));
+        }
+        if (read > 0) progressed = true;
+        if (batch.length > 0) await deliveryContext.run(this, () => this.options.onEvents(batch));
+        if (newest) this.lastPosition = newest;
+        if (caughtUpAfter !== undefined && taken >= caughtUpAfter) this.markCaughtUp();
+        if (read > 0) continue;
+        if (streamError) return { error: streamError, progressed };
+        if (ended) return { error: new Error('EventStoreDB ended the subscription'), progressed };
+        await new Promise<void>((resolve) => (this.wakeUp = resolve));
+      }
+      return { error: new Error('stopped'), progressed };
+    } finally {
+      subscription.removeAllListeners();
+      // Errors after we let go (e.g. the cancellation itself) must not crash the process.
+      subscription.on('error', () => undefined);
+      await subscription.unsubscribe().catch(() => undefined);
+    }
+  }
+
+  private markCaughtUp(): void {
+    if (this.isCaughtUp) return;
+    this.isCaughtUp = true;
+    this.resolveCaughtUp();
+    this.options.onCaughtUp?.();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.wake(), ms);
+      this.wakeUp = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}
+
+function toClientExpectedRevision(expected: ExpectedRevision): AppendExpectedRevision {
+  switch (expected) {
+    case 'any':
+      return ANY;
+    case 'no_stream':
+      return NO_STREAM;
+    case 'stream_exists':
+      return STREAM_EXISTS;
+    default:
+      return BigInt(expected);
+  }
+}
+
+function toActualRevision(actual: bigint | typeof NO_STREAM | undefined): number | 'no_stream' {
+  return typeof actual === 'bigint' && actual >= 0n ? Number(actual) : 'no_stream';
+}
+
+function toPosition(position: Position): GlobalPosition {
+  return { commit: position.commit, prepare: position.prepare };
+}
+
+function isUserEvent(event: EsdbRecordedEvent): boolean {
+  return !event.streamId.startsWith('$') && !event.type.startsWith('$');
+}
+
+function toRecordedEvent(event: EsdbRecordedEvent): RecordedEvent {
+  const position = event.position;
+  return {
+    id: event.id,
+    streamName: event.streamId,
+    type: event.type,
+    revision: Number(event.revision),
+    // Stream reads on old servers carry no log position; START_POSITION marks it unknown.
+    position: position && position.commit !== NO_POSITION ? toPosition(position) : START_POSITION,
+    data: asRecord(event.data),
+    metadata: asRecord(event.metadata) as EventMetadata,
+    recordedAt: event.created,
+  };
+}
+
+/** Our events are JSON objects; anything else (binary or foreign events) is kept but wrapped. */
+function asRecord(value: unknown): Record<string, unknown> {
+  if (value === undefined || value === null) return {};
+  if (typeof value === 'object' && !Array.isArray(value) && !(value instanceof Uint8Array)) {
+    return value as Record<string, unknown>;
+  }
+  return { value };
+}
+
+function isTransient(error: Error): boolean {
+  if (!isCommandError(error)) return true;
+  return TRANSIENT_ERROR_TYPES.has(error.type);
+}
+
+function toError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}

@@ -1,0 +1,125 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createEventStore } from './create-event-store';
+import { describeEventStoreContract } from './event-store.contract';
+import { START_POSITION, type RecordedEvent } from './event-store.port';
+import { SqliteEventStore } from './sqlite-event-store';
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'sqlite-event-store-'));
+}
+
+describeEventStoreContract('SQLite', async () => {
+  const dir = tempDir();
+  const store = new SqliteEventStore({ filename: join(dir, 'events.sqlite') });
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describe('SqliteEventStore', () => {
+  let dir: string;
+  const stores: SqliteEventStore[] = [];
+  const open = (filename: string) => {
+    const store = new SqliteEventStore({ filename });
+    stores.push(store);
+    return store;
+  };
+
+  beforeEach(() => {
+    dir = tempDir();
+  });
+
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((store) => store.close()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sees appends made through another connection to the same file (another process)', async () => {
+    const filename = join(dir, 'shared.sqlite');
+    const service = open(filename);
+    const cli = open(filename);
+    await cli.append('asset-1', [{ type: 'Existing', data: {} }]);
+
+    const seen: RecordedEvent[] = [];
+    const subscription = service.subscribeToAll({ onEvents: (events) => void seen.push(...events) });
+    await subscription.caughtUp;
+    await cli.append('asset-1', [{ type: 'FromTheCli', data: { n: 1 } }]);
+    await cli.append('asset-2', [{ type: 'FromTheCli', data: { n: 2 } }]);
+
+    const deadline = Date.now() + 5000;
+    while (seen.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(seen.map((e) => [e.streamName, e.type])).toEqual([
+      ['asset-1', 'Existing'],
+      ['asset-1', 'FromTheCli'],
+      ['asset-2', 'FromTheCli'],
+    ]);
+    // The expected-revision check also holds across connections.
+    await expect(service.append('asset-1', [{ type: 'Late', data: {} }], { expectedRevision: 0 })).rejects.toMatchObject({
+      actual: 1,
+    });
+  });
+
+  it('keeps events across reopening the file', async () => {
+    const filename = join(dir, 'durable.sqlite');
+    const first = open(filename);
+    const written = await first.append('asset-1', [{ type: 'Created', data: { name: 'a' }, metadata: { accountId: 'acc' } }]);
+    await first.close();
+
+    const reopened = open(filename);
+    expect(await reopened.readStream('asset-1')).toMatchObject([{ type: 'Created', data: { name: 'a' }, metadata: { accountId: 'acc' } }]);
+    expect(await reopened.headPosition()).toEqual(written.position);
+  });
+
+  it('uses the row id as commit and prepare, and reports the last event of an append', async () => {
+    const store = open(':memory:');
+    expect(await store.headPosition()).toEqual(START_POSITION);
+    const first = await store.append('s', [{ type: 'A', data: {} }, { type: 'B', data: {} }]);
+    const second = await store.append('t', [{ type: 'C', data: {} }]);
+
+    expect(first.position).toEqual({ commit: 2n, prepare: 2n });
+    expect(second.position).toEqual({ commit: 3n, prepare: 3n });
+    expect((await store.readStream('s')).map((e) => e.position.commit)).toEqual([1n, 2n]);
+  });
+
+  it('filters prefixes literally, with no LIKE or GLOB wildcards', async () => {
+    const store = open(':memory:');
+    await store.append('a%_*-1', [{ type: 'Literal', data: {} }]);
+    await store.append('abcd-1', [{ type: 'WouldMatchAWildcard', data: {} }]);
+    await store.append('é-1', [{ type: 'Accented', data: {} }]);
+
+    const seen: string[] = [];
+    const subscription = store.subscribeToAll({
+      streamNamePrefixes: ['a%_*', 'é-'],
+      onEvents: (events) => void seen.push(...events.map((e) => e.type)),
+    });
+    await subscription.caughtUp;
+    expect(seen).toEqual(['Literal', 'Accented']);
+  });
+
+  it('close() stops subscriptions and later calls fail', async () => {
+    const store = open(join(dir, 'closing.sqlite'));
+    const errors: Error[] = [];
+    const subscription = store.subscribeToAll({ onEvents: () => undefined, onError: (e) => void errors.push(e) });
+    await subscription.caughtUp;
+    await store.close();
+
+    await expect(store.append('s', [{ type: 'A', data: {} }])).rejects.toThrow();
+    expect(() => store.subscribeToAll({ onEvents: () => undefined })).toThrow();
+    expect(errors).toEqual([]);
+  });
+
+  it('createEventStore makes the data directory and the SQLite file in it', async () => {
+    const store = createEventStore({ dataDir: join(dir, 'nested', 'data') });
+    stores.push(store as SqliteEventStore);
+    expect(store).toBeInstanceOf(SqliteEventStore);
+    await store.append('s', [{ type: 'A', data: {} }]);
+    const reopened = open(join(dir, 'nested', 'data', 'events.sqlite'));
+    expect(await reopened.readStream('s')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,361 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import {
+  START_POSITION,
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type GlobalPosition,
+  type NewEvent,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type SubscribeToAllOptions,
+  type Subscription,
+} from './event-store.port';
+
+export interface SqliteEventStoreOptions {
+  /** Path of the database file, or `:memory:` (tests only: nothing is shared or persisted). */
+  filename: string;
+  /**
+   * `normal` (default): WAL with synchronous=NORMAL, safe against process crashes, may lose the last
+   * commits on power loss. `full`: fsync on every append, for when that matters more than throughput.
+   */
+  durability?: 'normal' | 'full';
+  /** How often live subscriptions look for appends made by other connections (other processes). */
+  pollIntervalMs?: number;
+}
+
+const DEFAULT_BATCH_SIZE = 1000;
+const DEFAULT_POLL_INTERVAL_MS = 100;
+const NO_UPPER_BOUND = Number.MAX_SAFE_INTEGER;
+
+const SELECT_COLUMNS = 'position, stream_name, revision, event_id, type, data, metadata, recorded_at';
+type EventRow = [
+  position: number,
+  streamName: string,
+  revision: number,
+  eventId: string,
+  type: string,
+  data: string,
+  metadata: string,
+  recordedAt: number,
+];
+
+/** Knows which handler call is running, so stop() from inside onEvents does not wait for itself. */
+const deliveryContext = new AsyncLocalStorage<SqliteSubscription>();
+
+/**
+ * Embedded event store: one SQLite file in WAL mode. The global position is the row id, so
+ * commit = prepare. Several processes may share the file (a CLI appending while the service runs):
+ * appends take the write lock first, and live subscriptions poll for foreign commits.
+ */
+export class SqliteEventStore implements EventStore {
+  private readonly db: Database.Database;
+  private readonly selectLastRevision: Database.Statement<[string], number | null>;
+  private readonly insertEvent: Database.Statement<[string, number, string, string, string, string, number]>;
+  private readonly selectStream: Database.Statement<[string, number, number], EventRow>;
+  private readonly selectHead: Database.Statement<[], number | null>;
+  private readonly selectDataVersion: Database.Statement<[], number>;
+  private readonly pageStatements = new Map<string, Database.Statement<unknown[], EventRow>>();
+  private readonly appendTransaction: Database.Transaction<
+    (streamName: string, events: NewEvent[], expected: ExpectedRevision) => AppendResult
+  >;
+  private readonly subscriptions = new Set<SqliteSubscription>();
+  private readonly pollIntervalMs: number;
+  private poller: NodeJS.Timeout | undefined;
+  private lastDataVersion = 0;
+  private closed = false;
+
+  constructor(options: SqliteEventStoreOptions) {
+    this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.db = new Database(options.filename);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
+    // Another process may hold the write lock for a moment; wait rather than fail.
+    this.db.pragma('busy_timeout = 5000');
+    // Replays read the whole log: map the file and keep a larger page cache instead of a read() per page.
+    this.db.pragma('mmap_size = 268435456');
+    this.db.pragma('cache_size = -65536');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS events (
+        position    INTEGER PRIMARY KEY AUTOINCREMENT,
+        stream_name TEXT    NOT NULL,
+        revision    INTEGER NOT NULL,
+        event_id    TEXT    NOT NULL,
+        type        TEXT    NOT NULL,
+        data        TEXT    NOT NULL,
+        metadata    TEXT    NOT NULL,
+        recorded_at INTEGER NOT NULL,
+        UNIQUE (stream_name, revision)
+      )`);
+
+    this.selectLastRevision = this.db
+      .prepare<[string], number | null>('SELECT MAX(revision) FROM events WHERE stream_name = ?')
+      .pluck();
+    this.insertEvent = this.db.prepare(
+      `INSERT INTO events (stream_name, revision, event_id, type, data, metadata, recorded_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.selectStream = this.db
+      .prepare<[string, number, number], EventRow>(
+        `SELECT ${SELECT_COLUMNS} FROM events WHERE stream_name = ? AND revision >= ? ORDER BY revision LIMIT ?`,
+      )
+      .raw();
+    this.selectHead = this.db.prepare<[], number | null>('SELECT MAX(position) FROM events').pluck();
+    // Changes whenever another connection commits; costs no table access, so polling stays cheap.
+    this.selectDataVersion = this.db.prepare<[], number>('PRAGMA data_version').pluck();
+    this.appendTransaction = this.db.transaction((streamName: string, events: NewEvent[], expected: ExpectedRevision) =>
+      this.appendInTransaction(streamName, events, expected),
+    );
+  }
+
+  async append(
+    streamName: string,
+    events: NewEvent[],
+    options?: { expectedRevision?: ExpectedRevision },
+  ): Promise<AppendResult> {
+    if (events.length === 0) throw new Error(`append to ${streamName}: no events given`);
+    // IMMEDIATE takes the write lock before the revision check, so another process cannot slip in between.
+    const result = this.appendTransaction.immediate(streamName, events, options?.expectedRevision ?? 'any');
+    for (const subscription of this.subscriptions) subscription.notify();
+    return result;
+  }
+
+  async readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
+    const rows = this.selectStream.all(streamName, options?.fromRevision ?? 0, options?.maxCount ?? -1);
+    return rows.map(toRecordedEvent);
+  }
+
+  subscribeToAll(options: SubscribeToAllOptions): Subscription {
+    if (this.closed) throw new Error('SqliteEventStore is closed');
+    const subscription = new SqliteSubscription(
+      options,
+      this.pageReader(options.streamNamePrefixes),
+      () => this.headRowId(),
+      (finished) => this.forget(finished),
+    );
+    this.subscriptions.add(subscription);
+    this.startPolling();
+    subscription.start();
+    return subscription;
+  }
+
+  async headPosition(): Promise<GlobalPosition> {
+    const head = this.headRowId();
+    return head > 0 ? rowIdToPosition(head) : START_POSITION;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((subscription) => subscription.stop()));
+    this.stopPolling();
+    this.db.close();
+  }
+
+  private appendInTransaction(streamName: string, events: NewEvent[], expected: ExpectedRevision): AppendResult {
+    const current = this.selectLastRevision.get(streamName) ?? null;
+    if (!revisionMatches(expected, current)) {
+      throw new WrongExpectedRevisionError(streamName, expected, current ?? 'no_stream');
+    }
+    const recordedAt = Date.now();
+    let revision = current ?? -1;
+    let rowId = 0;
+    for (const event of events) {
+      revision += 1;
+      const inserted = this.insertEvent.run(
+        streamName,
+        revision,
+        event.id ?? randomUUID(),
+        event.type,
+        JSON.stringify(event.data),
+        JSON.stringify(event.metadata ?? {}),
+        recordedAt,
+      );
+      rowId = Number(inserted.lastInsertRowid);
+    }
+    return { nextExpectedRevision: revision, position: rowIdToPosition(rowId) };
+  }
+
+  private headRowId(): number {
+    return this.selectHead.get() ?? 0;
+  }
+
+  /** Reads one page of the log after a row id, filtered by stream-name prefix in SQL. */
+  private pageReader(prefixes: string[] | undefined): PageReader {
+    const key = prefixes && prefixes.length > 0 ? JSON.stringify(prefixes) : '';
+    let statement = this.pageStatements.get(key);
+    if (!statement) {
+      // substr() counts characters, so compare against the prefix's code-point length.
+      const prefixClause = prefixes?.length
+        ? ` AND (${prefixes.map(() => 'substr(stream_name, 1, ?) = ?').join(' OR ')})`
+        : '';
+      statement = this.db
+        .prepare<unknown[], EventRow>(
+          `SELECT ${SELECT_COLUMNS} FROM events WHERE position > ? AND position <= ?${prefixClause} ORDER BY position LIMIT ?`,
+        )
+        .raw();
+      this.pageStatements.set(key, statement);
+    }
+    const prefixParams = (prefixes ?? []).flatMap((prefix) => [[...prefix].length, prefix]);
+    const page = statement;
+    return (after, upTo, limit) => page.all(after, upTo, ...prefixParams, limit).map(toRecordedEvent);
+  }
+
+  private forget(subscription: SqliteSubscription): void {
+    this.subscriptions.delete(subscription);
+    if (this.subscriptions.size === 0) this.stopPolling();
+  }
+
+  private startPolling(): void {
+    if (this.poller || this.pollIntervalMs <= 0) return;
+    this.lastDataVersion = this.selectDataVersion.get() ?? 0;
+    this.poller = setInterval(() => this.pollForForeignAppends(), this.pollIntervalMs);
+    // A subscription alone must not keep a CLI or a test run alive.
+    this.poller.unref();
+  }
+
+  private stopPolling(): void {
+    if (this.poller) clearInterval(this.poller);
+    this.poller = undefined;
+  }
+
+  private pollForForeignAppends(): void {
+    if (this.closed) return;
+    const version = this.selectDataVersion.get() ?? 0;
+    if (version === this.lastDataVersion) return;
+    this.lastDataVersion = version;
+    for (const subscription of this.subscriptions) subscription.notify();
+  }
+}
+
+type PageReader = (afterRowId: number, upToRowId: number, limit: number) => RecordedEvent[];
+
+class SqliteSubscription implements Subscription {
+  readonly caughtUp: Promise<void>;
+  private resolveCaughtUp!: () => void;
+  private rejectCaughtUp!: (error: Error) => void;
+  private isCaughtUp = false;
+  private stopped = false;
+  private wakeUp: (() => void) | undefined;
+  private finished: Promise<void> = Promise.resolve();
+  private lastRowId: number;
+  private readonly batchSize: number;
+
+  constructor(
+    private readonly options: SubscribeToAllOptions,
+    private readonly readPage: PageReader,
+    private readonly headRowId: () => number,
+    private readonly onFinished: (subscription: SqliteSubscription) => void,
+  ) {
+    this.caughtUp = new Promise<void>((resolve, reject) => {
+      this.resolveCaughtUp = resolve;
+      this.rejectCaughtUp = reject;
+    });
+    // Callers may never await caughtUp; its rejection must not become an unhandled one.
+    this.caughtUp.catch(() => undefined);
+    this.lastRowId = options.from ? Math.max(0, Number(options.from.commit)) : 0;
+    this.batchSize = Math.max(1, options.batchSize ?? DEFAULT_BATCH_SIZE);
+  }
+
+  start(): void {
+    this.finished = this.run();
+  }
+
+  /** New events may exist: wake the live loop if it is waiting. */
+  notify(): void {
+    const wakeUp = this.wakeUp;
+    this.wakeUp = undefined;
+    wakeUp?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.notify();
+    // Called from inside onEvents: the loop is waiting for this very handler.
+    if (deliveryContext.getStore() === this) return;
+    await this.finished;
+  }
+
+  private async run(): Promise<void> {
+    try {
+      // Let subscribeToAll return first: a handler may refer to the subscription it belongs to.
+      await Promise.resolve();
+      // Catch up to the head as it was at the start; later appends belong to the live phase.
+      const headAtStart = this.headRowId();
+      while (!this.stopped && this.lastRowId < headAtStart) {
+        const batch = this.readPage(this.lastRowId, headAtStart, this.batchSize);
+        if (batch.length === 0) break;
+        await this.deliver(batch);
+      }
+      if (this.stopped) return;
+      this.isCaughtUp = true;
+      this.resolveCaughtUp();
+      this.options.onCaughtUp?.();
+
+      while (!this.stopped) {
+        const batch = this.readPage(this.lastRowId, NO_UPPER_BOUND, this.batchSize);
+        if (batch.length > 0) {
+          await this.deliver(batch);
+          continue;
+        }
+        // Nothing new: sleep until an append in this process or the poller wakes us.
+        await new Promise<void>((resolve) => (this.wakeUp = resolve));
+      }
+    } catch (error) {
+      if (!this.stopped) {
+        this.stopped = true;
+        const failure = toError(error);
+        if (!this.isCaughtUp) this.rejectCaughtUp(failure);
+        this.options.onError?.(failure);
+      }
+    } finally {
+      if (!this.isCaughtUp) this.rejectCaughtUp(new Error('Subscription stopped before it caught up'));
+      this.onFinished(this);
+    }
+  }
+
+  private async deliver(batch: RecordedEvent[]): Promise<void> {
+    await deliveryContext.run(this, () => this.options.onEvents(batch));
+    void batch;
+  }
+}
+
+function revisionMatches(expected: ExpectedRevision, current: number | null): boolean {
+  switch (expected) {
+    case 'any':
+      return true;
+    case 'no_stream':
+      return current === null;
+    case 'stream_exists':
+      return current !== null;
+    default:
+      return current === expected;
+  }
+}
+
+function rowIdToPosition(rowId: number): GlobalPosition {
+  const position = BigInt(rowId);
+  return { commit: position, prepare: position };
+}
+
+function toRecordedEvent(row: EventRow): RecordedEvent {
+  const metadata = row[6];
+  return {
+    id: row[3],
+    streamName: row[1],
+    type: row[4],
+    revision: row[2],
+    position: rowIdToPosition(row[0]),
+    data: JSON.parse(row[5]),
+    // Most events carry metadata, but skipping the parse for the empty case is free.
+    metadata: metadata === '{}' ? {} : JSON.parse(metadata),
+    recordedAt: new Date(row[7]),
+  };
+}
+
+function toError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}

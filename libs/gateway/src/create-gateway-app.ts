@@ -1,0 +1,35 @@
+import { INestApplication, LoggerService, Type, DynamicModule } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { randomUUID } from 'node:crypto';
+import { HttpErrorFilter, toHttpError } from './http-errors';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The gateway's HTTP app on Fastify: 1 MiB body limit (413 above), routes with and without the
+ * trailing slash, a correlation id per request (X-Correlation-Id in and out), and every failure,
+ * including Fastify's own (bad JSON, body too large), answered with the one error body.
+ */
+export async function createGatewayApp(module: Type<unknown> | DynamicModule, logger: LoggerService | false): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: MAX_BODY_BYTES,
+    ignoreTrailingSlash: true,
+    logger: false,
+    requestIdHeader: 'x-correlation-id',
+    genReqId: () => randomUUID(),
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { logger, bufferLogs: false });
+  app.useGlobalFilters(new HttpErrorFilter());
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.setErrorHandler((error, request, reply) => {
+    const answer = toHttpError(error, String(request.id));
+    void reply.status(answer.status).send(answer.body);
+  });
+  fastify.addHook('onSend', async (request, reply) => {
+    reply.header('x-correlation-id', request.id);
+  });
+  return app;
+}
+
+export type { INestApplication };

@@ -1,0 +1,39 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ReadinessCheck, Registry, ServiceClient } from '@funnel/platform';
+import { ForwardedRoute, RouteTable, assetRoutes } from './route-table';
+import { ApiKeyAuthenticator } from './api-key-authenticator';
+import { API_KEY_AUTHENTICATOR, METRICS_REGISTRY, READINESS_CHECKS, ROUTE_TABLE, SERVICE_CLIENT } from './gateway.tokens';
+import { ForwardingHttpController } from './forwarding.http.controller';
+import { IdsHttpController } from './ids.http.controller';
+import { HealthHttpController, MetricsHttpController } from './health.http.controller';
+import { scriptRoutes } from './script-routes';
+
+export interface GatewayOptions {
+  client: ServiceClient;
+  metrics: Registry;
+  readiness: ReadinessCheck[];
+  /** How long a verified API key is trusted without asking identity again (at most 5000 ms). */
+  apiKeyCacheMs?: number;
+  extraRoutes?: ForwardedRoute[];
+}
+
+export function gatewayRoutes(extra: ForwardedRoute[] = []): ForwardedRoute[] {
+  return [...assetRoutes(), ...scriptRoutes(), ...extra];
+}
+
+@Module({})
+export class GatewayModule {
+  static forRoot(options: GatewayOptions): DynamicModule {
+    return {
+      module: GatewayModule,
+      controllers: [HealthHttpController, MetricsHttpController, IdsHttpController, ForwardingHttpController],
+      providers: [
+        { provide: SERVICE_CLIENT, useValue: options.client },
+        { provide: METRICS_REGISTRY, useValue: options.metrics },
+        { provide: READINESS_CHECKS, useValue: options.readiness },
+        { provide: ROUTE_TABLE, useValue: new RouteTable(gatewayRoutes(options.extraRoutes)) },
+        { provide: API_KEY_AUTHENTICATOR, useValue: new ApiKeyAuthenticator(options.client, Math.min(options.apiKeyCacheMs ?? 2000, 5000)) },
+      ],
+    };
+  }
+}

@@ -1,0 +1,60 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
+import { FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { ErrorCodes, ServiceError } from '@funnel/contracts';
+import { createLogger } from '@funnel/platform';
+
+const logger = createLogger('gateway-errors');
+
+export interface HttpErrorAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** Fastify's own rejections (before any handler runs) carry a status and an FST_ code. */
+function fastifyCode(status: number, code: string | undefined): string {
+  if (status === 413) return ErrorCodes.BODY_TOO_LARGE;
+  if (code === 'FST_ERR_CTP_INVALID_JSON_BODY' || code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code?.startsWith('FST_ERR_CTP')) return ErrorCodes.MALFORMED_JSON;
+  if (status === 404) return ErrorCodes.ROUTE_NOT_FOUND;
+  return ErrorCodes.VALIDATION;
+}
+
+/**
+ * The one mapping from failures to HTTP: `{ error, code, details }` for 4xx and 503; a 500 answers
+ * only a correlation id, which is logged with the failure.
+ */
+export function toHttpError(error: unknown, correlationId: string): HttpErrorAnswer {
+  const serviceError = error instanceof ServiceError ? error : ServiceError.isShape(error) ? ServiceError.fromShape(error) : undefined;
+  if (serviceError && serviceError.status !== 500) {
+    return { status: serviceError.status, body: { error: serviceError.message, code: serviceError.code, details: serviceError.details ?? [] } };
+  }
+  if (serviceError) {
+    const id = serviceError.correlationId ?? correlationId;
+    logger.error({ correlationId: id, code: serviceError.code }, 'service failed');
+    return { status: 500, body: { correlationId: id } };
+  }
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    if (status < 500) {
+      return { status, body: { error: error.message, code: status === 404 ? ErrorCodes.ROUTE_NOT_FOUND : ErrorCodes.VALIDATION, details: [] } };
+    }
+  }
+  const fastifyError = error as { statusCode?: number; code?: string; message?: string };
+  if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return { status: fastifyError.statusCode, body: { error: fastifyError.message ?? 'bad request', code: fastifyCode(fastifyError.statusCode, fastifyError.code), details: [] } };
+  }
+  const id = correlationId || randomUUID();
+  logger.error({ correlationId: id, err: error }, 'unexpected failure');
+  return { status: 500, body: { correlationId: id } };
+}
+
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  catch(error: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
+    const answer = toHttpError(error, String(request?.id ?? ''));
+    void reply.status(answer.status).send(answer.body);
+  }
+}

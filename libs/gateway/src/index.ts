@@ -1,0 +1,5 @@
+export * from './gateway.module';
+export * from './create-gateway-app';
+export * from './route-table';
+export * from './http-errors';
+export * from './api-key-authenticator';

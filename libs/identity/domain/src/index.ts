@@ -1,0 +1,3 @@
+export * from './passwords';
+export * from './api-keys';
+export * from './identity-events';

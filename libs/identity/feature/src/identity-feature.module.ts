@@ -1,0 +1,67 @@
+import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { EVENT_STORE, EventStore } from '@funnel/eventstore';
+import { READ_STORE, ReadStore } from '@funnel/readstore';
+import { IdentityProjector } from './identity-projector';
+import { IdentityService } from './identity.service';
+import { IdentityMessageController } from './identity.message.controller';
+
+export interface BootstrapAdmin {
+  email: string;
+  password: string;
+  apiKey: string;
+}
+
+export interface IdentityFeatureOptions {
+  eventStore: EventStore;
+  readStore: ReadStore;
+  /** Creates this user, its account and key on start when the user does not exist yet. */
+  bootstrapAdmin?: BootstrapAdmin;
+}
+
+const BOOTSTRAP_ADMIN = Symbol.for('funnel.BootstrapAdmin');
+
+@Injectable()
+class IdentityStartup implements OnApplicationBootstrap {
+  private readonly logger = new Logger('IdentityBootstrap');
+
+  constructor(
+    private readonly projector: IdentityProjector,
+    private readonly identity: IdentityService,
+    @Inject(BOOTSTRAP_ADMIN) private readonly admin: BootstrapAdmin | null,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.projector.start();
+    if (!this.admin || (await this.identity.userExists(this.admin.email))) return;
+    const created = await this.identity.createUserWithAccount({ email: this.admin.email, password: this.admin.password, apiKey: this.admin.apiKey });
+    this.logger.log(`bootstrap admin created: account ${created.accountId}, user ${created.userId}`);
+  }
+}
+
+@Injectable()
+export class IdentityHealth {
+  constructor(private readonly projector: IdentityProjector) {}
+  ready(): boolean {
+    return this.projector.ready;
+  }
+}
+
+@Module({})
+export class IdentityFeatureModule {
+  static forRoot(options: IdentityFeatureOptions): DynamicModule {
+    return {
+      module: IdentityFeatureModule,
+      controllers: [IdentityMessageController],
+      providers: [
+        { provide: EVENT_STORE, useValue: options.eventStore },
+        { provide: READ_STORE, useValue: options.readStore },
+        { provide: BOOTSTRAP_ADMIN, useValue: options.bootstrapAdmin ?? null },
+        IdentityProjector,
+        IdentityService,
+        IdentityStartup,
+        IdentityHealth,
+      ],
+      exports: [IdentityService, IdentityHealth],
+    };
+  }
+}

@@ -1,0 +1,2 @@
+export * from './identity-feature.module';
+export * from './identity.service';

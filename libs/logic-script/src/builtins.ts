@@ -1,0 +1,275 @@
+// The single table of predeclared variables and helpers. The checker takes their types from here, the
+// compiler their implementations, the catalog their documentation: one entry, three uses.
+import { isClockTime, isFieldName, isUtcOffsetHours, MAX_UTC_OFFSET_HOURS, MIN_UTC_OFFSET_HOURS, utf8ByteLength } from './rules';
+import { RuntimeEnv, RuntimeFailure, RuntimeValue } from './runtime';
+import { civilDateOf, clockMinutes, DAY_NAMES, hourOf, inClockRange, localWeekday, minuteOf, minuteOfDay, weekdayOf } from './time';
+
+/** The value types of the language; 'list' is Go's []string. */
+export type ValueType = 'string' | 'int' | 'bool' | 'list';
+
+export const TYPE_SPELLING: Readonly<Record<ValueType, string>> = { string: 'string', int: 'int', bool: 'bool', list: '[]string' };
+
+export interface VariableDefinition {
+  name: string;
+  type: 'string' | 'int';
+  meaning: string;
+  example: string;
+  read: (env: RuntimeEnv) => string | number;
+}
+
+/** Rules a literal argument must satisfy; checked at validation for literals and at run time for the rest. */
+export type ArgumentRule = 'fieldName' | 'clockTime' | 'utcOffset';
+
+export interface HelperParameter {
+  name: string;
+  type: ValueType;
+  /** Only the last parameter can be variadic; its arguments arrive as one list. */
+  variadic?: boolean;
+  rule?: ArgumentRule;
+}
+
+export interface HelperDefinition {
+  /** As written in a script, e.g. `len` or `strings.Contains`. */
+  name: string;
+  params: readonly HelperParameter[];
+  result: ValueType;
+  meaning: string;
+  example: string;
+  // Arguments arrive already evaluated and type-checked, so the implementation trusts their types.
+  call: (env: RuntimeEnv, ...args: any[]) => RuntimeValue;
+}
+
+export const ARGUMENT_RULES: Readonly<Record<ArgumentRule, { test: (value: unknown) => boolean; describe: string }>> = {
+  fieldName: { test: isFieldName, describe: '1 to 64 letters, digits, underscores, spaces or hyphens' },
+  clockTime: { test: isClockTime, describe: 'an HHMM clock time from 0 (00:00) to 2359 (23:59)' },
+  utcOffset: { test: isUtcOffsetHours, describe: `a whole-hour UTC offset from ${MIN_UTC_OFFSET_HOURS} to ${MAX_UTC_OFFSET_HOURS}` },
+};
+
+function requireArgument(rule: ArgumentRule, helper: string, value: unknown): void {
+  if (!ARGUMENT_RULES[rule].test(value)) {
+    throw new RuntimeFailure(`${helper}: ${JSON.stringify(value)} is not ${ARGUMENT_RULES[rule].describe}`);
+  }
+}
+
+function visitorAttribute(name: string, meaning: string, example: string): VariableDefinition {
+  return { name, type: 'string', meaning, example, read: (env) => env.visitorString(name) };
+}
+
+export const VARIABLES: readonly VariableDefinition[] = [
+  visitorAttribute('country', 'country of the visitor as an uppercase ISO 3166-1 alpha-2 code', 'US'),
+  visitorAttribute('city', 'city of the visitor', 'Berlin'),
+  visitorAttribute('region', 'region or state of the visitor', 'California'),
+  visitorAttribute('continent', 'continent of the visitor, full name', 'North America'),
+  visitorAttribute('timezone', 'time zone of the visitor in display form (use utcOffsetHours for time helpers)', 'GMT+7'),
+  visitorAttribute('deviceType', 'kind of device', 'mobile'),
+  visitorAttribute('brand', 'device brand', 'Apple'),
+  visitorAttribute('model', 'device model', 'iPhone'),
+  visitorAttribute('os', 'operating system', 'iOS'),
+  visitorAttribute('osVersion', 'operating system version', '17.4'),
+  visitorAttribute('browser', 'browser name', 'Chrome'),
+  visitorAttribute('browserVersion', 'browser version', '124.0'),
+  visitorAttribute('mainLanguage', 'main language of the visitor', 'en'),
+  visitorAttribute('browserLanguage', 'language the browser asks for', 'en-US'),
+  visitorAttribute('ip', 'IP address of the visitor', '203.0.113.7'),
+  visitorAttribute('isp', 'internet service provider', 'Comcast'),
+  visitorAttribute('connectionType', 'kind of network connection', 'broadband'),
+  visitorAttribute('mobileCarrier', 'mobile carrier', 'Verizon'),
+  visitorAttribute('userAgent', 'User-Agent header of the visitor', 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)'),
+  {
+    name: 'referrer',
+    type: 'string',
+    meaning: 'referring URL of this request; falls back to initialReferrer when empty',
+    example: 'https://www.google.com/',
+    read: (env) => env.visitorString('referrer') || env.visitorString('initialReferrer'),
+  },
+  visitorAttribute('initialReferrer', 'referring URL of the first request of the visit', 'https://www.google.com/'),
+  visitorAttribute('currentURL', 'URL of the current request', 'https://track.example.com/click?sub1=abc'),
+  visitorAttribute('trackingDomain', 'tracking domain that received the request', 'track.example.com'),
+  visitorAttribute('trafficSourceID', 'id of the traffic source; the value organic marks organically tracked traffic', 'organic'),
+  { name: 'hour', type: 'int', meaning: 'hour of the day in UTC, 0..23', example: '14', read: (env) => hourOf(env.now()) },
+  { name: 'minute', type: 'int', meaning: 'minute of the hour in UTC, 0..59', example: '30', read: (env) => minuteOf(env.now()) },
+  { name: 'weekday', type: 'int', meaning: 'day of the week in UTC, Sunday is 0, Saturday 6', example: '1', read: (env) => weekdayOf(env.now()) },
+  { name: 'dayOfMonth', type: 'int', meaning: 'day of the month in UTC, 1..31', example: '15', read: (env) => civilDateOf(env.now()).day },
+  { name: 'month', type: 'int', meaning: 'month in UTC, January is 1', example: '6', read: (env) => civilDateOf(env.now()).month },
+  { name: 'year', type: 'int', meaning: 'year in UTC', example: '2025', read: (env) => civilDateOf(env.now()).year },
+  {
+    name: 'utcOffsetHours',
+    type: 'int',
+    meaning: 'whole-hour UTC offset of the visitor (0 when unknown); pass it to the time helpers for visitor-local time',
+    example: '-5',
+    read: (env) => env.visitorUtcOffsetHours(),
+  },
+];
+
+function clockCheck(helper: string, hhmm: number, utcOffsetHours: number): void {
+  requireArgument('clockTime', helper, hhmm);
+  requireArgument('utcOffset', helper, utcOffsetHours);
+}
+
+export const HELPERS: readonly HelperDefinition[] = [
+  {
+    name: 'len',
+    params: [{ name: 'value', type: 'string' }],
+    result: 'int',
+    meaning: 'length of the string in bytes (UTF-8), as in Go; 0 for an empty or missing value',
+    example: 'len(trackingField("sub1")) == 0',
+    call: (_env, value: string) => utf8ByteLength(value),
+  },
+  {
+    name: 'trackingField',
+    params: [{ name: 'name', type: 'string', rule: 'fieldName' }],
+    result: 'string',
+    meaning: 'URL parameter defined in the traffic source config; "" when absent',
+    example: 'trackingField("campaign") == "spring"',
+    call: (env, name: string) => {
+      requireArgument('fieldName', 'trackingField', name);
+      return env.trackingField(name);
+    },
+  },
+  {
+    name: 'dataBuffer',
+    params: [{ name: 'name', type: 'string', rule: 'fieldName' }],
+    result: 'string',
+    meaning: 'any URL or form key/value captured across redirect links, action links and POST submissions; "" when absent',
+    example: 'dataBuffer("plan") == "pro"',
+    call: (env, name: string) => {
+      requireArgument('fieldName', 'dataBuffer', name);
+      return env.dataBufferValue(name);
+    },
+  },
+  {
+    name: 'hasVisitorTag',
+    params: [{ name: 'id', type: 'string' }],
+    result: 'bool',
+    meaning: 'the visitor has the tag with this id',
+    example: 'hasVisitorTag("returning_buyer")',
+    call: (env, id: string) => env.hasVisitorTag(id),
+  },
+  {
+    name: 'oneOf',
+    params: [{ name: 'value', type: 'string' }, { name: 'candidates', type: 'string', variadic: true }],
+    result: 'bool',
+    meaning: 'value equals one of the candidates exactly',
+    example: 'oneOf(country, "US", "CA", "MX")',
+    call: (_env, value: string, candidates: readonly string[]) => candidates.includes(value),
+  },
+  {
+    name: 'containsAny',
+    params: [{ name: 'value', type: 'string' }, { name: 'substrings', type: 'string', variadic: true }],
+    result: 'bool',
+    meaning: 'value contains at least one of the substrings',
+    example: 'containsAny(referrer, "google.", "bing.")',
+    call: (_env, value: string, substrings: readonly string[]) => {
+      for (const part of substrings) if (value.includes(part)) return true;
+      return false;
+    },
+  },
+  {
+    name: 'timeInRange',
+    params: [
+      { name: 'startHHMM', type: 'int', rule: 'clockTime' },
+      { name: 'endHHMM', type: 'int', rule: 'clockTime' },
+      { name: 'utcOffsetHours', type: 'int', rule: 'utcOffset' },
+    ],
+    result: 'bool',
+    meaning: 'local time at the offset is at or after start and before end (HHMM); an end earlier than the start wraps past midnight',
+    example: 'timeInRange(2200, 600, utcOffsetHours)',
+    call: (env, start: number, end: number, utcOffsetHours: number) => {
+      requireArgument('clockTime', 'timeInRange', start);
+      requireArgument('clockTime', 'timeInRange', end);
+      requireArgument('utcOffset', 'timeInRange', utcOffsetHours);
+      return inClockRange(minuteOfDay(env.now(), utcOffsetHours), clockMinutes(start), clockMinutes(end));
+    },
+  },
+  {
+    name: 'timeAtOrAfter',
+    params: [
+      { name: 'hhmm', type: 'int', rule: 'clockTime' },
+      { name: 'utcOffsetHours', type: 'int', rule: 'utcOffset' },
+    ],
+    result: 'bool',
+    meaning: 'local time at the offset is at or after HHMM (same day, until midnight)',
+    example: 'timeAtOrAfter(1800, -5)',
+    call: (env, hhmm: number, utcOffsetHours: number) => {
+      clockCheck('timeAtOrAfter', hhmm, utcOffsetHours);
+      return minuteOfDay(env.now(), utcOffsetHours) >= clockMinutes(hhmm);
+    },
+  },
+  {
+    name: 'timeAtOrBefore',
+    params: [
+      { name: 'hhmm', type: 'int', rule: 'clockTime' },
+      { name: 'utcOffsetHours', type: 'int', rule: 'utcOffset' },
+    ],
+    result: 'bool',
+    meaning: 'local time at the offset is at or before HHMM, to the minute (same day, from midnight)',
+    example: 'timeAtOrBefore(830, 1)',
+    call: (env, hhmm: number, utcOffsetHours: number) => {
+      clockCheck('timeAtOrBefore', hhmm, utcOffsetHours);
+      return minuteOfDay(env.now(), utcOffsetHours) <= clockMinutes(hhmm);
+    },
+  },
+  {
+    name: 'localDay',
+    params: [{ name: 'utcOffsetHours', type: 'int', rule: 'utcOffset' }],
+    result: 'string',
+    meaning: 'lowercase English day name (sunday .. saturday) at the offset',
+    example: 'localDay(utcOffsetHours) == "saturday"',
+    call: (env, utcOffsetHours: number) => {
+      requireArgument('utcOffset', 'localDay', utcOffsetHours);
+      return DAY_NAMES[localWeekday(env.now(), utcOffsetHours)];
+    },
+  },
+  {
+    name: 'strings.Contains',
+    params: [{ name: 's', type: 'string' }, { name: 'substr', type: 'string' }],
+    result: 'bool',
+    meaning: 's contains substr',
+    example: 'strings.Contains(userAgent, "Android")',
+    call: (_env, s: string, substr: string) => s.includes(substr),
+  },
+  {
+    name: 'strings.HasPrefix',
+    params: [{ name: 's', type: 'string' }, { name: 'prefix', type: 'string' }],
+    result: 'bool',
+    meaning: 's begins with prefix',
+    example: 'strings.HasPrefix(currentURL, "https://")',
+    call: (_env, s: string, prefix: string) => s.startsWith(prefix),
+  },
+  {
+    name: 'strings.HasSuffix',
+    params: [{ name: 's', type: 'string' }, { name: 'suffix', type: 'string' }],
+    result: 'bool',
+    meaning: 's ends with suffix',
+    example: 'strings.HasSuffix(trackingDomain, ".example.com")',
+    call: (_env, s: string, suffix: string) => s.endsWith(suffix),
+  },
+  {
+    name: 'strings.ToLower',
+    params: [{ name: 's', type: 'string' }],
+    result: 'string',
+    meaning: 's in lower case',
+    example: 'strings.ToLower(browser) == "chrome"',
+    call: (_env, s: string) => s.toLowerCase(),
+  },
+  {
+    name: 'strings.ToUpper',
+    params: [{ name: 's', type: 'string' }],
+    result: 'string',
+    meaning: 's in upper case',
+    example: 'strings.ToUpper(trackingField("geo")) == country',
+    call: (_env, s: string) => s.toUpperCase(),
+  },
+];
+
+export const VARIABLES_BY_NAME: ReadonlyMap<string, VariableDefinition> = new Map(VARIABLES.map((v) => [v.name, v]));
+export const HELPERS_BY_NAME: ReadonlyMap<string, HelperDefinition> = new Map(HELPERS.map((h) => [h.name, h]));
+
+/** The member names of package strings that scripts may call. */
+export const STRINGS_MEMBERS: readonly string[] = HELPERS.filter((h) => h.name.startsWith('strings.')).map((h) => h.name.slice('strings.'.length));
+
+/** `oneOf(value string, candidates ...string) bool` */
+export function helperSignature(helper: HelperDefinition): string {
+  const params = helper.params.map((p) => `${p.name} ${p.variadic ? '...' : ''}${TYPE_SPELLING[p.type]}`).join(', ');
+  return `${helper.name}(${params}) ${TYPE_SPELLING[helper.result]}`;
+}

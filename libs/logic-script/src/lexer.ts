@@ -1,0 +1,346 @@
+// Go's lexical grammar, restricted to what a routing script can use, plus enough of the rest (every Go
+// operator, rune and float literals) to name what the author wrote when rejecting it.
+import { DiagnosticBag } from './diagnostics';
+
+export type TokenKind = 'ident' | 'keyword' | 'int' | 'string' | 'op' | 'semi' | 'bad' | 'eof';
+
+export interface Token {
+  kind: TokenKind;
+  /** Source text for identifiers, keywords and operators; the decoded value for strings. */
+  text: string;
+  /** Integer value of an int token. */
+  value: number;
+  line: number;
+  column: number;
+  /** Semicolon inserted by the newline rule rather than written. */
+  auto: boolean;
+}
+
+export const GO_KEYWORDS: ReadonlySet<string> = new Set([
+  'break', 'case', 'chan', 'const', 'continue', 'default', 'defer', 'else', 'fallthrough', 'for', 'func',
+  'go', 'goto', 'if', 'import', 'interface', 'map', 'package', 'range', 'return', 'select', 'struct',
+  'switch', 'type', 'var',
+]);
+
+// Longest first within each starting character, so the first match is the longest.
+const OPERATORS = [
+  '<<=', '>>=', '&^=', '...',
+  '&&', '||', '<-', '++', '--', '==', '!=', '<=', '>=', ':=', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=',
+  '<<', '>>', '&^',
+  '+', '-', '*', '/', '%', '&', '|', '^', '<', '>', '=', '!', '~', '(', ')', '[', ']', '{', '}', ',', '.', ':',
+];
+const OPERATORS_BY_FIRST_CHAR = new Map<number, string[]>();
+for (const op of OPERATORS) {
+  const first = op.charCodeAt(0);
+  const list = OPERATORS_BY_FIRST_CHAR.get(first) ?? [];
+  list.push(op);
+  OPERATORS_BY_FIRST_CHAR.set(first, list);
+}
+
+/** Tokens after which a newline ends the statement (Go spec, "Semicolons"). */
+function endsStatement(token: Token): boolean {
+  switch (token.kind) {
+    case 'ident':
+    case 'int':
+    case 'string':
+    case 'bad':
+      return true;
+    case 'keyword':
+      return token.text === 'break' || token.text === 'continue' || token.text === 'fallthrough' || token.text === 'return';
+    case 'op':
+      return token.text === ')' || token.text === ']' || token.text === '}' || token.text === '++' || token.text === '--';
+    default:
+      return false;
+  }
+}
+
+const SIMPLE_ESCAPES: Record<string, string> = {
+  a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', '"': '"',
+};
+
+const LETTER = /\p{L}/u;
+const DIGIT = /\p{Nd}/u;
+const utf8Decoder = new TextDecoder('utf-8');
+
+function isAsciiLetter(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+}
+function isDecimalDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+function isHexDigit(c: number): boolean {
+  return isDecimalDigit(c) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
+}
+
+function describeCharacter(cp: number): string {
+  const hex = `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
+  if (cp === 0xa0) return `${hex} (non-breaking space)`;
+  if (cp === 0x201c || cp === 0x201d) return `${hex} (curly quote; use a straight ")`;
+  if (cp === 0x2018 || cp === 0x2019) return `${hex} (curly quote; use a straight ")`;
+  if (cp < 0x20 || cp === 0x7f) return `${hex} (control character)`;
+  return `'${String.fromCodePoint(cp)}' (${hex})`;
+}
+
+export function tokenize(source: string, diagnostics: DiagnosticBag): Token[] {
+  const tokens: Token[] = [];
+  const length = source.length;
+  let pos = source.charCodeAt(0) === 0xfeff ? 1 : 0; // a leading byte-order mark is ignored, as in Go
+  let line = 1;
+  let lineStart = 0;
+  let last: Token | null = null;
+
+  const push = (kind: TokenKind, text: string, value: number, tokenLine: number, column: number): void => {
+    last = { kind, text, value, line: tokenLine, column, auto: false };
+    tokens.push(last);
+  };
+  const insertSemicolon = (atLine: number, atColumn: number): void => {
+    if (last !== null && endsStatement(last)) {
+      last = { kind: 'semi', text: ';', value: 0, line: atLine, column: atColumn, auto: true };
+      tokens.push(last);
+    }
+  };
+
+  while (pos < length) {
+    const c = source.charCodeAt(pos);
+    const column = pos - lineStart + 1;
+
+    if (c === 10) {
+      insertSemicolon(line, column);
+      pos++;
+      line++;
+      lineStart = pos;
+      continue;
+    }
+    if (c === 32 || c === 9 || c === 13) {
+      pos++;
+      continue;
+    }
+
+    if (c === 47 && source.charCodeAt(pos + 1) === 47) {
+      // Line comment: the newline that ends it is lexed normally, so it still ends the statement.
+      const end = source.indexOf('\n', pos);
+      pos = end < 0 ? length : end;
+      continue;
+    }
+    if (c === 47 && source.charCodeAt(pos + 1) === 42) {
+      const end = source.indexOf('*/', pos + 2);
+      const stop = end < 0 ? length : end + 2;
+      const startLine = line;
+      let sawNewline = false;
+      for (let i = pos; i < stop; i++) {
+        if (source.charCodeAt(i) === 10) {
+          sawNewline = true;
+          line++;
+          lineStart = i + 1;
+        }
+      }
+      // A general comment spanning lines acts like a newline (Go spec).
+      if (sawNewline) insertSemicolon(startLine, column);
+      if (end < 0) diagnostics.error('UNTERMINATED_COMMENT', { line: startLine, column }, 'comment not terminated: add */');
+      pos = stop;
+      continue;
+    }
+
+    if (isAsciiLetter(c) || (c > 127 && LETTER.test(String.fromCodePoint(source.codePointAt(pos) as number)))) {
+      const start = pos;
+      pos += c > 0xffff ? 2 : 1;
+      while (pos < length) {
+        const d = source.charCodeAt(pos);
+        if (isAsciiLetter(d) || isDecimalDigit(d)) pos++;
+        else if (d > 127) {
+          const cp = source.codePointAt(pos) as number;
+          const ch = String.fromCodePoint(cp);
+          if (!LETTER.test(ch) && !DIGIT.test(ch)) break;
+          pos += ch.length;
+        } else break;
+      }
+      const word = source.slice(start, pos);
+      push(GO_KEYWORDS.has(word) ? 'keyword' : 'ident', word, 0, line, column);
+      continue;
+    }
+
+    if (isDecimalDigit(c) || (c === 46 && isDecimalDigit(source.charCodeAt(pos + 1)))) {
+      pos = lexNumber(pos, column);
+      continue;
+    }
+
+    if (c === 34) {
+      pos = lexInterpretedString(pos, column);
+      continue;
+    }
+    if (c === 96) {
+      pos = lexRawString(pos, column);
+      continue;
+    }
+    if (c === 39) {
+      pos = lexRune(pos, column);
+      continue;
+    }
+    if (c === 59) {
+      push('semi', ';', 0, line, column);
+      pos++;
+      continue;
+    }
+
+    const candidates = OPERATORS_BY_FIRST_CHAR.get(c);
+    if (candidates) {
+      const op = candidates.find((o) => source.startsWith(o, pos)) as string;
+      push('op', op, 0, line, column);
+      pos += op.length;
+      continue;
+    }
+
+    const cp = source.codePointAt(pos) as number;
+    diagnostics.error('INVALID_CHARACTER', { line, column }, `invalid character ${describeCharacter(cp)}`);
+    pos += cp > 0xffff ? 2 : 1;
+  }
+
+  insertSemicolon(line, length - lineStart + 1);
+  tokens.push({ kind: 'eof', text: '', value: 0, line, column: length - lineStart + 1, auto: false });
+  return tokens;
+
+  function lexNumber(start: number, column: number): number {
+    let pos = start;
+    while (pos < length && (isDecimalDigit(source.charCodeAt(pos)) || source.charCodeAt(pos) === 95)) pos++;
+    let isFloat = false;
+    let malformed = false;
+    if (source.charCodeAt(pos) === 46 && source.charCodeAt(pos + 1) !== 46) {
+      isFloat = true;
+      pos++;
+    }
+    // Swallow the rest of anything number-like (hex digits, exponents, suffixes) so it is one error.
+    while (pos < length) {
+      const d = source.charCodeAt(pos);
+      if (isAsciiLetter(d) || isDecimalDigit(d)) {
+        malformed = true;
+        pos++;
+      } else if (d === 46 && isFloat && isDecimalDigit(source.charCodeAt(pos + 1))) {
+        pos++;
+      } else if ((d === 43 || d === 45) && /[eEpP]$/.test(source.slice(start, pos)) && isFloat) {
+        pos++;
+      } else break;
+    }
+    const text = source.slice(start, pos);
+    const at = { line, column };
+    if (isFloat || /^[0-9_]*[eE]/.test(text)) {
+      diagnostics.error('UNSUPPORTED_NUMBER', at, `${text}: only whole decimal numbers are supported (no fractions or exponents)`);
+    } else if (malformed) {
+      diagnostics.error('UNSUPPORTED_NUMBER', at, `${text}: only plain decimal integers are supported (no hex, octal, binary or imaginary numbers)`);
+    } else if (!/^[0-9]+(_[0-9]+)*$/.test(text)) {
+      diagnostics.error('UNSUPPORTED_NUMBER', at, `${text}: misplaced _ in number; write the digits without separators`);
+    } else if (text.length > 1 && text.charCodeAt(0) === 48) {
+      const digits = text.replace(/^0+/, '') || '0';
+      diagnostics.error('UNSUPPORTED_NUMBER', at, `${text}: write ${digits}; a leading 0 makes Go read the number as octal`);
+    } else {
+      const value = Number(text.replace(/_/g, ''));
+      if (value > Number.MAX_SAFE_INTEGER) {
+        diagnostics.error('INTEGER_OUT_OF_RANGE', at, `${text} is too large; integers must be at most ${Number.MAX_SAFE_INTEGER}`);
+      } else {
+        push('int', text, value, line, column);
+        return pos;
+      }
+    }
+    push('bad', text, 0, line, column);
+    return pos;
+  }
+
+  function lexInterpretedString(start: number, column: number): number {
+    let pos = start + 1;
+    let value = '';
+    let segmentStart = pos;
+    let bytes: number[] | null = null; // \x and octal escapes are bytes; consecutive ones form UTF-8
+    const flushBytes = (): void => {
+      if (bytes) {
+        value += utf8Decoder.decode(new Uint8Array(bytes));
+        bytes = null;
+      }
+    };
+    for (;;) {
+      if (pos >= length || source.charCodeAt(pos) === 10) {
+        diagnostics.error('UNTERMINATED_STRING', { line, column }, 'string literal not terminated: add the closing " on the same line (use `...` for text spanning lines)');
+        flushBytes();
+        value += source.slice(segmentStart, pos);
+        push('string', value, 0, line, column);
+        return pos;
+      }
+      const c = source.charCodeAt(pos);
+      if (c === 34) {
+        flushBytes();
+        value += source.slice(segmentStart, pos);
+        push('string', value, 0, line, column);
+        return pos + 1;
+      }
+      if (c !== 92) {
+        pos++;
+        continue;
+      }
+      const plain = source.slice(segmentStart, pos);
+      if (plain) flushBytes();
+      value += plain;
+      const escapeColumn = pos - lineStart + 1;
+      const kind = source[pos + 1] ?? '';
+      if (kind in SIMPLE_ESCAPES) {
+        flushBytes();
+        value += SIMPLE_ESCAPES[kind];
+        pos += 2;
+      } else if (kind === 'x' || (kind >= '0' && kind <= '7')) {
+        const digits = kind === 'x' ? source.slice(pos + 2, pos + 4) : source.slice(pos + 1, pos + 4);
+        const valid = kind === 'x' ? /^[0-9a-fA-F]{2}$/.test(digits) : /^[0-7]{3}$/.test(digits) && parseInt(digits, 8) <= 255;
+        if (valid) {
+          (bytes ??= []).push(parseInt(digits, kind === 'x' ? 16 : 8));
+          pos += 4; // \xHH and \ooo are both four characters
+        } else {
+          diagnostics.error('INVALID_ESCAPE', { line, column: escapeColumn }, kind === 'x' ? 'invalid escape: \\x needs two hex digits' : 'invalid escape: octal escapes need three digits 000..377');
+          pos += 2;
+        }
+      } else if (kind === 'u' || kind === 'U') {
+        const count = kind === 'u' ? 4 : 8;
+        let ok = true;
+        for (let i = 0; i < count; i++) if (!isHexDigit(source.charCodeAt(pos + 2 + i))) ok = false;
+        const cp = ok ? parseInt(source.slice(pos + 2, pos + 2 + count), 16) : -1;
+        if (ok && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff)) {
+          flushBytes();
+          value += String.fromCodePoint(cp);
+          pos += 2 + count;
+        } else {
+          diagnostics.error('INVALID_ESCAPE', { line, column: escapeColumn }, `invalid escape: \\${kind} needs ${count} hex digits naming a valid Unicode code point`);
+          pos += 2;
+        }
+      } else {
+        const shown = kind === '\n' || kind === '' ? '\\' : `\\${kind}`;
+        diagnostics.error('INVALID_ESCAPE', { line, column: escapeColumn }, `unknown escape sequence ${shown}; valid: \\n \\t \\" \\\\ \\xHH \\uHHHH`);
+        pos += kind === '\n' || kind === '' ? 1 : 2;
+      }
+      segmentStart = pos;
+    }
+  }
+
+  function lexRawString(start: number, column: number): number {
+    const startLine = line;
+    const end = source.indexOf('`', start + 1);
+    const stop = end < 0 ? length : end;
+    for (let i = start + 1; i < stop; i++) {
+      if (source.charCodeAt(i) === 10) {
+        line++;
+        lineStart = i + 1;
+      }
+    }
+    // Go drops carriage returns from raw strings, so CRLF files mean the same as LF files.
+    const value = source.slice(start + 1, stop).replace(/\r/g, '');
+    if (end < 0) diagnostics.error('UNTERMINATED_STRING', { line: startLine, column }, 'raw string literal not terminated: add the closing `');
+    push('string', value, 0, startLine, column);
+    return end < 0 ? length : end + 1;
+  }
+
+  function lexRune(start: number, column: number): number {
+    let pos = start + 1;
+    while (pos < length && source.charCodeAt(pos) !== 39 && source.charCodeAt(pos) !== 10) {
+      pos += source.charCodeAt(pos) === 92 ? 2 : 1;
+    }
+    const closed = source.charCodeAt(pos) === 39;
+    const inner = source.slice(start + 1, Math.min(pos, length));
+    diagnostics.error('UNSUPPORTED_RUNE_LITERAL', { line, column }, `'${inner}' is a rune literal; write strings in double quotes: "${inner}"`);
+    push('bad', inner, 0, line, column);
+    return closed ? pos + 1 : pos;
+  }
+}

@@ -1,0 +1,69 @@
+import type { WritePacket } from '@nestjs/microservices';
+
+/** Receives what a bus delivers: implemented by InProcessServer. */
+export interface InProcessEndpoint {
+  /** Runs the request handler; `respond` gets Nest's reply packets. Returns a cancel function. */
+  deliverRequest(pattern: string, data: unknown, respond: (packet: WritePacket) => void): () => void;
+  deliverEvent(pattern: string, data: unknown): void;
+}
+
+export interface InProcessRoutes {
+  requestPatterns: readonly string[];
+  eventPatterns: readonly string[];
+}
+
+/**
+ * The in-process stand-in for NATS: which server answers which pattern. Create one per process
+ * (standalone mode) and hand it to every InProcessServer and InProcessClient.
+ * A request pattern has exactly one server (the in-process equivalent of one queue group);
+ * an event pattern reaches every server that listens to it.
+ */
+export class InProcessBus {
+  private readonly requestRoutes = new Map<string, InProcessEndpoint>();
+  private readonly eventRoutes = new Map<string, InProcessEndpoint[]>();
+
+  register(endpoint: InProcessEndpoint, routes: InProcessRoutes): void {
+    const taken = routes.requestPatterns.filter((pattern) => {
+      const owner = this.requestRoutes.get(pattern);
+      return owner !== undefined && owner !== endpoint;
+    });
+    if (taken.length > 0) {
+      // Two modules answering one subject is a wiring mistake; fail the start, do not pick one.
+      throw new Error(`in-process bus: message pattern(s) already served by another server: ${taken.join(', ')}`);
+    }
+    for (const pattern of routes.requestPatterns) this.requestRoutes.set(pattern, endpoint);
+    for (const pattern of routes.eventPatterns) {
+      const listeners = this.eventRoutes.get(pattern) ?? [];
+      if (!listeners.includes(endpoint)) this.eventRoutes.set(pattern, [...listeners, endpoint]);
+    }
+  }
+
+  unregister(endpoint: InProcessEndpoint): void {
+    for (const [pattern, owner] of this.requestRoutes) {
+      if (owner === endpoint) this.requestRoutes.delete(pattern);
+    }
+    for (const [pattern, listeners] of this.eventRoutes) {
+      const remaining = listeners.filter((listener) => listener !== endpoint);
+      if (remaining.length > 0) this.eventRoutes.set(pattern, remaining);
+      else this.eventRoutes.delete(pattern);
+    }
+  }
+
+  requestEndpoint(pattern: string): InProcessEndpoint | undefined {
+    return this.requestRoutes.get(pattern);
+  }
+
+  eventEndpoints(pattern: string): readonly InProcessEndpoint[] {
+    return this.eventRoutes.get(pattern) ?? [];
+  }
+}
+
+/**
+ * Gives the receiver its own copy, as the wire would: caller and handler never share mutable
+ * objects, and values change exactly as over NATS's JSON (Dates become strings, undefined fields
+ * vanish), so standalone mode cannot hide a serialization bug that distributed mode would show.
+ */
+export function copyAcrossBoundary<T>(value: T): T {
+  if (value === undefined || value === null || typeof value !== 'object') return value;
+  return JSON.parse(JSON.stringify(value)) as T;
+}

@@ -1,0 +1,2 @@
+export * from './projection-runner';
+export * from './guarded-write';

@@ -1,0 +1,15 @@
+import { EmbeddedReadStore } from './embedded-read-store';
+import { MongoReadStore } from './mongo-read-store';
+import { ReadStore } from './read-store.port';
+
+export interface ReadStoreConfig {
+  /** When set, read models live in MongoDB; otherwise in memory, rebuilt from the log at start. */
+  mongoUrl?: string;
+  dbName?: string;
+}
+
+/** MongoDB when a URL is configured (connection checked before returning), else the embedded store. */
+export async function createReadStore(config: ReadStoreConfig = {}): Promise<ReadStore> {
+  if (config.mongoUrl) return MongoReadStore.connect({ url: config.mongoUrl, dbName: config.dbName });
+  return new EmbeddedReadStore();
+}

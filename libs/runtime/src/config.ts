@@ -1,0 +1,53 @@
+import { API_KEY_PATTERN } from '@funnel/contracts';
+import { ConfigError, LOG_LEVELS, int, oneOf, port, string, url } from '@funnel/platform';
+import { BootstrapAdmin } from '@funnel/identity-feature';
+
+/** Variables every app reads. */
+export const commonConfig = {
+  LOG_LEVEL: oneOf(LOG_LEVELS, { default: 'info' }),
+  RPC_TIMEOUT_MS: int({ min: 100, max: 5000, default: 4000 }),
+};
+
+/** Where services keep their data: EventStoreDB / MongoDB when given, else embedded files under DATA_DIR. */
+export const storeConfig = {
+  DATA_DIR: string({ default: './data' }),
+  EVENTSTORE_URL: url({ optional: true, protocols: ['esdb', 'esdb+discover'] }),
+  MONGO_URL: url({ optional: true, protocols: ['mongodb', 'mongodb+srv'] }),
+  MONGO_DB: string({ default: 'funnel' }),
+};
+
+export const bootstrapConfig = {
+  BOOTSTRAP_ADMIN_EMAIL: string({ optional: true }),
+  BOOTSTRAP_ADMIN_PASSWORD: string({ optional: true }),
+  BOOTSTRAP_API_KEY: string({ optional: true }),
+};
+
+export const httpConfig = {
+  PORT: port({ default: 3000 }),
+  HOST: string({ default: '0.0.0.0' }),
+  API_KEY_CACHE_MS: int({ min: 0, max: 5000, default: 2000 }),
+};
+
+export const natsConfig = {
+  /** One server URL, or several of a cluster separated by commas. */
+  NATS_URL: string(),
+};
+
+/** Health and metrics port of the NATS-only services. */
+export const opsConfig = {
+  OPS_PORT: port({ default: 9464 }),
+};
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** The bootstrap admin: all three variables or none; checked like any other configuration. */
+export function bootstrapAdminFrom(config: { BOOTSTRAP_ADMIN_EMAIL?: string; BOOTSTRAP_ADMIN_PASSWORD?: string; BOOTSTRAP_API_KEY?: string }): BootstrapAdmin | undefined {
+  const { BOOTSTRAP_ADMIN_EMAIL: email, BOOTSTRAP_ADMIN_PASSWORD: password, BOOTSTRAP_API_KEY: apiKey } = config;
+  if (email === undefined && password === undefined && apiKey === undefined) return undefined;
+  const missing = (['BOOTSTRAP_ADMIN_EMAIL', 'BOOTSTRAP_ADMIN_PASSWORD', 'BOOTSTRAP_API_KEY'] as const).find((name) => config[name] === undefined);
+  if (missing) throw new ConfigError(missing, 'set', 'is required when any BOOTSTRAP_* variable is set');
+  if (!EMAIL.test(email!)) throw new ConfigError('BOOTSTRAP_ADMIN_EMAIL', 'e-mail', `must be an e-mail address, got ${JSON.stringify(email)}`);
+  if (password!.length < 8) throw new ConfigError('BOOTSTRAP_ADMIN_PASSWORD', 'length', 'must be at least 8 characters (value hidden)');
+  if (!API_KEY_PATTERN.test(apiKey!)) throw new ConfigError('BOOTSTRAP_API_KEY', 'format', 'must be 16..128 printable characters without spaces (value hidden)');
+  return { email: email!, password: password!, apiKey: apiKey! };
+}

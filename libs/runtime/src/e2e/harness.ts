@@ -1,0 +1,142 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { IdentityService } from '@funnel/identity-feature';
+import { startNatsServer } from '@funnel/testing';
+import { RunningApp, startStandalone } from '../standalone';
+import { startAssetsService, startGateway, startIdentityService, startScriptsService } from '../services';
+
+export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery', apiKey: 'test-admin-key-0123456789' };
+
+export interface Api {
+  baseUrl: string;
+  /** Request with the admin key (X-API-Key) unless `key` is given ('' for none). */
+  call(method: string, path: string, options?: { body?: unknown; rawBody?: string; key?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; text: string }>;
+}
+
+export function apiAt(baseUrl: string, defaultKey: string): Api {
+  return {
+    baseUrl,
+    async call(method, path, options = {}) {
+      const headers: Record<string, string> = { ...(options.headers ?? {}) };
+      const key = options.key ?? defaultKey;
+      if (key) headers['x-api-key'] = key;
+      let payload: string | undefined;
+      if (options.rawBody !== undefined) payload = options.rawBody;
+      else if (options.body !== undefined) payload = JSON.stringify(options.body);
+      if (payload !== undefined) headers['content-type'] = headers['content-type'] ?? 'application/json';
+      const response = await fetch(`${baseUrl}${path}`, { method, headers, body: payload });
+      const text = await response.text();
+      let body: unknown = undefined;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = text;
+      }
+      return { status: response.status, body, text };
+    },
+  };
+}
+
+/** A running /v1 service in one of the two modes, with the bootstrap admin and a way to add accounts. */
+export interface Deployment {
+  mode: 'standalone' | 'distributed';
+  api: Api;
+  dataDir: string;
+  /** Creates another account with its own user and API key. */
+  newAccount(email: string): Promise<{ apiKey: string; accountId: string }>;
+  /** Stops everything, keeping DATA_DIR. */
+  stop(): Promise<void>;
+  /** Starts again on the same DATA_DIR. */
+  restart(): Promise<void>;
+  /** Stops one service (distributed mode only), to see the gateway answer 503. */
+  stopService?(name: 'assets'): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+function baseEnv(dataDir: string): NodeJS.ProcessEnv {
+  return {
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    BOOTSTRAP_ADMIN_EMAIL: ADMIN.email,
+    BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
+    BOOTSTRAP_API_KEY: ADMIN.apiKey,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    OPS_PORT: '0',
+    API_KEY_CACHE_MS: '1000',
+  };
+}
+
+async function accountMaker(identity: () => IdentityService | undefined) {
+  return async (email: string) => {
+    const service = identity();
+    if (!service) throw new Error('identity service is not running');
+    const created = await service.createUserWithAccount({ email, password: 'another password', apiKey: true });
+    return { apiKey: created.apiKey!, accountId: created.accountId };
+  };
+}
+
+export async function standaloneDeployment(): Promise<Deployment> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'funnel-e2e-'));
+  let running: RunningApp;
+  let api!: Api;
+  const start = async () => {
+    running = await startStandalone(baseEnv(dataDir));
+    api = apiAt(`http://127.0.0.1:${running.port}/v1`, ADMIN.apiKey);
+  };
+  await start();
+  const deployment: Deployment = {
+    mode: 'standalone',
+    get api() {
+      return api;
+    },
+    dataDir,
+    newAccount: await accountMaker(() => running.context?.get(IdentityService)),
+    stop: () => running.close(),
+    restart: start,
+    cleanup: async () => rmSync(dataDir, { recursive: true, force: true }),
+  };
+  return deployment;
+}
+
+export async function distributedDeployment(): Promise<Deployment> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'funnel-e2e-'));
+  const nats = await startNatsServer();
+  const env = { ...baseEnv(dataDir), NATS_URL: nats.url, RPC_TIMEOUT_MS: '2000' };
+  const apps: Record<string, RunningApp | undefined> = {};
+  let api!: Api;
+  const start = async () => {
+    apps.identity = await startIdentityService(env);
+    apps.assets = await startAssetsService(env);
+    apps.scripts = await startScriptsService(env);
+    apps.gateway = await startGateway(env);
+    api = apiAt(`http://127.0.0.1:${apps.gateway.port}/v1`, ADMIN.apiKey);
+  };
+  const stop = async () => {
+    for (const name of ['gateway', 'scripts', 'assets', 'identity']) {
+      await apps[name]?.close();
+      apps[name] = undefined;
+    }
+  };
+  await start();
+  return {
+    mode: 'distributed',
+    get api() {
+      return api;
+    },
+    dataDir,
+    newAccount: await accountMaker(() => apps.identity?.context?.get(IdentityService)),
+    stop,
+    restart: start,
+    async stopService(name) {
+      await apps[name]?.close();
+      apps[name] = undefined;
+    },
+    cleanup: async () => {
+      await stop();
+      await nats.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

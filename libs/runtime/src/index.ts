@@ -1,0 +1,4 @@
+export * from './config';
+export * from './stores';
+export * from './standalone';
+export * from './services';

@@ -1,0 +1,111 @@
+import { DynamicModule, INestMicroservice, Module, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ClientProxyFactory } from '@nestjs/microservices';
+import {
+  Config,
+  PinoNestLogger,
+  ProxyServiceClient,
+  ReadinessCheck,
+  RpcErrorFilter,
+  createLogger,
+  createMetricsRegistry,
+  loadConfig,
+  natsClientOptions,
+  natsServerOptions,
+  startOpsServer,
+} from '@funnel/platform';
+import { AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
+import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
+import { ScriptsFeatureModule } from '@funnel/scripts-feature';
+import { GatewayModule, createGatewayApp } from '@funnel/gateway';
+import { bootstrapAdminFrom, bootstrapConfig, commonConfig, httpConfig, natsConfig, opsConfig, storeConfig } from './config';
+import { openStores } from './stores';
+import { RunningApp } from './standalone';
+
+const serviceConfig = { ...commonConfig, ...natsConfig, ...opsConfig };
+
+/**
+ * A NATS-only service: its module's message handlers on `<service>.*` subjects in the service's
+ * queue group, plus probes and metrics on OPS_PORT. SIGTERM drains (unsubscribe, finish in-flight) via Nest's hooks.
+ */
+async function startNatsService(
+  name: string,
+  module: Type<unknown> | DynamicModule,
+  config: Config<typeof serviceConfig>,
+  checks: (app: INestMicroservice) => ReadinessCheck[],
+  onClose: () => Promise<void> = async () => undefined,
+): Promise<RunningApp> {
+  const logger = createLogger(name, config.LOG_LEVEL);
+  const app = await NestFactory.createMicroservice(module, { ...natsServerOptions(config.NATS_URL, name), logger: new PinoNestLogger(logger) });
+  app.useGlobalFilters(new RpcErrorFilter(logger));
+  await app.listen();
+  const metrics = createMetricsRegistry({ defaultLabels: { app: name } });
+  const ops = await startOpsServer({ port: config.OPS_PORT, checks: checks(app), registry: metrics });
+  logger.info({ opsPort: ops.port }, `${name} listening on NATS`);
+  return {
+    port: ops.port,
+    context: app,
+    async close() {
+      await app.close();
+      await ops.close();
+      await onClose();
+    },
+  };
+}
+
+export const assetsServiceConfig = { ...serviceConfig, ...storeConfig };
+
+export async function startAssetsService(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
+  const config = loadConfig(assetsServiceConfig, env);
+  const stores = await openStores(config);
+  @Module({ imports: [AssetsFeatureModule.forRoot(stores)] })
+  class AssetsServiceModule {}
+  return startNatsService('assets-service', AssetsServiceModule, config, (app) => [{ name: 'read-model', check: () => app.get(AssetsHealth).ready() }], () => stores.close());
+}
+
+export const identityServiceConfig = { ...serviceConfig, ...storeConfig, ...bootstrapConfig };
+
+export async function startIdentityService(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
+  const config = loadConfig(identityServiceConfig, env);
+  const bootstrapAdmin = bootstrapAdminFrom(config);
+  const stores = await openStores(config);
+  @Module({ imports: [IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin })] })
+  class IdentityServiceModule {}
+  return startNatsService('identity-service', IdentityServiceModule, config, (app) => [{ name: 'read-model', check: () => app.get(IdentityHealth).ready() }], () => stores.close());
+}
+
+export async function startScriptsService(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
+  const config = loadConfig(serviceConfig, env);
+  return startNatsService('scripts-service', ScriptsFeatureModule, config, () => []);
+}
+
+export const gatewayConfig = { ...commonConfig, ...httpConfig, ...natsConfig };
+
+/** Distributed mode's HTTP edge: the same /v1 surface, forwarded over NATS. */
+export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
+  const config = loadConfig(gatewayConfig, env);
+  const logger = createLogger('gateway', config.LOG_LEVEL);
+  const proxy = ClientProxyFactory.create(natsClientOptions(config.NATS_URL));
+  const client = new ProxyServiceClient(proxy, { timeoutMs: config.RPC_TIMEOUT_MS, logger });
+  const metrics = createMetricsRegistry({ defaultLabels: { app: 'gateway' } });
+  let natsUp = false;
+  proxy.status.subscribe((status) => (natsUp = status === 'connected' || status === 'reconnected'));
+  proxy.connect().catch(() => undefined);
+  @Module({
+    imports: [
+      GatewayModule.forRoot({ client, metrics, apiKeyCacheMs: config.API_KEY_CACHE_MS, readiness: [{ name: 'nats', check: () => natsUp }] }),
+    ],
+  })
+  class GatewayAppModule {}
+  const app = await createGatewayApp(GatewayAppModule, new PinoNestLogger(logger));
+  await app.listen(config.PORT, config.HOST);
+  const port = (app.getHttpServer().address() as { port: number }).port;
+  logger.info({ port }, 'gateway listening');
+  return {
+    port,
+    async close() {
+      await app.close();
+      await client.close();
+    },
+  };
+}

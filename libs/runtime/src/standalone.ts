@@ -1,0 +1,71 @@
+import { INestApplicationContext, Module } from '@nestjs/common';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Config, InProcessBus, InProcessClient, InProcessServer, PinoNestLogger, ProxyServiceClient, RpcErrorFilter, createLogger, createMetricsRegistry, loadConfig } from '@funnel/platform';
+import { AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
+import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
+import { ScriptsFeatureModule } from '@funnel/scripts-feature';
+import { GatewayModule, createGatewayApp } from '@funnel/gateway';
+import { bootstrapAdminFrom, bootstrapConfig, commonConfig, httpConfig, storeConfig } from './config';
+import { openStores } from './stores';
+
+export const standaloneConfig = { ...commonConfig, ...httpConfig, ...storeConfig, ...bootstrapConfig };
+export type StandaloneConfig = Config<typeof standaloneConfig>;
+
+export interface RunningApp {
+  /** The HTTP port (gateway apps) or ops port (services). */
+  port: number;
+  /** The Nest application context (for tools and tests that need a provider). */
+  context?: INestApplicationContext;
+  close(): Promise<void>;
+}
+
+/**
+ * Standalone mode: the gateway and every service module in one process, talking through the
+ * in-process transport with the same subjects as over NATS, on SQLite and embedded read models.
+ */
+export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp & { app: NestFastifyApplication }> {
+  const config = loadConfig(standaloneConfig, env);
+  const bootstrapAdmin = bootstrapAdminFrom(config);
+  const logger = createLogger('standalone', config.LOG_LEVEL);
+  const stores = await openStores(config);
+  const bus = new InProcessBus();
+  const client = new ProxyServiceClient(new InProcessClient(bus), { timeoutMs: config.RPC_TIMEOUT_MS, logger });
+  const metrics = createMetricsRegistry({ defaultLabels: { app: 'standalone' } });
+  let app: NestFastifyApplication | undefined;
+
+  @Module({
+    imports: [
+      AssetsFeatureModule.forRoot(stores),
+      IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin }),
+      ScriptsFeatureModule,
+      GatewayModule.forRoot({
+        client,
+        metrics,
+        apiKeyCacheMs: config.API_KEY_CACHE_MS,
+        readiness: [
+          { name: 'assets', check: () => app?.get(AssetsHealth).ready() ?? false },
+          { name: 'identity', check: () => app?.get(IdentityHealth).ready() ?? false },
+        ],
+      }),
+    ],
+  })
+  class StandaloneModule {}
+
+  app = await createGatewayApp(StandaloneModule, new PinoNestLogger(logger));
+  const services = app.connectMicroservice({ strategy: new InProcessServer(bus) });
+  services.useGlobalFilters(new RpcErrorFilter());
+  await app.startAllMicroservices();
+  await app.listen(config.PORT, config.HOST);
+  const port = (app.getHttpServer().address() as { port: number }).port;
+  logger.info({ port, dataDir: config.DATA_DIR }, 'funnel-service standalone listening');
+  const running = app;
+  return {
+    app: running,
+    context: running,
+    port,
+    async close() {
+      await running.close();
+      await stores.close();
+    },
+  };
+}

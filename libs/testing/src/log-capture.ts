@@ -1,0 +1,22 @@
+import { type LogLevel, type Logger, createLogger } from '@funnel/platform';
+
+export interface CapturedLogs {
+  logger: Logger;
+  /** Every line written so far, parsed. */
+  entries: Array<Record<string, unknown>>;
+  /** The raw JSON lines, for asserting what text reached the log (or did not). */
+  text(): string;
+}
+
+/** A platform logger whose JSON lines are kept in memory instead of written to stdout. */
+export function captureLogs(name = 'test', level: LogLevel = 'trace'): CapturedLogs {
+  const lines: string[] = [];
+  const entries: Array<Record<string, unknown>> = [];
+  const destination = {
+    write(line: string) {
+      lines.push(line);
+      entries.push(JSON.parse(line) as Record<string, unknown>);
+    },
+  };
+  return { logger: createLogger(name, level, { destination }), entries, text: () => lines.join('') };
+}

@@ -1,0 +1,103 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { freePort, waitForPort } from './net';
+import { tempDir } from './temp-dir';
+
+export interface NatsServerOptions {
+  /** JetStream on (the default), storing under a temp dir that outlives restarts. */
+  jetstream?: boolean;
+  /** A fixed port; a free one by default. */
+  port?: number;
+  /** How long to wait for the server to accept connections. */
+  startTimeoutMs?: number;
+}
+
+export interface RunningNatsServer {
+  url: string;
+  port: number;
+  /** Stops the process (idempotent). The store survives, so `restart()` can bring it back. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and store (stopping it first if running): an outage and recovery. */
+  restart(): Promise<void>;
+}
+
+const HOST = '127.0.0.1';
+const COMMAND = 'nats-server';
+const STOP_GRACE_MS = 5000;
+const STDERR_TAIL_CHARS = 2000;
+
+/** Running servers, killed if the test process exits without stopping them. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => running.forEach((child) => child.kill('SIGKILL')));
+
+/** Spawns `nats-server` from PATH on a free port and waits until it accepts connections. */
+export async function startNatsServer(options: NatsServerOptions = {}): Promise<RunningNatsServer> {
+  if (!isOnPath(COMMAND)) {
+    throw new Error(`${COMMAND} not found on PATH: install it with apt-get install nats-server`);
+  }
+  const port = options.port ?? (await freePort(HOST));
+  const store = options.jetstream === false ? undefined : tempDir('nats-store');
+  const args = ['-a', HOST, '-p', String(port), ...(store ? ['-js', '-sd', store.path] : [])];
+  const startTimeoutMs = options.startTimeoutMs ?? 10_000;
+  let child: ChildProcess | undefined;
+
+  const start = async () => {
+    const serverProcess = spawn(COMMAND, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    child = serverProcess;
+    running.add(serverProcess);
+    let stderr = '';
+    serverProcess.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-STDERR_TAIL_CHARS)));
+    let exited = false;
+    serverProcess.once('exit', () => {
+      exited = true;
+      running.delete(serverProcess);
+    });
+    serverProcess.once('error', (error) => {
+      exited = true;
+      stderr += String(error);
+    });
+    try {
+      await waitForPort(port, HOST, startTimeoutMs, () => exited);
+    } catch (error) {
+      serverProcess.kill('SIGKILL');
+      throw new Error(`${COMMAND} did not start on ${HOST}:${port}: ${(error as Error).message}\n${stderr}`);
+    }
+  };
+
+  const stop = async () => {
+    const serverProcess = child;
+    child = undefined;
+    if (!serverProcess || serverProcess.exitCode !== null || serverProcess.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => serverProcess.once('exit', () => resolve()));
+    serverProcess.kill('SIGTERM');
+    const killer = setTimeout(() => serverProcess.kill('SIGKILL'), STOP_GRACE_MS);
+    await exited;
+    clearTimeout(killer);
+  };
+
+  await start();
+  return {
+    url: `nats://${HOST}:${port}`,
+    port,
+    stop,
+    restart: async () => {
+      await stop();
+      await start();
+    },
+  };
+}
+
+function isOnPath(command: string): boolean {
+  return (process.env['PATH'] ?? '')
+    .split(delimiter)
+    .filter((dir) => dir.length > 0)
+    .some((dir) => {
+      try {
+        accessSync(join(dir, command), constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+}

@@ -10,8 +10,6 @@ import {
   NO_STREAM,
   START,
   STREAM_EXISTS,
-  StreamNotFoundError,
-  WrongExpectedVersionError,
   excludeSystemEvents,
   isCommandError,
   jsonEvent,
@@ -92,10 +90,14 @@ export class EventStoreDbEventStore implements EventStore {
       const result = await this.client.appendToStream(streamName, proposed, {
         expectedRevision: toClientExpectedRevision(expected),
       });
-      if (!result.position) throw new Error(`append to ${streamName}: the server returned no position`);
-      return { nextExpectedRevision: Number(result.nextExpectedRevision), position: toPosition(result.position) };
+      // Only when the connection string turns throwOnAppendFailure off.
+      if (!result.success) {
+        throw new WrongExpectedRevisionError(streamName, expected, toActualRevision(result.nextExpectedRevision));
+      }
+      const position = result.position ? toPosition(result.position) : await this.lastPositionOf(streamName);
+      return { nextExpectedRevision: Number(result.nextExpectedRevision), position };
     } catch (error) {
-      if (error instanceof WrongExpectedVersionError) {
+      if (error instanceof Error && isCommandError(error) && error.type === ErrorType.WRONG_EXPECTED_VERSION) {
         throw new WrongExpectedRevisionError(streamName, expected, toActualRevision(error.actualVersion));
       }
       throw error;
@@ -115,10 +117,19 @@ export class EventStoreDbEventStore implements EventStore {
         if (resolved.event) events.push(toRecordedEvent(resolved.event));
       }
     } catch (error) {
-      if (error instanceof StreamNotFoundError) return [];
+      if (error instanceof Error && isCommandError(error) && error.type === ErrorType.STREAM_NOT_FOUND) return [];
       throw error;
     }
     return events;
+  }
+
+  /** For appends answered without a position (an idempotent repeat of an earlier append). */
+  private async lastPositionOf(streamName: string): Promise<GlobalPosition> {
+    const read = this.client.readStream(streamName, { direction: BACKWARDS, fromRevision: END, maxCount: 1 });
+    for await (const resolved of read) {
+      if (resolved.event) return toRecordedEvent(resolved.event).position;
+    }
+    return START_POSITION;
   }
 
   subscribeToAll(options: SubscribeToAllOptions): Subscription {
@@ -141,7 +152,7 @@ export class EventStoreDbEventStore implements EventStore {
       for await (const resolved of read) {
         const event = resolved.event;
         if (!event) continue;
-        // Paging backwards from a position includes that position again.
+        // The page may start with the position it was asked to start from: seen already.
         if (from !== END && comparePositions(event.position, from) >= 0) continue;
         count += 1;
         oldest = event.position;

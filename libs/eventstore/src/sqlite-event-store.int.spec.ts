@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEventStore } from './create-event-store';
 import { describeEventStoreContract } from './event-store.contract';
 import { START_POSITION, type RecordedEvent } from './event-store.port';
 import { SqliteEventStore } from './sqlite-event-store';
@@ -112,14 +111,5 @@ describe('SqliteEventStore', () => {
     await expect(store.append('s', [{ type: 'A', data: {} }])).rejects.toThrow();
     expect(() => store.subscribeToAll({ onEvents: () => undefined })).toThrow();
     expect(errors).toEqual([]);
-  });
-
-  it('createEventStore makes the data directory and the SQLite file in it', async () => {
-    const store = createEventStore({ dataDir: join(dir, 'nested', 'data') });
-    stores.push(store as SqliteEventStore);
-    expect(store).toBeInstanceOf(SqliteEventStore);
-    await store.append('s', [{ type: 'A', data: {} }]);
-    const reopened = open(join(dir, 'nested', 'data', 'events.sqlite'));
-    expect(await reopened.readStream('s')).toHaveLength(1);
   });
 });

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import {
   START_POSITION,
@@ -30,6 +31,8 @@ export interface SqliteEventStoreOptions {
 const DEFAULT_BATCH_SIZE = 1000;
 const DEFAULT_POLL_INTERVAL_MS = 100;
 const NO_UPPER_BOUND = Number.MAX_SAFE_INTEGER;
+/** Longest stretch a subscription keeps the event loop to itself. */
+const MAX_BUSY_MS = 20;
 
 const SELECT_COLUMNS = 'position, stream_name, revision, event_id, type, data, metadata, recorded_at';
 type EventRow = [
@@ -242,6 +245,7 @@ class SqliteSubscription implements Subscription {
   private wakeUp: (() => void) | undefined;
   private finished: Promise<void> = Promise.resolve();
   private lastRowId: number;
+  private lastYieldAt = performance.now();
   private readonly batchSize: number;
 
   constructor(
@@ -319,7 +323,12 @@ class SqliteSubscription implements Subscription {
 
   private async deliver(batch: RecordedEvent[]): Promise<void> {
     await deliveryContext.run(this, () => this.options.onEvents(batch));
-    void batch;
+    this.lastRowId = Number(batch[batch.length - 1].position.commit);
+    // Reads are synchronous: without this a long replay would starve timers and I/O of the whole process.
+    if (performance.now() - this.lastYieldAt > MAX_BUSY_MS) {
+      await yieldToEventLoop();
+      this.lastYieldAt = performance.now();
+    }
   }
 }
 

@@ -14,7 +14,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export async function createGatewayApp(module: Type<unknown> | DynamicModule, logger: LoggerService | false): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: MAX_BODY_BYTES,
-    ignoreTrailingSlash: true,
+    routerOptions: { ignoreTrailingSlash: true },
     logger: false,
     requestIdHeader: 'x-correlation-id',
     genReqId: () => randomUUID(),

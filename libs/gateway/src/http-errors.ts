@@ -12,9 +12,9 @@ export interface HttpErrorAnswer {
 }
 
 /** Fastify's own rejections (before any handler runs) carry a status and an FST_ code. */
-function fastifyCode(status: number, code: string | undefined): string {
+function fastifyCode(status: number, code: string | undefined, message: string): string {
   if (status === 413) return ErrorCodes.BODY_TOO_LARGE;
-  if (code === 'FST_ERR_CTP_INVALID_JSON_BODY' || code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code?.startsWith('FST_ERR_CTP')) return ErrorCodes.MALFORMED_JSON;
+  if (code?.startsWith('FST_ERR_CTP') || /JSON/.test(message)) return ErrorCodes.MALFORMED_JSON;
   if (status === 404) return ErrorCodes.ROUTE_NOT_FOUND;
   return ErrorCodes.VALIDATION;
 }
@@ -41,7 +41,7 @@ export function toHttpError(error: unknown, correlationId: string): HttpErrorAns
   }
   const fastifyError = error as { statusCode?: number; code?: string; message?: string };
   if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    return { status: fastifyError.statusCode, body: { error: fastifyError.message ?? 'bad request', code: fastifyCode(fastifyError.statusCode, fastifyError.code), details: [] } };
+    return { status: fastifyError.statusCode, body: { error: fastifyError.message ?? 'bad request', code: fastifyCode(fastifyError.statusCode, fastifyError.code, fastifyError.message ?? ''), details: [] } };
   }
   const id = correlationId || randomUUID();
   logger.error({ correlationId: id, err: error }, 'unexpected failure');

@@ -54,6 +54,8 @@ export interface BinaryExpr extends Located {
   op: BinaryOperator;
   left: Expr;
   right: Expr;
+  /** Set by the checker for comparisons: the type both operands share. */
+  operandType?: ValueType;
 }
 
 export interface CallExpr extends Located {

@@ -125,12 +125,6 @@ export class DiagnosticBag {
     this.push(this.warnings, code, at, message);
   }
 
-  /** True when an error is already reported at this position (recovery uses it to avoid cascades). */
-  hasErrorAt(at: SourcePosition): boolean {
-    for (const e of this.errors) if (e.line === at.line && e.column === at.column) return true;
-    return false;
-  }
-
   private push(list: Diagnostic[], code: DiagnosticCode, at: SourcePosition, message: string): void {
     const key = `${code}:${at.line}:${at.column}`;
     if (this.seen.has(key)) return;

@@ -31,7 +31,7 @@ export const FORBIDDEN_CONSTRUCTS: readonly ForbiddenConstruct[] = [
   { code: 'FORBIDDEN_PANIC', rejected: 'panic is not allowed', instead: 'return "default" to send the visitor down the fallback connection' },
   { code: 'FORBIDDEN_PRINT', rejected: 'print is not allowed', instead: 'scripts have no output; use the dry run to see which key a visitor gets' },
   { code: 'FORBIDDEN_PRINTLN', rejected: 'println is not allowed', instead: 'scripts have no output; use the dry run to see which key a visitor gets' },
-  { code: 'FORBIDDEN_RECOVER', rejected: 'recover is not allowed', instead: 'nothing: a runtime failure already routes the visitor to default' },
+  { code: 'FORBIDDEN_RECOVER', rejected: 'recover is not allowed', instead: 'leave it out; a runtime failure already routes the visitor to default' },
   { code: 'FORBIDDEN_DELETE', rejected: 'delete is not allowed', instead: 'maps are not available; use a switch or oneOf(value, "a", "b")' },
   { code: 'FORBIDDEN_COPY', rejected: 'copy is not allowed', instead: 'declare another []string{...} literal' },
 ];

@@ -22,6 +22,20 @@ export const GO_KEYWORDS: ReadonlySet<string> = new Set([
   'switch', 'type', 'var',
 ]);
 
+// Keywords by first letter, so that recognising one compares characters instead of hashing every word.
+const KEYWORDS_BY_FIRST_CHAR = new Map<number, string[]>();
+for (const keyword of GO_KEYWORDS) {
+  const first = keyword.charCodeAt(0);
+  KEYWORDS_BY_FIRST_CHAR.set(first, [...(KEYWORDS_BY_FIRST_CHAR.get(first) ?? []), keyword]);
+}
+
+function isKeywordAt(source: string, start: number, end: number): boolean {
+  const candidates = KEYWORDS_BY_FIRST_CHAR.get(source.charCodeAt(start));
+  if (!candidates) return false;
+  for (const keyword of candidates) if (keyword.length === end - start && source.startsWith(keyword, start)) return true;
+  return false;
+}
+
 // Longest first within each starting character, so the first match is the longest.
 const OPERATORS = [
   '<<=', '>>=', '&^=', '...',
@@ -154,8 +168,7 @@ export function tokenize(source: string, diagnostics: DiagnosticBag): Token[] {
           pos += ch.length;
         } else break;
       }
-      const word = source.slice(start, pos);
-      push(GO_KEYWORDS.has(word) ? 'keyword' : 'ident', word, 0, line, column);
+      push(isKeywordAt(source, start, pos) ? 'keyword' : 'ident', source.slice(start, pos), 0, line, column);
       continue;
     }
 
@@ -184,7 +197,13 @@ export function tokenize(source: string, diagnostics: DiagnosticBag): Token[] {
 
     const candidates = OPERATORS_BY_FIRST_CHAR.get(c);
     if (candidates) {
-      const op = candidates.find((o) => source.startsWith(o, pos)) as string;
+      let op = candidates[candidates.length - 1]; // the single character, which always matches
+      for (const candidate of candidates) {
+        if (candidate.length === 1 || source.startsWith(candidate, pos)) {
+          op = candidate;
+          break;
+        }
+      }
       push('op', op, 0, line, column);
       pos += op.length;
       continue;
@@ -201,6 +220,14 @@ export function tokenize(source: string, diagnostics: DiagnosticBag): Token[] {
 
   function lexNumber(start: number, column: number): number {
     let pos = start;
+    while (pos < length && isDecimalDigit(source.charCodeAt(pos))) pos++;
+    // Fast path: a plain decimal integer with no leading zero, ended by something that is not part of a number.
+    const after = source.charCodeAt(pos);
+    if (pos - start < 16 && (source.charCodeAt(start) !== 48 || pos - start === 1) && !isAsciiLetter(after) && after !== 46) {
+      const text = source.slice(start, pos);
+      push('int', text, Number(text), line, column);
+      return pos;
+    }
     while (pos < length && (isDecimalDigit(source.charCodeAt(pos)) || source.charCodeAt(pos) === 95)) pos++;
     let isFloat = false;
     let malformed = false;
@@ -245,10 +272,22 @@ export function tokenize(source: string, diagnostics: DiagnosticBag): Token[] {
   }
 
   function lexInterpretedString(start: number, column: number): number {
+    // Fast path: most literals have no escapes and close on the same line.
+    for (let i = start + 1; i < length; i++) {
+      const d = source.charCodeAt(i);
+      if (d === 34) {
+        push('string', source.slice(start + 1, i), 0, line, column);
+        return i + 1;
+      }
+      if (d === 92 || d === 10) break;
+    }
     let pos = start + 1;
     let value = '';
     let segmentStart = pos;
     let bytes: number[] | null = null; // \x and octal escapes are bytes; consecutive ones form UTF-8
+    const errorsBefore = diagnostics.errors.length;
+    // A literal with a lexical error becomes a 'bad' token: its value is unknowable, so no rule is checked on it.
+    const finish = (): void => push(diagnostics.errors.length > errorsBefore ? 'bad' : 'string', value, 0, line, column);
     const flushBytes = (): void => {
       if (bytes) {
         value += utf8Decoder.decode(new Uint8Array(bytes));
@@ -260,14 +299,14 @@ export function tokenize(source: string, diagnostics: DiagnosticBag): Token[] {
         diagnostics.error('UNTERMINATED_STRING', { line, column }, 'string literal not terminated: add the closing " on the same line (use `...` for text spanning lines)');
         flushBytes();
         value += source.slice(segmentStart, pos);
-        push('string', value, 0, line, column);
+        finish();
         return pos;
       }
       const c = source.charCodeAt(pos);
       if (c === 34) {
         flushBytes();
         value += source.slice(segmentStart, pos);
-        push('string', value, 0, line, column);
+        finish();
         return pos + 1;
       }
       if (c !== 92) {
@@ -328,7 +367,7 @@ export function tokenize(source: string, diagnostics: DiagnosticBag): Token[] {
     // Go drops carriage returns from raw strings, so CRLF files mean the same as LF files.
     const value = source.slice(start + 1, stop).replace(/\r/g, '');
     if (end < 0) diagnostics.error('UNTERMINATED_STRING', { line: startLine, column }, 'raw string literal not terminated: add the closing `');
-    push('string', value, 0, startLine, column);
+    push(end < 0 ? 'bad' : 'string', value, 0, startLine, column);
     return end < 0 ? length : end + 1;
   }
 

@@ -63,6 +63,10 @@ class Parser {
   private index = 0;
   private token: Token;
   private depth = 0;
+  /** Brackets ( [ { consumed and not yet closed; recovery skips back out to a statement's own level. */
+  private open = 0;
+  /** After a syntax error, further syntax errors are suppressed until a statement parses cleanly (they are mostly echoes). */
+  private quiet = false;
   recovered = false;
 
   constructor(
@@ -74,18 +78,37 @@ class Parser {
 
   parseScript(): Script {
     const body = this.parseStatementList('script');
-    return { body, end: { line: this.token.line, column: this.token.column } };
+    // "Missing return" points at the last token of the script (Go points at a function's closing brace).
+    let last: Token | undefined;
+    for (let i = this.tokens.length - 1; i >= 0 && !last; i--) {
+      if (this.tokens[i].kind !== 'semi' && this.tokens[i].kind !== 'eof') last = this.tokens[i];
+    }
+    return { body, end: last ? { line: last.line, column: last.column } : { line: 1, column: 1 } };
   }
 
   // ---- token helpers -----------------------------------------------------------------------------
 
   private next(): void {
+    const { kind, text } = this.token;
+    if (kind === 'op') {
+      if (text === '(' || text === '[' || text === '{') this.open++;
+      else if (text === ')' || text === ']' || text === '}') this.open--;
+    }
     if (this.index < this.tokens.length - 1) this.index++;
     this.token = this.tokens[this.index];
   }
 
   private peek(): Token {
     return this.tokens[Math.min(this.index + 1, this.tokens.length - 1)];
+  }
+
+  // Methods rather than inline tests: TypeScript would otherwise narrow this.token across next() calls.
+  private isSemi(): boolean {
+    return this.token.kind === 'semi';
+  }
+
+  private isEof(): boolean {
+    return this.token.kind === 'eof';
   }
 
   private isOp(text: string): boolean {
@@ -96,11 +119,13 @@ class Parser {
     return this.token.kind === 'keyword' && this.token.text === text;
   }
 
+  /** The current position (the token itself: it has line and column, and sharing it allocates nothing). */
   private at(): Located {
-    return { line: this.token.line, column: this.token.column };
+    return this.token;
   }
 
   private report(code: DiagnosticCode, at: Located, message: string): void {
+    if (this.quiet && code === 'SYNTAX_ERROR') return;
     this.diagnostics.error(code, at, message);
   }
 
@@ -129,7 +154,7 @@ class Parser {
   private expectOp(text: string, context: string): Located {
     const at = this.at();
     if (!this.isOp(text)) {
-      const found = this.token.kind === 'semi' && this.token.auto ? 'newline' : this.describe();
+      const found = this.isSemi() && this.token.auto ? 'newline' : this.describe();
       this.fail('SYNTAX_ERROR', at, `expected '${text}' ${context}, found ${found}`);
     }
     this.next();
@@ -144,22 +169,18 @@ class Parser {
     this.depth--;
   }
 
-  /** Skip the rest of a broken statement: up to a ';' or to the '}' closing the enclosing block. */
-  private synchronize(): void {
-    let depth = 0;
-    while (this.token.kind !== 'eof') {
-      const { kind, text } = this.token;
-      if (kind === 'semi' && depth === 0) {
-        this.next();
-        return;
-      }
-      if (kind === 'op') {
-        if (text === '(' || text === '[' || text === '{') depth++;
-        else if (text === ')' || text === ']') depth = Math.max(0, depth - 1);
-        else if (text === '}') {
-          if (depth === 0) return;
-          depth--;
+  /**
+   * Skip the rest of a broken statement: out of any brackets it opened, then up to its ';' or to the
+   * '}' that closes the enclosing block (left for the block to consume).
+   */
+  private synchronize(level: number): void {
+    while (!this.isEof()) {
+      if (this.open <= level) {
+        if (this.isSemi()) {
+          this.next();
+          return;
         }
+        if (this.isOp('}')) return;
       }
       this.next();
     }
@@ -168,7 +189,7 @@ class Parser {
   // ---- statements --------------------------------------------------------------------------------
 
   private endsList(context: ListContext): boolean {
-    if (this.token.kind === 'eof') return true;
+    if (this.isEof()) return true;
     if (context === 'script') return false;
     if (this.isOp('}')) return true;
     return context === 'clause' && (this.isKeyword('case') || this.isKeyword('default'));
@@ -177,7 +198,7 @@ class Parser {
   private parseStatementList(context: ListContext): Stmt[] {
     const list: Stmt[] = [];
     while (!this.endsList(context)) {
-      if (this.token.kind === 'semi') {
+      if (this.isSemi()) {
         this.next();
         continue;
       }
@@ -185,22 +206,26 @@ class Parser {
         this.report('SYNTAX_ERROR', this.at(), "unexpected '}': it closes no block");
         this.recovered = true;
         this.next();
+        this.open = 0;
         continue;
       }
       const depth = this.depth;
+      const level = this.open;
       try {
         const parsed = this.parseStatement();
         if (Array.isArray(parsed)) list.push(...parsed);
         else list.push(parsed);
-        if (this.token.kind === 'semi') this.next();
+        if (this.isSemi()) this.next();
         else if (!this.endsList(context)) {
           this.fail('SYNTAX_ERROR', this.at(), `unexpected ${this.describe()} at end of statement; put each statement on its own line`);
         }
+        this.quiet = false;
       } catch (error) {
         if (!(error instanceof ParseAbort)) throw error;
         this.depth = depth;
         this.recovered = true;
-        this.synchronize();
+        this.quiet = true;
+        this.synchronize(level);
       }
     }
     return list;
@@ -226,8 +251,10 @@ class Parser {
           if (this.peek().kind === 'ident') return this.parseFunctionDeclaration();
           break;
         case 'for':
-          this.fail('FORBIDDEN_LOOP', at, forbiddenMessage('FORBIDDEN_LOOP'));
-          break;
+          // The header may contain explicit semicolons (for i := 0; i < n; i++), so skip to the body first.
+          this.report('FORBIDDEN_LOOP', at, forbiddenMessage('FORBIDDEN_LOOP'));
+          this.skipToBlock();
+          throw new ParseAbort();
         case 'go':
           this.fail('FORBIDDEN_GOROUTINE', at, forbiddenMessage('FORBIDDEN_GOROUTINE'));
           break;
@@ -280,7 +307,7 @@ class Parser {
         const names: Ident[] = [];
         for (const target of left) {
           if (target.kind === 'Ident') names.push(target);
-          else this.report('SYNTAX_ERROR', target, 'only names can appear on the left of :=');
+          else this.fail('SYNTAX_ERROR', target, 'only names can appear on the left of :=');
         }
         const values = this.parseExpressionList();
         const declaration: ShortVarDecl = { kind: 'ShortVarDecl', line: at.line, column: at.column, names, values };
@@ -323,13 +350,13 @@ class Parser {
     this.next();
     const specs: Stmt[] = [];
     while (!this.isOp(')')) {
-      if (this.token.kind === 'eof') this.fail('SYNTAX_ERROR', this.at(), "missing ')' to close the var group");
-      if (this.token.kind === 'semi') {
+      if (this.isEof()) this.fail('SYNTAX_ERROR', this.at(), "missing ')' to close the var group");
+      if (this.isSemi()) {
         this.next();
         continue;
       }
       specs.push(this.parseVarSpec());
-      if (this.token.kind === 'semi') this.next();
+      if (this.isSemi()) this.next();
       else if (!this.isOp(')')) this.fail('SYNTAX_ERROR', this.at(), `unexpected ${this.describe()} in var group; put each declaration on its own line`);
     }
     this.next();
@@ -363,15 +390,17 @@ class Parser {
   private parseReturn(): ReturnStmt {
     const at = this.at();
     this.next();
-    const values = this.token.kind === 'semi' || this.token.kind === 'eof' || this.isOp('}') || this.isKeyword('case') || this.isKeyword('default') ? [] : this.parseExpressionList();
+    const values = this.isSemi() || this.isEof() || this.isOp('}') || this.isKeyword('case') || this.isKeyword('default') ? [] : this.parseExpressionList();
     return { kind: 'ReturnStmt', line: at.line, column: at.column, values };
   }
 
   private parseBlock(context: string): Block {
-    const at = this.at();
-    if (this.token.kind === 'semi' && this.token.auto && this.peek().kind === 'op' && this.peek().text === '{') {
-      this.fail('SYNTAX_ERROR', at, 'unexpected newline: put the opening { on the same line');
+    if (this.isSemi() && this.token.auto && this.peek().kind === 'op' && this.peek().text === '{') {
+      // The newline rule ended the line before '{'; say so and read on as if it were one line.
+      this.report('SYNTAX_ERROR', this.at(), 'unexpected newline: put the opening { on the same line');
+      this.next();
     }
+    const at = this.at();
     this.expectOp('{', context);
     this.enter(at);
     const body = this.parseStatementList('block');
@@ -390,8 +419,13 @@ class Parser {
     let expr: Expr | null = null;
     if (this.isOp('{')) return { init, expr };
     let first: SimpleStmt | null = null;
-    if (this.token.kind !== 'semi') first = this.parseSimpleStatement();
-    if (this.token.kind === 'semi') {
+    if (!this.isSemi()) first = this.parseSimpleStatement();
+    if (this.isSemi() && this.token.auto && this.peek().kind === 'op' && this.peek().text === '{' && first?.kind === 'ExprStmt') {
+      this.report('SYNTAX_ERROR', this.at(), `unexpected newline: put the opening { on the same line as ${keyword}`);
+      this.next();
+      return { init, expr: first.expr };
+    }
+    if (this.isSemi()) {
       if (this.token.auto) this.fail('SYNTAX_ERROR', this.at(), `unexpected newline: put the opening { on the same line as ${keyword}`);
       this.next();
       init = first;
@@ -412,7 +446,7 @@ class Parser {
     if (!expr) this.fail('SYNTAX_ERROR', this.at(), 'missing condition in if statement');
     const then = this.parseBlock('after the if condition');
     let otherwise: IfStmt | Block | null = null;
-    if (this.token.kind === 'semi' && this.token.auto && this.peek().kind === 'keyword' && this.peek().text === 'else') {
+    if (this.isSemi() && this.token.auto && this.peek().kind === 'keyword' && this.peek().text === 'else') {
       // Go's newline rule ends the if at '}'; say so instead of "unexpected else", and read on.
       this.next();
       this.report('ELSE_ON_NEW_LINE', this.at(), 'else must be on the same line as the closing } of the if block: write } else {');
@@ -433,7 +467,7 @@ class Parser {
     this.expectOp('{', 'to open the switch body');
     this.enter(at);
     const clauses: CaseClause[] = [];
-    while (!this.isOp('}') && this.token.kind !== 'eof') {
+    while (!this.isOp('}') && !this.isEof()) {
       const clauseAt = this.at();
       if (this.isKeyword('case')) {
         this.next();
@@ -444,12 +478,13 @@ class Parser {
         this.next();
         this.expectOp(':', 'after default');
         clauses.push({ kind: 'CaseClause', line: clauseAt.line, column: clauseAt.column, values: null, body: this.parseStatementList('clause') });
-      } else if (this.token.kind === 'semi') {
+      } else if (this.isSemi()) {
         this.next();
       } else {
         this.report('SYNTAX_ERROR', clauseAt, `expected case or default, found ${this.describe()}`);
         this.recovered = true;
-        while (!this.isOp('}') && !this.isKeyword('case') && !this.isKeyword('default') && this.token.kind !== 'eof') this.synchronize();
+        const level = this.open;
+        while (!this.isOp('}') && !this.isKeyword('case') && !this.isKeyword('default') && !this.isEof()) this.synchronize(level);
       }
     }
     this.leave();
@@ -545,7 +580,7 @@ class Parser {
         case 'func':
           this.report('UNSUPPORTED_FUNCTION_VARIABLE', at, 'variables of function type are not supported; declare the closure with its body: name := func(...) T { ... }');
           this.next();
-          this.parseParameters();
+          this.skipBalancedFrom('(', ')', false);
           this.parseResults();
           return this.typeRef(at, 'invalid');
         case 'struct':
@@ -567,6 +602,21 @@ class Parser {
     }
   }
 
+  /** Skips a construct's header and its { ... } body. */
+  private skipToBlock(): void {
+    let depth = 0;
+    while (!this.isEof()) {
+      if (this.isOp('(') || this.isOp('[')) depth++;
+      else if (this.isOp(')') || this.isOp(']')) depth = Math.max(0, depth - 1);
+      else if (depth === 0 && this.isOp('}')) return;
+      else if (depth === 0 && this.isOp('{')) {
+        this.skipBalancedFrom('{', '}', false);
+        return;
+      }
+      this.next();
+    }
+  }
+
   /** Skips from an opening token to its matching close (both consumed). */
   private skipBalancedFrom(open: string, close: string, alreadyOpen: boolean): void {
     let depth = alreadyOpen ? 1 : 0;
@@ -575,7 +625,7 @@ class Parser {
       this.next();
       depth = 1;
     }
-    while (depth > 0 && this.token.kind !== 'eof') {
+    while (depth > 0 && !this.isEof()) {
       if (this.isOp(open)) depth++;
       else if (this.isOp(close)) depth--;
       this.next();
@@ -729,10 +779,20 @@ class Parser {
     this.enter(open);
     const args: Expr[] = [];
     let spread = false;
+    // make and new take a type first; read it as one so that the checker reports the built-in itself.
+    const takesType = callee.kind === 'Ident' && (callee.name === 'make' || callee.name === 'new');
     while (!this.isOp(')')) {
-      if (this.token.kind === 'eof') this.fail('SYNTAX_ERROR', this.at(), `missing ')' to close the call opened at line ${open.line}`);
-      if (spread) this.report('INVALID_SPREAD', args[args.length - 1], 'can only use ... with the final argument');
-      args.push(this.parseExpression());
+      if (this.isEof()) this.fail('SYNTAX_ERROR', this.at(), `missing ')' to close the call opened at line ${open.line}`);
+      if (spread) {
+        const misplaced = args[args.length - 1];
+        this.report('INVALID_SPREAD', misplaced, 'can only use ... with the final argument');
+        args[args.length - 1] = { kind: 'BadExpr', line: misplaced.line, column: misplaced.column, parts: [misplaced] };
+        spread = false;
+      }
+      if (takesType && args.length === 0) {
+        const type = this.parseType();
+        args.push({ kind: 'BadExpr', line: type.line, column: type.column, parts: [] });
+      } else args.push(this.parseExpression());
       if (this.isOp('...')) {
         spread = true;
         this.next();
@@ -742,7 +802,7 @@ class Parser {
         continue;
       }
       if (this.isOp(')')) break;
-      if (this.token.kind === 'semi' && this.token.auto) this.fail('SYNTAX_ERROR', this.at(), 'unexpected newline in argument list; possibly missing comma or )');
+      if (this.isSemi() && this.token.auto) this.fail('SYNTAX_ERROR', this.at(), 'unexpected newline in argument list; possibly missing comma or )');
       this.fail('SYNTAX_ERROR', this.at(), `expected ',' or ')' in argument list, found ${this.describe()}`);
     }
     this.leave();
@@ -809,12 +869,11 @@ class Parser {
     let supported = true;
     if (this.isOp(']')) {
       this.next();
-      const elementAt = this.at();
       const element = this.parseType();
       if (element.name !== 'string') {
         supported = false;
         if (element.name !== 'invalid') {
-          this.report('UNSUPPORTED_COMPOSITE_LITERAL', elementAt, `[]${element.name === 'list' ? '[]string' : element.name}{...} is not available; the only list literal is []string{...}`);
+          this.report('UNSUPPORTED_COMPOSITE_LITERAL', at, `[]${element.name === 'list' ? '[]string' : element.name}{...} is not available; the only list literal is []string{...}`);
         }
       }
     } else {
@@ -828,7 +887,7 @@ class Parser {
     this.enter(at);
     const elements: Expr[] = [];
     while (!this.isOp('}')) {
-      if (this.token.kind === 'eof') this.fail('SYNTAX_ERROR', this.at(), `missing '}' to close the list opened at line ${at.line}`);
+      if (this.isEof()) this.fail('SYNTAX_ERROR', this.at(), `missing '}' to close the list opened at line ${at.line}`);
       const element = this.parseExpression();
       if (this.isOp(':')) this.fail('SYNTAX_ERROR', this.at(), 'keyed elements are not supported; list the values: []string{"a", "b"}');
       elements.push(element);
@@ -837,7 +896,7 @@ class Parser {
         continue;
       }
       if (this.isOp('}')) break;
-      if (this.token.kind === 'semi' && this.token.auto) this.fail('SYNTAX_ERROR', this.at(), 'unexpected newline in list literal; possibly missing comma or }');
+      if (this.isSemi() && this.token.auto) this.fail('SYNTAX_ERROR', this.at(), 'unexpected newline in list literal; possibly missing comma or }');
       this.fail('SYNTAX_ERROR', this.at(), `expected ',' or '}' in list literal, found ${this.describe()}`);
     }
     this.leave();

@@ -17,37 +17,24 @@ export const FALLBACK_ROUTE_KEY = 'default';
 export const MIN_UTC_OFFSET_HOURS = -12;
 export const MAX_UTC_OFFSET_HOURS = 14;
 
-export function isRouteKey(value: unknown): value is string {
+export function isRouteKey(value: unknown): boolean {
   return typeof value === 'string' && ROUTE_KEY_PATTERN.test(value);
 }
 
-export function isFieldName(value: unknown): value is string {
+export function isFieldName(value: unknown): boolean {
   return typeof value === 'string' && FIELD_NAME_PATTERN.test(value);
 }
 
 /** HHMM as an integer: 0 (00:00) .. 2359 (23:59), minutes below 60. */
-export function isClockTime(value: unknown): value is number {
+export function isClockTime(value: unknown): boolean {
   return Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 2359 && (value as number) % 100 < 60;
 }
 
-export function isUtcOffsetHours(value: unknown): value is number {
+export function isUtcOffsetHours(value: unknown): boolean {
   return Number.isInteger(value) && (value as number) >= MIN_UTC_OFFSET_HOURS && (value as number) <= MAX_UTC_OFFSET_HOURS;
 }
 
-/** UTF-8 length without allocating a buffer (lone surrogates count as U+FFFD, 3 bytes, like Buffer does). */
+/** UTF-8 length, as the size limit counts it (lone surrogates count as U+FFFD, 3 bytes). */
 export function utf8ByteLength(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4;
-        i++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
+  return Buffer.byteLength(text, 'utf8');
 }

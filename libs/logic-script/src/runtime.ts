@@ -18,20 +18,42 @@ const EMPTY: Attributes = Object.freeze({});
 export class RuntimeEnv {
   /** Local variables, one slot each; closures cannot recurse, so one frame per evaluation suffices. */
   readonly slots: RuntimeValue[];
-  private readonly visitor: Attributes;
-  private readonly trackingFields: Attributes;
-  private readonly dataBuffer: Attributes;
-  private readonly visitorTags: unknown;
+  /** Set while an evaluation runs on this environment, so a re-entrant evaluation takes a fresh one. */
+  busy = false;
+  // Mutable so that one environment can serve many evaluations without allocating (see reset).
+  visitor: Attributes = EMPTY;
+  private trackingFields: Attributes = EMPTY;
+  private dataBuffer: Attributes = EMPTY;
+  private visitorTags: unknown = undefined;
   private tagSet: ReadonlySet<string> | null = null;
-  private readonly nowMs: number;
+  private nowMs = NaN;
 
-  constructor(visitor: unknown, trackingFields: unknown, dataBuffer: unknown, visitorTags: unknown, now: unknown, slotCount: number) {
-    this.slots = slotCount === 0 ? (EMPTY_SLOTS as RuntimeValue[]) : new Array<RuntimeValue>(slotCount);
+  constructor(slotCount: number) {
+    this.slots = slotCount === 0 ? (EMPTY_SLOTS as RuntimeValue[]) : new Array<RuntimeValue>(slotCount).fill('');
+  }
+
+  /**
+   * Loads one visitor's data. Slots keep values of an earlier evaluation, which is safe: Go's scoping
+   * means every local is written before it can be read.
+   */
+  reset(visitor: unknown, trackingFields: unknown, dataBuffer: unknown, visitorTags: unknown, now: unknown): this {
     this.visitor = isRecord(visitor) ? visitor : EMPTY;
     this.trackingFields = isRecord(trackingFields) ? trackingFields : EMPTY;
     this.dataBuffer = isRecord(dataBuffer) ? dataBuffer : EMPTY;
     this.visitorTags = visitorTags;
+    this.tagSet = null;
     this.nowMs = now instanceof Date ? now.getTime() : NaN;
+    return this;
+  }
+
+  /** Drops references to the visitor's data once an evaluation is over. */
+  release(): void {
+    this.visitor = EMPTY;
+    this.trackingFields = EMPTY;
+    this.dataBuffer = EMPTY;
+    this.visitorTags = undefined;
+    this.tagSet = null;
+    this.busy = false;
   }
 
   /** A visitor string attribute; missing or non-string values read as "" (a resolution failure per spec). */

@@ -2,6 +2,7 @@ export * from './config/config';
 export * from './config/run-main';
 export * from './logging/logger';
 export * from './logging/nest-logger';
+export * from './logging/log-capture';
 export * from './rpc/rpc-failure';
 export * from './rpc/service-client';
 export * from './rpc/nats-options';

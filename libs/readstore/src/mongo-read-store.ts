@@ -3,6 +3,7 @@ import {
   Collection,
   Db,
   Filter as MongoFilter,
+  FindOptions as MongoFindOptions,
   Long,
   MongoBulkWriteError,
   MongoClient,
@@ -61,10 +62,6 @@ export class MongoReadStore implements ReadStore {
     return store;
   }
 
-  get databaseName(): string {
-    return this.db.databaseName;
-  }
-
   collection<T extends Doc = Doc>(name: string): ReadCollection<T> {
     return new MongoReadCollection<T>(this.db.collection<T>(name));
   }
@@ -80,22 +77,12 @@ class MongoReadCollection<T extends Doc> implements ReadCollection<T> {
   constructor(private readonly collection: Collection<T>) {}
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    const documents = await this.collection
-      .find(filter as MongoFilter<T>, {
-        projection: options.projection,
-        sort: options.sort as Sort | undefined,
-        limit: options.limit,
-        skip: options.skip,
-      })
-      .toArray();
+    const documents = await this.collection.find(filter as MongoFilter<T>, driverOptions(options)).toArray();
     return documents as T[];
   }
 
   async findOne(filter: Filter, options: Pick<FindOptions, 'projection' | 'sort'> = {}): Promise<T | null> {
-    const document = await this.collection.findOne(filter as MongoFilter<T>, {
-      projection: options.projection,
-      sort: options.sort as Sort | undefined,
-    });
+    const document = await this.collection.findOne(filter as MongoFilter<T>, driverOptions(options));
     return document as T | null;
   }
 
@@ -131,6 +118,17 @@ class MongoReadCollection<T extends Doc> implements ReadCollection<T> {
   async createIndex(keys: SortSpec, options: { unique?: boolean; name?: string } = {}): Promise<string> {
     return this.collection.createIndex(keys, { ...(options.unique !== undefined && { unique: options.unique }), ...(options.name && { name: options.name }) });
   }
+}
+
+/** The driver's find options, with only the keys the caller set. */
+function driverOptions(options: FindOptions): MongoFindOptions {
+  const { sort, projection, limit, skip } = options;
+  return {
+    ...(sort && { sort: sort as Sort }),
+    ...(projection && { projection }),
+    ...(limit !== undefined && { limit }),
+    ...(skip !== undefined && { skip }),
+  };
 }
 
 function countsOf(result: BulkWriteResult): BulkWriteResult {

@@ -272,6 +272,7 @@ export function describeReadStoreContract(adapterName: string, factory: ReadStor
             { replaceOne: { filter: { _id: 'a2' }, replacement: { _id: 'other', status: 'x' } } }, // _id is immutable
             { updateOne: { filter: { _id: 'a3' }, update: { $set: { score: 1 }, $inc: { score: 1 } } } }, // conflicting operators
             { updateOne: { filter: { _id: 'a4' }, update: { $set: { status: 'ok' } } } },
+            { updateOne: { filter: { _id: 'a5' }, update: { $set: { 'status.detail': 'x' } } } }, // a field inside a string: PathNotViable
           ]),
         );
         const codes = [...error.failures].sort((a, b) => a.index - b.index).map(({ index, code }) => [index, code]);
@@ -279,10 +280,24 @@ export function describeReadStoreContract(adapterName: string, factory: ReadStor
           [0, 14],
           [1, 66],
           [2, 40],
+          [4, 28],
         ]);
         expect(error.result).toEqual({ ...NO_WRITES, matchedCount: 1, modifiedCount: 1 });
         expect(await items.findOne({ _id: 'a1' })).toEqual(ITEMS[0]);
         expect(await items.findOne({ _id: 'a3' })).toEqual(ITEMS[2]);
+        expect(await items.findOne({ _id: 'a5' })).toEqual(ITEMS[4]);
+      });
+
+      it('applies $set, $unset and $inc on nested paths, creating missing parents', async () => {
+        const items = await seeded();
+        const update = { $set: { 'stats.views': 1, 'meta.owner': 'zed' }, $unset: { 'meta.depth': '', missing: '' }, $inc: { score: -2, 'stats.clicks': 3 } };
+        const result = await items.bulkWrite([
+          { updateOne: { filter: { _id: 'a1' }, update } },
+          { updateOne: { filter: { _id: 'a2' }, update: { $unset: { missing: '' }, $inc: { score: 0 } } } }, // changes nothing
+        ]);
+        expect(result).toEqual({ ...NO_WRITES, matchedCount: 2, modifiedCount: 1 });
+        expect(await items.findOne({ _id: 'a1' })).toEqual({ ...ITEMS[0], score: 8, meta: { owner: 'zed' }, stats: { views: 1, clicks: 3 } });
+        expect(await items.findOne({ _id: 'a2' })).toEqual(ITEMS[1]);
       });
 
       it('updates every matching document with updateMany', async () => {

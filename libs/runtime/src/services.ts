@@ -6,7 +6,6 @@ import {
   PinoNestLogger,
   ProxyServiceClient,
   ReadinessCheck,
-  RpcErrorFilter,
   createLogger,
   createMetricsRegistry,
   loadConfig,
@@ -37,7 +36,6 @@ async function startNatsService(
 ): Promise<RunningApp> {
   const logger = createLogger(name, config.LOG_LEVEL);
   const app = await NestFactory.createMicroservice(module, { ...natsServerOptions(config.NATS_URL, name), logger: new PinoNestLogger(logger) });
-  app.useGlobalFilters(new RpcErrorFilter(logger));
   await app.listen();
   const metrics = createMetricsRegistry({ defaultLabels: { app: name } });
   const ops = await startOpsServer({ port: config.OPS_PORT, checks: checks(app), registry: metrics });

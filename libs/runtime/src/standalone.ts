@@ -1,6 +1,6 @@
 import { INestApplicationContext, Module } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Config, InProcessBus, InProcessClient, InProcessServer, PinoNestLogger, ProxyServiceClient, RpcErrorFilter, createLogger, createMetricsRegistry, loadConfig } from '@funnel/platform';
+import { Config, InProcessBus, InProcessClient, InProcessServer, PinoNestLogger, ProxyServiceClient, createLogger, createMetricsRegistry, loadConfig } from '@funnel/platform';
 import { AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
@@ -52,8 +52,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   class StandaloneModule {}
 
   app = await createGatewayApp(StandaloneModule, new PinoNestLogger(logger));
-  const services = app.connectMicroservice({ strategy: new InProcessServer(bus) });
-  services.useGlobalFilters(new RpcErrorFilter());
+  app.connectMicroservice({ strategy: new InProcessServer(bus) });
   await app.startAllMicroservices();
   await app.listen(config.PORT, config.HOST);
   const port = (app.getHttpServer().address() as { port: number }).port;

@@ -1,4 +1,3 @@
 export * from './nats-server';
 export * from './net';
 export * from './temp-dir';
-export * from './log-capture';

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { freePort, waitForPort } from './net';
+import { freePort, greets, waitUntil } from './net';
 import { tempDir } from './temp-dir';
 
 export interface NatsServerOptions {
@@ -58,7 +58,11 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
       stderr += String(error);
     });
     try {
-      await waitForPort(port, HOST, startTimeoutMs, () => exited);
+      // NATS greets every connection with its INFO line: that, not a bare TCP accept, means ready.
+      await waitUntil(() => greets(port, HOST, 'INFO '), `${COMMAND} serves ${HOST}:${port}`, {
+        timeoutMs: startTimeoutMs,
+        isAborted: () => exited,
+      });
     } catch (error) {
       serverProcess.kill('SIGKILL');
       throw new Error(`${COMMAND} did not start on ${HOST}:${port}: ${(error as Error).message}\n${stderr}`);

@@ -13,23 +13,39 @@ export function freePort(host = '127.0.0.1'): Promise<number> {
   });
 }
 
-/** Resolves once something accepts TCP connections on host:port; rejects after `timeoutMs`. */
-export async function waitForPort(port: number, host = '127.0.0.1', timeoutMs = 10_000, isAborted: () => boolean = () => false): Promise<void> {
+export interface WaitOptions {
+  timeoutMs?: number;
+  intervalMs?: number;
+  /** Stops waiting early, e.g. when the process that should answer has exited. */
+  isAborted?: () => boolean;
+}
+
+/** Polls `condition` until it holds; rejects when aborted or after `timeoutMs` (10 s). */
+export async function waitUntil(condition: () => Promise<boolean>, description: string, options: WaitOptions = {}): Promise<void> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
   const deadline = Date.now() + timeoutMs;
-  while (!(await canConnect(port, host))) {
-    if (isAborted()) throw new Error(`gave up waiting for ${host}:${port}`);
-    if (Date.now() > deadline) throw new Error(`nothing accepted connections on ${host}:${port} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  while (!(await condition())) {
+    if (options.isAborted?.()) throw new Error(`gave up waiting until ${description}`);
+    if (Date.now() > deadline) throw new Error(`not ${description} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 50));
   }
 }
 
-function canConnect(port: number, host: string): Promise<boolean> {
+/**
+ * Connects to host:port and resolves true once the first bytes received start with `greeting`
+ * (false on refusal, silence for a second, or anything else). With an empty greeting, accepting
+ * the connection is enough.
+ */
+export function greets(port: number, host: string, greeting = ''): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ port, host });
-    socket.once('connect', () => {
+    const finish = (result: boolean) => {
       socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
+      resolve(result);
+    };
+    socket.setTimeout(1000, () => finish(false));
+    socket.once('error', () => finish(false));
+    if (greeting === '') socket.once('connect', () => finish(true));
+    else socket.once('data', (chunk: Buffer) => finish(chunk.toString('latin1').startsWith(greeting)));
   });
 }

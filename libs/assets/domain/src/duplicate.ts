@@ -18,7 +18,7 @@ export function duplicateRecord(
   if (request.parentId !== undefined && kind.categoryType) merged.idCategory = request.parentId;
   Object.assign(merged, request.bodyUpdates ?? {});
   for (const field of PROTECTED_FIELDS) delete merged[field];
-  delete merged.categoryName;
+  for (const field of kind.derivedFields ?? []) delete merged[field];
   merged[kind.idField] = newId;
   merged.status = 'active';
   return merged as AssetRecord;

@@ -180,7 +180,7 @@ export class AssetCommands {
   private toRecord(kind: AssetKindDescriptor, dto: object, current: AssetRecord | null): AssetRecord {
     const record: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(dto)) if (value !== undefined) record[key] = value;
-    delete record.categoryName;
+    for (const field of kind.derivedFields ?? []) delete record[field];
     if (record.status === 'deleted') throw ServiceError.badRequest(ErrorCodes.VALIDATION, 'status deleted is set by the delete endpoint, not by save');
     // Placement fields keep their current value when an update leaves them out.
     record.status = record.status ?? current?.status ?? 'active';
@@ -190,11 +190,7 @@ export class AssetCommands {
 
   /** An asset can only be placed in a live category of its own category type. */
   private async checkCategoryReference(kind: AssetKindDescriptor, context: CallerContext, idCategory: unknown): Promise<void> {
-    if (!kind.categoryType) {
-      if (idCategory !== undefined && idCategory !== '') throw ServiceError.badRequest(ErrorCodes.VALIDATION, `${kind.kind} assets have no category`);
-      return;
-    }
-    if (typeof idCategory !== 'string' || idCategory === '') return;
+    if (!kind.categoryType || typeof idCategory !== 'string' || idCategory === '') return;
     const category = await this.queries.current('category', context.accountId, idCategory);
     if (!category || category.status === 'deleted') {
       throw ServiceError.badRequest(ErrorCodes.VALIDATION, `category ${idCategory} does not exist`, [{ field: 'idCategory', problems: ['category not found'] }]);

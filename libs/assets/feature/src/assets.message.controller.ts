@@ -1,6 +1,7 @@
-import { Controller, Type } from '@nestjs/common';
+import { Controller, Type, UseFilters } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { RpcErrorFilter } from '@funnel/platform';
 import { AssetKindDescriptor, AssetOperation, AssetRequestBody, RpcRequest, ServiceError, assetSubject } from '@funnel/contracts';
 import { RunAssetCommand, RunAssetQuery, isQueryOperation } from './asset-operations';
 
@@ -15,6 +16,7 @@ export interface AssetReply {
  */
 export function createAssetsMessageController(kinds: readonly AssetKindDescriptor[]): Type<unknown> {
   @Controller()
+@UseFilters(new RpcErrorFilter())
   class AssetsMessageController {
     constructor(
       readonly commandBus: CommandBus,

@@ -71,6 +71,8 @@ export interface AssetKindDescriptor {
   findByStatusFilters: QueryFilter[];
   /** Delete and archive take a ParentMutationRequest (children cascade) instead of a StringList. */
   isParent: boolean;
+  /** Fields shown on reads but derived by the service (e.g. a tag's categoryName); ignored on writes. */
+  derivedFields?: string[];
   /** Fields an update may not change (e.g. a category's categoryType). */
   immutableFields?: string[];
 }

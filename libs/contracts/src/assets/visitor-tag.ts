@@ -32,4 +32,5 @@ export const VISITOR_TAG_KIND: AssetKindDescriptor = {
   },
   findByStatusFilters: [{ param: 'idCategory', field: 'idCategory', required: false }],
   isParent: false,
+  derivedFields: ['categoryName'],
 };

@@ -1,9 +1,11 @@
-import { Controller } from '@nestjs/common';
+import { Controller, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { RpcErrorFilter } from '@funnel/platform';
 import { AuthenticateApiKeyRequest, IdentitySubjects, Principal, RpcRequest } from '@funnel/contracts';
 import { IdentityService } from './identity.service';
 
 @Controller()
+@UseFilters(new RpcErrorFilter())
 export class IdentityMessageController {
   constructor(private readonly identity: IdentityService) {}
 

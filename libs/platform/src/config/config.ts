@@ -24,18 +24,15 @@ export class ConfigError extends Error {
 export interface ConfigRule<T> {
   /** Human wording of the rule, used in error lines ("an integer from 100 to 5000"). */
   readonly description: string;
-  /** Returns the typed value, or an `Invalid` describing why the raw text was rejected. */
-  read(raw: string | undefined): T | Invalid;
+  /** The typed value, or INVALID_CONFIG_VALUE when the raw text (undefined: unset) breaks the rule. */
+  read(raw: string | undefined): T | typeof INVALID_CONFIG_VALUE;
 }
 
 export type ConfigSpec = Record<string, ConfigRule<unknown>>;
 export type Config<S extends ConfigSpec> = { readonly [K in keyof S]: S[K] extends ConfigRule<infer T> ? T : never };
 
-class Invalid {
-  constructor(readonly reason: 'missing' | 'bad') {}
-}
-const MISSING = new Invalid('missing');
-const BAD = new Invalid('bad');
+/** What a rule returns for a value it rejects, or for a required value that is missing. */
+export const INVALID_CONFIG_VALUE: unique symbol = Symbol('invalid configuration value');
 
 const SECRET_NAME = /KEY|SECRET|PASSWORD|TOKEN/i;
 const MAX_ECHOED_LENGTH = 80;
@@ -45,18 +42,18 @@ export function loadConfig<S extends ConfigSpec>(spec: S, env: NodeJS.ProcessEnv
   for (const [variable, rule] of Object.entries(spec)) {
     const raw = env[variable] === '' ? undefined : env[variable];
     const value = rule.read(raw);
-    if (value instanceof Invalid) {
-      throw new ConfigError(variable, rule.description, describeProblem(variable, rule, value, raw));
+    if (value === INVALID_CONFIG_VALUE) {
+      const problem = raw === undefined ? `is required: set it to ${rule.description}` : describeBadValue(variable, rule, raw);
+      throw new ConfigError(variable, rule.description, problem);
     }
     config[variable] = value;
   }
   return Object.freeze(config) as Config<S>;
 }
 
-function describeProblem(variable: string, rule: ConfigRule<unknown>, invalid: Invalid, raw: string | undefined): string {
-  if (invalid.reason === 'missing') return `is required: set it to ${rule.description}`;
+function describeBadValue(variable: string, rule: ConfigRule<unknown>, raw: string): string {
   if (SECRET_NAME.test(variable)) return `must be ${rule.description} (value hidden: the name looks like a secret)`;
-  const shown = raw!.length > MAX_ECHOED_LENGTH ? `${raw!.slice(0, MAX_ECHOED_LENGTH)}...` : raw!;
+  const shown = raw.length > MAX_ECHOED_LENGTH ? `${raw.slice(0, MAX_ECHOED_LENGTH)}...` : raw;
   // JSON quoting keeps control characters and newlines from breaking the one-line message.
   return `must be ${rule.description}, got ${JSON.stringify(shown)}`;
 }
@@ -69,14 +66,14 @@ type WithDefault<T> = { default: T; optional?: false } | { default?: undefined; 
 type Optional = { optional: true; default?: undefined };
 
 /** Shared handling of unset values: default, optional (undefined), or missing. */
-function rule<T>(description: string, presence: Presence<T>, parse: (raw: string) => T | Invalid): ConfigRule<T> {
+function rule<T>(description: string, presence: Presence<T>, parse: (raw: string) => T | typeof INVALID_CONFIG_VALUE): ConfigRule<T> {
   const suffix = presence.default !== undefined ? ` (default ${String(presence.default)})` : '';
   return {
     description: description + suffix,
     read(raw) {
       if (raw === undefined) {
         if (presence.default !== undefined) return presence.default;
-        return presence.optional ? (undefined as T) : MISSING;
+        return presence.optional ? (undefined as T) : INVALID_CONFIG_VALUE;
       }
       return parse(raw);
     },
@@ -91,7 +88,7 @@ export function string(options?: WithDefault<string> & StringOptions): ConfigRul
 export function string(options: Presence<string> & StringOptions = {}): ConfigRule<string | undefined> {
   const minLength = options.minLength ?? 0;
   const description = minLength > 0 ? `a string of at least ${minLength} characters` : 'a string';
-  return rule(description, options, (raw) => (raw.length >= minLength ? raw : BAD));
+  return rule(description, options, (raw) => (raw.length >= minLength ? raw : INVALID_CONFIG_VALUE));
 }
 
 export interface IntOptions {
@@ -121,9 +118,9 @@ function integerRule(presence: Presence<number>, min = Number.MIN_SAFE_INTEGER, 
           ? ` of at most ${max}`
           : '';
   return rule(`${noun}${bounds}`, presence, (raw) => {
-    if (!/^[+-]?\d+$/.test(raw.trim())) return BAD;
+    if (!/^[+-]?\d+$/.test(raw.trim())) return INVALID_CONFIG_VALUE;
     const value = Number(raw);
-    return Number.isSafeInteger(value) && value >= min && value <= max ? value : BAD;
+    return Number.isSafeInteger(value) && value >= min && value <= max ? value : INVALID_CONFIG_VALUE;
   });
 }
 
@@ -137,16 +134,16 @@ export function url(options: Presence<string> & UrlOptions = {}): ConfigRule<str
   const protocols = options.protocols;
   const description = protocols ? `a URL (${protocols.map((p) => `${p}://`).join(', ')})` : 'a URL';
   return rule(description, options, (raw) => {
-    if (!URL.canParse(raw)) return BAD;
+    if (!URL.canParse(raw)) return INVALID_CONFIG_VALUE;
     const scheme = new URL(raw).protocol.slice(0, -1);
-    return !protocols || protocols.includes(scheme) ? raw : BAD;
+    return !protocols || protocols.includes(scheme) ? raw : INVALID_CONFIG_VALUE;
   });
 }
 
 export function oneOf<const V extends string>(values: readonly V[], options: Optional): ConfigRule<V | undefined>;
 export function oneOf<const V extends string>(values: readonly V[], options?: WithDefault<NoInfer<V>>): ConfigRule<V>;
 export function oneOf<const V extends string>(values: readonly V[], options: Presence<V> = {}): ConfigRule<V | undefined> {
-  return rule(`one of ${values.join(', ')}`, options, (raw) => ((values as readonly string[]).includes(raw) ? (raw as V) : BAD));
+  return rule(`one of ${values.join(', ')}`, options, (raw) => ((values as readonly string[]).includes(raw) ? (raw as V) : INVALID_CONFIG_VALUE));
 }
 
 const TRUE_WORDS = ['true', '1', 'yes', 'on'];
@@ -156,6 +153,6 @@ export function bool(options?: WithDefault<boolean>): ConfigRule<boolean>;
 export function bool(options: Presence<boolean> = {}): ConfigRule<boolean | undefined> {
   return rule('true or false (also 1/0, yes/no, on/off)', options, (raw) => {
     const word = raw.trim().toLowerCase();
-    return TRUE_WORDS.includes(word) ? true : FALSE_WORDS.includes(word) ? false : BAD;
+    return TRUE_WORDS.includes(word) ? true : FALSE_WORDS.includes(word) ? false : INVALID_CONFIG_VALUE;
   });
 }

@@ -50,7 +50,9 @@ export class InProcessServer extends Server<Record<string, never>, InProcessStat
   }
 
   deliverRequest(pattern: string, data: unknown, respond: (packet: WritePacket) => void): () => void {
-    const handler = this.getHandlerByPattern(pattern);
+    // The bus hands over normalized patterns, so a map lookup suffices: getHandlerByPattern first
+    // tries JSON.parse on the subject, and the exception that throws took a fifth of the round trip.
+    const handler = this.messageHandlers.get(pattern);
     if (!handler) {
       // Same packet a remote Nest server sends for an unknown pattern.
       respond({ err: NO_MESSAGE_HANDLER, isDisposed: true });
@@ -60,10 +62,16 @@ export class InProcessServer extends Server<Record<string, never>, InProcessStat
     let cancelled = false;
     let subscription: Subscription | undefined;
     const reply = (packet: WritePacket) => {
-      if (packet.isDisposed || packet.err) this.onProcessingEndHook?.(this.transportId!, context);
-      respond({ err: copyAcrossBoundary(packet.err), response: copyAcrossBoundary(packet.response), isDisposed: packet.isDisposed });
+      if (packet.isDisposed || packet.err) this.onProcessingEndHook?.(IN_PROCESS_TRANSPORT, context);
+      try {
+        respond({ err: copyAcrossBoundary(packet.err), response: copyAcrossBoundary(packet.response), isDisposed: packet.isDisposed });
+      } catch (error) {
+        // A reply JSON cannot carry (a cycle, a BigInt) fails here as it would on the wire.
+        this.logger.error(error);
+        respond({ err: 'reply could not be serialized', isDisposed: true });
+      }
     };
-    void this.onProcessingStartHook(this.transportId!, context, async () => {
+    void this.onProcessingStartHook(IN_PROCESS_TRANSPORT, context, async () => {
       try {
         const response$ = this.transformToObservable(await handler(copyAcrossBoundary(data), context));
         // Server.send delivers like remote transports do: on the next tick, with the final

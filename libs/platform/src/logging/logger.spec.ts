@@ -1,4 +1,4 @@
-import { captureLogs } from '@funnel/testing';
+import { captureLogs } from './log-capture';
 import { PinoNestLogger } from './nest-logger';
 
 describe('createLogger', () => {

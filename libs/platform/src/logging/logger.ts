@@ -39,6 +39,14 @@ export interface LoggerOptions {
   destination?: DestinationStream;
 }
 
+let stdout: DestinationStream | undefined;
+
+/** One synchronous stdout stream for every logger: lines are never lost on process.exit. */
+function stdoutDestination(): DestinationStream {
+  stdout ??= pino.destination({ dest: 1, sync: true });
+  return stdout;
+}
+
 /** A pino logger writing one JSON object per line, with secret fields redacted. */
 export function createLogger(name: string, level: LogLevel = 'info', options: LoggerOptions = {}): Logger {
   return pino(
@@ -49,6 +57,6 @@ export function createLogger(name: string, level: LogLevel = 'info', options: Lo
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
-    options.destination ?? pino.destination({ dest: 1, sync: true }),
+    options.destination ?? stdoutDestination(),
   );
 }

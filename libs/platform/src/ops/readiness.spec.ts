@@ -1,4 +1,5 @@
-import { readinessReport } from './readiness';
+import { Subject } from 'rxjs';
+import { readinessReport, transportReadinessCheck } from './readiness';
 
 describe('readinessReport', () => {
   it('is ready when every check passes, with each result by name', async () => {
@@ -44,5 +45,23 @@ describe('readinessReport', () => {
 
   it('is ready with no checks', async () => {
     expect(await readinessReport([])).toEqual({ ready: true, checks: {} });
+  });
+});
+
+describe('transportReadinessCheck', () => {
+  it('follows the transport status: ready only while connected', async () => {
+    const status = new Subject<string>();
+    const check = transportReadinessCheck('nats', { status });
+    expect(await readinessReport([check])).toEqual({ ready: false, checks: { nats: false } });
+    status.next('connected');
+    expect(await check.check()).toBe(true);
+    status.next('disconnected');
+    expect(await check.check()).toBe(false);
+    status.next('reconnecting');
+    expect(await check.check()).toBe(false);
+    status.next('connected');
+    expect(await check.check()).toBe(true);
+    check.dispose();
+    expect(status.observed).toBe(false);
   });
 });

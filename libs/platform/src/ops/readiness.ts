@@ -1,3 +1,5 @@
+import type { Observable } from 'rxjs';
+
 export type ReadinessCheck = { name: string; check: () => Promise<boolean> | boolean };
 
 export interface ReadinessReport {
@@ -30,4 +32,20 @@ async function runCheck(readiness: ReadinessCheck, timeoutMs: number): Promise<b
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Anything that reports its connection state the way Nest transports do (ClientProxy, Server). */
+export interface StatusReporter {
+  readonly status: Observable<string>;
+}
+
+/**
+ * Ready while the transport's last reported status is `connected` (ClientNats, ServerNats, and the
+ * in-process transport report it). A ClientNats connects on first use, so call `connect()` at start
+ * for the gateway to become ready. `dispose()` stops following the status.
+ */
+export function transportReadinessCheck(name: string, transport: StatusReporter): ReadinessCheck & { dispose(): void } {
+  let connected = false;
+  const subscription = transport.status.subscribe((status) => (connected = status === 'connected'));
+  return { name, check: () => connected, dispose: () => subscription.unsubscribe() };
 }

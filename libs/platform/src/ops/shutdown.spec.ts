@@ -1,4 +1,4 @@
-import { captureLogs } from '@funnel/testing';
+import { captureLogs } from '../logging/log-capture';
 import { onShutdownSignals } from './shutdown';
 
 /** Signals are delivered with process.emit: the listeners run, nothing is really sent to the process. */

@@ -1,5 +1,6 @@
 import { type RpcRequest, ServiceError } from '@funnel/contracts';
-import { type CapturedLogs, type RunningNatsServer, captureLogs, freePort, startNatsServer } from '@funnel/testing';
+import { type RunningNatsServer, freePort, startNatsServer } from '@funnel/testing';
+import { type CapturedLogs, captureLogs } from '../logging/log-capture';
 import { Controller, Inject, type INestMicroservice } from '@nestjs/common';
 import { ClientNats, EventPattern, MessagePattern, type MicroserviceOptions, Payload } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
@@ -10,6 +11,7 @@ import { InProcessClient } from '../in-process/in-process-client';
 import { InProcessServer } from '../in-process/in-process-server';
 import { PinoNestLogger } from '../logging/nest-logger';
 import { createMetricsRegistry, type Registry, RpcMetrics, RpcMetricsInterceptor } from '../ops/metrics';
+import { readinessReport, transportReadinessCheck } from '../ops/readiness';
 import { natsClientOptions, natsServerOptions } from './nats-options';
 import { RpcErrorFilter } from './rpc-error.filter';
 import { ProxyServiceClient } from './service-client';
@@ -21,7 +23,7 @@ import { ProxyServiceClient } from './service-client';
 const DEMO_SUBJECT = 'demo.echo.run';
 const DEMO_EVENT = 'demo.events.pinged';
 
-type DemoMode = 'echo' | 'promise' | 'observable' | 'not-found' | 'crash' | 'hang' | 'mutate' | 'date' | 'stored';
+type DemoMode = 'echo' | 'promise' | 'observable' | 'not-found' | 'crash' | 'hang' | 'mutate' | 'date' | 'stored' | 'cycle';
 interface DemoBody {
   mode: DemoMode;
   text?: string;
@@ -68,6 +70,11 @@ class DemoController {
       case 'stored':
         // Returns internal state: the caller must get a copy, not the object itself.
         return this.instance.stored;
+      case 'cycle': {
+        const node: Record<string, unknown> = {};
+        node['self'] = node;
+        return node;
+      }
     }
   }
 
@@ -313,11 +320,16 @@ describe('NATS outages', () => {
     const nats = await startNatsServer();
     const service = await startDemoService('survivor', natsServerOptions(nats.url, 'demo', natsTestOverrides));
     await flushSubscriptions(service);
-    const client = new ProxyServiceClient(new ClientNats(natsClientOptions(nats.url).options), { logger: captureLogs().logger });
+    const proxy = new ClientNats(natsClientOptions(nats.url).options);
+    const client = new ProxyServiceClient(proxy, { logger: captureLogs().logger });
+    const checks = [transportReadinessCheck('gateway-nats', proxy), transportReadinessCheck('service-nats', service.app)];
+    const readiness = async () => (await readinessReport(checks)).checks;
     try {
       await expect(client.request(DEMO_SUBJECT, demoRequest({ mode: 'echo', text: 'before' }))).resolves.toMatchObject({ text: 'before' });
+      expect(await readiness()).toEqual({ 'gateway-nats': true, 'service-nats': true });
 
       await nats.stop();
+      await eventually(async () => expect(await readiness()).toEqual({ 'gateway-nats': false, 'service-nats': false }), 5000);
       // A request racing the outage is lost and ends with the timeout (4 s); later ones fail at once.
       for (const attempt of ['right after', 'a bit later']) {
         const { result: error, ms } = await timed(failureOf(client.request(DEMO_SUBJECT, demoRequest({ mode: 'echo', text: attempt }))));
@@ -325,11 +337,13 @@ describe('NATS outages', () => {
         expect(ms).toBeLessThan(5000);
       }
 
-      await nats.restart!();
+      await nats.restart();
       // Both the caller and the service reconnect by themselves.
       const reply = await eventually(() => client.request(DEMO_SUBJECT, demoRequest({ mode: 'echo', text: 'after' })), 15_000);
       expect(reply).toMatchObject({ instance: 'survivor', text: 'after' });
+      await eventually(async () => expect(await readiness()).toEqual({ 'gateway-nats': true, 'service-nats': true }), 5000);
     } finally {
+      checks.forEach((check) => check.dispose());
       await client.close();
       await service.close();
       await nats.stop();
@@ -441,6 +455,12 @@ describe('in-process transport', () => {
     first.items.push('added by caller');
     await expect(client.request(DEMO_SUBJECT, demoRequest({ mode: 'stored' }))).resolves.toEqual({ items: ['original'] });
     expect(demo.instance.stored.items).toEqual(['original']);
+  });
+
+  it('answers 500 at once for a reply JSON cannot carry, as the wire would fail', async () => {
+    const { result: error, ms } = await timed(failureOf(client.request(DEMO_SUBJECT, demoRequest({ mode: 'cycle' }))));
+    expect(error).toMatchObject({ status: 500, code: 'INTERNAL', correlationId: expect.any(String) });
+    expect(ms).toBeLessThan(1000);
   });
 
   it('delivers an emitted event to every server listening to it, each with its own copy', async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type RpcRequest, ServiceError } from '@funnel/contracts';
+import { type RpcRequest, ServiceError, type ServiceErrorShape } from '@funnel/contracts';
 import type { ClientProxy } from '@nestjs/microservices';
 import type { Logger } from 'pino';
 import { lastValueFrom, timeout } from 'rxjs';
@@ -45,8 +45,8 @@ export class ProxyServiceClient implements ServiceClient {
   async request<T>(subject: string, payload: RpcRequest): Promise<T> {
     const startedAt = performance.now();
     try {
-      // One reply per request, so bounding the first reply bounds the whole call, the lazy
-      // connect that ClientProxy.send starts with included.
+      // Request/reply yields one reply, so a limit on the first one bounds the whole call,
+      // including the lazy connect that ClientProxy.send begins with.
       const reply$ = this.proxy.send<T, RpcRequest>(subject, payload).pipe(timeout({ first: this.timeoutMs }));
       const reply = await lastValueFrom(reply$, { defaultValue: undefined as T });
       this.metrics?.observe(subject, 'ok', (performance.now() - startedAt) / 1000);
@@ -66,7 +66,7 @@ export class ProxyServiceClient implements ServiceClient {
     const requestCorrelationId = payload?.context?.correlationId;
     switch (classifyRpcFailure(error)) {
       case 'service-error':
-        return error instanceof ServiceError ? error : ServiceError.fromShape(error as ServiceError);
+        return error instanceof ServiceError ? error : ServiceError.fromShape(error as ServiceErrorShape);
       case 'unavailable':
         this.logger.warn({ subject, requestCorrelationId, reason: describe(error) }, 'service unavailable');
         return ServiceError.unavailable(`${serviceName(subject)} is unavailable`);

@@ -1,7 +1,8 @@
-import { Controller } from '@nestjs/common';
+import { Controller, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { RpcErrorFilter } from '@funnel/platform';
 import { ErrorCodes, RpcRequest, ScriptSubjects, ServiceError } from '@funnel/contracts';
-import { dryRunInputProblems, evaluateCode, languageCatalog, validate } from '@funnel/logic-script';
+import { DryRunInput, evaluateCode, languageCatalog, validate, validateDryRunInput } from '@funnel/logic-script';
 
 type Forwarded = RpcRequest<{ query?: unknown; body?: unknown }>;
 
@@ -18,6 +19,7 @@ function requireCode(body: Record<string, unknown>): string {
 
 /** Logic-script validation, language catalog and dry-run evaluation (libs/logic-script behind NATS). */
 @Controller()
+@UseFilters(new RpcErrorFilter())
 export class ScriptsMessageController {
   @MessagePattern(ScriptSubjects.language)
   language(): unknown {
@@ -34,8 +36,8 @@ export class ScriptsMessageController {
     const body = bodyOf(request);
     const code = requireCode(body);
     const { code: _code, ...input } = body;
-    const problems = dryRunInputProblems(input);
+    const problems = validateDryRunInput(input);
     if (problems.length) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `invalid evaluation input: ${problems[0]}`, problems);
-    return evaluateCode(code, input as Parameters<typeof evaluateCode>[1]);
+    return evaluateCode(code, input as unknown as DryRunInput);
   }
 }

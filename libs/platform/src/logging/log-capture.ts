@@ -1,4 +1,4 @@
-import { type LogLevel, type Logger, createLogger } from '@funnel/platform';
+import { type LogLevel, type Logger, createLogger } from './logger';
 
 export interface CapturedLogs {
   logger: Logger;
@@ -8,7 +8,7 @@ export interface CapturedLogs {
   text(): string;
 }
 
-/** A platform logger whose JSON lines are kept in memory instead of written to stdout. */
+/** A platform logger whose JSON lines are kept in memory instead of written to stdout: for tests. */
 export function captureLogs(name = 'test', level: LogLevel = 'trace'): CapturedLogs {
   const lines: string[] = [];
   const entries: Array<Record<string, unknown>> = [];

@@ -1,0 +1,34 @@
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  method?: 'GET' | 'POST' | 'PUT';
+  headers?: Record<string, string>;
+  /** A fresh body per request (e.g. a new asset id for each create). */
+  body?: () => string;
+  durationSeconds?: number;
+  connections?: number;
+}
+
+/** Bounded load from this process against a server on loopback; stops by itself. */
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  const result = await autocannon({
+    url: options.url,
+    method: options.method ?? 'GET',
+    headers: options.headers,
+    connections: options.connections ?? 32,
+    pipelining: 1,
+    duration: options.durationSeconds ?? 8,
+    requests: options.body
+      ? [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: options.body!() }) }]
+      : undefined,
+  });
+  return { requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}

@@ -1,0 +1,70 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { createServer } from 'node:net';
+
+export const root = resolve(__dirname, '..', '..');
+const register = join(root, 'tools', 'register.js');
+
+export function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const server = createServer();
+    server.once('error', rej);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => res(port));
+    });
+  });
+}
+
+export interface Child {
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Runs a TypeScript entry in its own process (so the server under test has its own core). */
+export function runTs(entry: string, env: NodeJS.ProcessEnv, waitFor?: RegExp): Promise<Child & { match?: RegExpMatchArray }> {
+  return runCommand(process.execPath, ['-r', register, join(root, entry)], env, waitFor);
+}
+
+export function runCommand(command: string, args: string[], env: NodeJS.ProcessEnv, waitFor?: RegExp): Promise<Child & { match?: RegExpMatchArray }> {
+  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stop = () =>
+    new Promise<void>((res) => {
+      if (child.exitCode !== null || child.signalCode !== null) return res();
+      child.once('exit', () => res());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+    });
+  if (!waitFor) return Promise.resolve({ process: child, stop });
+  return new Promise((res, rej) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = output.match(waitFor);
+      if (match) {
+        child.stdout!.off('data', onData);
+        child.stderr!.off('data', onData);
+        child.stdout!.resume();
+        child.stderr!.resume();
+        res({ process: child, stop, match });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => rej(new Error(`${args.join(' ')} exited with ${code} before it was ready:\n${output.slice(-2000)}`)));
+  });
+}
+
+export async function waitForHttp(url: string, headers: Record<string, string> = {}, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const r = await fetch(url, { headers });
+      if (r.status < 500) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -23,7 +23,7 @@ const common = {
   transform,
   moduleNameMapper: pathsToModuleNameMapper(),
   moduleFileExtensions: ['ts', 'js', 'json'],
-  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/tmp/'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/tmp/'],
   setupFiles: ['reflect-metadata'],
 };
 

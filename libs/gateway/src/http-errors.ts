@@ -36,7 +36,7 @@ export function toHttpError(error: unknown, correlationId: string): HttpErrorAns
   if (error instanceof HttpException) {
     const status = error.getStatus();
     if (status < 500) {
-      return { status, body: { error: error.message, code: status === 404 ? ErrorCodes.ROUTE_NOT_FOUND : ErrorCodes.VALIDATION, details: [] } };
+      return { status, body: { error: error.message, code: fastifyCode(status, undefined, error.message), details: [] } };
     }
   }
   const fastifyError = error as { statusCode?: number; code?: string; message?: string };

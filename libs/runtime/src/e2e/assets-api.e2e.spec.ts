@@ -317,13 +317,14 @@ describe.each([
       }
     });
 
-    it('of racing updates one wins and the others get 409; no acknowledged write is lost', async () => {
+    // The exact one-wins-one-409 interleaving is forced in asset-commands.int.spec.ts; over HTTP the
+    // requests may or may not overlap, so this checks the invariants that hold either way.
+    it('racing updates answer 200 or 409, and the stored name is one that was acknowledged', async () => {
       const body = await createTag();
       const names = Array.from({ length: 20 }, (_, i) => `racer-${i}`);
       const results = await Promise.all(names.map((tagName) => call('PUT', '/visitortag/save/', { body: { ...body, tagName } })));
       const statuses = results.map((r) => r.status);
       expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
-      expect(statuses).toContain(409);
       const winners = names.filter((_, i) => statuses[i] === 200);
       expect(winners.length).toBeGreaterThanOrEqual(1);
       expect(winners).toContain((await getTag(body.idTag)).body.tagName);

@@ -29,12 +29,13 @@ export default [
         },
       ],
       '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
   {
-    // Tests may reach into the testing harness and any lib they exercise.
-    files: ['**/*.spec.ts'],
+    // Tests (and their harnesses) may reach into the testing lib and any lib they exercise.
+    files: ['**/*.spec.ts', '**/e2e/**/*.ts'],
     rules: { '@nx/enforce-module-boundaries': 'off' },
   },
 ];

@@ -12,6 +12,7 @@ import {
   natsClientOptions,
   natsServerOptions,
   startOpsServer,
+  transportReadinessCheck,
 } from '@funnel/platform';
 import { AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
@@ -86,12 +87,12 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promis
   const proxy = ClientProxyFactory.create(natsClientOptions(config.NATS_URL));
   const client = new ProxyServiceClient(proxy, { timeoutMs: config.RPC_TIMEOUT_MS, logger });
   const metrics = createMetricsRegistry({ defaultLabels: { app: 'gateway' } });
-  let natsUp = false;
-  proxy.status.subscribe((status) => (natsUp = status === 'connected' || status === 'reconnected'));
+  const natsReady = transportReadinessCheck('nats', proxy);
+  // Connect now rather than on the first request, so readiness reflects NATS from the start.
   proxy.connect().catch(() => undefined);
   @Module({
     imports: [
-      GatewayModule.forRoot({ client, metrics, apiKeyCacheMs: config.API_KEY_CACHE_MS, readiness: [{ name: 'nats', check: () => natsUp }] }),
+      GatewayModule.forRoot({ client, metrics, apiKeyCacheMs: config.API_KEY_CACHE_MS, readiness: [natsReady] }),
     ],
   })
   class GatewayAppModule {}
@@ -104,6 +105,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promis
     async close() {
       await app.close();
       await client.close();
+      natsReady.dispose();
     },
   };
 }

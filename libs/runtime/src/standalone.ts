@@ -31,7 +31,8 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   const bus = new InProcessBus();
   const client = new ProxyServiceClient(new InProcessClient(bus), { timeoutMs: config.RPC_TIMEOUT_MS, logger });
   const metrics = createMetricsRegistry({ defaultLabels: { app: 'standalone' } });
-  let app: NestFastifyApplication | undefined;
+  // The readiness checks ask the app's modules, which exist only once the app is created.
+  const started: { app?: NestFastifyApplication } = {};
 
   @Module({
     imports: [
@@ -43,27 +44,27 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
         metrics,
         apiKeyCacheMs: config.API_KEY_CACHE_MS,
         readiness: [
-          { name: 'assets', check: () => app?.get(AssetsHealth).ready() ?? false },
-          { name: 'identity', check: () => app?.get(IdentityHealth).ready() ?? false },
+          { name: 'assets', check: () => started.app?.get(AssetsHealth).ready() ?? false },
+          { name: 'identity', check: () => started.app?.get(IdentityHealth).ready() ?? false },
         ],
       }),
     ],
   })
   class StandaloneModule {}
 
-  app = await createGatewayApp(StandaloneModule, new PinoNestLogger(logger));
+  const app = await createGatewayApp(StandaloneModule, new PinoNestLogger(logger));
+  started.app = app;
   app.connectMicroservice({ strategy: new InProcessServer(bus) });
   await app.startAllMicroservices();
   await app.listen(config.PORT, config.HOST);
   const port = (app.getHttpServer().address() as { port: number }).port;
   logger.info({ port, dataDir: config.DATA_DIR }, 'funnel-service standalone listening');
-  const running = app;
   return {
-    app: running,
-    context: running,
+    app,
+    context: app,
     port,
     async close() {
-      await running.close();
+      await app.close();
       await stores.close();
     },
   };

@@ -29,6 +29,9 @@ const common = {
 
 module.exports = {
   testTimeout: 60000,
+  // Keep-alive sockets of Node's fetch to servers the e2e suites already closed can hold the
+  // worker open after the last test; every suite closes its own servers and stores.
+  forceExit: true,
   maxWorkers: 2,
   projects: [
     {

@@ -3,3 +3,5 @@ export * from './assets.tokens';
 export * from './asset-documents';
 export * from './asset-projector';
 export { AssetReply } from './assets.message.controller';
+export { AssetCommands } from './asset-commands';
+export { AssetQueries } from './asset-queries';

@@ -1,0 +1,80 @@
+import { HttpException } from '@nestjs/common';
+import { ServiceError } from '@funnel/contracts';
+import { ServiceClient } from '@funnel/platform';
+import { RouteTable, assetRoutes } from './route-table';
+import { toHttpError } from './http-errors';
+import { ApiKeyAuthenticator } from './api-key-authenticator';
+
+describe('RouteTable', () => {
+  const table = new RouteTable(assetRoutes());
+  it('matches with and without the trailing slash', () => {
+    expect(table.match('GET', '/visitortag/find/byId/')).toMatchObject({ subject: 'assets.visitortag.findById', permission: 'assets:read' });
+    expect(table.match('GET', '/visitortag/find/byId')).toMatchObject({ subject: 'assets.visitortag.findById' });
+  });
+  it('tells POST save (create) from PUT save (update)', () => {
+    expect(table.match('POST', '/category/save')).toMatchObject({ subject: 'assets.category.create', permission: 'assets:write' });
+    expect(table.match('PUT', '/category/save/')).toMatchObject({ subject: 'assets.category.update' });
+  });
+  it('knows a path served with another method, and unknown paths', () => {
+    expect(table.match('PATCH', '/category/save')).toBe('method-not-allowed');
+    expect(table.match('GET', '/nope')).toBeUndefined();
+  });
+  it('serves only the operations a kind has (categories have no move-category)', () => {
+    expect(table.match('PUT', '/category/move-category')).toBeUndefined();
+    expect(table.match('PUT', '/visitortag/move-category')).toMatchObject({ subject: 'assets.visitortag.moveCategory' });
+  });
+});
+
+describe('toHttpError', () => {
+  it('maps service errors to their status and the error body', () => {
+    expect(toHttpError(ServiceError.conflict('ASSET.ALREADY_EXISTS', 'exists', [{ a: 1 }]), 'c1')).toEqual({
+      status: 409,
+      body: { error: 'exists', code: 'ASSET.ALREADY_EXISTS', details: [{ a: 1 }] },
+    });
+    expect(toHttpError({ status: 503, code: 'SERVICE.UNAVAILABLE', message: 'down' }, 'c1').status).toBe(503);
+  });
+  it('answers a 500 with only a correlation id', () => {
+    expect(toHttpError(new Error('secret internals'), 'corr-1')).toEqual({ status: 500, body: { correlationId: 'corr-1' } });
+    expect(toHttpError(ServiceError.internal('from-service'), 'corr-2')).toEqual({ status: 500, body: { correlationId: 'from-service' } });
+  });
+  it('maps Fastify rejections (bad JSON, too large)', () => {
+    expect(toHttpError({ statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY', message: 'Body is not valid JSON' }, 'c').body.code).toBe('REQUEST.MALFORMED_JSON');
+    expect(toHttpError({ statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE', message: 'too large' }, 'c')).toMatchObject({ status: 413, body: { code: 'REQUEST.BODY_TOO_LARGE' } });
+    expect(toHttpError(new HttpException('Not Found', 404), 'c')).toMatchObject({ status: 404, body: { code: 'REQUEST.ROUTE_NOT_FOUND' } });
+  });
+});
+
+describe('ApiKeyAuthenticator', () => {
+  const principal = { accountId: 'A', userId: 'U', permissions: ['assets:read'] };
+  function client(answer: () => unknown) {
+    const calls: unknown[] = [];
+    const c: ServiceClient = {
+      request: async <T>(_subject: string, payload: unknown) => {
+        calls.push(payload);
+        const a = answer();
+        if (a instanceof Error) throw a;
+        return a as T;
+      },
+      close: async () => undefined,
+    };
+    return { c, calls };
+  }
+  it('remembers a verified key for cacheMs, then asks again', async () => {
+    let now = 1000;
+    const { c, calls } = client(() => principal);
+    const auth = new ApiKeyAuthenticator(c, 2000, () => now);
+    expect(await auth.authenticate('k'.repeat(20), 'x')).toEqual(principal);
+    await auth.authenticate('k'.repeat(20), 'x');
+    expect(calls).toHaveLength(1);
+    now += 2001;
+    await auth.authenticate('k'.repeat(20), 'x');
+    expect(calls).toHaveLength(2);
+  });
+  it('does not remember refusals', async () => {
+    const { c, calls } = client(() => ServiceError.unauthorized());
+    const auth = new ApiKeyAuthenticator(c, 2000);
+    await expect(auth.authenticate('bad-key-bad-key-bad', 'x')).rejects.toMatchObject({ status: 401 });
+    await expect(auth.authenticate('bad-key-bad-key-bad', 'x')).rejects.toMatchObject({ status: 401 });
+    expect(calls).toHaveLength(2);
+  });
+});

@@ -1,0 +1,34 @@
+import { ConfigError, loadConfig } from '@funnel/platform';
+import { bootstrapAdminFrom, storeConfig } from './config';
+
+describe('bootstrap admin configuration', () => {
+  const good = { BOOTSTRAP_ADMIN_EMAIL: 'a@b.co', BOOTSTRAP_ADMIN_PASSWORD: 'long enough', BOOTSTRAP_API_KEY: 'k'.repeat(16) };
+  it('is optional as a whole', () => expect(bootstrapAdminFrom({})).toBeUndefined());
+  it('takes all three', () => expect(bootstrapAdminFrom(good)).toEqual({ email: 'a@b.co', password: 'long enough', apiKey: 'k'.repeat(16) }));
+  it.each([
+    [{ ...good, BOOTSTRAP_API_KEY: undefined }, /BOOTSTRAP_API_KEY is required/],
+    [{ ...good, BOOTSTRAP_ADMIN_EMAIL: 'nope' }, /BOOTSTRAP_ADMIN_EMAIL must be an e-mail/],
+    [{ ...good, BOOTSTRAP_API_KEY: 'short' }, /BOOTSTRAP_API_KEY must be 16..128/],
+    [{ ...good, BOOTSTRAP_API_KEY: 'x'.repeat(129) }, /BOOTSTRAP_API_KEY/],
+    [{ ...good, BOOTSTRAP_ADMIN_PASSWORD: 'short' }, /BOOTSTRAP_ADMIN_PASSWORD/],
+  ])('refuses %j with one clear line', (config, message) => {
+    let error: unknown;
+    try {
+      bootstrapAdminFrom(config);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).not.toContain('\n');
+    expect((error as Error).message).not.toContain('short');
+  });
+});
+
+describe('store configuration', () => {
+  it('accepts esdb and mongodb URLs and refuses others', () => {
+    expect(loadConfig(storeConfig, { EVENTSTORE_URL: 'esdb://localhost:2113?tls=false', MONGO_URL: 'mongodb://m:27017' }).MONGO_URL).toBe('mongodb://m:27017');
+    expect(() => loadConfig(storeConfig, { MONGO_URL: 'http://m' })).toThrow(/MONGO_URL/);
+    expect(loadConfig(storeConfig, {}).DATA_DIR).toBe('./data');
+  });
+});

@@ -90,8 +90,11 @@ async function main(): Promise<void> {
     children.push(await runCommand('nats-server', ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', natsDir], {}, /Server is ready/));
     const clusterDir = tmp();
     const natsEnv = { NATS_URL: `nats://127.0.0.1:${natsPort}` };
-    children.push(await runTs('apps/identity-service/src/main.ts', appEnv(clusterDir, { ...natsEnv, OPS_PORT: String(await freePort()) }), /listening on NATS/));
-    children.push(await runTs('apps/assets-service/src/main.ts', appEnv(clusterDir, { ...natsEnv, OPS_PORT: String(await freePort()) }), /listening on NATS/));
+    for (const service of ['identity-service', 'assets-service']) {
+      const opsPort = await freePort();
+      children.push(await runTs(`apps/${service}/src/main.ts`, appEnv(clusterDir, { ...natsEnv, OPS_PORT: String(opsPort) })));
+      await waitForHttp(`http://127.0.0.1:${opsPort}/health/ready`);
+    }
     const gatewayPort = await freePort();
     children.push(await runTs('apps/gateway/src/main.ts', appEnv(clusterDir, { ...natsEnv, PORT: String(gatewayPort) })));
     const gatewayBase = `http://127.0.0.1:${gatewayPort}/v1`;

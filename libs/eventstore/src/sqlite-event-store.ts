@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import Database from 'better-sqlite3';
@@ -46,8 +45,6 @@ type EventRow = [
   recordedAt: number,
 ];
 
-/** Knows which handler call is running, so stop() from inside onEvents does not wait for itself. */
-const deliveryContext = new AsyncLocalStorage<SqliteSubscription>();
 
 /**
  * Embedded event store: one SQLite file in WAL mode. The global position is the row id, so
@@ -153,7 +150,9 @@ export class SqliteEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.all([...this.subscriptions].map((subscription) => subscription.stop()));
+    const subscriptions = [...this.subscriptions];
+    await Promise.all(subscriptions.map((subscription) => subscription.stop()));
+    await Promise.all(subscriptions.map((subscription) => subscription.whenFinished()));
     this.stopPolling();
     this.db.close();
   }
@@ -243,6 +242,9 @@ class SqliteSubscription implements Subscription {
   private isCaughtUp = false;
   private stopped = false;
   private wakeUp: (() => void) | undefined;
+  /** Set by notify(); an append that lands while a page is being delivered must not be slept through. */
+  private pendingNotification = false;
+  private delivering = false;
   private finished: Promise<void> = Promise.resolve();
   private lastRowId: number;
   private lastYieldAt = performance.now();
@@ -270,17 +272,28 @@ class SqliteSubscription implements Subscription {
 
   /** New events may exist: wake the live loop if it is waiting. */
   notify(): void {
+    this.pendingNotification = true;
     const wakeUp = this.wakeUp;
     this.wakeUp = undefined;
     wakeUp?.();
   }
 
+  /**
+   * Stops delivery. While a handler runs it returns at once, as the caller may be that handler
+   * (waiting for itself would deadlock); the loop ends when the handler settles, and `finished`
+   * (what close() waits for) resolves then. Knowing the caller exactly would need
+   * AsyncLocalStorage, whose promise hooks slow every promise of the process.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     this.notify();
-    // Called from inside onEvents: the loop is waiting for this very handler.
-    if (deliveryContext.getStore() === this) return;
+    if (this.delivering) return;
     await this.finished;
+  }
+
+  /** Resolves when the loop has ended (the running handler included). */
+  whenFinished(): Promise<void> {
+    return this.finished;
   }
 
   private async run(): Promise<void> {
@@ -290,9 +303,7 @@ class SqliteSubscription implements Subscription {
       // Catch up to the head as it was at the start; later appends belong to the live phase.
       const headAtStart = this.headRowId();
       while (!this.stopped && this.lastRowId < headAtStart) {
-        const batch = this.readPage(this.lastRowId, headAtStart, this.batchSize);
-        if (batch.length === 0) break;
-        await this.deliver(batch);
+        if (!(await this.deliverPage(headAtStart))) break;
       }
       if (this.stopped) return;
       this.isCaughtUp = true;
@@ -300,11 +311,9 @@ class SqliteSubscription implements Subscription {
       this.options.onCaughtUp?.();
 
       while (!this.stopped) {
-        const batch = this.readPage(this.lastRowId, NO_UPPER_BOUND, this.batchSize);
-        if (batch.length > 0) {
-          await this.deliver(batch);
-          continue;
-        }
+        this.pendingNotification = false;
+        if (await this.deliverPage(this.headRowId())) continue;
+        if (this.pendingNotification) continue;
         // Nothing new: sleep until an append in this process or the poller wakes us.
         await new Promise<void>((resolve) => (this.wakeUp = resolve));
       }
@@ -321,8 +330,29 @@ class SqliteSubscription implements Subscription {
     }
   }
 
+  /**
+   * Delivers the next page up to `upTo` and returns whether the log may hold more. When the page is
+   * not full, every row up to `upTo` has been looked at, so the cursor moves there even past rows
+   * the prefix filter left out: a filtered subscription must not rescan them after every append.
+   */
+  private async deliverPage(upTo: number): Promise<boolean> {
+    if (this.lastRowId >= upTo) return false;
+    const batch = this.readPage(this.lastRowId, upTo, this.batchSize);
+    if (batch.length > 0) await this.deliver(batch);
+    if (batch.length < this.batchSize) {
+      this.lastRowId = Math.max(this.lastRowId, upTo);
+      return false;
+    }
+    return true;
+  }
+
   private async deliver(batch: RecordedEvent[]): Promise<void> {
-    await deliveryContext.run(this, () => this.options.onEvents(batch));
+    this.delivering = true;
+    try {
+      await this.options.onEvents(batch);
+    } finally {
+      this.delivering = false;
+    }
     this.lastRowId = Number(batch[batch.length - 1].position.commit);
     // Reads are synchronous: without this a long replay would starve timers and I/O of the whole process.
     if (performance.now() - this.lastYieldAt > MAX_BUSY_MS) {

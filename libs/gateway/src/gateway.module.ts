@@ -3,7 +3,7 @@ import { ReadinessCheck, Registry, ServiceClient } from '@funnel/platform';
 import { ForwardedRoute, RouteTable, assetRoutes } from './route-table';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
 import { API_KEY_AUTHENTICATOR, METRICS_REGISTRY, READINESS_CHECKS, ROUTE_TABLE, SERVICE_CLIENT } from './gateway.tokens';
-import { ForwardingHttpController } from './forwarding.http.controller';
+import { ForwardingRoute } from './forwarding.route';
 import { IdsHttpController } from './ids.http.controller';
 import { HealthHttpController, MetricsHttpController } from './health.http.controller';
 import { scriptRoutes } from './script-routes';
@@ -26,8 +26,9 @@ export class GatewayModule {
   static forRoot(options: GatewayOptions): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthHttpController, MetricsHttpController, IdsHttpController, ForwardingHttpController],
+      controllers: [HealthHttpController, MetricsHttpController, IdsHttpController],
       providers: [
+        ForwardingRoute,
         { provide: SERVICE_CLIENT, useValue: options.client },
         { provide: METRICS_REGISTRY, useValue: options.metrics },
         { provide: READINESS_CHECKS, useValue: options.readiness },

@@ -4,6 +4,7 @@ import { ServiceClient } from '@funnel/platform';
 import { RouteTable, assetRoutes } from './route-table';
 import { toHttpError } from './http-errors';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
+import { requirePermission } from './credentials';
 
 describe('RouteTable', () => {
   const table = new RouteTable(assetRoutes());
@@ -76,5 +77,19 @@ describe('ApiKeyAuthenticator', () => {
     await expect(auth.authenticate('bad-key-bad-key-bad', 'x')).rejects.toMatchObject({ status: 401 });
     await expect(auth.authenticate('bad-key-bad-key-bad', 'x')).rejects.toMatchObject({ status: 401 });
     expect(calls).toHaveLength(2);
+  });
+});
+
+describe('requirePermission', () => {
+  it('answers 403 when the credential lacks the route permission', () => {
+    const principal = { accountId: 'A', userId: 'U', permissions: ['assets:read'] };
+    expect(() => requirePermission(principal, 'assets:read')).not.toThrow();
+    let error: unknown;
+    try {
+      requirePermission(principal, 'assets:write');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({ status: 403, code: 'AUTH.FORBIDDEN' });
   });
 });

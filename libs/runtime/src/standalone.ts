@@ -28,7 +28,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   const bootstrapAdmin = bootstrapAdminFrom(config);
   const logger = createLogger('standalone', config.LOG_LEVEL);
   const stores = await openStores(config);
-  const bus = new InProcessBus();
+  const bus = new InProcessBus({ copyPayloads: false });
   const client = new ProxyServiceClient(new InProcessClient(bus), { timeoutMs: config.RPC_TIMEOUT_MS, logger });
   const metrics = createMetricsRegistry({ defaultLabels: { app: 'standalone' } });
   // The readiness checks ask the app's modules, which exist only once the app is created.

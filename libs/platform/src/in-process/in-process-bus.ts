@@ -18,8 +18,23 @@ export interface InProcessRoutes {
  * A request pattern has exactly one server (the in-process equivalent of one queue group);
  * an event pattern reaches every server that listens to it.
  */
+export interface InProcessBusOptions {
+  /**
+   * Copy payloads and replies as JSON, as the wire would (default). Standalone mode turns it off:
+   * its callers never mutate what they pass, the distributed suites cover JSON-ness, and the copies
+   * are a large share of an in-process round trip.
+   */
+  copyPayloads?: boolean;
+}
+
 export class InProcessBus {
   private readonly requestRoutes = new Map<string, InProcessEndpoint>();
+  readonly copy: <T>(value: T) => T;
+
+  constructor(options: InProcessBusOptions = {}) {
+    this.copy = options.copyPayloads === false ? <T>(value: T) => value : copyAcrossBoundary;
+  }
+
   private readonly eventRoutes = new Map<string, InProcessEndpoint[]>();
 
   register(endpoint: InProcessEndpoint, routes: InProcessRoutes): void {

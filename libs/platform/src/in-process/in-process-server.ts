@@ -1,7 +1,7 @@
 import { type CustomTransportStrategy, Server, type WritePacket } from '@nestjs/microservices';
 import { NO_MESSAGE_HANDLER } from '@nestjs/microservices/constants';
 import type { Subscription } from 'rxjs';
-import { type InProcessBus, type InProcessEndpoint, copyAcrossBoundary } from './in-process-bus';
+import type { InProcessBus, InProcessEndpoint } from './in-process-bus';
 import { InProcessContext } from './in-process-context';
 
 export const IN_PROCESS_TRANSPORT = Symbol('IN_PROCESS_TRANSPORT');
@@ -64,7 +64,7 @@ export class InProcessServer extends Server<Record<string, never>, InProcessStat
     const reply = (packet: WritePacket) => {
       if (packet.isDisposed || packet.err) this.onProcessingEndHook?.(IN_PROCESS_TRANSPORT, context);
       try {
-        respond({ err: copyAcrossBoundary(packet.err), response: copyAcrossBoundary(packet.response), isDisposed: packet.isDisposed });
+        respond({ err: this.bus.copy(packet.err), response: this.bus.copy(packet.response), isDisposed: packet.isDisposed });
       } catch (error) {
         // A reply JSON cannot carry (a cycle, a BigInt) fails here as it would on the wire.
         this.logger.error(error);
@@ -73,7 +73,7 @@ export class InProcessServer extends Server<Record<string, never>, InProcessStat
     };
     void this.onProcessingStartHook(IN_PROCESS_TRANSPORT, context, async () => {
       try {
-        const response$ = this.transformToObservable(await handler(copyAcrossBoundary(data), context));
+        const response$ = this.transformToObservable(await handler(this.bus.copy(data), context));
         // Server.send delivers like remote transports do: on the next tick, with the final
         // value and completion in one packet, errors as `{ err }`.
         if (!cancelled) subscription = this.send(response$, reply);
@@ -91,6 +91,6 @@ export class InProcessServer extends Server<Record<string, never>, InProcessStat
 
   deliverEvent(pattern: string, data: unknown): void {
     const context = new InProcessContext([pattern]);
-    this.handleEvent(pattern, { pattern, data: copyAcrossBoundary(data) }, context).catch((error: unknown) => this.logger.error(error));
+    this.handleEvent(pattern, { pattern, data: this.bus.copy(data) }, context).catch((error: unknown) => this.logger.error(error));
   }
 }

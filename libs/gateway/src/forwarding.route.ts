@@ -1,0 +1,53 @@
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ErrorCodes, ServiceError } from '@funnel/contracts';
+import { ServiceClient } from '@funnel/platform';
+import { API_KEY_AUTHENTICATOR, ROUTE_TABLE, SERVICE_CLIENT } from './gateway.tokens';
+import { RouteTable } from './route-table';
+import { ApiKeyAuthenticator } from './api-key-authenticator';
+import { authenticate, requirePermission } from './credentials';
+
+/**
+ * Every forwarded /v1 route (the asset families, logic scripts ...) in one Fastify handler driven by
+ * the route table: authenticate, check the permission, forward `{ context, body: { query, body } }`
+ * to the route's subject, and answer with the service's result. It is registered on Fastify
+ * directly rather than as a Nest controller: it is the hot path of every request, needs none of
+ * Nest's per-route machinery, and its failures reach the same error handler.
+ */
+@Injectable()
+export class ForwardingRoute implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    @Inject(ROUTE_TABLE) private readonly routes: RouteTable,
+    @Inject(SERVICE_CLIENT) private readonly client: ServiceClient,
+    @Inject(API_KEY_AUTHENTICATOR) private readonly apiKeys: ApiKeyAuthenticator,
+  ) {}
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    fastify.route({
+      method: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'],
+      url: '/v1/*',
+      handler: (request, reply) => this.forward(request, reply),
+    });
+  }
+
+  async forward(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const path = request.url.slice(3).split('?', 1)[0];
+    const route = this.routes.match(request.method, path);
+    if (!route) throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `no route ${request.method} /v1${path}`);
+    const principal = await authenticate(request, this.apiKeys);
+    if (route === 'method-not-allowed') throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `${request.method} is not served on /v1${path}`);
+    requirePermission(principal, route.permission);
+    const query: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, string | string[]>)) if (name !== 'key') query[name] = value;
+    const answer = await this.client.request<{ result?: unknown }>(route.subject, {
+      context: { ...principal, correlationId: String(request.id) },
+      body: { query, body: request.body },
+    });
+    const payload = route.reply === 'result' ? answer?.result : answer;
+    // No result means "no body" (save, delete, archive ... answer 200 with an empty body).
+    return payload === undefined ? reply.send() : reply.send(payload);
+  }
+}

@@ -15,3 +15,4 @@ export * from './ops/metrics';
 export * from './ops/readiness';
 export * from './ops/ops-server';
 export * from './ops/shutdown';
+export * from './rpc/nats-service-client';

@@ -1,18 +1,15 @@
 import { DynamicModule, INestMicroservice, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ClientProxyFactory } from '@nestjs/microservices';
 import {
   Config,
   PinoNestLogger,
-  ProxyServiceClient,
+  NatsServiceClient,
   ReadinessCheck,
   createLogger,
   createMetricsRegistry,
   loadConfig,
-  natsClientOptions,
   natsServerOptions,
   startOpsServer,
-  transportReadinessCheck,
 } from '@funnel/platform';
 import { AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
@@ -84,12 +81,11 @@ export const gatewayConfig = { ...commonConfig, ...httpConfig, ...natsConfig };
 export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
   const config = loadConfig(gatewayConfig, env);
   const logger = createLogger('gateway', config.LOG_LEVEL);
-  const proxy = ClientProxyFactory.create(natsClientOptions(config.NATS_URL));
-  const client = new ProxyServiceClient(proxy, { timeoutMs: config.RPC_TIMEOUT_MS, logger });
+  const client = new NatsServiceClient(config.NATS_URL, { timeoutMs: config.RPC_TIMEOUT_MS, logger });
   const metrics = createMetricsRegistry({ defaultLabels: { app: 'gateway' } });
-  const natsReady = transportReadinessCheck('nats', proxy);
   // Connect now rather than on the first request, so readiness reflects NATS from the start.
-  proxy.connect().catch(() => undefined);
+  client.warmUp();
+  const natsReady = { name: 'nats', check: () => client.connected };
   @Module({
     imports: [
       GatewayModule.forRoot({ client, metrics, apiKeyCacheMs: config.API_KEY_CACHE_MS, readiness: [natsReady] }),
@@ -105,7 +101,6 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promis
     async close() {
       await app.close();
       await client.close();
-      natsReady.dispose();
     },
   };
 }

@@ -14,7 +14,9 @@ import { createMetricsRegistry, type Registry, RpcMetrics, RpcMetricsInterceptor
 import { readinessReport, transportReadinessCheck } from '../ops/readiness';
 import { natsClientOptions, natsServerOptions } from './nats-options';
 import { RpcErrorFilter } from './rpc-error.filter';
-import { ProxyServiceClient } from './service-client';
+import { ProxyServiceClient, type ServiceClient } from './service-client';
+import { NatsServiceClient } from './nats-service-client';
+import type { Logger } from 'pino';
 
 /**
  * A demo service for the transport tests: one message pattern whose `mode` picks the behaviour
@@ -155,7 +157,7 @@ const natsTestOverrides = { gracePeriod: 50 };
 
 interface TransportHarness {
   startService(name: string): Promise<RunningDemoService>;
-  createClient(timeoutMs?: number): { client: ProxyServiceClient; logs: CapturedLogs };
+  createClient(timeoutMs?: number): { client: ServiceClient; logs: CapturedLogs };
   teardown(): Promise<void>;
 }
 
@@ -167,7 +169,7 @@ function describeRpcTransport(transportName: string, createHarness: () => Promis
   describe(`request/reply over ${transportName}`, () => {
     let harness: TransportHarness;
     let service: RunningDemoService;
-    let client: ProxyServiceClient;
+    let client: ServiceClient;
     let clientLogs: CapturedLogs;
 
     beforeAll(async () => {
@@ -245,7 +247,25 @@ function describeRpcTransport(transportName: string, createHarness: () => Promis
 // NATS
 // ---------------------------------------------------------------------------------------------
 
-function natsHarness(nats: () => RunningNatsServer, ownsServer: boolean): () => Promise<TransportHarness> {
+/** The two NATS callers: Nest's ClientNats behind ProxyServiceClient, and the gateway's NatsServiceClient. */
+type NatsCaller = 'ClientNats' | 'NatsServiceClient';
+
+interface CallerUnderTest {
+  client: ServiceClient;
+  readiness: { name: string; check: () => Promise<boolean> | boolean; dispose(): void };
+}
+
+function natsCaller(kind: NatsCaller, url: string, logger: Logger, timeoutMs?: number): CallerUnderTest {
+  if (kind === 'NatsServiceClient') {
+    const client = new NatsServiceClient(url, { timeoutMs, logger });
+    client.warmUp();
+    return { client, readiness: { name: 'gateway-nats', check: () => client.connected, dispose: () => undefined } };
+  }
+  const proxy = new ClientNats(natsClientOptions(url).options);
+  return { client: new ProxyServiceClient(proxy, { timeoutMs, logger }), readiness: transportReadinessCheck('gateway-nats', proxy) };
+}
+
+function natsHarness(nats: () => RunningNatsServer, ownsServer: boolean, caller: NatsCaller = 'ClientNats'): () => Promise<TransportHarness> {
   return async () => ({
     startService: async (name) => {
       const service = await startDemoService(name, natsServerOptions(nats().url, 'demo', natsTestOverrides));
@@ -254,8 +274,7 @@ function natsHarness(nats: () => RunningNatsServer, ownsServer: boolean): () => 
     },
     createClient: (timeoutMs) => {
       const logs = captureLogs('gateway');
-      const proxy = new ClientNats(natsClientOptions(nats().url).options);
-      return { client: new ProxyServiceClient(proxy, { timeoutMs, logger: logs.logger }), logs };
+      return { client: natsCaller(caller, nats().url, logs.logger, timeoutMs).client, logs };
     },
     teardown: async () => {
       if (ownsServer) await nats().stop();
@@ -272,7 +291,8 @@ describe('NATS transport', () => {
     await nats?.stop();
   });
 
-  describeRpcTransport('NATS', natsHarness(() => nats, false));
+  describeRpcTransport('NATS (ClientNats)', natsHarness(() => nats, false));
+  describeRpcTransport('NATS (NatsServiceClient)', natsHarness(() => nats, false, 'NatsServiceClient'));
 
   describe('queue group', () => {
     const services: RunningDemoService[] = [];
@@ -315,14 +335,13 @@ describe('NATS transport', () => {
   });
 });
 
-describe('NATS outages', () => {
+describe.each(['ClientNats', 'NatsServiceClient'] as const)('NATS outages, caller %s', (caller) => {
   it('answers 503 within 5 s while NATS is stopped, and recovers when it is back', async () => {
     const nats = await startNatsServer();
     const service = await startDemoService('survivor', natsServerOptions(nats.url, 'demo', natsTestOverrides));
     await flushSubscriptions(service);
-    const proxy = new ClientNats(natsClientOptions(nats.url).options);
-    const client = new ProxyServiceClient(proxy, { logger: captureLogs().logger });
-    const checks = [transportReadinessCheck('gateway-nats', proxy), transportReadinessCheck('service-nats', service.app)];
+    const { client, readiness: gatewayReadiness } = natsCaller(caller, nats.url, captureLogs().logger);
+    const checks = [gatewayReadiness, transportReadinessCheck('service-nats', service.app)];
     const readiness = async () => (await readinessReport(checks)).checks;
     try {
       await expect(client.request(DEMO_SUBJECT, demoRequest({ mode: 'echo', text: 'before' }))).resolves.toMatchObject({ text: 'before' });
@@ -352,7 +371,7 @@ describe('NATS outages', () => {
 
   it('answers 503 within 5 s when NATS is down at caller start, and connects once NATS is up', async () => {
     const port = await freePort();
-    const client = new ProxyServiceClient(new ClientNats(natsClientOptions(`nats://127.0.0.1:${port}`).options), { logger: captureLogs().logger });
+    const { client } = natsCaller(caller, `nats://127.0.0.1:${port}`, captureLogs().logger);
     let nats: RunningNatsServer | undefined;
     let service: RunningDemoService | undefined;
     try {

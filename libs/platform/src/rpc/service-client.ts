@@ -63,18 +63,23 @@ export class ProxyServiceClient implements ServiceClient {
   }
 
   private toServiceError(error: unknown, subject: string, payload: RpcRequest): ServiceError {
-    const requestCorrelationId = payload?.context?.correlationId;
-    switch (classifyRpcFailure(error)) {
-      case 'service-error':
-        return error instanceof ServiceError ? error : ServiceError.fromShape(error as ServiceErrorShape);
-      case 'unavailable':
-        this.logger.warn({ subject, requestCorrelationId, reason: describe(error) }, 'service unavailable');
-        return ServiceError.unavailable(`${serviceName(subject)} is unavailable`);
-      case 'unexpected': {
-        const correlationId = randomUUID();
-        this.logger.error({ err: error, subject, correlationId, requestCorrelationId }, 'request failed unexpectedly');
-        return ServiceError.internal(correlationId);
-      }
+    return toServiceError(error, subject, payload, this.logger);
+  }
+}
+
+/** The one mapping from a failed request to what the caller sees: its ServiceError, a 503, or a logged 500. */
+export function toServiceError(error: unknown, subject: string, payload: RpcRequest, logger: Logger): ServiceError {
+  const requestCorrelationId = payload?.context?.correlationId;
+  switch (classifyRpcFailure(error)) {
+    case 'service-error':
+      return error instanceof ServiceError ? error : ServiceError.fromShape(error as ServiceErrorShape);
+    case 'unavailable':
+      logger.warn({ subject, requestCorrelationId, reason: describe(error) }, 'service unavailable');
+      return ServiceError.unavailable(`${serviceName(subject)} is unavailable`);
+    case 'unexpected': {
+      const correlationId = randomUUID();
+      logger.error({ err: error, subject, correlationId, requestCorrelationId }, 'request failed unexpectedly');
+      return ServiceError.internal(correlationId);
     }
   }
 }

@@ -16,3 +16,4 @@ export * from './ops/readiness';
 export * from './ops/ops-server';
 export * from './ops/shutdown';
 export * from './rpc/nats-service-client';
+export * from './in-process/in-process-service-client';

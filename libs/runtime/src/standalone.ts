@@ -1,6 +1,6 @@
 import { INestApplicationContext, Module } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Config, InProcessBus, InProcessClient, InProcessServer, PinoNestLogger, ProxyServiceClient, createLogger, createMetricsRegistry, loadConfig } from '@funnel/platform';
+import { Config, InProcessBus, InProcessServiceClient, InProcessServer, PinoNestLogger, createLogger, createMetricsRegistry, loadConfig } from '@funnel/platform';
 import { AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
@@ -29,7 +29,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   const logger = createLogger('standalone', config.LOG_LEVEL);
   const stores = await openStores(config);
   const bus = new InProcessBus({ copyPayloads: false });
-  const client = new ProxyServiceClient(new InProcessClient(bus), { timeoutMs: config.RPC_TIMEOUT_MS, logger });
+  const client = new InProcessServiceClient(bus, { timeoutMs: config.RPC_TIMEOUT_MS, logger });
   const metrics = createMetricsRegistry({ defaultLabels: { app: 'standalone' } });
   // The readiness checks ask the app's modules, which exist only once the app is created.
   const started: { app?: NestFastifyApplication } = {};

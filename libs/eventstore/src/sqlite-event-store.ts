@@ -29,7 +29,6 @@ export interface SqliteEventStoreOptions {
 
 const DEFAULT_BATCH_SIZE = 1000;
 const DEFAULT_POLL_INTERVAL_MS = 100;
-const NO_UPPER_BOUND = Number.MAX_SAFE_INTEGER;
 /** Longest stretch a subscription keeps the event loop to itself. */
 const MAX_BUSY_MS = 20;
 

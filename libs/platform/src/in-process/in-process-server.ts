@@ -1,6 +1,6 @@
 import { type CustomTransportStrategy, Server, type WritePacket } from '@nestjs/microservices';
 import { NO_MESSAGE_HANDLER } from '@nestjs/microservices/constants';
-import type { Subscription } from 'rxjs';
+import { type Subscription, isObservable } from 'rxjs';
 import type { InProcessBus, InProcessEndpoint } from './in-process-bus';
 import { InProcessContext } from './in-process-context';
 
@@ -73,10 +73,14 @@ export class InProcessServer extends Server<Record<string, never>, InProcessStat
     };
     void this.onProcessingStartHook(IN_PROCESS_TRANSPORT, context, async () => {
       try {
-        const response$ = this.transformToObservable(await handler(this.bus.copy(data), context));
+        const result: unknown = await handler(this.bus.copy(data), context);
+        if (cancelled) return;
+        // Nest's handlers resolve to the value itself, or to an Observable (streams, and errors
+        // after the exception filters). A value needs none of Server.send's stream machinery.
+        if (!isObservable(result)) return reply({ response: result, isDisposed: true });
         // Server.send delivers like remote transports do: on the next tick, with the final
         // value and completion in one packet, errors as `{ err }`.
-        if (!cancelled) subscription = this.send(response$, reply);
+        subscription = this.send(this.transformToObservable(result), reply);
       } catch (error) {
         // Nest wraps handlers in exception filters, so only a failure outside them lands here.
         this.logger.error(error);

@@ -17,3 +17,4 @@ export * from './ops/ops-server';
 export * from './ops/shutdown';
 export * from './rpc/nats-service-client';
 export * from './in-process/in-process-service-client';
+export * from './rpc/lean-server-nats';

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import {
   Config,
   PinoNestLogger,
+  LeanServerNats,
   NatsServiceClient,
   ReadinessCheck,
   createLogger,
@@ -33,7 +34,10 @@ async function startNatsService(
   onClose: () => Promise<void> = async () => undefined,
 ): Promise<RunningApp> {
   const logger = createLogger(name, config.LOG_LEVEL);
-  const app = await NestFactory.createMicroservice(module, { ...natsServerOptions(config.NATS_URL, name), logger: new PinoNestLogger(logger) });
+  const app = await NestFactory.createMicroservice(module, {
+    strategy: new LeanServerNats(natsServerOptions(config.NATS_URL, name).options),
+    logger: new PinoNestLogger(logger),
+  });
   await app.listen();
   const metrics = createMetricsRegistry({ defaultLabels: { app: name } });
   const ops = await startOpsServer({ port: config.OPS_PORT, checks: checks(app), registry: metrics });

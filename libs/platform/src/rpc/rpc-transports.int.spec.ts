@@ -16,6 +16,7 @@ import { natsClientOptions, natsServerOptions } from './nats-options';
 import { RpcErrorFilter } from './rpc-error.filter';
 import { ProxyServiceClient, type ServiceClient } from './service-client';
 import { NatsServiceClient } from './nats-service-client';
+import { LeanServerNats } from './lean-server-nats';
 import type { Logger } from 'pino';
 
 /**
@@ -265,10 +266,11 @@ function natsCaller(kind: NatsCaller, url: string, logger: Logger, timeoutMs?: n
   return { client: new ProxyServiceClient(proxy, { timeoutMs, logger }), readiness: transportReadinessCheck('gateway-nats', proxy) };
 }
 
-function natsHarness(nats: () => RunningNatsServer, ownsServer: boolean, caller: NatsCaller = 'ClientNats'): () => Promise<TransportHarness> {
+function natsHarness(nats: () => RunningNatsServer, ownsServer: boolean, caller: NatsCaller = 'ClientNats', server: 'ServerNats' | 'LeanServerNats' = 'ServerNats'): () => Promise<TransportHarness> {
   return async () => ({
     startService: async (name) => {
-      const service = await startDemoService(name, natsServerOptions(nats().url, 'demo', natsTestOverrides));
+      const options = natsServerOptions(nats().url, 'demo', natsTestOverrides);
+      const service = await startDemoService(name, server === 'LeanServerNats' ? { strategy: new LeanServerNats(options.options) } : options);
       await flushSubscriptions(service);
       return service;
     },
@@ -293,6 +295,7 @@ describe('NATS transport', () => {
 
   describeRpcTransport('NATS (ClientNats)', natsHarness(() => nats, false));
   describeRpcTransport('NATS (NatsServiceClient)', natsHarness(() => nats, false, 'NatsServiceClient'));
+  describeRpcTransport('NATS (NatsServiceClient to LeanServerNats)', natsHarness(() => nats, false, 'NatsServiceClient', 'LeanServerNats'));
 
   describe('queue group', () => {
     const services: RunningDemoService[] = [];

@@ -1,20 +1,11 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { createServer } from 'node:net';
+import { freePort } from '@funnel/testing';
+
+export { freePort };
 
 export const root = resolve(__dirname, '..', '..');
 const register = join(root, 'tools', 'register.js');
-
-export function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const server = createServer();
-    server.once('error', rej);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => res(port));
-    });
-  });
-}
 
 export interface Child {
   process: ChildProcess;

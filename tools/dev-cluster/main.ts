@@ -7,23 +7,12 @@
  */
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '@funnel/testing';
 import { join, resolve } from 'node:path';
 
 const root = resolve(__dirname, '..', '..');
 const children: { name: string; child: ChildProcess }[] = [];
 let stopping = false;
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const server = createServer();
-    server.once('error', rej);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => res(port));
-    });
-  });
-}
 
 function prefixLines(name: string, stream: NodeJS.ReadableStream, out: NodeJS.WritableStream): void {
   let buffered = '';

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import {
   ANY,
@@ -54,8 +53,6 @@ const TRANSIENT_ERROR_TYPES: ReadonlySet<string> = new Set([
   ErrorType.UNKNOWN,
 ]);
 
-/** Knows which handler call is running, so stop() from inside onEvents does not wait for itself. */
-const deliveryContext = new AsyncLocalStorage<EventStoreDbSubscription>();
 
 /**
  * EventStoreDB adapter (client 6.x, server 23.10+ for the caught-up signal). The only file that knows
@@ -169,7 +166,9 @@ export class EventStoreDbEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.all([...this.subscriptions].map((subscription) => subscription.stop()));
+    const subscriptions = [...this.subscriptions];
+    await Promise.all(subscriptions.map((subscription) => subscription.stop()));
+    await Promise.all(subscriptions.map((subscription) => subscription.whenFinished()));
     await this.client.dispose();
   }
 }
@@ -185,6 +184,7 @@ class EventStoreDbSubscription implements Subscription {
   private rejectCaughtUp!: (error: Error) => void;
   private isCaughtUp = false;
   private stopped = false;
+  private delivering = false;
   private wakeUp: (() => void) | undefined;
   private finished: Promise<void> = Promise.resolve();
   private lastPosition: GlobalPosition | undefined;
@@ -213,12 +213,20 @@ class EventStoreDbSubscription implements Subscription {
     this.finished = this.run();
   }
 
+  /**
+   * Stops delivery. While a handler runs it returns at once, as the caller may be that handler
+   * (see SqliteSubscription.stop: AsyncLocalStorage would tell, at a cost to every promise).
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake();
-    // Called from inside onEvents: the loop is waiting for this very handler.
-    if (deliveryContext.getStore() === this) return;
+    if (this.delivering) return;
     await this.finished;
+  }
+
+  /** Resolves when the loop has ended (the running handler included). */
+  whenFinished(): Promise<void> {
+    return this.finished;
   }
 
   private wake(): void {
@@ -305,7 +313,14 @@ class EventStoreDbSubscription implements Subscription {
           if (isUserEvent(event)) batch.push(toRecordedEvent(event));
         }
         if (read > 0) progressed = true;
-        if (batch.length > 0) await deliveryContext.run(this, () => this.options.onEvents(batch));
+        if (batch.length > 0) {
+          this.delivering = true;
+          try {
+            await this.options.onEvents(batch);
+          } finally {
+            this.delivering = false;
+          }
+        }
         if (newest) this.lastPosition = newest;
         if (caughtUpAfter !== undefined && taken >= caughtUpAfter) this.markCaughtUp();
         if (read > 0) continue;

@@ -13,6 +13,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  */
 export async function createGatewayApp(module: Type<unknown> | DynamicModule, logger: LoggerService | false): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
+    // No Nest middleware here; without this, @fastify/middie adds a hook to every request.
+    skipMiddie: true,
     bodyLimit: MAX_BODY_BYTES,
     routerOptions: { ignoreTrailingSlash: true },
     logger: false,

@@ -8,7 +8,6 @@ export const ID_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop
 export const ID_EPOCH_MS = Date.UTC(2019, 6, 23);
 export const ID_LENGTH = 12;
 const TIME_CHARS = 7;
-const RANDOM_CHARS = ID_LENGTH - TIME_CHARS;
 export const ID_PATTERN = /^[0-9A-Za-z]{12}$/;
 export const ID_RULE = 'an id is 12 characters of 0-9, A-Z, a-z (7 time characters, then 5 random characters)';
 
@@ -27,11 +26,4 @@ export function generateAssetId(nowMs: number = Date.now()): string {
   return out.join('');
 }
 
-/** The instant encoded in an id's first 7 characters. */
-export function assetIdTime(id: string): Date {
-  let t = 0;
-  for (let i = 0; i < TIME_CHARS; i++) t = t * 62 + ID_ALPHABET.indexOf(id[i]);
-  return new Date(ID_EPOCH_MS + t);
-}
 
-export { RANDOM_CHARS as ID_RANDOM_CHARS };

@@ -1,4 +1,4 @@
-import { INestApplication, LoggerService, Type, DynamicModule } from '@nestjs/common';
+import { DynamicModule, LoggerService, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
@@ -36,4 +36,3 @@ export async function createGatewayApp(module: Type<unknown> | DynamicModule, lo
   return app;
 }
 
-export type { INestApplication };

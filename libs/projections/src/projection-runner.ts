@@ -5,7 +5,6 @@ import {
   START_POSITION,
   Subscription,
   comparePositions,
-  positionToString,
 } from '@funnel/eventstore';
 import { ReadStore } from '@funnel/readstore';
 
@@ -68,10 +67,6 @@ export class ProjectionRunner {
     return this.caughtUp && !this.failure;
   }
 
-  get currentPosition(): GlobalPosition {
-    return this.position;
-  }
-
   /** Resolves true once the projection reflects `position`, false after `timeoutMs`. */
   waitFor(position: GlobalPosition, timeoutMs = 5000): Promise<boolean> {
     if (comparePositions(this.position, position) >= 0) return Promise.resolve(true);
@@ -112,6 +107,3 @@ export class ProjectionRunner {
   }
 }
 
-export function describePosition(position: GlobalPosition): string {
-  return positionToString(position);
-}

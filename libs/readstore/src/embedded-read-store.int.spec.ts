@@ -135,10 +135,14 @@ describe('EmbeddedReadStore', () => {
             return;
           }
           const expected = structuredClone(original);
-          const modified = applyMingoUpdate(expected, update, undefined, undefined, { cloneMode: 'deep' }).length > 0;
+          applyMingoUpdate(expected, update, undefined, undefined, { cloneMode: 'deep' });
           // mingo pads arrays with holes where MongoDB (and BSON) put nulls; JSON makes them nulls.
-          expect(await items.findOne({ _id: 'u' })).toEqual(JSON.parse(JSON.stringify(expected)));
-          expect(outcome.modifiedCount).toBe(modified ? 1 : 0);
+          const after = JSON.parse(JSON.stringify(expected));
+          expect(await items.findOne({ _id: 'u' })).toEqual(after);
+          // As in MongoDB, a document counts as modified when its content changed (mingo also
+          // reports a $set of an equal array or object as a change, so its flag is not the oracle).
+          const changed = JSON.stringify(after) !== JSON.stringify(JSON.parse(JSON.stringify(original)));
+          expect(outcome.modifiedCount).toBe(changed ? 1 : 0);
         }),
         { numRuns: 500 },
       );

@@ -19,7 +19,6 @@ import {
   AssetEvent,
   AssetRecord,
   AssetRegistry,
-  ChildrenDecision,
   ParentOperation,
   checkMoveTarget,
   decideAsset,
@@ -201,4 +200,3 @@ export class AssetCommands {
   }
 }
 
-export type { ChildrenDecision };

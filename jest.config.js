@@ -24,7 +24,7 @@ const common = {
   moduleNameMapper: pathsToModuleNameMapper(),
   moduleFileExtensions: ['ts', 'js', 'json'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/tmp/'],
-  setupFiles: ['reflect-metadata'],
+  setupFiles: ['reflect-metadata', '<rootDir>/tools/jest/fast-check.js'],
 };
 
 module.exports = {

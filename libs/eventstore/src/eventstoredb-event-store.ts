@@ -1,3 +1,4 @@
+import { LogSubscription } from './log-subscription';
 import { randomUUID } from 'node:crypto';
 import {
   ANY,
@@ -178,30 +179,17 @@ export class EventStoreDbEventStore implements EventStore {
  * live ("caughtUp", server 23.10+). Reads the client's stream in batches with backpressure, remembers
  * the last delivered position, and resubscribes from it after transient failures.
  */
-class EventStoreDbSubscription implements Subscription {
-  readonly caughtUp: Promise<void>;
-  private resolveCaughtUp!: () => void;
-  private rejectCaughtUp!: (error: Error) => void;
-  private isCaughtUp = false;
-  private stopped = false;
-  private delivering = false;
-  private wakeUp: (() => void) | undefined;
-  private finished: Promise<void> = Promise.resolve();
+class EventStoreDbSubscription extends LogSubscription {
   private lastPosition: GlobalPosition | undefined;
   private readonly batchSize: number;
   private readonly filter: Filter;
 
   constructor(
     private readonly client: EventStoreDBClient,
-    private readonly options: SubscribeToAllOptions,
-    private readonly onFinished: (subscription: EventStoreDbSubscription) => void,
+    options: SubscribeToAllOptions,
+    onFinished: (subscription: EventStoreDbSubscription) => void,
   ) {
-    this.caughtUp = new Promise<void>((resolve, reject) => {
-      this.resolveCaughtUp = resolve;
-      this.rejectCaughtUp = reject;
-    });
-    // Callers may never await caughtUp; its rejection must not become an unhandled one.
-    this.caughtUp.catch(() => undefined);
+    super(options, (subscription) => onFinished(subscription as EventStoreDbSubscription));
     const from = options.from;
     this.lastPosition = from && comparePositions(from, START_POSITION) !== 0 ? from : undefined;
     this.batchSize = Math.max(1, options.batchSize ?? DEFAULT_BATCH_SIZE);
@@ -209,54 +197,17 @@ class EventStoreDbSubscription implements Subscription {
     this.filter = prefixes.length > 0 ? streamNameFilter({ prefixes }) : excludeSystemEvents();
   }
 
-  start(): void {
-    this.finished = this.run();
-  }
-
-  /**
-   * Stops delivery. While a handler runs it returns at once, as the caller may be that handler
-   * (see SqliteSubscription.stop: AsyncLocalStorage would tell, at a cost to every promise).
-   */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.wake();
-    if (this.delivering) return;
-    await this.finished;
-  }
-
-  /** Resolves when the loop has ended (the running handler included). */
-  whenFinished(): Promise<void> {
-    return this.finished;
-  }
-
-  private wake(): void {
-    const wakeUp = this.wakeUp;
-    this.wakeUp = undefined;
-    wakeUp?.();
-  }
-
-  private async run(): Promise<void> {
+  /** Follows the log, resubscribing after transient failures with a growing pause. */
+  protected async follow(): Promise<void> {
     let failures = 0;
-    try {
-      while (!this.stopped) {
-        const outcome = await this.follow();
-        if (this.stopped) break;
-        if (outcome.progressed) failures = 0;
-        if (!isTransient(outcome.error)) throw outcome.error;
-        // Back off so a server restart does not meet a reconnect storm.
-        await this.sleep(Math.min(MAX_RETRY_DELAY_MS, RETRY_DELAY_MS * 2 ** failures));
-        failures += 1;
-      }
-    } catch (error) {
-      if (!this.stopped) {
-        this.stopped = true;
-        const failure = toError(error);
-        if (!this.isCaughtUp) this.rejectCaughtUp(failure);
-        this.options.onError?.(failure);
-      }
-    } finally {
-      if (!this.isCaughtUp) this.rejectCaughtUp(new Error('Subscription stopped before it caught up'));
-      this.onFinished(this);
+    while (!this.stopped) {
+      const outcome = await this.followOnce();
+      if (this.stopped) break;
+      if (outcome.progressed) failures = 0;
+      if (!isTransient(outcome.error)) throw outcome.error;
+      // Back off so a server restart does not meet a reconnect storm.
+      await this.waitForWake(Math.min(MAX_RETRY_DELAY_MS, RETRY_DELAY_MS * 2 ** failures));
+      failures += 1;
     }
   }
 
@@ -264,7 +215,7 @@ class EventStoreDbSubscription implements Subscription {
    * One server subscription, from the last delivered position until it fails, ends or we stop.
    * Handler failures are thrown; stream failures are returned so run() can decide to retry.
    */
-  private async follow(): Promise<{ error: Error; progressed: boolean }> {
+  private async followOnce(): Promise<{ error: Error; progressed: boolean }> {
     const subscription: AllStreamSubscription = this.client.subscribeToAll(
       { fromPosition: this.lastPosition ?? START, filter: this.filter },
       { highWaterMark: this.batchSize },
@@ -313,20 +264,13 @@ class EventStoreDbSubscription implements Subscription {
           if (isUserEvent(event)) batch.push(toRecordedEvent(event));
         }
         if (read > 0) progressed = true;
-        if (batch.length > 0) {
-          this.delivering = true;
-          try {
-            await this.options.onEvents(batch);
-          } finally {
-            this.delivering = false;
-          }
-        }
+        if (batch.length > 0) await this.deliver(batch);
         if (newest) this.lastPosition = newest;
         if (caughtUpAfter !== undefined && taken >= caughtUpAfter) this.markCaughtUp();
         if (read > 0) continue;
         if (streamError) return { error: streamError, progressed };
         if (ended) return { error: new Error('EventStoreDB ended the subscription'), progressed };
-        await new Promise<void>((resolve) => (this.wakeUp = resolve));
+        await this.waitForWake();
       }
       return { error: new Error('stopped'), progressed };
     } finally {
@@ -335,23 +279,6 @@ class EventStoreDbSubscription implements Subscription {
       subscription.on('error', () => undefined);
       await subscription.unsubscribe().catch(() => undefined);
     }
-  }
-
-  private markCaughtUp(): void {
-    if (this.isCaughtUp) return;
-    this.isCaughtUp = true;
-    this.resolveCaughtUp();
-    this.options.onCaughtUp?.();
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => this.wake(), ms);
-      this.wakeUp = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
   }
 }
 
@@ -409,6 +336,3 @@ function isTransient(error: Error): boolean {
   return TRANSIENT_ERROR_TYPES.has(error.type);
 }
 
-function toError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
-}

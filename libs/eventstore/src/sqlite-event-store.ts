@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import Database from 'better-sqlite3';
+import { LogSubscription } from './log-subscription';
 import {
   START_POSITION,
   WrongExpectedRevisionError,
@@ -234,98 +235,47 @@ export class SqliteEventStore implements EventStore {
 
 type PageReader = (afterRowId: number, upToRowId: number, limit: number) => RecordedEvent[];
 
-class SqliteSubscription implements Subscription {
-  readonly caughtUp: Promise<void>;
-  private resolveCaughtUp!: () => void;
-  private rejectCaughtUp!: (error: Error) => void;
-  private isCaughtUp = false;
-  private stopped = false;
-  private wakeUp: (() => void) | undefined;
+class SqliteSubscription extends LogSubscription {
   /** Set by notify(); an append that lands while a page is being delivered must not be slept through. */
   private pendingNotification = false;
-  private delivering = false;
-  private finished: Promise<void> = Promise.resolve();
   private lastRowId: number;
   private lastYieldAt = performance.now();
   private readonly batchSize: number;
 
   constructor(
-    private readonly options: SubscribeToAllOptions,
+    options: SubscribeToAllOptions,
     private readonly readPage: PageReader,
     private readonly headRowId: () => number,
-    private readonly onFinished: (subscription: SqliteSubscription) => void,
+    onFinished: (subscription: SqliteSubscription) => void,
   ) {
-    this.caughtUp = new Promise<void>((resolve, reject) => {
-      this.resolveCaughtUp = resolve;
-      this.rejectCaughtUp = reject;
-    });
-    // Callers may never await caughtUp; its rejection must not become an unhandled one.
-    this.caughtUp.catch(() => undefined);
+    super(options, (subscription) => onFinished(subscription as SqliteSubscription));
     this.lastRowId = options.from ? Math.max(0, Number(options.from.commit)) : 0;
     this.batchSize = Math.max(1, options.batchSize ?? DEFAULT_BATCH_SIZE);
-  }
-
-  start(): void {
-    this.finished = this.run();
   }
 
   /** New events may exist: wake the live loop if it is waiting. */
   notify(): void {
     this.pendingNotification = true;
-    const wakeUp = this.wakeUp;
-    this.wakeUp = undefined;
-    wakeUp?.();
+    this.wake();
   }
 
-  /**
-   * Stops delivery. While a handler runs it returns at once, as the caller may be that handler
-   * (waiting for itself would deadlock); the loop ends when the handler settles, and `finished`
-   * (what close() waits for) resolves then. Knowing the caller exactly would need
-   * AsyncLocalStorage, whose promise hooks slow every promise of the process.
-   */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.notify();
-    if (this.delivering) return;
-    await this.finished;
-  }
+  protected async follow(): Promise<void> {
+    // Let subscribeToAll return first: a handler may refer to the subscription it belongs to.
+    await Promise.resolve();
+    // Catch up to the head as it was at the start; later appends belong to the live phase.
+    const headAtStart = this.headRowId();
+    while (!this.stopped && this.lastRowId < headAtStart) {
+      if (!(await this.deliverPage(headAtStart))) break;
+    }
+    if (this.stopped) return;
+    this.markCaughtUp();
 
-  /** Resolves when the loop has ended (the running handler included). */
-  whenFinished(): Promise<void> {
-    return this.finished;
-  }
-
-  private async run(): Promise<void> {
-    try {
-      // Let subscribeToAll return first: a handler may refer to the subscription it belongs to.
-      await Promise.resolve();
-      // Catch up to the head as it was at the start; later appends belong to the live phase.
-      const headAtStart = this.headRowId();
-      while (!this.stopped && this.lastRowId < headAtStart) {
-        if (!(await this.deliverPage(headAtStart))) break;
-      }
-      if (this.stopped) return;
-      this.isCaughtUp = true;
-      this.resolveCaughtUp();
-      this.options.onCaughtUp?.();
-
-      while (!this.stopped) {
-        this.pendingNotification = false;
-        if (await this.deliverPage(this.headRowId())) continue;
-        if (this.pendingNotification) continue;
-        // Nothing new: sleep until an append in this process or the poller wakes us.
-        await new Promise<void>((resolve) => (this.wakeUp = resolve));
-      }
-    } catch (error) {
-      if (!this.stopped) {
-        this.stopped = true;
-        const failure = toError(error);
-        if (!this.isCaughtUp) this.rejectCaughtUp(failure);
-        this.options.onError?.(failure);
-      }
-    } finally {
-      if (!this.isCaughtUp) this.rejectCaughtUp(new Error('Subscription stopped before it caught up'));
-      this.onFinished(this);
+    while (!this.stopped) {
+      this.pendingNotification = false;
+      if (await this.deliverPage(this.headRowId())) continue;
+      if (this.pendingNotification) continue;
+      // Nothing new: sleep until an append in this process or the poller wakes us.
+      await this.waitForWake();
     }
   }
 
@@ -337,7 +287,7 @@ class SqliteSubscription implements Subscription {
   private async deliverPage(upTo: number): Promise<boolean> {
     if (this.lastRowId >= upTo) return false;
     const batch = this.readPage(this.lastRowId, upTo, this.batchSize);
-    if (batch.length > 0) await this.deliver(batch);
+    if (batch.length > 0) await this.deliverAndYield(batch);
     if (batch.length < this.batchSize) {
       this.lastRowId = Math.max(this.lastRowId, upTo);
       return false;
@@ -345,13 +295,8 @@ class SqliteSubscription implements Subscription {
     return true;
   }
 
-  private async deliver(batch: RecordedEvent[]): Promise<void> {
-    this.delivering = true;
-    try {
-      await this.options.onEvents(batch);
-    } finally {
-      this.delivering = false;
-    }
+  private async deliverAndYield(batch: RecordedEvent[]): Promise<void> {
+    await this.deliver(batch);
     this.lastRowId = Number(batch[batch.length - 1].position.commit);
     // Reads are synchronous: without this a long replay would starve timers and I/O of the whole process.
     if (performance.now() - this.lastYieldAt > MAX_BUSY_MS) {
@@ -394,6 +339,3 @@ function toRecordedEvent(row: EventRow): RecordedEvent {
   };
 }
 
-function toError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
-}

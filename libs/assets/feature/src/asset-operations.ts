@@ -4,10 +4,19 @@ import { AssetKindDescriptor, AssetOperation, AssetRequestBody, RpcRequest, Serv
 import { AssetCommands } from './asset-commands';
 import { AssetQueries } from './asset-queries';
 
-export const ASSET_QUERY_OPERATIONS: readonly AssetOperation[] = ['list', 'findById', 'findByIds', 'findByStatus', 'findByCategory'];
+/** Operations are methods of the same name on AssetQueries (reads) or AssetCommands (writes). */
+const QUERY_OPERATIONS = ['list', 'findById', 'findByIds', 'findByStatus', 'findByCategory'] as const satisfies readonly (AssetOperation & keyof AssetQueries)[];
+const COMMAND_OPERATIONS = ['create', 'update', 'duplicate', 'delete', 'archive', 'unarchive', 'moveCategory'] as const satisfies readonly (AssetOperation &
+  keyof AssetCommands)[];
+type QueryOperation = (typeof QUERY_OPERATIONS)[number];
+type CommandOperation = (typeof COMMAND_OPERATIONS)[number];
 
-export function isQueryOperation(operation: AssetOperation): boolean {
-  return ASSET_QUERY_OPERATIONS.includes(operation);
+export function isQueryOperation(operation: AssetOperation): operation is QueryOperation {
+  return (QUERY_OPERATIONS as readonly string[]).includes(operation);
+}
+
+function isCommandOperation(operation: AssetOperation): operation is CommandOperation {
+  return (COMMAND_OPERATIONS as readonly string[]).includes(operation);
 }
 
 /** A write operation on some asset kind, as received from the gateway. */
@@ -34,24 +43,8 @@ export class RunAssetCommandHandler implements ICommandHandler<RunAssetCommand, 
   constructor(private readonly commands: AssetCommands) {}
 
   execute({ kind, operation, request: { context, body } }: RunAssetCommand): Promise<unknown> {
-    switch (operation) {
-      case 'create':
-        return this.commands.create(kind, context, body);
-      case 'update':
-        return this.commands.update(kind, context, body);
-      case 'duplicate':
-        return this.commands.duplicate(kind, context, body);
-      case 'delete':
-        return this.commands.delete(kind, context, body);
-      case 'archive':
-        return this.commands.archive(kind, context, body);
-      case 'unarchive':
-        return this.commands.unarchive(kind, context, body);
-      case 'moveCategory':
-        return this.commands.moveCategory(kind, context, body);
-      default:
-        throw ServiceError.notFound('REQUEST.ROUTE_NOT_FOUND', `${operation} is not a command`);
-    }
+    if (!isCommandOperation(operation)) throw ServiceError.notFound('REQUEST.ROUTE_NOT_FOUND', `${operation} is not a command`);
+    return this.commands[operation](kind, context, body);
   }
 }
 
@@ -61,19 +54,7 @@ export class RunAssetQueryHandler implements IQueryHandler<RunAssetQuery, unknow
   constructor(private readonly queries: AssetQueries) {}
 
   execute({ kind, operation, request: { context, body } }: RunAssetQuery): Promise<unknown> {
-    switch (operation) {
-      case 'list':
-        return this.queries.list(kind, context, body);
-      case 'findById':
-        return this.queries.findById(kind, context, body);
-      case 'findByIds':
-        return this.queries.findByIds(kind, context, body);
-      case 'findByStatus':
-        return this.queries.findByStatus(kind, context, body);
-      case 'findByCategory':
-        return this.queries.findByCategory(kind, context, body);
-      default:
-        throw ServiceError.notFound('REQUEST.ROUTE_NOT_FOUND', `${operation} is not a query`);
-    }
+    if (!isQueryOperation(operation)) throw ServiceError.notFound('REQUEST.ROUTE_NOT_FOUND', `${operation} is not a query`);
+    return this.queries[operation](kind, context, body);
   }
 }

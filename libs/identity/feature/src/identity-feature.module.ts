@@ -32,9 +32,14 @@ class IdentityStartup implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     await this.projector.start();
-    if (!this.admin || (await this.identity.userExists(this.admin.email))) return;
-    const created = await this.identity.createUserWithAccount({ email: this.admin.email, password: this.admin.password, apiKey: this.admin.apiKey });
-    this.logger.log(`bootstrap admin created: account ${created.accountId}, user ${created.userId}`);
+    if (!this.admin) return;
+    // Idempotent: whatever of the admin's account, user and key a previous start left undone is completed.
+    const existed = await this.identity.userExists(this.admin.email);
+    const created = await this.identity.createUserWithAccount(
+      { email: this.admin.email, password: this.admin.password, apiKey: this.admin.apiKey },
+      { completeExisting: true },
+    );
+    if (!existed) this.logger.log(`bootstrap admin created: account ${created.accountId}, user ${created.userId}`);
   }
 }
 

@@ -51,8 +51,9 @@ export class IdentityService {
    * Opens an account with its first user (holding every permission) and optionally an API key.
    * The e-mail is claimed first in its own stream (unique by construction); the remaining streams
    * are created with "no stream" expectations, so repeating the call after a crash completes it.
+   * With `completeExisting` (bootstrap), a user that exists already is completed instead of refused.
    */
-  async createUserWithAccount(request: NewUser): Promise<CreatedUser> {
+  async createUserWithAccount(request: NewUser, options: { completeExisting?: boolean } = {}): Promise<CreatedUser> {
     const email = request.email.trim().toLowerCase();
     if (typeof request.apiKey === 'string' && !API_KEY_PATTERN.test(request.apiKey)) {
       throw ServiceError.badRequest(ErrorCodes.VALIDATION, 'an API key is 16..128 printable characters');
@@ -62,6 +63,10 @@ export class IdentityService {
     const claimed = claim[0]?.data as { userId: string; accountId: string } | undefined;
     const userId = claimed?.userId ?? generateAssetId();
     const accountId = claimed?.accountId ?? generateAssetId();
+    // A claimed address whose user exists is taken, unless the caller completes that same user (bootstrap).
+    if (claimed && !options.completeExisting && (await this.eventStore.readStream(IdentityStreams.user(userId))).length > 0) {
+      throw ServiceError.conflict('IDENTITY.EMAIL_TAKEN', 'a user with this e-mail exists');
+    }
     let last: GlobalPosition | undefined;
     const track = (p?: GlobalPosition) => {
       if (p && (!last || comparePositions(p, last) > 0)) last = p;

@@ -339,7 +339,7 @@ describe.each([
       await d.stop();
       await d.restart();
       expect((await getTag(t.idTag)).body).toMatchObject({ tagName: 'Buyers', categoryName: 'Durable' });
-      // Bootstrap is idempotent: the admin key still works and no second admin appeared.
+      // The bootstrap admin key still works after the restart (idempotence: identity-feature.int.spec.ts).
       expect((await call('GET', '/visitortag/list/')).status).toBe(200);
     });
   });

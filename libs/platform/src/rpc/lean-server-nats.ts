@@ -1,5 +1,7 @@
 import { NatsContext, ServerNats } from '@nestjs/microservices';
+import type { NatsConnection } from 'nats';
 import { isObservable } from 'rxjs';
+import { coalesceWritesPerLoopTurn } from './nats-write-coalescing';
 
 type NatsMessage = Parameters<ServerNats['handleMessage']>[1];
 
@@ -7,9 +9,16 @@ type NatsMessage = Parameters<ServerNats['handleMessage']>[1];
  * Nest's NATS server with two costs taken off the request path, the wire format unchanged:
  * handlers are found by a map lookup (the base class first tries JSON.parse on every subject, and
  * the exception that throws is a large share of a request), and a plain handler result is
- * published at once instead of through Server.send's stream scheduling.
+ * published at once instead of through Server.send's stream scheduling. Its replies are written
+ * once per event-loop turn (see coalesceWritesPerLoopTurn).
  */
 export class LeanServerNats extends ServerNats {
+  override async createNatsClient() {
+    const client = await super.createNatsClient();
+    coalesceWritesPerLoopTurn(client as unknown as NatsConnection);
+    return client;
+  }
+
   override getHandlerByPattern(pattern: string) {
     return this.messageHandlers.get(pattern) ?? super.getHandlerByPattern(pattern);
   }

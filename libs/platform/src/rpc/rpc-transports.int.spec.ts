@@ -338,6 +338,28 @@ describe('NATS transport', () => {
   });
 });
 
+describe('NatsServiceClient when NATS goes away', () => {
+  it('fails a waiting request at once rather than at its timeout', async () => {
+    const nats = await startNatsServer();
+    const service = await startDemoService('hanging', natsServerOptions(nats.url, 'demo', natsTestOverrides));
+    await flushSubscriptions(service);
+    const client = new NatsServiceClient(nats.url, { timeoutMs: 4000, logger: captureLogs().logger });
+    try {
+      await expect(client.request(DEMO_SUBJECT, demoRequest({ mode: 'echo' }))).resolves.toMatchObject({ instance: 'hanging' });
+      const waiting = timed(failureOf(client.request(DEMO_SUBJECT, demoRequest({ mode: 'hang' }))));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await nats.stop();
+      const { result: error, ms } = await waiting;
+      expect(error).toMatchObject({ status: 503, code: 'SERVICE.UNAVAILABLE' });
+      expect(ms).toBeLessThan(2000);
+    } finally {
+      await client.close();
+      await service.close();
+      await nats.stop();
+    }
+  });
+});
+
 describe.each(['ClientNats', 'NatsServiceClient'] as const)('NATS outages, caller %s', (caller) => {
   it('answers 503 within 5 s while NATS is stopped, and recovers when it is back', async () => {
     const nats = await startNatsServer();

@@ -15,12 +15,16 @@ const transform = {
       sourceMaps: 'inline',
     },
   ],
+  // ESM-only packages (Node loads them with require(esm); jest on Node 20 cannot): compiled to CommonJS.
+  '/node_modules/(jose|otpauth)/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
 };
+const transformIgnorePatterns = ['/node_modules/(?!(jose|otpauth)/)'];
 
 const common = {
   rootDir: __dirname,
   testEnvironment: 'node',
   transform,
+  transformIgnorePatterns,
   moduleNameMapper: pathsToModuleNameMapper(),
   moduleFileExtensions: ['ts', 'js', 'json'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/tmp/'],

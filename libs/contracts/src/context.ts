@@ -4,6 +4,8 @@ export interface CallerContext {
   userId: string;
   permissions: string[];
   correlationId: string;
+  /** Set when the credential is an API key. */
+  keyId?: string;
 }
 
 /** The payload of every gateway-to-service request: `{ context, body }`. */

@@ -55,6 +55,9 @@ export class ServiceError extends Error {
   static conflict(code: string, message: string, details: unknown[] = []) {
     return new ServiceError(409, code, message, details);
   }
+  static tooManyRequests(message: string, retryAfterSeconds: number) {
+    return new ServiceError(429, 'AUTH.TOO_MANY_ATTEMPTS', message, [{ retryAfterSeconds }]);
+  }
   static unavailable(message = 'service unavailable') {
     return new ServiceError(503, 'SERVICE.UNAVAILABLE', message);
   }
@@ -75,4 +78,8 @@ export const ErrorCodes = {
   ASSET_INVALID_STATE: 'ASSET.INVALID_STATE',
   CASCADE_INVALID: 'ASSET.INVALID_CASCADE',
   ROUTE_NOT_FOUND: 'REQUEST.ROUTE_NOT_FOUND',
+  SETTINGS_TOO_LARGE: 'SETTINGS.TOO_LARGE',
+  API_KEY_NOT_FOUND: 'APIKEY.NOT_FOUND',
+  MFA_INVALID: 'AUTH.MFA_INVALID',
+  MFA_STATE: 'AUTH.MFA_STATE',
 } as const;

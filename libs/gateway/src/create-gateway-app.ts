@@ -26,6 +26,7 @@ export async function createGatewayApp(module: Type<unknown> | DynamicModule, lo
   const fastify = app.getHttpAdapter().getInstance();
   fastify.setErrorHandler((error, request, reply) => {
     const answer = toHttpError(error, String(request.id));
+    if (answer.headers) void reply.headers(answer.headers);
     void reply.status(answer.status).send(answer.body);
   });
   // A synchronous hook: an async one costs a promise per request on the hottest path.

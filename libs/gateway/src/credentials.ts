@@ -1,6 +1,9 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
 import { Principal, ServiceError } from '@funnel/contracts';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
+import { TokenVerifier } from './token-verifier';
+import { API_KEY_AUTHENTICATOR, TOKEN_VERIFIER } from './gateway.tokens';
 
 /** The API key of a request: `key` query parameter or `X-API-Key` header (legacy schemes, both accepted). */
 export function apiKeyOf(request: FastifyRequest): string | undefined {
@@ -13,10 +16,30 @@ export function apiKeyOf(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
-export async function authenticate(request: FastifyRequest, apiKeys: ApiKeyAuthenticator): Promise<Principal> {
-  const key = apiKeyOf(request);
-  if (!key) throw ServiceError.unauthorized('not authorized: send an API key (key query parameter or X-API-Key header)');
-  return apiKeys.authenticate(key, String(request.id));
+/** The token of an `Authorization: Bearer <token>` header. */
+export function bearerTokenOf(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return undefined;
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+/** Who sent a request: an access token (verified locally) or an API key (verified by identity, cached briefly). */
+@Injectable()
+export class Credentials {
+  constructor(
+    @Inject(API_KEY_AUTHENTICATOR) private readonly apiKeys: ApiKeyAuthenticator,
+    @Inject(TOKEN_VERIFIER) private readonly tokens: TokenVerifier,
+  ) {}
+
+  authenticate(request: FastifyRequest): Promise<Principal> {
+    const correlationId = String(request.id);
+    const token = bearerTokenOf(request);
+    if (token) return this.tokens.verify(token, correlationId);
+    const key = apiKeyOf(request);
+    if (key) return this.apiKeys.authenticate(key, correlationId);
+    throw ServiceError.unauthorized('not authorized: send an access token (Authorization: Bearer) or an API key (X-API-Key header or key query parameter)');
+  }
 }
 
 export function requirePermission(principal: Principal, permission: string): void {

@@ -1,12 +1,13 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ErrorCodes, ServiceError } from '@funnel/contracts';
+import { ErrorCodes, IdentityRequestBody, Principal, ServiceError } from '@funnel/contracts';
 import { ServiceClient } from '@funnel/platform';
-import { API_KEY_AUTHENTICATOR, ROUTE_TABLE, SERVICE_CLIENT } from './gateway.tokens';
+import { ROUTE_TABLE, SERVICE_CLIENT } from './gateway.tokens';
 import { RouteTable } from './route-table';
-import { ApiKeyAuthenticator } from './api-key-authenticator';
-import { authenticate, requirePermission } from './credentials';
+import { Credentials, bearerTokenOf, requirePermission } from './credentials';
+
+const ANONYMOUS: Principal = { accountId: '', userId: '', permissions: [] };
 
 /**
  * Every forwarded /v1 route (the asset families, logic scripts ...) in one Fastify handler driven by
@@ -21,7 +22,7 @@ export class ForwardingRoute implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     @Inject(ROUTE_TABLE) private readonly routes: RouteTable,
     @Inject(SERVICE_CLIENT) private readonly client: ServiceClient,
-    @Inject(API_KEY_AUTHENTICATOR) private readonly apiKeys: ApiKeyAuthenticator,
+    private readonly credentials: Credentials,
   ) {}
 
   onModuleInit(): void {
@@ -37,15 +38,16 @@ export class ForwardingRoute implements OnModuleInit {
     const path = request.url.slice(3).split('?', 1)[0];
     const route = this.routes.match(request.method, path);
     if (!route) throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `no route ${request.method} /v1${path}`);
-    const principal = await authenticate(request, this.apiKeys);
+    const correlationId = String(request.id);
+    const principal = route !== 'method-not-allowed' && route.permission === 'public' ? ANONYMOUS : await this.credentials.authenticate(request);
     if (route === 'method-not-allowed') throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `${request.method} is not served on /v1${path}`);
-    requirePermission(principal, route.permission);
+    if (route.permission !== 'public' && route.permission !== 'authenticated') requirePermission(principal, route.permission);
     const query: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, string | string[]>)) if (name !== 'key') query[name] = value;
-    const answer = await this.client.request<{ result?: unknown }>(route.subject, {
-      context: { ...principal, correlationId: String(request.id) },
-      body: { query, body: request.body },
-    });
+    const body: IdentityRequestBody = { query, body: request.body };
+    if (route.forwardBearerToken) body.bearerToken = bearerTokenOf(request);
+    if (route.forwardSourceAddress) body.sourceAddress = request.ip;
+    const answer = await this.client.request<{ result?: unknown }>(route.subject, { context: { ...principal, correlationId }, body });
     const payload = route.reply === 'result' ? answer?.result : answer;
     // No result means "no body" (save, delete, archive ... answer 200 with an empty body).
     return payload === undefined ? reply.send() : reply.send(payload);

@@ -2,11 +2,14 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ReadinessCheck, Registry, ServiceClient } from '@funnel/platform';
 import { ForwardedRoute, RouteTable, assetRoutes } from './route-table';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
-import { API_KEY_AUTHENTICATOR, METRICS_REGISTRY, READINESS_CHECKS, ROUTE_TABLE, SERVICE_CLIENT } from './gateway.tokens';
+import { API_KEY_AUTHENTICATOR, METRICS_REGISTRY, READINESS_CHECKS, ROUTE_TABLE, SERVICE_CLIENT, TOKEN_VERIFIER } from './gateway.tokens';
+import { TokenVerifier } from './token-verifier';
+import { Credentials } from './credentials';
 import { ForwardingRoute } from './forwarding.route';
 import { IdsHttpController } from './ids.http.controller';
 import { HealthHttpController, MetricsHttpController } from './health.http.controller';
 import { scriptRoutes } from './script-routes';
+import { identityRoutes } from './identity-routes';
 
 export interface GatewayOptions {
   client: ServiceClient;
@@ -15,10 +18,12 @@ export interface GatewayOptions {
   /** How long a verified API key is trusted without asking identity again (at most 5000 ms). */
   apiKeyCacheMs?: number;
   extraRoutes?: ForwardedRoute[];
+  /** Milliseconds since the epoch; tests inject one to expire tokens. */
+  clock?: () => number;
 }
 
 export function gatewayRoutes(extra: ForwardedRoute[] = []): ForwardedRoute[] {
-  return [...assetRoutes(), ...scriptRoutes(), ...extra];
+  return [...assetRoutes(), ...scriptRoutes(), ...identityRoutes(), ...extra];
 }
 
 @Module({})
@@ -29,6 +34,8 @@ export class GatewayModule {
       controllers: [HealthHttpController, MetricsHttpController, IdsHttpController],
       providers: [
         ForwardingRoute,
+        Credentials,
+        { provide: TOKEN_VERIFIER, useValue: new TokenVerifier(options.client, options.clock) },
         { provide: SERVICE_CLIENT, useValue: options.client },
         { provide: METRICS_REGISTRY, useValue: options.metrics },
         { provide: READINESS_CHECKS, useValue: options.readiness },

@@ -4,3 +4,4 @@ export const ROUTE_TABLE = Symbol.for('funnel.gateway.RouteTable');
 export const API_KEY_AUTHENTICATOR = Symbol.for('funnel.gateway.ApiKeyAuthenticator');
 export const READINESS_CHECKS = Symbol.for('funnel.gateway.ReadinessChecks');
 export const METRICS_REGISTRY = Symbol.for('funnel.gateway.MetricsRegistry');
+export const TOKEN_VERIFIER = Symbol.for('funnel.gateway.TokenVerifier');

@@ -9,6 +9,13 @@ const logger = createLogger('gateway-errors');
 export interface HttpErrorAnswer {
   status: number;
   body: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+/** A 429's details carry `retryAfterSeconds`; clients read it from the Retry-After header too. */
+function retryAfterOf(error: ServiceError): Record<string, string> | undefined {
+  const seconds = (error.details?.[0] as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+  return error.status === 429 && typeof seconds === 'number' ? { 'retry-after': String(Math.max(1, Math.ceil(seconds))) } : undefined;
 }
 
 /** Fastify's own rejections (before any handler runs) carry a status and an FST_ code. */
@@ -26,7 +33,8 @@ function fastifyCode(status: number, code: string | undefined, message: string):
 export function toHttpError(error: unknown, correlationId: string): HttpErrorAnswer {
   const serviceError = error instanceof ServiceError ? error : ServiceError.isShape(error) ? ServiceError.fromShape(error) : undefined;
   if (serviceError && serviceError.status !== 500) {
-    return { status: serviceError.status, body: { error: serviceError.message, code: serviceError.code, details: serviceError.details ?? [] } };
+    const headers = retryAfterOf(serviceError);
+    return { status: serviceError.status, body: { error: serviceError.message, code: serviceError.code, details: serviceError.details ?? [] }, ...(headers ? { headers } : {}) };
   }
   if (serviceError) {
     const id = serviceError.correlationId ?? correlationId;
@@ -55,6 +63,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
     const answer = toHttpError(error, String(request?.id ?? ''));
+    if (answer.headers) void reply.headers(answer.headers);
     void reply.status(answer.status).send(answer.body);
   }
 }

@@ -1,18 +1,16 @@
-import { Controller, Get, Inject, Query, Req } from '@nestjs/common';
+import { Controller, Get, Query, Req } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
 import { ErrorCodes, ServiceError, generateAssetId } from '@funnel/contracts';
-import { API_KEY_AUTHENTICATOR } from './gateway.tokens';
-import { ApiKeyAuthenticator } from './api-key-authenticator';
-import { authenticate } from './credentials';
+import { Credentials } from './credentials';
 
 /** GET /v1/ids/generate?count=N: ids in the one accepted format, for clients that cannot make their own. */
 @Controller('v1/ids')
 export class IdsHttpController {
-  constructor(@Inject(API_KEY_AUTHENTICATOR) private readonly apiKeys: ApiKeyAuthenticator) {}
+  constructor(private readonly credentials: Credentials) {}
 
   @Get('generate')
   async generate(@Req() request: FastifyRequest, @Query('count') count?: string): Promise<{ ids: string[] }> {
-    await authenticate(request, this.apiKeys);
+    await this.credentials.authenticate(request);
     const n = count === undefined ? 1 : Number(count);
     if (!Number.isInteger(n) || n < 1 || n > 1000) throw ServiceError.badRequest(ErrorCodes.VALIDATION, 'count must be an integer from 1 to 1000');
     const now = Date.now();

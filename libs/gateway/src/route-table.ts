@@ -8,9 +8,17 @@ export interface ForwardedRoute {
   /** Path under /v1, without trailing slash (both forms are served). */
   path: string;
   subject: string;
-  permission: Permission;
+  /**
+   * Who may call it: holders of a permission; any verified credential ('authenticated'); or anyone
+   * ('public': the service itself checks what the request carries, as login and validate do).
+   */
+  permission: Permission | 'authenticated' | 'public';
   /** How the service's reply becomes the HTTP body. */
   reply: 'result' | 'whole';
+  /** Forward the raw bearer token (validate accepts expired tokens, so the gateway cannot check it). */
+  forwardBearerToken?: boolean;
+  /** Forward the client's address (login throttling). */
+  forwardSourceAddress?: boolean;
 }
 
 export function assetRoutes(kinds: readonly AssetKindDescriptor[] = ASSET_KINDS): ForwardedRoute[] {

@@ -1,3 +1,4 @@
 export * from './passwords';
 export * from './api-keys';
 export * from './identity-events';
+export * from './user-settings';

@@ -4,6 +4,7 @@ import { READ_STORE, ReadStore } from '@funnel/readstore';
 import { IdentityProjector } from './identity-projector';
 import { IdentityService } from './identity.service';
 import { IdentityMessageController } from './identity.message.controller';
+import { UserSettingsMessageController, UserSettingsProjector, UserSettingsService } from './user-settings';
 
 export interface BootstrapAdmin {
   email: string;
@@ -45,9 +46,12 @@ class IdentityStartup implements OnApplicationBootstrap {
 
 @Injectable()
 export class IdentityHealth {
-  constructor(private readonly projector: IdentityProjector) {}
+  constructor(
+    private readonly projector: IdentityProjector,
+    private readonly userSettings: UserSettingsProjector,
+  ) {}
   ready(): boolean {
-    return this.projector.ready;
+    return this.projector.ready && this.userSettings.ready;
   }
 }
 
@@ -56,7 +60,7 @@ export class IdentityFeatureModule {
   static forRoot(options: IdentityFeatureOptions): DynamicModule {
     return {
       module: IdentityFeatureModule,
-      controllers: [IdentityMessageController],
+      controllers: [IdentityMessageController, UserSettingsMessageController],
       providers: [
         { provide: EVENT_STORE, useValue: options.eventStore },
         { provide: READ_STORE, useValue: options.readStore },
@@ -65,6 +69,8 @@ export class IdentityFeatureModule {
         IdentityService,
         IdentityStartup,
         IdentityHealth,
+        UserSettingsProjector,
+        UserSettingsService,
       ],
       exports: [IdentityService, IdentityHealth],
     };

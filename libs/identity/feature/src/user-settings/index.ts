@@ -1,0 +1,3 @@
+export * from './user-settings.projector';
+export * from './user-settings.service';
+export * from './user-settings.message.controller';

@@ -1,6 +1,7 @@
 import { API_KEY_PATTERN } from '@funnel/contracts';
-import { ConfigError, LOG_LEVELS, int, oneOf, port, string, url } from '@funnel/platform';
-import { BootstrapAdmin } from '@funnel/identity-feature';
+import { join } from 'node:path';
+import { Config, ConfigError, LOG_LEVELS, bool, int, oneOf, port, string, url } from '@funnel/platform';
+import { AuthOptions, BootstrapAdmin } from '@funnel/identity-feature';
 
 /** Variables every app reads. */
 export const commonConfig = {
@@ -25,8 +26,26 @@ export const bootstrapConfig = {
 export const httpConfig = {
   PORT: port({ default: 3000 }),
   HOST: string({ default: '0.0.0.0' }),
+  /** Behind a proxy or ingress: take the client address from X-Forwarded-For (login throttling). */
+  TRUST_PROXY: bool({ default: false }),
   API_KEY_CACHE_MS: int({ min: 0, max: 5000, default: 2000 }),
 };
+
+/** Tokens and the identity service's key file. */
+export const authConfig = {
+  ACCESS_TOKEN_TTL_SECONDS: int({ min: 1, max: 259200, default: 259200 }),
+  REFRESH_TOKEN_TTL_SECONDS: int({ min: 60, max: 365 * 24 * 3600, default: 30 * 24 * 3600 }),
+  /** Signing and encryption keys; default `<DATA_DIR>/identity-keys.json`, created when absent. */
+  IDENTITY_KEYS_FILE: string({ optional: true }),
+};
+
+export function authOptionsFrom(config: Config<typeof authConfig> & { DATA_DIR: string }): AuthOptions {
+  return {
+    keysFile: config.IDENTITY_KEYS_FILE ?? join(config.DATA_DIR, 'identity-keys.json'),
+    accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
+  };
+}
 
 export const natsConfig = {
   /** One server URL, or several of a cluster separated by commas. */

@@ -1,0 +1,48 @@
+/**
+ * Login throttling, per username and per source address. Failures inside a window count up; past a
+ * first threshold each further failure is answered slowly, past a second one attempts are refused
+ * (429) until the lock ends. A success clears the username's count. The address limits are higher,
+ * since many users may share an address: one user's failures never stop another user's login
+ * unless the address itself has failed many times.
+ */
+export interface ThrottlePolicy {
+  /** Failures count within this window from the first one. */
+  windowMs: number;
+  /** From this many failures on, each failed answer is delayed. */
+  slowAfter: number;
+  /** At this many failures, attempts are refused for lockMs. */
+  lockAfter: number;
+  lockMs: number;
+  /** The first delay; doubled for each further failure, up to maxDelayMs. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const USERNAME_POLICY: ThrottlePolicy = { windowMs: 15 * 60_000, slowAfter: 5, lockAfter: 10, lockMs: 15 * 60_000, baseDelayMs: 250, maxDelayMs: 2000 };
+export const ADDRESS_POLICY: ThrottlePolicy = { windowMs: 15 * 60_000, slowAfter: 20, lockAfter: 100, lockMs: 15 * 60_000, baseDelayMs: 250, maxDelayMs: 2000 };
+
+export interface ThrottleState {
+  failures: number;
+  /** ms since the epoch. */
+  firstFailureAt: number;
+  lockedUntil: number;
+}
+
+/** Milliseconds left of a lock, or 0 when attempts are allowed. */
+export function lockRemainingMs(state: ThrottleState | null | undefined, now: number): number {
+  return state && state.lockedUntil > now ? state.lockedUntil - now : 0;
+}
+
+/** The state after one more failure at `now`. */
+export function afterFailure(state: ThrottleState | null | undefined, now: number, policy: ThrottlePolicy): ThrottleState {
+  const fresh = !state || now - state.firstFailureAt > policy.windowMs || (state.lockedUntil > 0 && state.lockedUntil <= now);
+  const failures = fresh ? 1 : state.failures + 1;
+  const firstFailureAt = fresh ? now : state.firstFailureAt;
+  return { failures, firstFailureAt, lockedUntil: failures >= policy.lockAfter ? now + policy.lockMs : 0 };
+}
+
+/** How long to hold back the answer to the failure that produced `state`. */
+export function failureDelayMs(state: ThrottleState, policy: ThrottlePolicy): number {
+  if (state.failures < policy.slowAfter) return 0;
+  return Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (state.failures - policy.slowAfter));
+}

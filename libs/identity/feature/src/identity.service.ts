@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { API_KEY_PATTERN, ErrorCodes, PERMISSIONS, Principal, ServiceError, generateAssetId } from '@funnel/contracts';
 import { EVENT_STORE, EventStore, GlobalPosition, NewEvent, WrongExpectedRevisionError, comparePositions } from '@funnel/eventstore';
@@ -33,7 +33,8 @@ export class IdentityService {
   constructor(
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     @Inject(READ_STORE) private readonly readStore: ReadStore,
-    private readonly projector: IdentityProjector,
+    /** Absent outside a running service (the CLI): writes then answer without waiting for the read model. */
+    @Optional() private readonly projector?: IdentityProjector,
   ) {}
 
   async authenticateApiKey(key: unknown): Promise<Principal> {
@@ -93,7 +94,7 @@ export class IdentityService {
         }),
       );
     }
-    if (last) await this.projector.waitFor(last);
+    if (last && this.projector) await this.projector.waitFor(last);
     return apiKey ? { accountId, userId, apiKey } : { accountId, userId };
   }
 

@@ -13,13 +13,13 @@ export interface ThrottlePolicy {
   /** At this many failures, attempts are refused for lockMs. */
   lockAfter: number;
   lockMs: number;
-  /** The first delay; doubled for each further failure, up to maxDelayMs. */
+  /** The first delay; doubled for each further failure, up to maxDelayMs (kept well under the RPC timeout). */
   baseDelayMs: number;
   maxDelayMs: number;
 }
 
-export const USERNAME_POLICY: ThrottlePolicy = { windowMs: 15 * 60_000, slowAfter: 5, lockAfter: 10, lockMs: 15 * 60_000, baseDelayMs: 250, maxDelayMs: 2000 };
-export const ADDRESS_POLICY: ThrottlePolicy = { windowMs: 15 * 60_000, slowAfter: 20, lockAfter: 100, lockMs: 15 * 60_000, baseDelayMs: 250, maxDelayMs: 2000 };
+export const USERNAME_POLICY: ThrottlePolicy = { windowMs: 15 * 60_000, slowAfter: 5, lockAfter: 10, lockMs: 15 * 60_000, baseDelayMs: 125, maxDelayMs: 1000 };
+export const ADDRESS_POLICY: ThrottlePolicy = { windowMs: 15 * 60_000, slowAfter: 20, lockAfter: 100, lockMs: 15 * 60_000, baseDelayMs: 125, maxDelayMs: 1000 };
 
 export interface ThrottleState {
   failures: number;

@@ -77,12 +77,13 @@ async function accountMaker(identity: () => IdentityService | undefined) {
   };
 }
 
-export async function standaloneDeployment(): Promise<Deployment> {
+/** `env` adds or overrides variables (e.g. a short ACCESS_TOKEN_TTL_SECONDS). */
+export async function standaloneDeployment(env: NodeJS.ProcessEnv = {}): Promise<Deployment> {
   const dataDir = mkdtempSync(join(tmpdir(), 'funnel-e2e-'));
   let running: RunningApp;
   let api!: Api;
   const start = async () => {
-    running = await startStandalone(baseEnv(dataDir));
+    running = await startStandalone({ ...baseEnv(dataDir), ...env });
     api = apiAt(`http://127.0.0.1:${running.port}/v1`, ADMIN.apiKey);
   };
   await start();
@@ -100,10 +101,10 @@ export async function standaloneDeployment(): Promise<Deployment> {
   return deployment;
 }
 
-export async function distributedDeployment(): Promise<Deployment> {
+export async function distributedDeployment(extraEnv: NodeJS.ProcessEnv = {}): Promise<Deployment> {
   const dataDir = mkdtempSync(join(tmpdir(), 'funnel-e2e-'));
   const nats = await startNatsServer();
-  const env = { ...baseEnv(dataDir), NATS_URL: nats.url, RPC_TIMEOUT_MS: '2000' };
+  const env = { ...baseEnv(dataDir), NATS_URL: nats.url, RPC_TIMEOUT_MS: '2000', ...extraEnv };
   const apps: Record<string, RunningApp | undefined> = {};
   let api!: Api;
   const start = async () => {

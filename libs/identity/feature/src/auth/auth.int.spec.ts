@@ -108,7 +108,7 @@ describe('authentication (identity feature on SQLite and the embedded read store
     }
     // No delay for the first few failures, then growing delays.
     expect(slept.slice(0, 4)).toEqual([0, 0, 0, 0]);
-    expect(slept.slice(4)).toEqual([250, 500, 1000, 2000, 2000, 2000]);
+    expect(slept.slice(4)).toEqual([125, 250, 500, 1000, 1000, 1000]);
     // Locked: even the right password is refused, with a retry time.
     const locked = await failureOf(login('carol@example.com', 'a good password'));
     expect(locked).toMatchObject({ status: 429, details: [{ retryAfterSeconds: 900 }] });

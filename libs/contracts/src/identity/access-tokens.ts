@@ -33,7 +33,11 @@ export interface VerifiedAccessToken {
 
 /** Why a token was refused; never more precise toward the client than "not authorized". */
 export class AccessTokenRejected extends Error {
-  constructor(reason: string) {
+  constructor(
+    reason: string,
+    /** True when the only fault is the expiry (the client should renew). */
+    readonly expired = false,
+  ) {
     super(reason);
     this.name = 'AccessTokenRejected';
   }
@@ -68,6 +72,7 @@ export async function verifyAccessToken(token: string, keys: JWTVerifyGetKey, op
     }));
   } catch (error) {
     if (error instanceof errors.JWKSNoMatchingKey) throw error;
+    if (error instanceof errors.JWTExpired) throw new AccessTokenRejected('the access token has expired', true);
     throw new AccessTokenRejected(error instanceof Error ? error.message : 'invalid token');
   }
   const claims = payload as AccessTokenClaims;

@@ -15,6 +15,11 @@ export const REDACTED_FIELDS = [
   'secret',
   'refresh_token',
   'access_token',
+  'id_token',
+  'mfa_token',
+  'bearerToken',
+  'otp',
+  'passwordHash',
   'x-api-key',
   'cookie',
 ] as const;

@@ -1,4 +1,4 @@
-import { type JWK, SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { type CryptoKey, type JWK, SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { ACCESS_TOKEN, IdentitySubjects } from '@funnel/contracts';
 import { ServiceClient } from '@funnel/platform';
 import { TokenVerifier } from './token-verifier';

@@ -71,10 +71,18 @@ describe('npm run cli -- users:create, next to a running standalone service on t
     expect(again.stderr.trim().split('\n')).toEqual([expect.stringMatching(/exists/)]);
   });
 
-  it('prints no key without --api-key', async () => {
+  it('prints no key without --api-key, and the new user can log in at once', async () => {
     const created = await cli(['users:create', '--email', 'nokey@example.com', '--password', 'a long password'], childEnv);
     expect(created.code).toBe(0);
-    expect(Object.keys(JSON.parse(lastLine(created.stdout))).sort()).toEqual(['accountId', 'userId']);
+    const printed = JSON.parse(lastLine(created.stdout));
+    expect(Object.keys(printed).sort()).toEqual(['accountId', 'userId']);
+    // Login reads the user's streams, not a projection: no wait for the other process's appends.
+    const login = await fetch(`${baseUrl}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'nokey@example.com', password: 'a long password' }) });
+    expect(login.status).toBe(200);
+    const session = await login.json();
+    expect(session.user).toMatchObject({ user_id: printed.userId, email: 'nokey@example.com', permissions: expect.arrayContaining(['keys:manage', 'settings:write']) });
+    const listed = await fetch(`${baseUrl}/visitortag/list/`, { headers: { authorization: `Bearer ${session.tokens.access_token}` } });
+    expect(listed.status).toBe(200);
   });
 
   it('exits with 2 and the usage on stderr for bad arguments', async () => {

@@ -1,4 +1,5 @@
-import { CallerContext, IdentitySubjects, Principal, ServiceError } from '@funnel/contracts';
+import { OnModuleDestroy } from '@nestjs/common';
+import { ApiKeysRevokedEvent, CallerContext, IdentityEvents, IdentitySubjects, Principal, ServiceError } from '@funnel/contracts';
 import { ServiceClient } from '@funnel/platform';
 
 interface CacheEntry {
@@ -9,17 +10,24 @@ interface CacheEntry {
 const MAX_ENTRIES = 10_000;
 
 /**
- * Checks API keys through the identity service, remembering answers briefly (cacheMs, at most 5 s)
- * so a disabled or deleted key stops working within that time. The cache is never logged or exported.
+ * Checks API keys through the identity service, remembering answers briefly (cacheMs, at most 5 s).
+ * When identity deletes, disables or changes a key it publishes IdentityEvents.apiKeysRevoked
+ * before it replies, and this cache forgets the key at once; the expiry only bounds what a lost
+ * event can cost. The cache is never logged or exported.
  */
-export class ApiKeyAuthenticator {
+export class ApiKeyAuthenticator implements OnModuleDestroy {
   private readonly cache = new Map<string, CacheEntry>();
+  /** Counts revocation events: an answer that was under way while one arrived may be stale, so it is not cached. */
+  private revocations = 0;
+  private readonly unsubscribe: () => void;
 
   constructor(
     private readonly client: ServiceClient,
     private readonly cacheMs: number,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.unsubscribe = client.subscribe(IdentityEvents.apiKeysRevoked, (data) => this.revoke(data as ApiKeysRevokedEvent));
+  }
 
   async authenticate(key: string, correlationId: string): Promise<Principal> {
     // Keyed by the key itself: it is in this process's memory for the request anyway, and a
@@ -29,6 +37,7 @@ export class ApiKeyAuthenticator {
     const now = this.now();
     if (cached && cached.expiresAt > now) return cached.principal;
     const context: CallerContext = { accountId: '', userId: '', permissions: [], correlationId };
+    const revocationsBefore = this.revocations;
     let principal: Principal;
     try {
       principal = await this.client.request<Principal>(IdentitySubjects.authenticateApiKey, { context, body: { key } });
@@ -38,7 +47,21 @@ export class ApiKeyAuthenticator {
     }
     if (!principal?.accountId) throw ServiceError.unauthorized();
     if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
-    if (this.cacheMs > 0) this.cache.set(cacheKey, { principal, expiresAt: now + this.cacheMs });
+    if (this.cacheMs > 0 && this.revocations === revocationsBefore) this.cache.set(cacheKey, { principal, expiresAt: now + this.cacheMs });
     return principal;
+  }
+
+  /** Forgets every cached verification of these keys (by key id: the event never carries keys). */
+  revoke(event: ApiKeysRevokedEvent | undefined): void {
+    this.revocations++;
+    const keyIds = new Set(Array.isArray(event?.keyIds) ? event.keyIds : []);
+    if (keyIds.size === 0) return;
+    for (const [cacheKey, entry] of this.cache) {
+      if (entry.principal.keyId !== undefined && keyIds.has(entry.principal.keyId)) this.cache.delete(cacheKey);
+    }
+  }
+
+  onModuleDestroy(): void {
+    this.unsubscribe();
   }
 }

@@ -1,5 +1,5 @@
 import { HttpException } from '@nestjs/common';
-import { ServiceError } from '@funnel/contracts';
+import { IdentityEvents, ServiceError } from '@funnel/contracts';
 import { ServiceClient } from '@funnel/platform';
 import { RouteTable, assetRoutes } from './route-table';
 import { toHttpError } from './http-errors';
@@ -49,6 +49,7 @@ describe('ApiKeyAuthenticator', () => {
   const principal = { accountId: 'A', userId: 'U', permissions: ['assets:read'] };
   function client(answer: () => unknown) {
     const calls: unknown[] = [];
+    const subscribers = new Map<string, (data: unknown) => void>();
     const c: ServiceClient = {
       request: async <T>(_subject: string, payload: unknown) => {
         calls.push(payload);
@@ -56,9 +57,14 @@ describe('ApiKeyAuthenticator', () => {
         if (a instanceof Error) throw a;
         return a as T;
       },
+      subscribe: (subject, handler) => {
+        subscribers.set(subject, handler);
+        return () => subscribers.delete(subject);
+      },
       close: async () => undefined,
     };
-    return { c, calls };
+    const publish = (subject: string, data: unknown) => subscribers.get(subject)?.(data);
+    return { c, calls, subscribers, publish };
   }
   it('remembers a verified key for cacheMs, then asks again', async () => {
     let now = 1000;
@@ -70,6 +76,61 @@ describe('ApiKeyAuthenticator', () => {
     now += 2001;
     await auth.authenticate('k'.repeat(20), 'x');
     expect(calls).toHaveLength(2);
+  });
+  it('forgets a key at once when identity publishes its revocation, and only that key', async () => {
+    const keyed = (keyId: string) => ({ ...principal, keyId });
+    const answers: Record<string, unknown> = { ['a'.repeat(20)]: keyed('K1'), ['b'.repeat(20)]: keyed('K2') };
+    let asked = '';
+    const { c, calls, publish } = client(() => answers[asked]);
+    const auth = new ApiKeyAuthenticator(c, 5000);
+    const authenticate = (key: string) => {
+      asked = key;
+      return auth.authenticate(key, 'x');
+    };
+    await authenticate('a'.repeat(20));
+    await authenticate('b'.repeat(20));
+    expect(calls).toHaveLength(2);
+    answers['a'.repeat(20)] = ServiceError.unauthorized();
+    publish(IdentityEvents.apiKeysRevoked, { keyIds: ['K1'] });
+    await expect(authenticate('a'.repeat(20))).rejects.toMatchObject({ status: 401 });
+    expect(calls).toHaveLength(3);
+    await authenticate('b'.repeat(20));
+    expect(calls).toHaveLength(3);
+  });
+  it('does not cache an answer that was under way when a revocation arrived', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const calls: unknown[] = [];
+    const subscribers: ((data: unknown) => void)[] = [];
+    const c: ServiceClient = {
+      request: async <T>(_subject: string, payload: unknown) => {
+        calls.push(payload);
+        if (calls.length === 1) await gate;
+        return { ...principal, keyId: 'K1' } as T;
+      },
+      subscribe: (_subject, handler) => {
+        subscribers.push(handler);
+        return () => undefined;
+      },
+      close: async () => undefined,
+    };
+    const auth = new ApiKeyAuthenticator(c, 5000);
+    const first = auth.authenticate('k'.repeat(20), 'x');
+    await new Promise((resolve) => setImmediate(resolve));
+    subscribers.forEach((handler) => handler({ keyIds: ['K1'] }));
+    release();
+    await first;
+    await auth.authenticate('k'.repeat(20), 'x');
+    expect(calls).toHaveLength(2);
+  });
+  it('unsubscribes when the module is destroyed, and ignores malformed events', () => {
+    const { c, subscribers, publish } = client(() => principal);
+    const auth = new ApiKeyAuthenticator(c, 1000);
+    expect(subscribers.has(IdentityEvents.apiKeysRevoked)).toBe(true);
+    expect(() => publish(IdentityEvents.apiKeysRevoked, null)).not.toThrow();
+    expect(() => publish(IdentityEvents.apiKeysRevoked, { keyIds: 'K1' })).not.toThrow();
+    auth.onModuleDestroy();
+    expect(subscribers.size).toBe(0);
   });
   it('does not remember refusals', async () => {
     const { c, calls } = client(() => ServiceError.unauthorized());

@@ -32,10 +32,11 @@ async function startNatsService(
   config: Config<typeof serviceConfig>,
   checks: (app: INestMicroservice) => ReadinessCheck[],
   onClose: () => Promise<void> = async () => undefined,
+  server: LeanServerNats = new LeanServerNats(natsServerOptions(config.NATS_URL, name).options),
 ): Promise<RunningApp> {
   const logger = createLogger(name, config.LOG_LEVEL);
   const app = await NestFactory.createMicroservice(module, {
-    strategy: new LeanServerNats(natsServerOptions(config.NATS_URL, name).options),
+    strategy: server,
     logger: new PinoNestLogger(logger),
   });
   await app.listen();
@@ -69,9 +70,11 @@ export async function startIdentityService(env: NodeJS.ProcessEnv = process.env)
   const config = loadConfig(identityServiceConfig, env);
   const bootstrapAdmin = bootstrapAdminFrom(config);
   const stores = await openStores(config);
-  @Module({ imports: [IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin })] })
+  // Events (API key revocations) go out on the connection that carries the replies, so a gateway sees them first.
+  const server = new LeanServerNats(natsServerOptions(config.NATS_URL, 'identity-service').options);
+  @Module({ imports: [IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin, events: server })] })
   class IdentityServiceModule {}
-  return startNatsService('identity-service', IdentityServiceModule, config, (app) => [{ name: 'read-model', check: () => app.get(IdentityHealth).ready() }], () => stores.close());
+  return startNatsService('identity-service', IdentityServiceModule, config, (app) => [{ name: 'read-model', check: () => app.get(IdentityHealth).ready() }], () => stores.close(), server);
 }
 
 export async function startScriptsService(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {

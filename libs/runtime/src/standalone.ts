@@ -37,7 +37,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   @Module({
     imports: [
       AssetsFeatureModule.forRoot(stores),
-      IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin }),
+      IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin, events: bus }),
       ScriptsFeatureModule,
       GatewayModule.forRoot({
         client,

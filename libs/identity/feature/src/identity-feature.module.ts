@@ -1,9 +1,11 @@
 import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap } from '@nestjs/common';
 import { EVENT_STORE, EventStore } from '@funnel/eventstore';
 import { READ_STORE, ReadStore } from '@funnel/readstore';
+import { EVENT_PUBLISHER, EventPublisher, NO_EVENT_PUBLISHER } from '@funnel/platform';
 import { IdentityProjector } from './identity-projector';
 import { IdentityService } from './identity.service';
 import { IdentityMessageController } from './identity.message.controller';
+import { ApiKeysMessageController, ApiKeysService } from './api-keys';
 import { UserSettingsMessageController, UserSettingsProjector, UserSettingsService } from './user-settings';
 
 export interface BootstrapAdmin {
@@ -17,6 +19,8 @@ export interface IdentityFeatureOptions {
   readStore: ReadStore;
   /** Creates this user, its account and key on start when the user does not exist yet. */
   bootstrapAdmin?: BootstrapAdmin;
+  /** Where identity publishes events for other processes (API key revocations for the gateways' caches); nowhere by default. */
+  events?: EventPublisher;
 }
 
 const BOOTSTRAP_ADMIN = Symbol.for('funnel.BootstrapAdmin');
@@ -60,11 +64,13 @@ export class IdentityFeatureModule {
   static forRoot(options: IdentityFeatureOptions): DynamicModule {
     return {
       module: IdentityFeatureModule,
-      controllers: [IdentityMessageController, UserSettingsMessageController],
+      controllers: [IdentityMessageController, UserSettingsMessageController, ApiKeysMessageController],
       providers: [
         { provide: EVENT_STORE, useValue: options.eventStore },
         { provide: READ_STORE, useValue: options.readStore },
         { provide: BOOTSTRAP_ADMIN, useValue: options.bootstrapAdmin ?? null },
+        { provide: EVENT_PUBLISHER, useValue: options.events ?? NO_EVENT_PUBLISHER },
+        ApiKeysService,
         IdentityProjector,
         IdentityService,
         IdentityStartup,

@@ -5,7 +5,8 @@ import { EVENT_STORE, EventStore, GlobalPosition, NewEvent, WrongExpectedRevisio
 import { READ_STORE, ReadStore } from '@funnel/readstore';
 import { IdentityStreams, apiKeyDigest, apiKeyPrefix, generateApiKey, hashPassword } from '@funnel/identity-domain';
 import { IdentityProjector } from './identity-projector';
-import { apiKeysCollection, usersCollection } from './identity-read-model';
+import { ApiKeyAuthentication } from './api-keys/api-key-authentication';
+import { usersCollection } from './identity-read-model';
 
 export interface NewUser {
   email: string;
@@ -28,7 +29,7 @@ const emailDigest = (email: string) => createHash('sha256').update(email.trim().
 @Injectable()
 export class IdentityService {
   private readonly users = usersCollection(this.readStore);
-  private readonly apiKeys = apiKeysCollection(this.readStore);
+  private readonly apiKeys = new ApiKeyAuthentication(this.eventStore, this.readStore);
 
   constructor(
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
@@ -37,11 +38,9 @@ export class IdentityService {
     @Optional() private readonly projector?: IdentityProjector,
   ) {}
 
-  async authenticateApiKey(key: unknown): Promise<Principal> {
-    if (typeof key !== 'string' || !API_KEY_PATTERN.test(key)) throw ServiceError.unauthorized();
-    const doc = await this.apiKeys.findOne({ _id: apiKeyDigest(key) });
-    if (!doc || !doc.enabled) throw ServiceError.unauthorized();
-    return { accountId: doc.accountId, userId: doc.userId, permissions: doc.permissions };
+  /** Who the key belongs to (with its keyId); 401 for unknown, disabled and deleted keys. */
+  authenticateApiKey(key: unknown): Promise<Principal> {
+    return this.apiKeys.authenticate(key);
   }
 
   async userExists(email: string): Promise<boolean> {

@@ -1,4 +1,5 @@
 import type { WritePacket } from '@nestjs/microservices';
+import type { EventHandler, EventPublisher } from '../rpc/event-publisher';
 
 /** Receives what a bus delivers: implemented by InProcessServer. */
 export interface InProcessEndpoint {
@@ -27,7 +28,7 @@ export interface InProcessBusOptions {
   copyPayloads?: boolean;
 }
 
-export class InProcessBus {
+export class InProcessBus implements EventPublisher {
   private readonly requestRoutes = new Map<string, InProcessEndpoint>();
   readonly copy: <T>(value: T) => T;
 
@@ -36,6 +37,38 @@ export class InProcessBus {
   }
 
   private readonly eventRoutes = new Map<string, InProcessEndpoint[]>();
+  /** Plain callbacks (ServiceClient.subscribe), next to the servers' @EventPattern handlers. */
+  private readonly subscribers = new Map<string, Set<{ handler: EventHandler }>>();
+
+  /**
+   * Delivers an event to every server listening to the pattern and to every subscriber, like a
+   * NATS publish. Subscribers run synchronously, before this returns: a publisher that publishes
+   * before it replies knows they have seen the event by the time its caller gets the reply.
+   */
+  publish(pattern: string, data: unknown): void {
+    for (const endpoint of this.eventEndpoints(pattern)) endpoint.deliverEvent(pattern, data);
+    const subscribers = this.subscribers.get(pattern);
+    if (!subscribers) return;
+    for (const subscriber of [...subscribers]) {
+      try {
+        subscriber.handler(this.copy(data));
+      } catch {
+        // A subscriber's failure is its own (as over NATS); the publisher and other subscribers go on.
+      }
+    }
+  }
+
+  /** Calls `handler` with each event published on `pattern` until the returned function is called. */
+  subscribe(pattern: string, handler: EventHandler): () => void {
+    const subscriber = { handler };
+    const subscribers = this.subscribers.get(pattern) ?? new Set();
+    subscribers.add(subscriber);
+    this.subscribers.set(pattern, subscribers);
+    return () => {
+      subscribers.delete(subscriber);
+      if (subscribers.size === 0 && this.subscribers.get(pattern) === subscribers) this.subscribers.delete(pattern);
+    };
+  }
 
   register(endpoint: InProcessEndpoint, routes: InProcessRoutes): void {
     const taken = routes.requestPatterns.filter((pattern) => {

@@ -39,8 +39,7 @@ export class InProcessClient extends ClientProxy<Record<never, never>, InProcess
 
   /** Fire and forget, as a NATS publish: resolves once handed to every listener, not when handled. */
   protected dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
-    const pattern = this.normalizePattern(packet.pattern);
-    for (const endpoint of this.bus.eventEndpoints(pattern)) endpoint.deliverEvent(pattern, packet.data);
+    this.bus.publish(this.normalizePattern(packet.pattern), packet.data);
     return Promise.resolve(undefined as T);
   }
 }

@@ -3,6 +3,7 @@ import { NO_MESSAGE_HANDLER } from '@nestjs/microservices/constants';
 import type { Logger } from 'pino';
 import { createLogger } from '../logging/logger';
 import { DEFAULT_RPC_TIMEOUT_MS, type ServiceClient, toServiceError } from '../rpc/service-client';
+import type { EventHandler } from '../rpc/event-publisher';
 import type { InProcessBus } from './in-process-bus';
 
 /**
@@ -45,6 +46,11 @@ export class InProcessServiceClient implements ServiceClient {
         if (packet.isDisposed) finish();
       });
     });
+  }
+
+  /** Events published on the bus (InProcessBus.publish), delivered synchronously. */
+  subscribe(subject: string, handler: EventHandler): () => void {
+    return this.bus.subscribe(subject, handler);
   }
 
   async close(): Promise<void> {

@@ -1,10 +1,11 @@
 import { RpcRequest, ServiceError } from '@funnel/contracts';
-import { ErrorCode as NatsErrorCode, type Msg, type NatsConnection, type NatsError, connect, createInbox } from 'nats';
+import { ErrorCode as NatsErrorCode, type Msg, type NatsConnection, type NatsError, type Subscription, connect, createInbox } from 'nats';
 import type { Logger } from 'pino';
 import { createLogger } from '../logging/logger';
 import { type RpcMetrics, rpcOutcomeOf } from '../ops/metrics';
 import { DEFAULT_RPC_TIMEOUT_MS, type ServiceClient, toServiceError } from './service-client';
 import { natsClientOptions } from './nats-options';
+import type { EventHandler } from './event-publisher';
 import { coalesceWritesPerLoopTurn } from './nats-write-coalescing';
 
 export interface NatsServiceClientOptions {
@@ -61,6 +62,9 @@ export class NatsServiceClient implements ServiceClient {
   private reachable = false;
   private nextId = 0;
   private closed = false;
+  /** Event subscribers by subject; each subject has one NATS subscription on the current connection. */
+  private readonly listeners = new Map<string, Set<{ handler: EventHandler }>>();
+  private readonly eventSubscriptions = new Map<string, Subscription>();
 
   constructor(
     private readonly url: string,
@@ -108,6 +112,32 @@ export class NatsServiceClient implements ServiceClient {
     }
   }
 
+  /**
+   * Events in Nest's wire format (`{ pattern, data }`, JSON) published on `subject`. The NATS
+   * subscription is made on the current connection, and again on every new one; nats.js renews it
+   * itself across reconnects of one connection. Subscribing starts connecting, so events arrive
+   * before the first request.
+   */
+  subscribe(subject: string, handler: EventHandler): () => void {
+    const listener = { handler };
+    let listeners = this.listeners.get(subject);
+    if (!listeners) {
+      listeners = new Set();
+      this.listeners.set(subject, listeners);
+      if (this.current && !this.current.isClosed()) this.subscribeEvents(this.current, subject);
+    }
+    listeners.add(listener);
+    if (!this.closed) this.warmUp();
+    const set = listeners;
+    return () => {
+      set.delete(listener);
+      if (set.size > 0 || this.listeners.get(subject) !== set) return;
+      this.listeners.delete(subject);
+      this.eventSubscriptions.get(subject)?.unsubscribe();
+      this.eventSubscriptions.delete(subject);
+    };
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     const pending = this.connection;
@@ -129,6 +159,32 @@ export class NatsServiceClient implements ServiceClient {
       request.reject(new NatsRequestFailure(NatsErrorCode.NoResponders, 'no service answers this subject'));
     } else {
       request.resolve(message.data);
+    }
+  }
+
+  private subscribeEvents(nc: NatsConnection, subject: string): void {
+    const previous = this.eventSubscriptions.get(subject);
+    // One of a closed connection: nothing left to undo.
+    if (previous && !previous.isClosed()) previous.unsubscribe();
+    const subscription = nc.subscribe(subject, { callback: (error, message) => this.onEvent(subject, error, message) });
+    this.eventSubscriptions.set(subject, subscription);
+  }
+
+  private onEvent(subject: string, error: NatsError | null, message: Msg): void {
+    if (error) return;
+    let data: unknown;
+    try {
+      data = (JSON.parse(decoder.decode(message.data)) as { data?: unknown }).data;
+    } catch {
+      this.logger.warn({ subject }, 'event is not JSON; ignored');
+      return;
+    }
+    for (const listener of [...(this.listeners.get(subject) ?? [])]) {
+      try {
+        listener.handler(data);
+      } catch (failure) {
+        this.logger.error({ err: failure, subject }, 'event handler failed');
+      }
     }
   }
 
@@ -157,6 +213,7 @@ export class NatsServiceClient implements ServiceClient {
           coalesceWritesPerLoopTurn(nc);
           this.replyPrefix = `${createInbox()}.`;
           nc.subscribe(`${this.replyPrefix}*`, { callback: (error, message) => this.onReply(error, message) });
+          for (const subject of this.listeners.keys()) this.subscribeEvents(nc, subject);
           this.current = nc;
           this.reachable = true;
           void this.watch(nc);

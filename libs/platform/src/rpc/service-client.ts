@@ -6,11 +6,18 @@ import { lastValueFrom, timeout } from 'rxjs';
 import { createLogger } from '../logging/logger';
 import { type RpcMetrics, rpcOutcomeOf } from '../ops/metrics';
 import { classifyRpcFailure } from './rpc-failure';
+import type { EventHandler } from './event-publisher';
 
 /** How the gateway (or any caller) reaches a service, whatever the transport. */
 export interface ServiceClient {
   /** Resolves with the reply; rejects only with a ServiceError. */
   request<T>(subject: string, payload: RpcRequest): Promise<T>;
+  /**
+   * Receives the events published on `subject` (see EventPublisher), from now until the returned
+   * function is called. At most once, in publication order per publisher; over NATS the
+   * subscription survives reconnects, and what is published while disconnected is lost.
+   */
+  subscribe(subject: string, handler: EventHandler): () => void;
   close(): Promise<void>;
 }
 
@@ -56,6 +63,14 @@ export class ProxyServiceClient implements ServiceClient {
       this.metrics?.observe(subject, rpcOutcomeOf(serviceError), (performance.now() - startedAt) / 1000);
       throw serviceError;
     }
+  }
+
+  /**
+   * Not supported: a Nest ClientProxy only sends. Receives nothing (no error, so code written for
+   * any ServiceClient still runs); subscribers must not depend on events over this client.
+   */
+  subscribe(_subject: string, _handler: EventHandler): () => void {
+    return () => undefined;
   }
 
   async close(): Promise<void> {

@@ -16,7 +16,7 @@ import { AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
-import { bootstrapAdminFrom, bootstrapConfig, commonConfig, httpConfig, natsConfig, opsConfig, storeConfig } from './config';
+import { authConfig, authOptionsFrom, bootstrapAdminFrom, bootstrapConfig, commonConfig, httpConfig, natsConfig, opsConfig, storeConfig } from './config';
 import { openStores } from './stores';
 import { RunningApp } from './standalone';
 
@@ -64,7 +64,7 @@ export async function startAssetsService(env: NodeJS.ProcessEnv = process.env): 
   return startNatsService('assets-service', AssetsServiceModule, config, (app) => [{ name: 'read-model', check: () => app.get(AssetsHealth).ready() }], () => stores.close());
 }
 
-export const identityServiceConfig = { ...serviceConfig, ...storeConfig, ...bootstrapConfig };
+export const identityServiceConfig = { ...serviceConfig, ...storeConfig, ...bootstrapConfig, ...authConfig };
 
 export async function startIdentityService(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
   const config = loadConfig(identityServiceConfig, env);
@@ -72,7 +72,7 @@ export async function startIdentityService(env: NodeJS.ProcessEnv = process.env)
   const stores = await openStores(config);
   // Events (API key revocations) go out on the connection that carries the replies, so a gateway sees them first.
   const server = new LeanServerNats(natsServerOptions(config.NATS_URL, 'identity-service').options);
-  @Module({ imports: [IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin, events: server })] })
+  @Module({ imports: [IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin, auth: authOptionsFrom(config), events: server })] })
   class IdentityServiceModule {}
   return startNatsService('identity-service', IdentityServiceModule, config, (app) => [{ name: 'read-model', check: () => app.get(IdentityHealth).ready() }], () => stores.close(), server);
 }
@@ -99,7 +99,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promis
     ],
   })
   class GatewayAppModule {}
-  const app = await createGatewayApp(GatewayAppModule, new PinoNestLogger(logger));
+  const app = await createGatewayApp(GatewayAppModule, new PinoNestLogger(logger), { trustProxy: config.TRUST_PROXY });
   await app.listen(config.PORT, config.HOST);
   const port = (app.getHttpServer().address() as { port: number }).port;
   logger.info({ port }, 'gateway listening');

@@ -5,10 +5,10 @@ import { AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
-import { bootstrapAdminFrom, bootstrapConfig, commonConfig, httpConfig, storeConfig } from './config';
+import { authConfig, authOptionsFrom, bootstrapAdminFrom, bootstrapConfig, commonConfig, httpConfig, storeConfig } from './config';
 import { openStores } from './stores';
 
-export const standaloneConfig = { ...commonConfig, ...httpConfig, ...storeConfig, ...bootstrapConfig };
+export const standaloneConfig = { ...commonConfig, ...httpConfig, ...storeConfig, ...bootstrapConfig, ...authConfig };
 export type StandaloneConfig = Config<typeof standaloneConfig>;
 
 export interface RunningApp {
@@ -37,7 +37,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   @Module({
     imports: [
       AssetsFeatureModule.forRoot(stores),
-      IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin, events: bus }),
+      IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin, auth: authOptionsFrom(config), events: bus }),
       ScriptsFeatureModule,
       GatewayModule.forRoot({
         client,
@@ -52,7 +52,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   })
   class StandaloneModule {}
 
-  const app = await createGatewayApp(StandaloneModule, new PinoNestLogger(logger));
+  const app = await createGatewayApp(StandaloneModule, new PinoNestLogger(logger), { trustProxy: config.TRUST_PROXY });
   started.app = app;
   app.connectMicroservice({ strategy: new InProcessServer(bus) });
   await app.startAllMicroservices();

@@ -7,6 +7,7 @@ import { IdentityService } from './identity.service';
 import { IdentityMessageController } from './identity.message.controller';
 import { ApiKeysMessageController, ApiKeysService } from './api-keys';
 import { UserSettingsMessageController, UserSettingsProjector, UserSettingsService } from './user-settings';
+import { AuthHealth, AuthModule, AuthOptions } from './auth';
 
 export interface BootstrapAdmin {
   email: string;
@@ -21,6 +22,8 @@ export interface IdentityFeatureOptions {
   bootstrapAdmin?: BootstrapAdmin;
   /** Where identity publishes events for other processes (API key revocations for the gateways' caches); nowhere by default. */
   events?: EventPublisher;
+  /** Login, tokens and MFA (without a keys file, keys live in memory only: for tests). */
+  auth?: AuthOptions;
 }
 
 const BOOTSTRAP_ADMIN = Symbol.for('funnel.BootstrapAdmin');
@@ -53,9 +56,10 @@ export class IdentityHealth {
   constructor(
     private readonly projector: IdentityProjector,
     private readonly userSettings: UserSettingsProjector,
+    private readonly auth: AuthHealth,
   ) {}
   ready(): boolean {
-    return this.projector.ready && this.userSettings.ready;
+    return this.projector.ready && this.userSettings.ready && this.auth.ready();
   }
 }
 
@@ -64,6 +68,7 @@ export class IdentityFeatureModule {
   static forRoot(options: IdentityFeatureOptions): DynamicModule {
     return {
       module: IdentityFeatureModule,
+      imports: [AuthModule.forRoot(options, options.auth ?? {})],
       controllers: [IdentityMessageController, UserSettingsMessageController, ApiKeysMessageController],
       providers: [
         { provide: EVENT_STORE, useValue: options.eventStore },

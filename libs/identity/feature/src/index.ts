@@ -1,2 +1,3 @@
 export * from './identity-feature.module';
 export * from './identity.service';
+export * from './auth';

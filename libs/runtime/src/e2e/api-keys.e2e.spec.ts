@@ -1,25 +1,15 @@
 import { generateAssetId } from '@funnel/contracts';
 import { apiKeyDigest } from '@funnel/identity-domain';
-import { ADMIN, Deployment, distributedDeployment, standaloneDeployment } from './harness';
+import { ADMIN, Deployment, describeInBothModes } from './harness';
 
 /**
  * Integration API keys over HTTP. The harness trusts a verified key for API_KEY_CACHE_MS = 1000 ms;
  * revocations must still take effect on the very next request, so each such test uses the key just
  * before changing it (it is cached then) and right after.
  */
-describe.each([
-  ['standalone', standaloneDeployment],
-  ['distributed', distributedDeployment],
-] as const)('/v1/apikeys in %s mode', (_mode, deploy) => {
-  let d: Deployment;
-  beforeAll(async () => {
-    d = await deploy();
-  });
-  afterAll(async () => {
-    await d?.cleanup();
-  });
+describeInBothModes('/v1/apikeys', (d) => {
 
-  const call = (...args: Parameters<Deployment['api']['call']>) => d.api.call(...args);
+  const call = (...args: Parameters<Deployment['api']['call']>) => d().api.call(...args);
   const generate = async (name: string, permissions: string[], key?: string) => {
     const res = await call('POST', '/apikeys/generate/', { body: { name, permissions }, key });
     expect(res.status).toBe(200);
@@ -161,7 +151,7 @@ describe.each([
 
   it('keeps accounts apart: another account does not see, update or delete the keys (404)', async () => {
     const mine = await generate('mine', ['assets:read']);
-    const other = await d.newAccount(`other-${d.mode}@example.com`);
+    const other = await d().newAccount(`other-${d().mode}@example.com`);
     const theirs = await call('GET', '/apikeys/list/', { key: other.apiKey });
     expect(theirs.status).toBe(200);
     expect(theirs.body.map((k: { id: string }) => k.id)).not.toContain(mine.id);

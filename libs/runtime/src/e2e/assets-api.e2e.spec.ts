@@ -1,23 +1,13 @@
 import { generateAssetId } from '@funnel/contracts';
-import { ADMIN, Deployment, distributedDeployment, standaloneDeployment } from './harness';
+import { ADMIN, Deployment, describeInBothModes, distributedDeployment } from './harness';
 
 const newId = () => generateAssetId();
 const tag = (over: Record<string, unknown> = {}) => ({ idTag: newId(), tagName: 'Buyers', color: '#ff0000', ...over });
 const category = (over: Record<string, unknown> = {}) => ({ idCategory: newId(), categoryName: 'Tags A', categoryType: 'visitorTag', ...over });
 
-describe.each([
-  ['standalone', standaloneDeployment],
-  ['distributed', distributedDeployment],
-] as const)('/v1 assets in %s mode', (_mode, deploy) => {
-  let d: Deployment;
-  beforeAll(async () => {
-    d = await deploy();
-  });
-  afterAll(async () => {
-    await d?.cleanup();
-  });
+describeInBothModes('/v1 assets', (d) => {
 
-  const call = (...args: Parameters<Deployment['api']['call']>) => d.api.call(...args);
+  const call = (...args: Parameters<Deployment['api']['call']>) => d().api.call(...args);
   const createTag = async (over: Record<string, unknown> = {}) => {
     const body = tag(over);
     const res = await call('POST', '/visitortag/save/', { body });
@@ -294,7 +284,7 @@ describe.each([
   describe('accounts', () => {
     it('isolates accounts: another account cannot read, list, change or duplicate', async () => {
       const mine = await createTag();
-      const other = await d.newAccount(`other-${newId()}@example.com`);
+      const other = await d().newAccount(`other-${newId()}@example.com`);
       const as = { key: other.apiKey };
       expect((await call('GET', `/visitortag/find/byId/?idTag=${mine.idTag}`, as)).status).toBe(404);
       expect((await call('GET', '/visitortag/list/', as)).body).toEqual([]);
@@ -336,8 +326,8 @@ describe.each([
     it('keeps data across a restart (read models rebuilt from the log)', async () => {
       const cat = await createCategory({ categoryName: 'Durable' });
       const t = await createTag({ idCategory: cat.idCategory });
-      await d.stop();
-      await d.restart();
+      await d().stop();
+      await d().restart();
       expect((await getTag(t.idTag)).body).toMatchObject({ tagName: 'Buyers', categoryName: 'Durable' });
       // The bootstrap admin key still works after the restart (idempotence: identity-feature.int.spec.ts).
       expect((await call('GET', '/visitortag/list/')).status).toBe(200);

@@ -1,25 +1,15 @@
 import { type JWTPayload, SignJWT, decodeProtectedHeader, generateKeyPair } from 'jose';
 import { generateAssetId } from '@funnel/contracts';
 import { otpCode } from '@funnel/identity-domain';
-import { ADMIN, Deployment, distributedDeployment, standaloneDeployment } from './harness';
+import { ADMIN, Deployment, describeInBothModes } from './harness';
 
 /** Tokens from this deployment expire after 2 s, so expiry is seen without waiting 72 hours. */
 const SHORT_TTL = { ACCESS_TOKEN_TTL_SECONDS: '2' };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.each([
-  ['standalone', standaloneDeployment],
-  ['distributed', distributedDeployment],
-] as const)('/v1/auth in %s mode', (_mode, deploy) => {
-  let d: Deployment;
-  beforeAll(async () => {
-    d = await deploy(SHORT_TTL);
-  });
-  afterAll(async () => {
-    await d?.cleanup();
-  });
+describeInBothModes('/v1/auth', (d) => {
 
-  const call = (...args: Parameters<Deployment['api']['call']>) => d.api.call(...args);
+  const call = (...args: Parameters<Deployment['api']['call']>) => d().api.call(...args);
   const bearer = (token: string) => ({ key: '', headers: { authorization: `Bearer ${token}` } });
   const login = (username: string, password: string, extra: Record<string, unknown> = {}) => call('POST', '/auth/login', { key: '', body: { username, password, ...extra } });
 
@@ -96,7 +86,7 @@ describe.each([
   });
 
   it('enrols a TOTP factor, then login needs a code, once', async () => {
-    await d.newAccount('mfa-user@example.com');
+    await d().newAccount('mfa-user@example.com');
     const first = (await login('mfa-user@example.com', 'another password')).body;
     const auth = bearer(first.tokens.access_token);
     const enrolled = await call('POST', '/auth/mfa/otp/enroll', auth);
@@ -124,19 +114,19 @@ describe.each([
   });
 
   it('slows and then refuses repeated failures with 429 and Retry-After, while other users still log in', async () => {
-    await d.newAccount('target@example.com');
-    await d.newAccount('bystander@example.com');
+    await d().newAccount('target@example.com');
+    await d().newAccount('bystander@example.com');
     for (let attempt = 0; attempt < 10; attempt++) expect((await login('target@example.com', `guess ${attempt}`)).status).toBe(401);
     const locked = await login('target@example.com', 'another password');
     expect(locked.status).toBe(429);
     expect(locked.body.error).toEqual(expect.any(String));
-    const retryAfter = await fetch(`${d.api.baseUrl}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'target@example.com', password: 'x' }) });
+    const retryAfter = await fetch(`${d().api.baseUrl}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'target@example.com', password: 'x' }) });
     expect(Number(retryAfter.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await login('bystander@example.com', 'another password')).status).toBe(200);
   }, 60_000);
 
   it('keeps a user’s token to the user’s own account', async () => {
-    const other = await d.newAccount('isolated@example.com');
+    const other = await d().newAccount('isolated@example.com');
     const idTag = generateAssetId();
     const saved = await call('POST', '/visitortag/save/', { key: other.apiKey, body: { idTag, tagName: 'theirs', color: 'red' } });
     expect(saved.status).toBe(200);
@@ -151,4 +141,4 @@ describe.each([
       expect((await call(method, path, { key: '' })).status).toBe(401);
     }
   });
-});
+}, SHORT_TTL);

@@ -141,3 +141,26 @@ export async function distributedDeployment(extraEnv: NodeJS.ProcessEnv = {}): P
     },
   };
 }
+
+/**
+ * Declares `suite` once per mode, each against its own deployment started before its tests and
+ * cleaned up after them; `d()` is the current mode's deployment. `env` adds variables to both.
+ */
+export function describeInBothModes(title: string, suite: (d: () => Deployment) => void, env: NodeJS.ProcessEnv = {}): void {
+  describe.each([
+    ['standalone', standaloneDeployment],
+    ['distributed', distributedDeployment],
+  ] as const)(`${title} in %s mode`, (_mode, deploy) => {
+    let deployment: Deployment | undefined;
+    beforeAll(async () => {
+      deployment = await deploy(env);
+    });
+    afterAll(async () => {
+      await deployment?.cleanup();
+    });
+    suite(() => {
+      if (!deployment) throw new Error(`the ${_mode} deployment did not start`);
+      return deployment;
+    });
+  });
+}

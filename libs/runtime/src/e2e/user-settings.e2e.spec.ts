@@ -1,22 +1,12 @@
 import { USER_SETTINGS_MAX_BYTES } from '@funnel/contracts';
-import { Deployment, distributedDeployment, standaloneDeployment } from './harness';
+import { Deployment, describeInBothModes } from './harness';
 
 /** A settings object whose JSON text is exactly `bytes` UTF-8 bytes: `{"v":"…"}` is 8 bytes plus the string. */
 const ofSize = (bytes: number) => ({ v: 'x'.repeat(bytes - 8) });
 
-describe.each([
-  ['standalone', standaloneDeployment],
-  ['distributed', distributedDeployment],
-] as const)('/v1/usersettings in %s mode', (_mode, deploy) => {
-  let d: Deployment;
-  beforeAll(async () => {
-    d = await deploy();
-  });
-  afterAll(async () => {
-    await d?.cleanup();
-  });
+describeInBothModes('/v1/usersettings', (d) => {
 
-  const call = (...args: Parameters<Deployment['api']['call']>) => d.api.call(...args);
+  const call = (...args: Parameters<Deployment['api']['call']>) => d().api.call(...args);
   const read = async (key?: string) => {
     const res = await call('GET', '/usersettings/', { key });
     expect(res.status).toBe(200);
@@ -25,7 +15,7 @@ describe.each([
   const save = (body: unknown, key?: string) => call('POST', '/usersettings/save/', { body, key });
 
   it('answers {} while nothing is saved', async () => {
-    const { apiKey } = await d.newAccount('empty@example.com');
+    const { apiKey } = await d().newAccount('empty@example.com');
     expect(await read(apiKey)).toEqual({});
   });
 
@@ -81,7 +71,7 @@ describe.each([
 
   it("keeps each account's settings apart", async () => {
     await save({ owner: 'admin' });
-    const other = await d.newAccount('other@example.com');
+    const other = await d().newAccount('other@example.com');
     expect(await read(other.apiKey)).toEqual({});
     expect((await save({ owner: 'other' }, other.apiKey)).status).toBe(200);
     expect(await read(other.apiKey)).toEqual({ owner: 'other' });
@@ -92,8 +82,8 @@ describe.each([
 
   it('keeps the settings across a restart', async () => {
     await save({ durable: true, nested: { list: [1, 'é', null] } });
-    await d.stop();
-    await d.restart();
+    await d().stop();
+    await d().restart();
     expect(await read()).toEqual({ durable: true, nested: { list: [1, 'é', null] } });
   });
 

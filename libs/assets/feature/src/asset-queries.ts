@@ -69,18 +69,28 @@ export class AssetQueries {
     return this.withCategoryNames(kind, context, docs);
   }
 
-  /** `categoryName` always shows the category's current name (joined at read time, so a rename shows at once). */
+  /**
+   * `categoryName` always shows the category's current name (joined at read time, so a rename shows at once).
+   * The read store hands out private copies, so each record is completed in place: in V8, a spread copy
+   * that then gains fields gets a new hidden class on every call, which showed in request profiles.
+   */
   private async withCategoryNames(kind: AssetKindDescriptor, context: CallerContext, docs: AssetDocument[]): Promise<AssetRecord[]> {
     if (!kind.categoryType) return docs.map((d) => d.record);
-    const categoryIds = [...new Set(docs.map((d) => d.idCategory).filter((id) => id !== ''))];
+    const categoryIds = new Set<string>();
+    for (const d of docs) if (d.idCategory !== '') categoryIds.add(d.idCategory);
     const names = new Map<string, string>();
-    if (categoryIds.length === 1) {
-      const category = await this.collection.findOne({ _id: assetDocumentId('category', context.accountId, categoryIds[0]) });
-      if (category) names.set(categoryIds[0], String(category.record.categoryName ?? ''));
-    } else if (categoryIds.length > 1) {
-      const categories = await this.collection.find({ _id: { $in: categoryIds.map((id) => assetDocumentId('category', context.accountId, id)) } });
+    if (categoryIds.size === 1) {
+      const [idCategory] = categoryIds;
+      const category = await this.collection.findOne({ _id: assetDocumentId('category', context.accountId, idCategory) });
+      if (category) names.set(idCategory, String(category.record.categoryName ?? ''));
+    } else if (categoryIds.size > 1) {
+      const categories = await this.collection.find({ _id: { $in: [...categoryIds].map((id) => assetDocumentId('category', context.accountId, id)) } });
       for (const c of categories) names.set(c.assetId, String(c.record.categoryName ?? ''));
     }
-    return docs.map((d) => ({ ...d.record, idCategory: d.idCategory, categoryName: names.get(d.idCategory) ?? '' }));
+    return docs.map(({ record, idCategory }) => {
+      record.idCategory = idCategory;
+      record.categoryName = names.get(idCategory) ?? '';
+      return record;
+    });
   }
 }

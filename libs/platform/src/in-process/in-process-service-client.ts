@@ -14,6 +14,13 @@ import type { InProcessBus } from './in-process-bus';
 export class InProcessServiceClient implements ServiceClient {
   private readonly timeoutMs: number;
   private readonly logger: Logger;
+  /**
+   * Requests awaiting their reply. All share one timeout, so insertion order is deadline order and
+   * one timer, set for the oldest, serves them all: a setTimeout/clearTimeout pair per request was a
+   * visible share of a standalone request's CPU.
+   */
+  private readonly waiting = new Set<Waiting>();
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly bus: InProcessBus,
@@ -29,16 +36,20 @@ export class InProcessServiceClient implements ServiceClient {
     return new Promise<T>((resolve, reject) => {
       let response: unknown;
       let settled = false;
+      const waiting: Waiting = {
+        deadline: performance.now() + this.timeoutMs,
+        expire: () => {
+          cancel();
+          finish(ServiceError.unavailable(`${subject.split('.', 1)[0]} did not answer within ${this.timeoutMs} ms`));
+        },
+      };
       const finish = (error?: unknown) => {
         settled = true;
-        clearTimeout(timer);
+        this.stopWaiting(waiting);
         if (error === undefined) resolve(response as T);
         else reject(toServiceError(error, subject, payload, this.logger));
       };
-      const timer = setTimeout(() => {
-        cancel();
-        finish(ServiceError.unavailable(`${subject.split('.', 1)[0]} did not answer within ${this.timeoutMs} ms`));
-      }, this.timeoutMs);
+      this.startWaiting(waiting);
       const cancel = endpoint.deliverRequest(subject, payload, (packet) => {
         if (settled) return;
         if (packet.err !== undefined && packet.err !== null) return finish(packet.err);
@@ -48,6 +59,31 @@ export class InProcessServiceClient implements ServiceClient {
     });
   }
 
+  private startWaiting(waiting: Waiting): void {
+    this.waiting.add(waiting);
+    if (!this.timer) this.timer = setTimeout(this.expireOverdue, this.timeoutMs);
+    // A waiting request keeps the process alive until it is answered or times out.
+    else if (this.waiting.size === 1) this.timer.ref();
+  }
+
+  private stopWaiting(waiting: Waiting): void {
+    this.waiting.delete(waiting);
+    // Left set for the next request (re-setting it per request is the cost avoided), but idle.
+    if (this.waiting.size === 0) this.timer?.unref();
+  }
+
+  /** Fails the requests whose deadline has passed, then sets the timer for the oldest one left. */
+  private readonly expireOverdue = (): void => {
+    this.timer = undefined;
+    const now = performance.now();
+    for (const waiting of this.waiting) {
+      if (waiting.deadline > now) break;
+      waiting.expire();
+    }
+    const [oldest] = this.waiting;
+    if (oldest) this.timer = setTimeout(this.expireOverdue, Math.ceil(oldest.deadline - now));
+  };
+
   /** Events published on the bus (InProcessBus.publish), delivered synchronously. */
   subscribe(subject: string, handler: EventHandler): () => void {
     return this.bus.subscribe(subject, handler);
@@ -56,4 +92,10 @@ export class InProcessServiceClient implements ServiceClient {
   async close(): Promise<void> {
     return;
   }
+}
+
+interface Waiting {
+  /** performance.now() from which on the request fails with a 503. */
+  readonly deadline: number;
+  expire(): void;
 }

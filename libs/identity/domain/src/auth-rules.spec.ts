@@ -1,6 +1,7 @@
 import fc from 'fast-check';
+import { Query } from 'mingo';
 import { randomBytes } from 'node:crypto';
-import { ADDRESS_POLICY, USERNAME_POLICY, afterFailure, failureDelayMs, lockRemainingMs } from './login-throttle';
+import { ADDRESS_POLICY, USERNAME_POLICY, afterFailure, failureCountsTowards, failureCountsTowardsFilter, failureDelayMs, lockRemainingMs } from './login-throttle';
 import { acceptedOtpStep, newOtpSecret, otpCode } from './one-time-passwords';
 import { decryptSecret, encryptSecret } from './secret-box';
 import { MFA_CHALLENGE_MAX_FAILURES, challengeOpen, foldMfaChallenge, foldOtp } from './session-events';
@@ -23,6 +24,16 @@ describe('login throttling', () => {
     expect(afterFailure(old, USERNAME_POLICY.windowMs + 2, USERNAME_POLICY).failures).toBe(1);
     const locked = { failures: USERNAME_POLICY.lockAfter, firstFailureAt: 0, lockedUntil: 100 };
     expect(afterFailure(locked, 101, USERNAME_POLICY)).toEqual({ failures: 1, firstFailureAt: 101, lockedUntil: 0 });
+  });
+
+  it('keeps the atomic filter and the pure rule in step', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 3_000_000 }), fc.integer({ min: 0, max: 3_000_000 }), fc.boolean(), (failures, firstFailureAt, now, locked) => {
+        const state = { failures, firstFailureAt, lockedUntil: locked ? firstFailureAt + USERNAME_POLICY.lockMs : 0 };
+        const matches = new Query(failureCountsTowardsFilter(now, USERNAME_POLICY)).test(state);
+        expect(matches).toBe(failureCountsTowards(state, now, USERNAME_POLICY));
+      }),
+    );
   });
 
   it('never delays past maxDelayMs, and addresses tolerate more than usernames', () => {

@@ -33,12 +33,26 @@ export function lockRemainingMs(state: ThrottleState | null | undefined, now: nu
   return state && state.lockedUntil > now ? state.lockedUntil - now : 0;
 }
 
+/** Whether a failure at `now` adds to `state`: inside its window, and not after a lock that has ended. */
+export function failureCountsTowards(state: ThrottleState | null | undefined, now: number, policy: ThrottlePolicy): state is ThrottleState {
+  return !!state && state.firstFailureAt >= now - policy.windowMs && (state.lockedUntil === 0 || state.lockedUntil > now);
+}
+
+/** The same condition as a MongoDB filter, so a store can count atomically (parallel attempts each count). */
+export function failureCountsTowardsFilter(now: number, policy: ThrottlePolicy): Record<string, unknown> {
+  return { firstFailureAt: { $gte: now - policy.windowMs }, $or: [{ lockedUntil: 0 }, { lockedUntil: { $gt: now } }] };
+}
+
+/** When a state with this many failures is locked (0: not locked). */
+export function lockUntil(failures: number, now: number, policy: ThrottlePolicy): number {
+  return failures >= policy.lockAfter ? now + policy.lockMs : 0;
+}
+
 /** The state after one more failure at `now`. */
 export function afterFailure(state: ThrottleState | null | undefined, now: number, policy: ThrottlePolicy): ThrottleState {
-  const fresh = !state || now - state.firstFailureAt > policy.windowMs || (state.lockedUntil > 0 && state.lockedUntil <= now);
-  const failures = fresh ? 1 : state.failures + 1;
-  const firstFailureAt = fresh ? now : state.firstFailureAt;
-  return { failures, firstFailureAt, lockedUntil: failures >= policy.lockAfter ? now + policy.lockMs : 0 };
+  if (!failureCountsTowards(state, now, policy)) return { failures: 1, firstFailureAt: now, lockedUntil: lockUntil(1, now, policy) };
+  const failures = state.failures + 1;
+  return { failures, firstFailureAt: state.firstFailureAt, lockedUntil: state.lockedUntil || lockUntil(failures, now, policy) };
 }
 
 /** How long to hold back the answer to the failure that produced `state`. */

@@ -122,6 +122,12 @@ describe('authentication (identity feature on SQLite and the embedded read store
     expect(slept).toEqual([0]);
   });
 
+  it('counts parallel failures one by one (a burst of guesses cannot pass as one)', async () => {
+    await newUser('rob@example.com');
+    await Promise.all(Array.from({ length: 10 }, (_, i) => failureOf(login('rob@example.com', `burst ${i}`))));
+    await expect(failureOf(login('rob@example.com', 'a good password'))).resolves.toMatchObject({ status: 429 });
+  });
+
   it('locks out a source address that fails for many usernames', async () => {
     await newUser('erin@example.com');
     for (let attempt = 0; attempt < 100; attempt++) await failureOf(login(`user${attempt}@example.com`, 'guess', {}, '10.9.9.9'));

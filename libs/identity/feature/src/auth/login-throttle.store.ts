@@ -1,5 +1,16 @@
 import { ReadStore } from '@funnel/readstore';
-import { ADDRESS_POLICY, ThrottlePolicy, ThrottleState, USERNAME_POLICY, afterFailure, emailDigest, failureDelayMs, lockRemainingMs } from '@funnel/identity-domain';
+import {
+  ADDRESS_POLICY,
+  ThrottlePolicy,
+  ThrottleState,
+  USERNAME_POLICY,
+  afterFailure,
+  emailDigest,
+  failureCountsTowardsFilter,
+  failureDelayMs,
+  lockRemainingMs,
+  lockUntil,
+} from '@funnel/identity-domain';
 
 interface ThrottleDocument extends ThrottleState {
   _id: string;
@@ -38,9 +49,23 @@ export class LoginThrottle {
     await this.counters.deleteMany({ _id: userKey(username) });
   }
 
+  /**
+   * Adds a failure with an atomic increment, so parallel attempts each count (a read-then-write
+   * would let a burst of guesses pass as one). A counter outside its window starts again at 1.
+   */
   private async count(id: string, policy: ThrottlePolicy): Promise<number> {
-    const state = afterFailure(await this.counters.findOne({ _id: id }), this.clock(), policy);
-    await this.counters.bulkWrite([{ replaceOne: { filter: { _id: id }, replacement: { _id: id, ...state }, upsert: true } }]);
+    const now = this.clock();
+    const counted = await this.counters.bulkWrite([{ updateOne: { filter: { _id: id, ...failureCountsTowardsFilter(now, policy) }, update: { $inc: { failures: 1 } } } }]);
+    if (counted.matchedCount === 0) {
+      const fresh = afterFailure(null, now, policy);
+      await this.counters.bulkWrite([{ replaceOne: { filter: { _id: id }, replacement: { _id: id, ...fresh }, upsert: true } }]);
+      return failureDelayMs(fresh, policy);
+    }
+    const state = (await this.counters.findOne({ _id: id }))!;
+    const lockedUntil = state.lockedUntil || lockUntil(state.failures, now, policy);
+    if (lockedUntil !== state.lockedUntil) {
+      await this.counters.bulkWrite([{ updateOne: { filter: { _id: id, lockedUntil: 0 }, update: { $set: { lockedUntil } } } }]);
+    }
     return failureDelayMs(state, policy);
   }
 }

@@ -2,6 +2,8 @@ import autocannon from 'autocannon';
 
 export interface LoadResult {
   requestsPerSecond: number;
+  /** Responses received in the whole run. */
+  requests: number;
   p99Ms: number;
   non2xx: number;
   errors: number;
@@ -30,5 +32,5 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
       ? [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: options.body!() }) }]
       : undefined,
   });
-  return { requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+  return { requestsPerSecond: result.requests.average, requests: result.requests.total, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
 }

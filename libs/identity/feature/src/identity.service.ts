@@ -1,9 +1,8 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { createHash } from 'node:crypto';
 import { API_KEY_PATTERN, ErrorCodes, PERMISSIONS, Principal, ServiceError, generateAssetId } from '@funnel/contracts';
 import { EVENT_STORE, EventStore, GlobalPosition, NewEvent, WrongExpectedRevisionError, comparePositions } from '@funnel/eventstore';
 import { READ_STORE, ReadStore } from '@funnel/readstore';
-import { IdentityStreams, apiKeyDigest, apiKeyPrefix, generateApiKey, hashPassword } from '@funnel/identity-domain';
+import { IdentityStreams, apiKeyDigest, apiKeyPrefix, emailDigest, generateApiKey, hashPassword, normalizeEmail } from '@funnel/identity-domain';
 import { IdentityProjector } from './identity-projector';
 import { ApiKeyAuthentication } from './api-keys/api-key-authentication';
 import { usersCollection } from './identity-read-model';
@@ -23,7 +22,6 @@ export interface CreatedUser {
   apiKey?: string;
 }
 
-const emailDigest = (email: string) => createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
 
 /** Accounts, users and API keys (the minimal identity the gateway's key authentication needs). */
 @Injectable()
@@ -44,7 +42,7 @@ export class IdentityService {
   }
 
   async userExists(email: string): Promise<boolean> {
-    return (await this.users.countDocuments({ email: email.trim().toLowerCase() })) > 0;
+    return (await this.users.countDocuments({ email: normalizeEmail(email) })) > 0;
   }
 
   /**
@@ -54,7 +52,7 @@ export class IdentityService {
    * With `completeExisting` (bootstrap), a user that exists already is completed instead of refused.
    */
   async createUserWithAccount(request: NewUser, options: { completeExisting?: boolean } = {}): Promise<CreatedUser> {
-    const email = request.email.trim().toLowerCase();
+    const email = normalizeEmail(request.email);
     if (typeof request.apiKey === 'string' && !API_KEY_PATTERN.test(request.apiKey)) {
       throw ServiceError.badRequest(ErrorCodes.VALIDATION, 'an API key is 16..128 printable characters');
     }

@@ -31,6 +31,19 @@ export async function waitUntil(condition: () => Promise<boolean>, description: 
   }
 }
 
+/** Retries `attempt` until it resolves (an assertion that passes, a request that succeeds), for recovery after an outage. */
+export async function eventually<T>(attempt: () => Promise<T>, withinMs: number, intervalMs = 200): Promise<T> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    }
+  }
+}
+
 /**
  * Connects to host:port and resolves true once the first bytes received start with `greeting`
  * (false on refusal, silence for a second, or anything else). With an empty greeting, accepting

@@ -1,5 +1,5 @@
 import { type RpcRequest, ServiceError } from '@funnel/contracts';
-import { type RunningNatsServer, freePort, startNatsServer } from '@funnel/testing';
+import { type RunningNatsServer, eventually, freePort, startNatsServer } from '@funnel/testing';
 import { type CapturedLogs, captureLogs } from '../logging/log-capture';
 import { Controller, Inject, type INestMicroservice } from '@nestjs/common';
 import { ClientNats, EventPattern, MessagePattern, type MicroserviceOptions, Payload } from '@nestjs/microservices';
@@ -135,18 +135,6 @@ async function timed<T>(work: Promise<T>): Promise<{ result: T; ms: number }> {
   return { result, ms: Date.now() - startedAt };
 }
 
-/** Retries `attempt` until it resolves, for recovery after an outage. */
-async function eventually<T>(attempt: () => Promise<T>, withinMs: number): Promise<T> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-}
 
 /** Makes sure NATS has processed the service's subscriptions before a test publishes. */
 async function flushSubscriptions(service: RunningDemoService): Promise<void> {

@@ -3,7 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
 import { lastValueFrom } from 'rxjs';
 import type { RpcRequest } from '@funnel/contracts';
-import { type RunningNatsServer, startNatsServer } from '@funnel/testing';
+import { type RunningNatsServer, eventually, startNatsServer } from '@funnel/testing';
 import { InProcessBus } from '../in-process/in-process-bus';
 import { InProcessClient } from '../in-process/in-process-client';
 import { InProcessServer } from '../in-process/in-process-server';
@@ -52,17 +52,6 @@ async function revokeAndObserve(client: ServiceClient, seen: unknown[], keyIds: 
   return { reply, seenAtReply: [...seen] };
 }
 
-async function eventually<T>(attempt: () => Promise<T>, withinMs: number): Promise<T> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-}
 
 describe('service events in process', () => {
   it('reach subscribers before the reply; unsubscribing stops them; a failing subscriber harms no one', async () => {

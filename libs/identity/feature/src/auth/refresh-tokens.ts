@@ -101,12 +101,6 @@ export class RefreshTokens {
     return count;
   }
 
-  async activeCount(userId: string): Promise<number> {
-    const doc = await this.sessions.findOne({ _id: userId });
-    const now = Math.floor(this.clock() / 1000);
-    return doc?.active.filter((t) => t.expiresAt > now).length ?? 0;
-  }
-
   /**
    * Decides events from the user's current active tokens and appends them with the document's
    * revision expected; on a concurrent change, waits for the projection and decides again.

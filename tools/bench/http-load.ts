@@ -28,9 +28,13 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     connections: options.connections ?? 32,
     pipelining: 1,
     duration: options.durationSeconds ?? 8,
-    requests: options.body
-      ? [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: options.body!() }) }]
-      : undefined,
+    requests: options.body ? [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: options.body!() }) }] : undefined,
   });
-  return { requestsPerSecond: result.requests.average, requests: result.requests.total, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+  return {
+    requestsPerSecond: result.requests.average,
+    requests: result.requests.total,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
 }

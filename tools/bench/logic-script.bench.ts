@@ -259,7 +259,9 @@ if (require.main === module) {
     const format = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
     process.stdout.write('| measure | figure | ratio |\n|---|---|---|\n');
     for (const row of rows) {
-      process.stdout.write(`| ${row.name} | ${format(row.value)} ${row.unit} | ${row.ratio !== undefined ? `${row.ratio.toFixed(2)}x ${row.baseline}` : ''} |\n`);
+      process.stdout.write(
+        `| ${row.name} | ${format(row.value)} ${row.unit} | ${row.ratio !== undefined ? `${row.ratio.toFixed(2)}x ${row.baseline}` : ''} |\n`,
+      );
     }
   });
 }

@@ -97,7 +97,9 @@ async function paired(baselineUrl: string, options: LoadOptions, servers: Server
 
 function recordPaired(name: string, p: Paired, target = '') {
   const spread = `rounds ${p.ratios.map((r) => r.toFixed(2)).join(', ')}`;
-  const cpu = p.cpu ? `; server CPU ${p.cpu.measure.toFixed(1)} µs/req, baseline ${p.cpu.baseline.toFixed(1)} (${(p.cpu.measure / p.cpu.baseline).toFixed(2)}x)` : '';
+  const cpu = p.cpu
+    ? `; server CPU ${p.cpu.measure.toFixed(1)} µs/req, baseline ${p.cpu.baseline.toFixed(1)} (${(p.cpu.measure / p.cpu.baseline).toFixed(2)}x)`
+    : '';
   record(
     name,
     `${fmt(p.measure.requestsPerSecond)} req/s, p99 ${p.measure.p99Ms} ms, non-2xx ${p.measure.non2xx} (baseline round ${fmt(p.baseline)} req/s)${cpu}`,
@@ -156,7 +158,11 @@ async function main(): Promise<void> {
     await waitForHttp(`${base}/visitortag/list/`, { 'x-api-key': KEY });
     const idTag = await seedTag(base);
     const standaloneServers = { measure: [standalone.process.pid!], baseline: [hello.process.pid!] };
-    recordPaired('standalone find/byId', await paired(helloUrl, { url: `${base}/visitortag/find/byId/?idTag=${idTag}`, headers: { 'x-api-key': KEY } }, standaloneServers), '>= 0.35');
+    recordPaired(
+      'standalone find/byId',
+      await paired(helloUrl, { url: `${base}/visitortag/find/byId/?idTag=${idTag}`, headers: { 'x-api-key': KEY } }, standaloneServers),
+      '>= 0.35',
+    );
     recordPaired(
       'standalone POST save (create)',
       await paired(
@@ -209,7 +215,11 @@ async function main(): Promise<void> {
     process.stdout.write('logic scripts\n');
     const { runLogicScriptBench } = await import('./logic-script.bench');
     for (const r of await runLogicScriptBench()) {
-      record(r.name, `${r.value.toLocaleString('en-US', { maximumFractionDigits: 1 })} ${r.unit}`, r.ratio !== undefined ? `${r.ratio.toFixed(2)}x ${r.baseline ?? 'baseline'}` : '');
+      record(
+        r.name,
+        `${r.value.toLocaleString('en-US', { maximumFractionDigits: 1 })} ${r.unit}`,
+        r.ratio !== undefined ? `${r.ratio.toFixed(2)}x ${r.baseline ?? 'baseline'}` : '',
+      );
     }
   } finally {
     await stopAll();

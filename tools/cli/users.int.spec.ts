@@ -77,10 +77,18 @@ describe('npm run cli -- users:create, next to a running standalone service on t
     const printed = JSON.parse(lastLine(created.stdout));
     expect(Object.keys(printed).sort()).toEqual(['accountId', 'userId']);
     // Login reads the user's streams, not a projection: no wait for the other process's appends.
-    const login = await fetch(`${baseUrl}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'nokey@example.com', password: 'a long password' }) });
+    const login = await fetch(`${baseUrl}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'nokey@example.com', password: 'a long password' }),
+    });
     expect(login.status).toBe(200);
     const session = (await login.json()) as { user: unknown; tokens: { access_token: string } };
-    expect(session.user).toMatchObject({ user_id: printed.userId, email: 'nokey@example.com', permissions: expect.arrayContaining(['keys:manage', 'settings:write']) });
+    expect(session.user).toMatchObject({
+      user_id: printed.userId,
+      email: 'nokey@example.com',
+      permissions: expect.arrayContaining(['keys:manage', 'settings:write']),
+    });
     const listed = await fetch(`${baseUrl}/visitortag/list/`, { headers: { authorization: `Bearer ${session.tokens.access_token}` } });
     expect(listed.status).toBe(200);
   });

@@ -79,7 +79,8 @@ export function parseArgs(argv: readonly string[]): CliCommand {
   if (!EMAIL.test(email)) throw new UsageError(`--email must be an e-mail address, got ${JSON.stringify(email)}`);
   if (password === undefined) throw new UsageError('--password is required');
   if (password.length < MIN_PASSWORD_LENGTH) throw new UsageError(`--password must be at least ${MIN_PASSWORD_LENGTH} characters`);
-  if (name !== undefined && (name.trim().length === 0 || name.length > MAX_NAME_LENGTH)) throw new UsageError(`--name must be 1..${MAX_NAME_LENGTH} characters`);
+  if (name !== undefined && (name.trim().length === 0 || name.length > MAX_NAME_LENGTH))
+    throw new UsageError(`--name must be 1..${MAX_NAME_LENGTH} characters`);
   const args: CreateUserArgs = { email, password, apiKey: flags.has('--api-key') };
   if (name !== undefined) args.name = name;
   return { command: 'users:create', args };

@@ -25,5 +25,3 @@ export function generateAssetId(nowMs: number = Date.now()): string {
   for (let i = TIME_CHARS; i < ID_LENGTH; i++) out[i] = ID_ALPHABET[randomInt(62)];
   return out.join('');
 }
-
-

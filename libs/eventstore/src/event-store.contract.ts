@@ -17,10 +17,7 @@ import {
  * Each test uses its own stream-name prefix, so adapters whose log is shared between tests (one
  * EventStoreDB server) pass as well as ones that get a fresh store per test.
  */
-export function describeEventStoreContract(
-  adapterName: string,
-  factory: () => Promise<{ store: EventStore; cleanup(): Promise<void> }>,
-): void {
+export function describeEventStoreContract(adapterName: string, factory: () => Promise<{ store: EventStore; cleanup(): Promise<void> }>): void {
   describe(`EventStore contract: ${adapterName}`, () => {
     let store: EventStore;
     let cleanup: () => Promise<void>;
@@ -85,7 +82,10 @@ export function describeEventStoreContract(
       });
 
       it('reads from a revision and at most maxCount events', async () => {
-        await store.append(stream('paged'), [0, 1, 2, 3, 4].map((n) => event('Counted', { n })));
+        await store.append(
+          stream('paged'),
+          [0, 1, 2, 3, 4].map((n) => event('Counted', { n })),
+        );
 
         const read = await store.readStream(stream('paged'), { fromRevision: 1, maxCount: 3 });
         expect(read.map((e) => e.revision)).toEqual([1, 2, 3]);
@@ -99,11 +99,7 @@ export function describeEventStoreContract(
     });
 
     describe('expected revision', () => {
-      async function expectConflict(
-        attempt: Promise<unknown>,
-        streamName: string,
-        actual: number | 'no_stream',
-      ): Promise<void> {
+      async function expectConflict(attempt: Promise<unknown>, streamName: string, actual: number | 'no_stream'): Promise<void> {
         const error = await attempt.then(
           () => undefined,
           (e: unknown) => e,
@@ -129,11 +125,7 @@ export function describeEventStoreContract(
         await expect(store.append(stream('exists'), [event('B')], { expectedRevision: 'stream_exists' })).resolves.toMatchObject({
           nextExpectedRevision: 1,
         });
-        await expectConflict(
-          store.append(stream('absent'), [event('A')], { expectedRevision: 'stream_exists' }),
-          stream('absent'),
-          'no_stream',
-        );
+        await expectConflict(store.append(stream('absent'), [event('A')], { expectedRevision: 'stream_exists' }), stream('absent'), 'no_stream');
       });
 
       it('exact: appends at the current revision, and conflicts behind it or on a missing stream', async () => {
@@ -290,7 +282,10 @@ export function describeEventStoreContract(
       });
 
       it('delivers in batches no larger than batchSize, one handler call at a time', async () => {
-        await store.append(stream('batched'), Array.from({ length: 25 }, (_, n) => event('Counted', { n })));
+        await store.append(
+          stream('batched'),
+          Array.from({ length: 25 }, (_, n) => event('Counted', { n })),
+        );
         let active = 0;
         let maxActive = 0;
 

@@ -54,7 +54,6 @@ const TRANSIENT_ERROR_TYPES: ReadonlySet<string> = new Set([
   ErrorType.UNKNOWN,
 ]);
 
-
 /**
  * EventStoreDB adapter (client 6.x, server 23.10+ for the caught-up signal). The only file that knows
  * the client library: everything crossing this boundary is the port's types.
@@ -69,11 +68,7 @@ export class EventStoreDbEventStore implements EventStore {
     this.client = EventStoreDBClient.connectionString(connectionString);
   }
 
-  async append(
-    streamName: string,
-    events: NewEvent[],
-    options?: { expectedRevision?: ExpectedRevision },
-  ): Promise<AppendResult> {
+  async append(streamName: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult> {
     if (events.length === 0) throw new Error(`append to ${streamName}: no events given`);
     const expected = options?.expectedRevision ?? 'any';
     const proposed = events.map((event) =>
@@ -132,9 +127,7 @@ export class EventStoreDbEventStore implements EventStore {
 
   subscribeToAll(options: SubscribeToAllOptions): Subscription {
     if (this.closed) throw new Error('EventStoreDbEventStore is closed');
-    const subscription = new EventStoreDbSubscription(this.client, options, (finished) =>
-      this.subscriptions.delete(finished),
-    );
+    const subscription = new EventStoreDbSubscription(this.client, options, (finished) => this.subscriptions.delete(finished));
     this.subscriptions.add(subscription);
     subscription.start();
     return subscription;
@@ -335,4 +328,3 @@ function isTransient(error: Error): boolean {
   if (!isCommandError(error)) return true;
   return TRANSIENT_ERROR_TYPES.has(error.type);
 }
-

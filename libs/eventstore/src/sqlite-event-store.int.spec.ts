@@ -78,7 +78,10 @@ describe('SqliteEventStore', () => {
   it('uses the row id as commit and prepare, and reports the last event of an append', async () => {
     const store = open(':memory:');
     expect(await store.headPosition()).toEqual(START_POSITION);
-    const first = await store.append('s', [{ type: 'A', data: {} }, { type: 'B', data: {} }]);
+    const first = await store.append('s', [
+      { type: 'A', data: {} },
+      { type: 'B', data: {} },
+    ]);
     const second = await store.append('t', [{ type: 'C', data: {} }]);
 
     expect(first.position).toEqual({ commit: 2n, prepare: 2n });

@@ -34,17 +34,7 @@ const DEFAULT_POLL_INTERVAL_MS = 100;
 const MAX_BUSY_MS = 20;
 
 const SELECT_COLUMNS = 'position, stream_name, revision, event_id, type, data, metadata, recorded_at';
-type EventRow = [
-  position: number,
-  streamName: string,
-  revision: number,
-  eventId: string,
-  type: string,
-  data: string,
-  metadata: string,
-  recordedAt: number,
-];
-
+type EventRow = [position: number, streamName: string, revision: number, eventId: string, type: string, data: string, metadata: string, recordedAt: number];
 
 /**
  * Embedded event store: one SQLite file in WAL mode. The global position is the row id, so
@@ -59,9 +49,7 @@ export class SqliteEventStore implements EventStore {
   private readonly selectHead: Database.Statement<[], number | null>;
   private readonly selectDataVersion: Database.Statement<[], number>;
   private readonly pageStatements = new Map<string, Database.Statement<unknown[], EventRow>>();
-  private readonly appendTransaction: Database.Transaction<
-    (streamName: string, events: NewEvent[], expected: ExpectedRevision) => AppendResult
-  >;
+  private readonly appendTransaction: Database.Transaction<(streamName: string, events: NewEvent[], expected: ExpectedRevision) => AppendResult>;
   private readonly subscriptions = new Set<SqliteSubscription>();
   private readonly pollIntervalMs: number;
   private poller: NodeJS.Timeout | undefined;
@@ -91,17 +79,13 @@ export class SqliteEventStore implements EventStore {
         UNIQUE (stream_name, revision)
       )`);
 
-    this.selectLastRevision = this.db
-      .prepare<[string], number | null>('SELECT MAX(revision) FROM events WHERE stream_name = ?')
-      .pluck();
+    this.selectLastRevision = this.db.prepare<[string], number | null>('SELECT MAX(revision) FROM events WHERE stream_name = ?').pluck();
     this.insertEvent = this.db.prepare(
       `INSERT INTO events (stream_name, revision, event_id, type, data, metadata, recorded_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
     this.selectStream = this.db
-      .prepare<[string, number, number], EventRow>(
-        `SELECT ${SELECT_COLUMNS} FROM events WHERE stream_name = ? AND revision >= ? ORDER BY revision LIMIT ?`,
-      )
+      .prepare<[string, number, number], EventRow>(`SELECT ${SELECT_COLUMNS} FROM events WHERE stream_name = ? AND revision >= ? ORDER BY revision LIMIT ?`)
       .raw();
     this.selectHead = this.db.prepare<[], number | null>('SELECT MAX(position) FROM events').pluck();
     // Changes whenever another connection commits; costs no table access, so polling stays cheap.
@@ -111,11 +95,7 @@ export class SqliteEventStore implements EventStore {
     );
   }
 
-  async append(
-    streamName: string,
-    events: NewEvent[],
-    options?: { expectedRevision?: ExpectedRevision },
-  ): Promise<AppendResult> {
+  async append(streamName: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult> {
     if (events.length === 0) throw new Error(`append to ${streamName}: no events given`);
     // IMMEDIATE takes the write lock before the revision check, so another process cannot slip in between.
     const result = this.appendTransaction.immediate(streamName, events, options?.expectedRevision ?? 'any');
@@ -191,13 +171,9 @@ export class SqliteEventStore implements EventStore {
     let statement = this.pageStatements.get(key);
     if (!statement) {
       // substr() counts characters, so compare against the prefix's code-point length.
-      const prefixClause = prefixes?.length
-        ? ` AND (${prefixes.map(() => 'substr(stream_name, 1, ?) = ?').join(' OR ')})`
-        : '';
+      const prefixClause = prefixes?.length ? ` AND (${prefixes.map(() => 'substr(stream_name, 1, ?) = ?').join(' OR ')})` : '';
       statement = this.db
-        .prepare<unknown[], EventRow>(
-          `SELECT ${SELECT_COLUMNS} FROM events WHERE position > ? AND position <= ?${prefixClause} ORDER BY position LIMIT ?`,
-        )
+        .prepare<unknown[], EventRow>(`SELECT ${SELECT_COLUMNS} FROM events WHERE position > ? AND position <= ?${prefixClause} ORDER BY position LIMIT ?`)
         .raw();
       this.pageStatements.set(key, statement);
     }
@@ -338,4 +314,3 @@ function toRecordedEvent(row: EventRow): RecordedEvent {
     recordedAt: new Date(row[7]),
   };
 }
-

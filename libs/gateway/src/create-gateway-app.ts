@@ -11,7 +11,11 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  * trailing slash, a correlation id per request (X-Correlation-Id in and out), and every failure,
  * including Fastify's own (bad JSON, body too large), answered with the one error body.
  */
-export async function createGatewayApp(module: Type<unknown> | DynamicModule, logger: LoggerService | false, options: { trustProxy?: boolean } = {}): Promise<NestFastifyApplication> {
+export async function createGatewayApp(
+  module: Type<unknown> | DynamicModule,
+  logger: LoggerService | false,
+  options: { trustProxy?: boolean } = {},
+): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     // No Nest middleware here; without this, @fastify/middie adds a hook to every request.
     skipMiddie: true,
@@ -35,4 +39,3 @@ export async function createGatewayApp(module: Type<unknown> | DynamicModule, lo
   });
   return app;
 }
-

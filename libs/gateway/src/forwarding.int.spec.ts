@@ -15,7 +15,9 @@ async function gatewayRecording(trustProxy: boolean) {
     subscribe: () => () => undefined,
     close: async () => undefined,
   } as unknown as ServiceClient;
-  const app: NestFastifyApplication = await createGatewayApp(GatewayModule.forRoot({ client, metrics: createMetricsRegistry(), readiness: [] }), false, { trustProxy });
+  const app: NestFastifyApplication = await createGatewayApp(GatewayModule.forRoot({ client, metrics: createMetricsRegistry(), readiness: [] }), false, {
+    trustProxy,
+  });
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   return { app, forwarded };
@@ -29,7 +31,13 @@ describe('forwarding of public identity routes', () => {
     const { app, forwarded } = await gatewayRecording(trustProxy);
     try {
       const fastify = app.getHttpAdapter().getInstance();
-      const login = await fastify.inject({ method: 'POST', url: '/v1/auth/login', headers: { 'x-forwarded-for': '203.0.113.9' }, payload: { username: 'u@example.com', password: 'p' }, remoteAddress: '127.0.0.1' });
+      const login = await fastify.inject({
+        method: 'POST',
+        url: '/v1/auth/login',
+        headers: { 'x-forwarded-for': '203.0.113.9' },
+        payload: { username: 'u@example.com', password: 'p' },
+        remoteAddress: '127.0.0.1',
+      });
       expect(login.statusCode).toBe(200);
       const validate = await fastify.inject({ method: 'POST', url: '/v1/auth/validate', headers: { authorization: 'Bearer abc.def.ghi' }, payload: {} });
       expect(validate.statusCode).toBe(200);

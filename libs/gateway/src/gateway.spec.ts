@@ -39,8 +39,13 @@ describe('toHttpError', () => {
     expect(toHttpError(ServiceError.internal('from-service'), 'corr-2')).toEqual({ status: 500, body: { correlationId: 'from-service' } });
   });
   it('maps Fastify rejections (bad JSON, too large)', () => {
-    expect(toHttpError({ statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY', message: 'Body is not valid JSON' }, 'c').body.code).toBe('REQUEST.MALFORMED_JSON');
-    expect(toHttpError({ statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE', message: 'too large' }, 'c')).toMatchObject({ status: 413, body: { code: 'REQUEST.BODY_TOO_LARGE' } });
+    expect(toHttpError({ statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY', message: 'Body is not valid JSON' }, 'c').body.code).toBe(
+      'REQUEST.MALFORMED_JSON',
+    );
+    expect(toHttpError({ statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE', message: 'too large' }, 'c')).toMatchObject({
+      status: 413,
+      body: { code: 'REQUEST.BODY_TOO_LARGE' },
+    });
     expect(toHttpError(new HttpException('Not Found', 404), 'c')).toMatchObject({ status: 404, body: { code: 'REQUEST.ROUTE_NOT_FOUND' } });
   });
 });

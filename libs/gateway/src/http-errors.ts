@@ -34,7 +34,11 @@ export function toHttpError(error: unknown, correlationId: string): HttpErrorAns
   const serviceError = error instanceof ServiceError ? error : ServiceError.isShape(error) ? ServiceError.fromShape(error) : undefined;
   if (serviceError && serviceError.status !== 500) {
     const headers = retryAfterOf(serviceError);
-    return { status: serviceError.status, body: { error: serviceError.message, code: serviceError.code, details: serviceError.details ?? [] }, ...(headers ? { headers } : {}) };
+    return {
+      status: serviceError.status,
+      body: { error: serviceError.message, code: serviceError.code, details: serviceError.details ?? [] },
+      ...(headers ? { headers } : {}),
+    };
   }
   if (serviceError) {
     const id = serviceError.correlationId ?? correlationId;
@@ -49,7 +53,14 @@ export function toHttpError(error: unknown, correlationId: string): HttpErrorAns
   }
   const fastifyError = error as { statusCode?: number; code?: string; message?: string };
   if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    return { status: fastifyError.statusCode, body: { error: fastifyError.message ?? 'bad request', code: fastifyCode(fastifyError.statusCode, fastifyError.code, fastifyError.message ?? ''), details: [] } };
+    return {
+      status: fastifyError.statusCode,
+      body: {
+        error: fastifyError.message ?? 'bad request',
+        code: fastifyCode(fastifyError.statusCode, fastifyError.code, fastifyError.message ?? ''),
+        details: [],
+      },
+    };
   }
   const id = correlationId || randomUUID();
   logger.error({ correlationId: id, err: error }, 'unexpected failure');

@@ -7,7 +7,13 @@ import { ForwardedRoute } from './route-table';
  * checks a credential, so the identity service checks what they carry.
  */
 export function identityRoutes(): ForwardedRoute[] {
-  const route = (method: ForwardedRoute['method'], path: string, subject: string, permission: ForwardedRoute['permission'], extra: Partial<ForwardedRoute> = {}): ForwardedRoute => ({
+  const route = (
+    method: ForwardedRoute['method'],
+    path: string,
+    subject: string,
+    permission: ForwardedRoute['permission'],
+    extra: Partial<ForwardedRoute> = {},
+  ): ForwardedRoute => ({
     method,
     path,
     subject,

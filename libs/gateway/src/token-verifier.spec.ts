@@ -47,7 +47,12 @@ describe('TokenVerifier', () => {
   it('verifies locally: one key-set fetch for many tokens', async () => {
     published = [await newKey('k1')];
     const verifier = new TokenVerifier(client, () => now);
-    for (let i = 0; i < 5; i++) await expect(verifier.verify(await sign(published[0], now / 1000), 'c')).resolves.toEqual({ accountId: 'A1', userId: 'U1', permissions: ['assets:read'] });
+    for (let i = 0; i < 5; i++)
+      await expect(verifier.verify(await sign(published[0], now / 1000), 'c')).resolves.toEqual({
+        accountId: 'A1',
+        userId: 'U1',
+        permissions: ['assets:read'],
+      });
     expect(fetches).toBe(1);
   });
 

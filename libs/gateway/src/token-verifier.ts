@@ -38,7 +38,8 @@ export class TokenVerifier {
       if (verified.expired) throw ServiceError.unauthorized('not authorized: the access token has expired');
       return verified.principal;
     } catch (error) {
-      if (error instanceof AccessTokenRejected) throw ServiceError.unauthorized(error.expired ? 'not authorized: the access token has expired' : 'not authorized');
+      if (error instanceof AccessTokenRejected)
+        throw ServiceError.unauthorized(error.expired ? 'not authorized: the access token has expired' : 'not authorized');
       throw error;
     }
   }

@@ -147,7 +147,10 @@ export const HELPERS: readonly HelperDefinition[] = [
   },
   {
     name: 'oneOf',
-    params: [{ name: 'value', type: 'string' }, { name: 'candidates', type: 'string', variadic: true }],
+    params: [
+      { name: 'value', type: 'string' },
+      { name: 'candidates', type: 'string', variadic: true },
+    ],
     result: 'bool',
     meaning: 'value equals one of the candidates exactly',
     example: 'oneOf(country, "US", "CA", "MX")',
@@ -155,7 +158,10 @@ export const HELPERS: readonly HelperDefinition[] = [
   },
   {
     name: 'containsAny',
-    params: [{ name: 'value', type: 'string' }, { name: 'substrings', type: 'string', variadic: true }],
+    params: [
+      { name: 'value', type: 'string' },
+      { name: 'substrings', type: 'string', variadic: true },
+    ],
     result: 'bool',
     meaning: 'value contains at least one of the substrings',
     example: 'containsAny(referrer, "google.", "bing.")',
@@ -209,7 +215,10 @@ export const HELPERS: readonly HelperDefinition[] = [
   },
   {
     name: 'strings.Contains',
-    params: [{ name: 's', type: 'string' }, { name: 'substr', type: 'string' }],
+    params: [
+      { name: 's', type: 'string' },
+      { name: 'substr', type: 'string' },
+    ],
     result: 'bool',
     meaning: 's contains substr',
     example: 'strings.Contains(userAgent, "Android")',
@@ -217,7 +226,10 @@ export const HELPERS: readonly HelperDefinition[] = [
   },
   {
     name: 'strings.HasPrefix',
-    params: [{ name: 's', type: 'string' }, { name: 'prefix', type: 'string' }],
+    params: [
+      { name: 's', type: 'string' },
+      { name: 'prefix', type: 'string' },
+    ],
     result: 'bool',
     meaning: 's begins with prefix',
     example: 'strings.HasPrefix(currentURL, "https://")',
@@ -225,7 +237,10 @@ export const HELPERS: readonly HelperDefinition[] = [
   },
   {
     name: 'strings.HasSuffix',
-    params: [{ name: 's', type: 'string' }, { name: 'suffix', type: 'string' }],
+    params: [
+      { name: 's', type: 'string' },
+      { name: 'suffix', type: 'string' },
+    ],
     result: 'bool',
     meaning: 's ends with suffix',
     example: 'strings.HasSuffix(trackingDomain, ".example.com")',

@@ -71,12 +71,48 @@ describe('languageCatalog', () => {
     expect(languageCatalog.variables.map((v) => v.name)).toEqual(VARIABLES.map((v) => v.name));
     expect(languageCatalog.helpers.map((h) => h.name)).toEqual(HELPERS.map((h) => h.name));
     const spec = [
-      'country', 'city', 'region', 'continent', 'timezone', 'deviceType', 'brand', 'model', 'os', 'osVersion', 'browser', 'browserVersion',
-      'mainLanguage', 'browserLanguage', 'ip', 'isp', 'connectionType', 'mobileCarrier', 'userAgent', 'referrer', 'initialReferrer',
-      'currentURL', 'trackingDomain', 'trafficSourceID', 'hour', 'minute', 'weekday', 'dayOfMonth', 'month', 'year', 'utcOffsetHours',
+      'country',
+      'city',
+      'region',
+      'continent',
+      'timezone',
+      'deviceType',
+      'brand',
+      'model',
+      'os',
+      'osVersion',
+      'browser',
+      'browserVersion',
+      'mainLanguage',
+      'browserLanguage',
+      'ip',
+      'isp',
+      'connectionType',
+      'mobileCarrier',
+      'userAgent',
+      'referrer',
+      'initialReferrer',
+      'currentURL',
+      'trackingDomain',
+      'trafficSourceID',
+      'hour',
+      'minute',
+      'weekday',
+      'dayOfMonth',
+      'month',
+      'year',
+      'utcOffsetHours',
     ];
     expect(languageCatalog.variables.map((v) => v.name).sort()).toEqual([...spec].sort());
-    expect(languageCatalog.variables.filter((v) => v.type === 'int').map((v) => v.name)).toEqual(['hour', 'minute', 'weekday', 'dayOfMonth', 'month', 'year', 'utcOffsetHours']);
+    expect(languageCatalog.variables.filter((v) => v.type === 'int').map((v) => v.name)).toEqual([
+      'hour',
+      'minute',
+      'weekday',
+      'dayOfMonth',
+      'month',
+      'year',
+      'utcOffsetHours',
+    ]);
   });
 
   it('gives helpers Go signatures, variadic included', () => {
@@ -91,7 +127,12 @@ describe('languageCatalog', () => {
 
   it('every helper example is a valid condition or value', () => {
     for (const helper of languageCatalog.helpers) {
-      const condition = helper.returns === 'bool' ? helper.example : helper.example.includes('==') ? helper.example : `${helper.example} != ${helper.returns === 'int' ? '0' : '""'}`;
+      const condition =
+        helper.returns === 'bool'
+          ? helper.example
+          : helper.example.includes('==')
+            ? helper.example
+            : `${helper.example} != ${helper.returns === 'int' ? '0' : '""'}`;
       expect(validate(`if ${condition} {\n\treturn "a"\n}\nreturn "b"`).errors).toEqual([]);
     }
   });
@@ -99,7 +140,28 @@ describe('languageCatalog', () => {
   it('documents every diagnostic code and every forbidden construct', () => {
     expect(languageCatalog.diagnostics.map((d) => d.code)).toEqual(Object.keys(DIAGNOSTIC_CODES));
     const forbidden = languageCatalog.syntax.forbidden.map((f) => f.code);
-    for (const code of ['FORBIDDEN_IMPORT', 'FORBIDDEN_PACKAGE_CLAUSE', 'FORBIDDEN_LOOP', 'FORBIDDEN_GOROUTINE', 'FORBIDDEN_MAP', 'FORBIDDEN_INDEXING', 'FORBIDDEN_POINTER', 'FORBIDDEN_PACKAGE', 'FORBIDDEN_METHOD_CALL', 'FORBIDDEN_DEFER', 'FORBIDDEN_SELECT', 'FORBIDDEN_APPEND', 'FORBIDDEN_MAKE', 'FORBIDDEN_NEW', 'FORBIDDEN_PANIC', 'FORBIDDEN_PRINT', 'FORBIDDEN_PRINTLN', 'FORBIDDEN_RECOVER', 'FORBIDDEN_DELETE', 'FORBIDDEN_COPY']) {
+    for (const code of [
+      'FORBIDDEN_IMPORT',
+      'FORBIDDEN_PACKAGE_CLAUSE',
+      'FORBIDDEN_LOOP',
+      'FORBIDDEN_GOROUTINE',
+      'FORBIDDEN_MAP',
+      'FORBIDDEN_INDEXING',
+      'FORBIDDEN_POINTER',
+      'FORBIDDEN_PACKAGE',
+      'FORBIDDEN_METHOD_CALL',
+      'FORBIDDEN_DEFER',
+      'FORBIDDEN_SELECT',
+      'FORBIDDEN_APPEND',
+      'FORBIDDEN_MAKE',
+      'FORBIDDEN_NEW',
+      'FORBIDDEN_PANIC',
+      'FORBIDDEN_PRINT',
+      'FORBIDDEN_PRINTLN',
+      'FORBIDDEN_RECOVER',
+      'FORBIDDEN_DELETE',
+      'FORBIDDEN_COPY',
+    ]) {
       expect(forbidden).toContain(code);
     }
   });

@@ -22,7 +22,18 @@ import type {
   Type,
   VarDecl,
 } from './ast';
-import { ARGUMENT_RULES, HelperDefinition, helperSignature, HELPERS, HELPERS_BY_NAME, STRINGS_MEMBERS, TYPE_SPELLING, ValueType, VARIABLES, VARIABLES_BY_NAME } from './builtins';
+import {
+  ARGUMENT_RULES,
+  HelperDefinition,
+  helperSignature,
+  HELPERS,
+  HELPERS_BY_NAME,
+  STRINGS_MEMBERS,
+  TYPE_SPELLING,
+  ValueType,
+  VARIABLES,
+  VARIABLES_BY_NAME,
+} from './builtins';
 import { DiagnosticBag, DiagnosticCode, MAX_REPORTED_ERRORS } from './diagnostics';
 import { FORBIDDEN_BUILTINS, forbiddenMessage } from './forbidden';
 import { FALLBACK_ROUTE_KEY, isRouteKey } from './rules';
@@ -67,8 +78,28 @@ export function constantValue(expr: Expr): string | number | boolean | undefined
 // ---- names Go predeclares, and what the language makes of them ---------------------------------
 
 const GO_TYPE_NAMES = new Set([
-  'bool', 'byte', 'comparable', 'complex64', 'complex128', 'error', 'float32', 'float64', 'int', 'int8', 'int16', 'int32', 'int64',
-  'rune', 'string', 'uint', 'uint8', 'uint16', 'uint32', 'uint64', 'uintptr', 'any',
+  'bool',
+  'byte',
+  'comparable',
+  'complex64',
+  'complex128',
+  'error',
+  'float32',
+  'float64',
+  'int',
+  'int8',
+  'int16',
+  'int32',
+  'int64',
+  'rune',
+  'string',
+  'uint',
+  'uint8',
+  'uint16',
+  'uint32',
+  'uint64',
+  'uintptr',
+  'any',
 ]);
 const UNSUPPORTED_BUILTINS = new Set(['cap', 'clear', 'close', 'complex', 'imag', 'max', 'min', 'real', 'iota']);
 const PACKAGE_HINTS: Readonly<Record<string, string>> = {
@@ -84,13 +115,44 @@ const PACKAGE_HINTS: Readonly<Record<string, string>> = {
 };
 const KNOWN_PACKAGES = new Set([
   ...Object.keys(PACKAGE_HINTS),
-  'bytes', 'errors', 'unicode', 'utf8', 'json', 'io', 'log', 'sync', 'sort', 'net', 'path', 'filepath', 'reflect', 'context',
-  'bufio', 'crypto', 'sha256', 'md5', 'base64', 'hex', 'html', 'template', 'exec', 'runtime', 'atomic', 'big', 'slices', 'maps', 'cmp',
+  'bytes',
+  'errors',
+  'unicode',
+  'utf8',
+  'json',
+  'io',
+  'log',
+  'sync',
+  'sort',
+  'net',
+  'path',
+  'filepath',
+  'reflect',
+  'context',
+  'bufio',
+  'crypto',
+  'sha256',
+  'md5',
+  'base64',
+  'hex',
+  'html',
+  'template',
+  'exec',
+  'runtime',
+  'atomic',
+  'big',
+  'slices',
+  'maps',
+  'cmp',
 ]);
 const RESERVED_NAMES = new Set<string>([
   ...VARIABLES.map((v) => v.name),
   ...HELPERS.filter((h) => !h.name.includes('.')).map((h) => h.name),
-  'strings', 'true', 'false', 'nil', 'iota',
+  'strings',
+  'true',
+  'false',
+  'nil',
+  'iota',
   ...FORBIDDEN_BUILTINS.keys(),
   ...UNSUPPORTED_BUILTINS,
   ...GO_TYPE_NAMES,
@@ -211,7 +273,11 @@ class Checker {
     const terminates = this.checkList(script.body, scope, context);
     this.closeScope(scope);
     if (!terminates && !this.options.recovered) {
-      this.error('MISSING_RETURN', script.end, `missing return at the end of the script: every path must return a route key; end with return "${FALLBACK_ROUTE_KEY}"`);
+      this.error(
+        'MISSING_RETURN',
+        script.end,
+        `missing return at the end of the script: every path must return a route key; end with return "${FALLBACK_ROUTE_KEY}"`,
+      );
     }
     for (const reference of this.pending) {
       if (!reference.settled) this.reportUndefined(reference.ident, reference.scope);
@@ -225,7 +291,13 @@ class Checker {
 
   // ---- declarations ------------------------------------------------------------------------------
 
-  private declare(scope: Scope, ident: Ident | { name: string; line: number; column: number }, type: Type, closure: FuncLit | null, isParameter: boolean): LocalBinding | null {
+  private declare(
+    scope: Scope,
+    ident: Ident | { name: string; line: number; column: number },
+    type: Type,
+    closure: FuncLit | null,
+    isParameter: boolean,
+  ): LocalBinding | null {
     if (ident.name === '_') return null;
     if (RESERVED_NAMES.has(ident.name)) {
       const what = VARIABLES_BY_NAME.has(ident.name)
@@ -294,7 +366,11 @@ class Checker {
     if (this.options.recovered) return;
     for (const binding of scope.names.values()) {
       if (!binding.used && !binding.isParameter) {
-        this.error('UNUSED_VARIABLE', binding, `declared and not used: ${binding.name}${binding.closure ? ' (the closure is never called)' : ''}; use it or remove it`);
+        this.error(
+          'UNUSED_VARIABLE',
+          binding,
+          `declared and not used: ${binding.name}${binding.closure ? ' (the closure is never called)' : ''}; use it or remove it`,
+        );
       }
     }
   }
@@ -303,7 +379,11 @@ class Checker {
     const declared: ValueType | 'invalid' | null = statement.type ? statement.type.name : null;
     const { names, values } = statement;
     if (values.length > 0 && values.length !== names.length) {
-      this.error('ASSIGNMENT_COUNT_MISMATCH', statement, `assignment mismatch: ${names.length} variable${names.length === 1 ? '' : 's'} but ${values.length} value${values.length === 1 ? '' : 's'}`);
+      this.error(
+        'ASSIGNMENT_COUNT_MISMATCH',
+        statement,
+        `assignment mismatch: ${names.length} variable${names.length === 1 ? '' : 's'} but ${values.length} value${values.length === 1 ? '' : 's'}`,
+      );
     }
     // Values are checked before the names exist: in Go a variable's scope starts after its declaration.
     const types: Type[] = [];
@@ -329,7 +409,11 @@ class Checker {
   private checkShortVarDecl(statement: ShortVarDecl, scope: Scope, context: FunctionContext): void {
     const { names, values } = statement;
     if (values.length !== names.length) {
-      this.error('ASSIGNMENT_COUNT_MISMATCH', statement, `assignment mismatch: ${names.length} variable${names.length === 1 ? '' : 's'} but ${values.length} value${values.length === 1 ? '' : 's'}`);
+      this.error(
+        'ASSIGNMENT_COUNT_MISMATCH',
+        statement,
+        `assignment mismatch: ${names.length} variable${names.length === 1 ? '' : 's'} but ${values.length} value${values.length === 1 ? '' : 's'}`,
+      );
     }
     const types: Type[] = [];
     const closures: (FuncLit | null)[] = [];
@@ -355,7 +439,8 @@ class Checker {
         // := with an existing name of this block assigns to it (Go), provided something new is declared too.
         name.binding = existing;
         introduces.push(false);
-        if (existing.closure || closures[i]) this.error('INVALID_CLOSURE_USE', name, `${name.name} cannot be reassigned: declare each closure once with name := func(...) ...`);
+        if (existing.closure || closures[i])
+          this.error('INVALID_CLOSURE_USE', name, `${name.name} cannot be reassigned: declare each closure once with name := func(...) ...`);
         else if (values.length === names.length) this.requireAssignable(values[i], type, existing.type, 'assignment');
         return;
       }
@@ -427,7 +512,11 @@ class Checker {
     for (const statement of list) {
       if (terminated && !reportedUnreachable) {
         reportedUnreachable = true;
-        this.error('UNREACHABLE_CODE', statement, 'unreachable code: every path before this statement has already returned; remove it or move it above the return');
+        this.error(
+          'UNREACHABLE_CODE',
+          statement,
+          'unreachable code: every path before this statement has already returned; remove it or move it above the return',
+        );
       }
       const terminates = this.checkStatement(statement, scope, context);
       terminated = terminated || terminates;
@@ -473,7 +562,11 @@ class Checker {
   private checkAssign(statement: Assign, scope: Scope, context: FunctionContext): void {
     const { targets, values } = statement;
     if (targets.length !== values.length) {
-      this.error('ASSIGNMENT_COUNT_MISMATCH', statement, `assignment mismatch: ${targets.length} variable${targets.length === 1 ? '' : 's'} but ${values.length} value${values.length === 1 ? '' : 's'}`);
+      this.error(
+        'ASSIGNMENT_COUNT_MISMATCH',
+        statement,
+        `assignment mismatch: ${targets.length} variable${targets.length === 1 ? '' : 's'} but ${values.length} value${values.length === 1 ? '' : 's'}`,
+      );
     }
     const types = values.map((value) => {
       if (value.kind === 'FuncLit') {
@@ -504,7 +597,11 @@ class Checker {
         return local.type;
       }
       if (VARIABLES_BY_NAME.has(target.name)) {
-        this.error('READ_ONLY_VARIABLE', target, `${target.name} is a predeclared variable and read-only; copy it into a local first: my${target.name[0].toUpperCase()}${target.name.slice(1)} := ${target.name}`);
+        this.error(
+          'READ_ONLY_VARIABLE',
+          target,
+          `${target.name} is a predeclared variable and read-only; copy it into a local first: my${target.name[0].toUpperCase()}${target.name.slice(1)} := ${target.name}`,
+        );
         return null;
       }
       if (RESERVED_NAMES.has(target.name)) {
@@ -529,7 +626,12 @@ class Checker {
       const target = expr.target;
       if (target?.kind === 'helper') {
         if (target.helper.name === 'len') this.error('UNUSED_EXPRESSION', expr, 'len(...) is evaluated but not used; compare it, e.g. if len(x) == 0 { ... }');
-        else this.diagnostics.warning('UNUSED_RESULT', expr, `the result of ${target.helper.name} is not used; did you mean if ${target.helper.name}(...) { ... }?`);
+        else
+          this.diagnostics.warning(
+            'UNUSED_RESULT',
+            expr,
+            `the result of ${target.helper.name} is not used; did you mean if ${target.helper.name}(...) { ... }?`,
+          );
       }
       return;
     }
@@ -579,12 +681,17 @@ class Checker {
     if (statement.init) this.checkStatement(statement.init, ifScope, context);
     const condition = this.checkExpr(statement.cond, ifScope, context);
     if (condition !== 'bool' && condition !== 'invalid') {
-      this.error('NON_BOOLEAN_CONDITION', statement.cond, `non-boolean condition in if statement: ${show(statement.cond)} is ${typeName(condition)}${condition === 'string' ? `; compare it, e.g. ${show(statement.cond)} == "x"` : ''}`);
+      this.error(
+        'NON_BOOLEAN_CONDITION',
+        statement.cond,
+        `non-boolean condition in if statement: ${show(statement.cond)} is ${typeName(condition)}${condition === 'string' ? `; compare it, e.g. ${show(statement.cond)} == "x"` : ''}`,
+      );
     }
     const thenTerminates = this.checkBlock(statement.then, ifScope, context);
     let elseTerminates = false;
     if (statement.otherwise) {
-      elseTerminates = statement.otherwise.kind === 'IfStmt' ? this.checkIf(statement.otherwise, ifScope, context) : this.checkBlock(statement.otherwise, ifScope, context);
+      elseTerminates =
+        statement.otherwise.kind === 'IfStmt' ? this.checkIf(statement.otherwise, ifScope, context) : this.checkBlock(statement.otherwise, ifScope, context);
     }
     this.closeScope(ifScope);
     return thenTerminates && elseTerminates;
@@ -596,7 +703,7 @@ class Checker {
     let tagType: Type = 'bool';
     if (statement.tag) {
       tagType = this.checkExpr(statement.tag, switchScope, context);
-      if (tagType === 'list' || (typeof tagType === 'object')) {
+      if (tagType === 'list' || typeof tagType === 'object') {
         this.error('INVALID_OPERATION', statement.tag, `cannot switch on ${show(statement.tag)} (${typeName(tagType)}); switch on a string, int or bool`);
         tagType = 'invalid';
       }
@@ -613,8 +720,18 @@ class Checker {
           const type = this.checkExpr(value, switchScope, context);
           if (type === 'invalid' || tagType === 'invalid') continue;
           if (type !== tagType) {
-            if (!statement.tag) this.error('NON_BOOLEAN_CONDITION', value, `invalid case ${show(value)} in switch: a switch without a value needs bool cases, found ${typeName(type)}`);
-            else this.error('TYPE_MISMATCH', value, `invalid case ${show(value)} in switch on ${show(statement.tag)}: mismatched types ${typeName(type)} and ${typeName(tagType)}`);
+            if (!statement.tag)
+              this.error(
+                'NON_BOOLEAN_CONDITION',
+                value,
+                `invalid case ${show(value)} in switch: a switch without a value needs bool cases, found ${typeName(type)}`,
+              );
+            else
+              this.error(
+                'TYPE_MISMATCH',
+                value,
+                `invalid case ${show(value)} in switch on ${show(statement.tag)}: mismatched types ${typeName(type)} and ${typeName(tagType)}`,
+              );
             continue;
           }
           const constant = constantValue(value);
@@ -660,7 +777,11 @@ class Checker {
         if (operand === 'invalid') return 'invalid';
         const wanted = expr.op === '!' ? 'bool' : 'int';
         if (operand !== wanted) {
-          this.error('INVALID_OPERATION', expr, `operator ${expr.op} is not defined on ${show(expr.operand)} (${typeName(operand)}); it needs ${wanted === 'bool' ? 'a bool' : 'an int'}`);
+          this.error(
+            'INVALID_OPERATION',
+            expr,
+            `operator ${expr.op} is not defined on ${show(expr.operand)} (${typeName(operand)}); it needs ${wanted === 'bool' ? 'a bool' : 'an int'}`,
+          );
           return 'invalid';
         }
         return wanted;
@@ -694,7 +815,10 @@ class Checker {
     if (left === 'invalid' || right === 'invalid') return 'invalid';
     const { op } = expr;
     if (op === '&&' || op === '||') {
-      for (const [side, type] of [[expr.left, left], [expr.right, right]] as const) {
+      for (const [side, type] of [
+        [expr.left, left],
+        [expr.right, right],
+      ] as const) {
         if (type !== 'bool') {
           this.error('INVALID_OPERATION', side, `operator ${op} needs bool operands, but ${show(side)} is ${typeName(type)}`);
           return 'invalid';
@@ -770,7 +894,8 @@ class Checker {
       return true;
     }
     if (GO_TYPE_NAMES.has(name)) {
-      if (called) this.error('UNSUPPORTED_CONVERSION', ident, `conversions such as ${name}(x) are not supported: every value already has the type the helpers need`);
+      if (called)
+        this.error('UNSUPPORTED_CONVERSION', ident, `conversions such as ${name}(x) are not supported: every value already has the type the helpers need`);
       else this.error('SYNTAX_ERROR', ident, `${name} is a type, not a value`);
       return true;
     }
@@ -791,7 +916,11 @@ class Checker {
 
   private reportPackage(at: Located, name: string): void {
     const hint = PACKAGE_HINTS[name];
-    this.error('FORBIDDEN_PACKAGE', at, hint ? `package ${name} is not available: ${hint}` : forbiddenMessage('FORBIDDEN_PACKAGE', `package ${name} is not available`));
+    this.error(
+      'FORBIDDEN_PACKAGE',
+      at,
+      hint ? `package ${name} is not available: ${hint}` : forbiddenMessage('FORBIDDEN_PACKAGE', `package ${name} is not available`),
+    );
   }
 
   private deferUndefined(ident: Ident, scope: Scope, context: FunctionContext): void {
@@ -827,7 +956,12 @@ class Checker {
     const target = expr.target;
     if (target.kind === 'Ident' && !scope.lookup(target.name) && !VARIABLES_BY_NAME.has(target.name)) {
       if (target.name === 'strings') {
-        if (STRINGS_MEMBERS.includes(expr.name)) this.error('INVALID_FUNCTION_VALUE', expr, `strings.${expr.name} is a function: call it, ${helperSignature(HELPERS_BY_NAME.get(`strings.${expr.name}`) as HelperDefinition)}`);
+        if (STRINGS_MEMBERS.includes(expr.name))
+          this.error(
+            'INVALID_FUNCTION_VALUE',
+            expr,
+            `strings.${expr.name} is a function: call it, ${helperSignature(HELPERS_BY_NAME.get(`strings.${expr.name}`) as HelperDefinition)}`,
+          );
         else this.reportStringsMember(expr);
         return 'invalid';
       }
@@ -836,14 +970,23 @@ class Checker {
     }
     const type = this.checkExpr(target, scope, context);
     if (type !== 'invalid') {
-      this.error('UNSUPPORTED_SELECTOR', expr.namePosition, `${show(expr)}: values have no fields; visitor data is read from predeclared variables such as country, and parameters with trackingField("x")`);
+      this.error(
+        'UNSUPPORTED_SELECTOR',
+        expr.namePosition,
+        `${show(expr)}: values have no fields; visitor data is read from predeclared variables such as country, and parameters with trackingField("x")`,
+      );
     }
     return 'invalid';
   }
 
   private reportStringsMember(expr: SelectorExpr): void {
     const available = STRINGS_MEMBERS.map((m) => `strings.${m}`).join(', ');
-    const hint = expr.name === 'EqualFold' ? '; compare strings.ToLower(a) == strings.ToLower(b)' : expr.name === 'Index' || expr.name === 'Split' ? '; use strings.Contains or containsAny' : '';
+    const hint =
+      expr.name === 'EqualFold'
+        ? '; compare strings.ToLower(a) == strings.ToLower(b)'
+        : expr.name === 'Index' || expr.name === 'Split'
+          ? '; use strings.Contains or containsAny'
+          : '';
     this.error('UNSUPPORTED_STRINGS_FUNCTION', expr.namePosition, `strings.${expr.name} is not available; available: ${available}${hint}`);
   }
 
@@ -870,7 +1013,8 @@ class Checker {
           return this.checkClosureArguments(call, local.type, scope, context);
         }
         this.checkArguments(call, scope, context);
-        if (local.type !== 'invalid') this.error('NOT_A_FUNCTION', callee, `cannot call ${callee.name}: it is a ${typeName(local.type)} variable, not a function`);
+        if (local.type !== 'invalid')
+          this.error('NOT_A_FUNCTION', callee, `cannot call ${callee.name}: it is a ${typeName(local.type)} variable, not a function`);
         return 'invalid';
       }
       if (VARIABLES_BY_NAME.has(callee.name)) {
@@ -915,7 +1059,11 @@ class Checker {
       return 'invalid';
     }
     if (callee.kind === 'FuncLit') {
-      this.error('INVALID_CLOSURE_USE', callee, 'closures cannot be called where they are written; assign it first: name := func(...) T { ... }, then name(...)');
+      this.error(
+        'INVALID_CLOSURE_USE',
+        callee,
+        'closures cannot be called where they are written; assign it first: name := func(...) T { ... }, then name(...)',
+      );
       this.checkClosure(callee, scope);
       this.checkArguments(call, scope, context);
       return 'invalid';
@@ -934,7 +1082,8 @@ class Checker {
   private checkClosureArguments(call: CallExpr, type: FuncType, scope: Scope, context: FunctionContext): Type {
     const types = call.args.map((arg) => this.checkExpr(arg, scope, context));
     const name = show(call.callee);
-    if (call.spread) this.error('INVALID_SPREAD', call.args[call.args.length - 1], `${name} is a closure; ... only expands a []string list into oneOf or containsAny`);
+    if (call.spread)
+      this.error('INVALID_SPREAD', call.args[call.args.length - 1], `${name} is a closure; ... only expands a []string list into oneOf or containsAny`);
     this.checkArgumentCount(call, name, type.params.length, false, () => `(${type.params.map((p) => TYPE_SPELLING[p]).join(', ')})`);
     call.args.forEach((arg, i) => {
       if (i < type.params.length) this.requireAssignable(arg, types[i], type.params[i], `argument to ${name}`);
@@ -946,7 +1095,11 @@ class Checker {
   private checkArgumentCount(call: CallExpr, name: string, wanted: number, atLeast: boolean, signature: () => string): boolean {
     const have = call.args.length;
     if (have < wanted) {
-      this.error('WRONG_ARGUMENT_COUNT', call.close, `not enough arguments in call to ${name}: have ${have}, want ${atLeast ? 'at least ' : ''}${wanted} ${signature()}`);
+      this.error(
+        'WRONG_ARGUMENT_COUNT',
+        call.close,
+        `not enough arguments in call to ${name}: have ${have}, want ${atLeast ? 'at least ' : ''}${wanted} ${signature()}`,
+      );
       return false;
     }
     if (have > wanted && !atLeast) {
@@ -978,7 +1131,11 @@ class Checker {
       const param = helper.params[Math.min(i, helper.params.length - 1)];
       if (call.spread && i === call.args.length - 1) return; // checked (and any error reported) above
       if (types[i] === 'list' && param.type === 'string' && variadic && i >= fixed) {
-        this.error('TYPE_MISMATCH', arg, `cannot use ${show(arg)} ([]string) as string value in argument to ${helper.name}; expand the list with ...: ${helper.name}(value, ${show(arg)}...)`);
+        this.error(
+          'TYPE_MISMATCH',
+          arg,
+          `cannot use ${show(arg)} ([]string) as string value in argument to ${helper.name}; expand the list with ...: ${helper.name}(value, ${show(arg)}...)`,
+        );
         return;
       }
       this.requireAssignable(arg, types[i], param.type, `argument to ${helper.name}`);

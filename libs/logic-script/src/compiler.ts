@@ -78,7 +78,7 @@ class Compiler {
    */
   private fuseGuards(compiled: Exec[]): Exec[] {
     const fused: Exec[] = [];
-    for (let i = 0; i < compiled.length; ) {
+    for (let i = 0; i < compiled.length;) {
       const conditions: Getter[] = [];
       const keys: RuntimeValue[] = [];
       const start = i;
@@ -108,12 +108,21 @@ class Compiler {
         const type = statement.type?.name;
         if (statement.values.length === 0) {
           const zero = ZERO_VALUES[type as ValueType];
-          return this.assign(statement.names.map((n) => n.binding as LocalBinding | undefined), statement.names.map(() => () => zero));
+          return this.assign(
+            statement.names.map((n) => n.binding as LocalBinding | undefined),
+            statement.names.map(() => () => zero),
+          );
         }
-        return this.declaration(statement.names.map((n) => n.binding as LocalBinding | undefined), statement.values);
+        return this.declaration(
+          statement.names.map((n) => n.binding as LocalBinding | undefined),
+          statement.values,
+        );
       }
       case 'ShortVarDecl':
-        return this.declaration(statement.names.map((n) => n.binding as LocalBinding | undefined), statement.values);
+        return this.declaration(
+          statement.names.map((n) => n.binding as LocalBinding | undefined),
+          statement.values,
+        );
       case 'Assign':
         return this.assign(
           statement.targets.map((t) => (t.kind === 'Ident' && t.binding?.kind === 'local' ? t.binding : undefined)),

@@ -98,7 +98,8 @@ export function validateDryRunInput(input: unknown): string[] {
     for (const [name, value] of entries) {
       if (!isFieldName(name)) problems.push(`${field} name ${JSON.stringify(name)} must be 1 to 64 letters, digits, underscores, spaces or hyphens`);
       if (typeof value !== 'string') problems.push(`${field}[${JSON.stringify(name)}] must be a string, got ${describeType(value)}`);
-      else if (value.length > DRY_RUN_LIMITS.maxValueLength) problems.push(`${field}[${JSON.stringify(name)}] is longer than ${DRY_RUN_LIMITS.maxValueLength} characters`);
+      else if (value.length > DRY_RUN_LIMITS.maxValueLength)
+        problems.push(`${field}[${JSON.stringify(name)}] is longer than ${DRY_RUN_LIMITS.maxValueLength} characters`);
     }
   }
 
@@ -148,7 +149,13 @@ export function evaluateCode(code: string, input: DryRunInput, options: DryRunOp
     : compiled.result;
   const problems = validateDryRunInput(input);
   if (problems.length > 0) {
-    return { ...validation, routeKey: FALLBACK_ROUTE_KEY, fallback: true, reason: `invalid dry-run input: ${problems.join('; ')}`, reasonCode: 'INVALID_CONTEXT' };
+    return {
+      ...validation,
+      routeKey: FALLBACK_ROUTE_KEY,
+      fallback: true,
+      reason: `invalid dry-run input: ${problems.join('; ')}`,
+      reasonCode: 'INVALID_CONTEXT',
+    };
   }
   if (!compiled.ok) {
     const first = validation.errors[0];

@@ -69,7 +69,9 @@ describe('variables', () => {
   });
 
   it('handles instants before 1970', () => {
-    expect(holds('year == 1969 && month == 12 && dayOfMonth == 31 && hour == 23 && minute == 0 && weekday == 3', { now: at('1969-12-31T23:00:00Z') })).toBe(true);
+    expect(holds('year == 1969 && month == 12 && dayOfMonth == 31 && hour == 23 && minute == 0 && weekday == 3', { now: at('1969-12-31T23:00:00Z') })).toBe(
+      true,
+    );
   });
 
   it('utcOffsetHours comes with the visitor, 0 when absent or not whole', () => {
@@ -214,9 +216,13 @@ describe('helpers', () => {
   });
 
   it('a computed argument that breaks a helper rule routes to default with the reason', () => {
-    const script = compiled(lines('opens := func(at int) bool {', '\treturn timeAtOrAfter(at, 0)', '}', 'if opens(hour) {', '\treturn "open"', '}', 'return "closed"'));
+    const script = compiled(
+      lines('opens := func(at int) bool {', '\treturn timeAtOrAfter(at, 0)', '}', 'if opens(hour) {', '\treturn "open"', '}', 'return "closed"'),
+    );
     expect(evaluate(script, { now: NOW }).routeKey).toBe('open'); // hour 14 read as 00:14
-    const bad = compiled(lines('opens := func(at int) bool {', '\treturn timeAtOrAfter(at, 0)', '}', 'if opens(2500) {', '\treturn "open"', '}', 'return "closed"'));
+    const bad = compiled(
+      lines('opens := func(at int) bool {', '\treturn timeAtOrAfter(at, 0)', '}', 'if opens(2500) {', '\treturn "open"', '}', 'return "closed"'),
+    );
     expect(evaluate(bad, { now: NOW })).toEqual({
       routeKey: 'default',
       fallback: true,
@@ -226,7 +232,10 @@ describe('helpers', () => {
   });
 
   it('an out-of-range visitor offset passed to a time helper routes to default', () => {
-    const result = evaluate(compiled(lines('if localDay(utcOffsetHours) == "monday" {', '\treturn "monday"', '}', 'return "other"')), { now: NOW, visitor: { utcOffsetHours: 20 } });
+    const result = evaluate(compiled(lines('if localDay(utcOffsetHours) == "monday" {', '\treturn "monday"', '}', 'return "other"')), {
+      now: NOW,
+      visitor: { utcOffsetHours: 20 },
+    });
     expect(result).toMatchObject({ routeKey: 'default', fallback: true, reasonCode: 'RUNTIME_ERROR' });
     expect(result.reason).toContain('utcOffsetHours 20');
   });
@@ -234,7 +243,9 @@ describe('helpers', () => {
   it('a computed field name that breaks the name rule routes to default', () => {
     const result = evaluate(compiled(lines('if trackingField(city) == "" {', '\treturn "a"', '}', 'return "b"')), { now: NOW, visitor: { city: 'a.b' } });
     expect(result).toMatchObject({ routeKey: 'default', reasonCode: 'RUNTIME_ERROR' });
-    expect(evaluate(compiled(lines('if trackingField(city) == "" {', '\treturn "a"', '}', 'return "b"')), { now: NOW, visitor: { city: 'ok' } }).routeKey).toBe('a');
+    expect(evaluate(compiled(lines('if trackingField(city) == "" {', '\treturn "a"', '}', 'return "b"')), { now: NOW, visitor: { city: 'ok' } }).routeKey).toBe(
+      'a',
+    );
   });
 });
 
@@ -263,7 +274,15 @@ describe('statements and expressions', () => {
   });
 
   it('switch with computed cases picks the first match', () => {
-    const code = lines('switch strings.ToLower(country) {', 'case strings.ToLower(city):', '\treturn "same"', 'case "us":', '\treturn "us"', '}', 'return "row"');
+    const code = lines(
+      'switch strings.ToLower(country) {',
+      'case strings.ToLower(city):',
+      '\treturn "same"',
+      'case "us":',
+      '\treturn "us"',
+      '}',
+      'return "row"',
+    );
     expect(keyOf(code, { visitor: { country: 'US', city: 'us' } })).toBe('same');
     expect(keyOf(code, { visitor: { country: 'US', city: 'x' } })).toBe('us');
   });
@@ -301,7 +320,23 @@ describe('statements and expressions', () => {
   });
 
   it('&& and || short-circuit', () => {
-    const code = lines('called := false', 'mark := func() bool {', '\tcalled = true', '\treturn true', '}', 'if false && mark() {', '\treturn "x"', '}', 'if true || mark() {', '\tif called {', '\t\treturn "called"', '\t}', '\treturn "skipped"', '}', 'return "x"');
+    const code = lines(
+      'called := false',
+      'mark := func() bool {',
+      '\tcalled = true',
+      '\treturn true',
+      '}',
+      'if false && mark() {',
+      '\treturn "x"',
+      '}',
+      'if true || mark() {',
+      '\tif called {',
+      '\t\treturn "called"',
+      '\t}',
+      '\treturn "skipped"',
+      '}',
+      'return "x"',
+    );
     expect(keyOf(code)).toBe('skipped');
   });
 
@@ -321,17 +356,51 @@ describe('statements and expressions', () => {
   });
 
   it('variables: zero values, assignment and parallel assignment', () => {
-    const code = lines('var s string', 'var n int', 'var b bool', 'if s == "" && n == 0 && !b {', '\ts = "set"', '}', 'a, c := "1", "2"', 'a, c = c, a', 'if s == "set" && a == "2" && c == "1" {', '\treturn "ok"', '}', 'return "bad"');
+    const code = lines(
+      'var s string',
+      'var n int',
+      'var b bool',
+      'if s == "" && n == 0 && !b {',
+      '\ts = "set"',
+      '}',
+      'a, c := "1", "2"',
+      'a, c = c, a',
+      'if s == "set" && a == "2" && c == "1" {',
+      '\treturn "ok"',
+      '}',
+      'return "bad"',
+    );
     expect(keyOf(code)).toBe('ok');
   });
 
   it('closures see and update captured locals', () => {
-    const code = lines('label := "none"', 'tag := func(v string) bool {', '\tlabel = v', '\treturn true', '}', 'if tag("mobile") && label == "mobile" {', '\treturn "captured"', '}', 'return "lost"');
+    const code = lines(
+      'label := "none"',
+      'tag := func(v string) bool {',
+      '\tlabel = v',
+      '\treturn true',
+      '}',
+      'if tag("mobile") && label == "mobile" {',
+      '\treturn "captured"',
+      '}',
+      'return "lost"',
+    );
     expect(keyOf(code)).toBe('captured');
   });
 
   it('closures evaluate all arguments before binding parameters', () => {
-    const code = lines('pick := func(a int, b int) int {', '\tif a > b {', '\t\treturn a', '\t}', '\treturn b', '}', 'if pick(1, pick(5, 3)) == 5 {', '\treturn "ok"', '}', 'return "bad"');
+    const code = lines(
+      'pick := func(a int, b int) int {',
+      '\tif a > b {',
+      '\t\treturn a',
+      '\t}',
+      '\treturn b',
+      '}',
+      'if pick(1, pick(5, 3)) == 5 {',
+      '\treturn "ok"',
+      '}',
+      'return "bad"',
+    );
     expect(keyOf(code)).toBe('ok');
   });
 
@@ -377,7 +446,12 @@ describe('evaluate', () => {
   const script = compiled(lines('if country == "US" {', '\treturn "us"', '}', 'return strings.ToLower(city)'));
 
   it('returns the key with fallback false and a reason', () => {
-    expect(evaluate(script, { now: NOW, visitor: { country: 'US' } })).toEqual({ routeKey: 'us', fallback: false, reasonCode: 'RETURNED', reason: 'the script returned "us"' });
+    expect(evaluate(script, { now: NOW, visitor: { country: 'US' } })).toEqual({
+      routeKey: 'us',
+      fallback: false,
+      reasonCode: 'RETURNED',
+      reason: 'the script returned "us"',
+    });
   });
 
   it('accepts source text and compiles it', () => {
@@ -394,13 +468,21 @@ describe('evaluate', () => {
   });
 
   it('routes a computed key that is not a route key to default', () => {
-    expect(evaluate(script, { now: NOW, visitor: { city: 'New York' } })).toMatchObject({ routeKey: 'default', fallback: true, reasonCode: 'INVALID_ROUTE_KEY' });
+    expect(evaluate(script, { now: NOW, visitor: { city: 'New York' } })).toMatchObject({
+      routeKey: 'default',
+      fallback: true,
+      reasonCode: 'INVALID_ROUTE_KEY',
+    });
     expect(evaluate(script, { now: NOW, visitor: { city: '' } })).toMatchObject({ routeKey: 'default', reasonCode: 'INVALID_ROUTE_KEY' });
     expect(evaluate(script, { now: NOW, visitor: { city: 'Paris' } })).toMatchObject({ routeKey: 'paris', fallback: false });
   });
 
   it('routes a key no connection accepts to default, and always accepts default', () => {
-    expect(evaluate(script, { now: NOW, visitor: { country: 'US' }, routeKeys: ['ca', 'default'] })).toMatchObject({ routeKey: 'default', fallback: true, reasonCode: 'UNKNOWN_ROUTE_KEY' });
+    expect(evaluate(script, { now: NOW, visitor: { country: 'US' }, routeKeys: ['ca', 'default'] })).toMatchObject({
+      routeKey: 'default',
+      fallback: true,
+      reasonCode: 'UNKNOWN_ROUTE_KEY',
+    });
     expect(evaluate(script, { now: NOW, visitor: { country: 'US' }, routeKeys: ['us'] })).toMatchObject({ routeKey: 'us', fallback: false });
     expect(evaluate('return "default"', { now: NOW, routeKeys: ['us'] })).toMatchObject({ routeKey: 'default', fallback: false, reasonCode: 'RETURNED' });
   });
@@ -409,14 +491,21 @@ describe('evaluate', () => {
     const noClock = { visitor: { country: 'US' } } as unknown as EvaluationContext;
     expect(evaluate(script, noClock)).toMatchObject({ routeKey: 'us', fallback: false });
     const clock = compiled(lines('if hour < 12 {', '\treturn "am"', '}', 'return "pm"'));
-    expect(evaluate(clock, noClock)).toMatchObject({ routeKey: 'default', fallback: true, reasonCode: 'RUNTIME_ERROR', reason: expect.stringContaining('time') });
+    expect(evaluate(clock, noClock)).toMatchObject({
+      routeKey: 'default',
+      fallback: true,
+      reasonCode: 'RUNTIME_ERROR',
+      reason: expect.stringContaining('time'),
+    });
     expect(evaluate(clock, { now: new Date(Number.NaN) })).toMatchObject({ routeKey: 'default', reasonCode: 'RUNTIME_ERROR' });
   });
 
   it('never throws on a malformed context or script', () => {
     expect(evaluate(script, null as unknown as EvaluationContext)).toMatchObject({ routeKey: 'default', reasonCode: 'INVALID_CONTEXT' });
     expect(evaluate(42 as unknown as string, { now: NOW })).toMatchObject({ routeKey: 'default', reasonCode: 'INVALID_SCRIPT' });
-    expect(evaluate(script, { now: NOW, visitor: 'US' as unknown as Record<string, string>, trackingFields: 5 as unknown as Record<string, string> })).toMatchObject({ routeKey: 'default' });
+    expect(
+      evaluate(script, { now: NOW, visitor: 'US' as unknown as Record<string, string>, trackingFields: 5 as unknown as Record<string, string> }),
+    ).toMatchObject({ routeKey: 'default' });
     const routeKeysNotAnArray = { now: NOW, visitor: { country: 'US' }, routeKeys: 'us' as unknown as string[] };
     expect(evaluate(script, routeKeysNotAnArray)).toMatchObject({ routeKey: 'default', reasonCode: 'UNKNOWN_ROUTE_KEY' });
   });

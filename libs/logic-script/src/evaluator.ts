@@ -95,7 +95,10 @@ export class CompiledScript {
     let result = this.results.get(value);
     if (result === undefined) {
       if (!isRouteKey(value)) {
-        return fallback('INVALID_ROUTE_KEY', `the script returned ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}...` : value)}, which is not a valid route key`);
+        return fallback(
+          'INVALID_ROUTE_KEY',
+          `the script returned ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}...` : value)}, which is not a valid route key`,
+        );
       }
       result = returned(value);
       if (this.results.size < MAX_CACHED_RESULTS) this.results.set(value, result);

@@ -2,12 +2,33 @@ import { DiagnosticBag } from './diagnostics';
 import { tokenize } from './lexer';
 
 function kinds(source: string): string[] {
-  return tokenize(source, new DiagnosticBag()).map((t) => (t.kind === 'semi' ? (t.auto ? '⏎' : ';') : t.kind === 'op' || t.kind === 'keyword' ? t.text : t.kind));
+  return tokenize(source, new DiagnosticBag()).map((t) =>
+    t.kind === 'semi' ? (t.auto ? '⏎' : ';') : t.kind === 'op' || t.kind === 'keyword' ? t.text : t.kind,
+  );
 }
 
 describe('tokenize', () => {
   it('inserts a semicolon after a line ending in a name, literal, return or closing bracket', () => {
-    expect(kinds('x := y\nreturn\nf(a)\n}\n"s"\n5\n')).toEqual(['ident', ':=', 'ident', '⏎', 'return', '⏎', 'ident', '(', 'ident', ')', '⏎', '}', '⏎', 'string', '⏎', 'int', '⏎', 'eof']);
+    expect(kinds('x := y\nreturn\nf(a)\n}\n"s"\n5\n')).toEqual([
+      'ident',
+      ':=',
+      'ident',
+      '⏎',
+      'return',
+      '⏎',
+      'ident',
+      '(',
+      'ident',
+      ')',
+      '⏎',
+      '}',
+      '⏎',
+      'string',
+      '⏎',
+      'int',
+      '⏎',
+      'eof',
+    ]);
   });
 
   it('inserts none after an operator, an opening bracket or a comma', () => {
@@ -72,6 +93,10 @@ describe('tokenize', () => {
   });
 
   it('accepts Unicode letters in names', () => {
-    expect(tokenize('größe_2 日本', new DiagnosticBag()).slice(0, 2).map((t) => t.text)).toEqual(['größe_2', '日本']);
+    expect(
+      tokenize('größe_2 日本', new DiagnosticBag())
+        .slice(0, 2)
+        .map((t) => t.text),
+    ).toEqual(['größe_2', '日本']);
   });
 });

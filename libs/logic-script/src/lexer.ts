@@ -17,9 +17,31 @@ export interface Token {
 }
 
 export const GO_KEYWORDS: ReadonlySet<string> = new Set([
-  'break', 'case', 'chan', 'const', 'continue', 'default', 'defer', 'else', 'fallthrough', 'for', 'func',
-  'go', 'goto', 'if', 'import', 'interface', 'map', 'package', 'range', 'return', 'select', 'struct',
-  'switch', 'type', 'var',
+  'break',
+  'case',
+  'chan',
+  'const',
+  'continue',
+  'default',
+  'defer',
+  'else',
+  'fallthrough',
+  'for',
+  'func',
+  'go',
+  'goto',
+  'if',
+  'import',
+  'interface',
+  'map',
+  'package',
+  'range',
+  'return',
+  'select',
+  'struct',
+  'switch',
+  'type',
+  'var',
 ]);
 
 // Keywords by first letter, so that recognising one compares characters instead of hashing every word.
@@ -38,10 +60,53 @@ function isKeywordAt(source: string, start: number, end: number): boolean {
 
 // Longest first within each starting character, so the first match is the longest.
 const OPERATORS = [
-  '<<=', '>>=', '&^=', '...',
-  '&&', '||', '<-', '++', '--', '==', '!=', '<=', '>=', ':=', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=',
-  '<<', '>>', '&^',
-  '+', '-', '*', '/', '%', '&', '|', '^', '<', '>', '=', '!', '~', '(', ')', '[', ']', '{', '}', ',', '.', ':',
+  '<<=',
+  '>>=',
+  '&^=',
+  '...',
+  '&&',
+  '||',
+  '<-',
+  '++',
+  '--',
+  '==',
+  '!=',
+  '<=',
+  '>=',
+  ':=',
+  '+=',
+  '-=',
+  '*=',
+  '/=',
+  '%=',
+  '&=',
+  '|=',
+  '^=',
+  '<<',
+  '>>',
+  '&^',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '&',
+  '|',
+  '^',
+  '<',
+  '>',
+  '=',
+  '!',
+  '~',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  '.',
+  ':',
 ];
 const OPERATORS_BY_FIRST_CHAR = new Map<number, string[]>();
 for (const op of OPERATORS) {
@@ -69,7 +134,15 @@ function endsStatement(token: Token): boolean {
 }
 
 const SIMPLE_ESCAPES: Record<string, string> = {
-  a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', '"': '"',
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '\\': '\\',
+  '"': '"',
 };
 
 const LETTER = /\p{L}/u;
@@ -296,7 +369,11 @@ export function tokenize(source: string, diagnostics: DiagnosticBag): Token[] {
     };
     for (;;) {
       if (pos >= length || source.charCodeAt(pos) === 10) {
-        diagnostics.error('UNTERMINATED_STRING', { line, column }, 'string literal not terminated: add the closing " on the same line (use `...` for text spanning lines)');
+        diagnostics.error(
+          'UNTERMINATED_STRING',
+          { line, column },
+          'string literal not terminated: add the closing " on the same line (use `...` for text spanning lines)',
+        );
         flushBytes();
         value += source.slice(segmentStart, pos);
         finish();
@@ -329,7 +406,11 @@ export function tokenize(source: string, diagnostics: DiagnosticBag): Token[] {
           (bytes ??= []).push(parseInt(digits, kind === 'x' ? 16 : 8));
           pos += 4; // \xHH and \ooo are both four characters
         } else {
-          diagnostics.error('INVALID_ESCAPE', { line, column: escapeColumn }, kind === 'x' ? 'invalid escape: \\x needs two hex digits' : 'invalid escape: octal escapes need three digits 000..377');
+          diagnostics.error(
+            'INVALID_ESCAPE',
+            { line, column: escapeColumn },
+            kind === 'x' ? 'invalid escape: \\x needs two hex digits' : 'invalid escape: octal escapes need three digits 000..377',
+          );
           pos += 2;
         }
       } else if (kind === 'u' || kind === 'U') {
@@ -342,7 +423,11 @@ export function tokenize(source: string, diagnostics: DiagnosticBag): Token[] {
           value += String.fromCodePoint(cp);
           pos += 2 + count;
         } else {
-          diagnostics.error('INVALID_ESCAPE', { line, column: escapeColumn }, `invalid escape: \\${kind} needs ${count} hex digits naming a valid Unicode code point`);
+          diagnostics.error(
+            'INVALID_ESCAPE',
+            { line, column: escapeColumn },
+            `invalid escape: \\${kind} needs ${count} hex digits naming a valid Unicode code point`,
+          );
           pos += 2;
         }
       } else {

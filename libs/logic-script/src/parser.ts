@@ -49,9 +49,23 @@ class ParseAbort {}
 const PRECEDENCE: Readonly<Record<string, number>> = {
   '||': 1,
   '&&': 2,
-  '==': 3, '!=': 3, '<': 3, '<=': 3, '>': 3, '>=': 3,
-  '+': 4, '-': 4, '|': 4, '^': 4,
-  '*': 5, '/': 5, '%': 5, '<<': 5, '>>': 5, '&': 5, '&^': 5,
+  '==': 3,
+  '!=': 3,
+  '<': 3,
+  '<=': 3,
+  '>': 3,
+  '>=': 3,
+  '+': 4,
+  '-': 4,
+  '|': 4,
+  '^': 4,
+  '*': 5,
+  '/': 5,
+  '%': 5,
+  '<<': 5,
+  '>>': 5,
+  '&': 5,
+  '&^': 5,
 };
 const COMPARISONS = new Set(['==', '!=', '<', '<=', '>', '>=']);
 const ASSIGN_OPERATORS = new Set(['+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '<<=', '>>=', '&^=']);
@@ -432,7 +446,11 @@ class Parser {
       if (!this.isOp('{')) expr = this.parseExpression();
     } else if (first) {
       if (first.kind !== 'ExprStmt') {
-        this.fail('SYNTAX_ERROR', first, `${keyword === 'if' ? 'condition' : 'switch value'} expected, but found a ${first.kind === 'Assign' ? 'assignment' : 'declaration'}; write ${keyword} x := value; condition {`);
+        this.fail(
+          'SYNTAX_ERROR',
+          first,
+          `${keyword === 'if' ? 'condition' : 'switch value'} expected, but found a ${first.kind === 'Assign' ? 'assignment' : 'declaration'}; write ${keyword} x := value; condition {`,
+        );
       }
       expr = first.expr;
     }
@@ -505,7 +523,11 @@ class Parser {
       this.report('UNSUPPORTED_FUNCTION_DECLARATION', at, 'func main is not needed: the script is already the function body; write its statements directly');
       return literal.body;
     }
-    this.report('UNSUPPORTED_FUNCTION_DECLARATION', at, `function declarations are not supported: write ${name.name} := func(...) ... { ... } before its first use`);
+    this.report(
+      'UNSUPPORTED_FUNCTION_DECLARATION',
+      at,
+      `function declarations are not supported: write ${name.name} := func(...) ... { ... } before its first use`,
+    );
     const declaration: ShortVarDecl = { kind: 'ShortVarDecl', line: at.line, column: at.column, names: [name], values: [literal] };
     return declaration;
   }
@@ -539,7 +561,8 @@ class Parser {
             this.next();
             const element = this.parseType();
             if (element.name === 'string') return this.typeRef(at, 'list');
-            if (element.name !== 'invalid') this.report('UNSUPPORTED_TYPE', at, `[]${element.name === 'list' ? '[]string' : element.name} is not available; the only list type is []string`);
+            if (element.name !== 'invalid')
+              this.report('UNSUPPORTED_TYPE', at, `[]${element.name === 'list' ? '[]string' : element.name} is not available; the only list type is []string`);
             return this.typeRef(at, 'invalid');
           }
           this.report('UNSUPPORTED_TYPE', at, 'arrays are not available; use a []string list');
@@ -578,7 +601,11 @@ class Parser {
           this.parseType();
           return this.typeRef(at, 'invalid');
         case 'func':
-          this.report('UNSUPPORTED_FUNCTION_VARIABLE', at, 'variables of function type are not supported; declare the closure with its body: name := func(...) T { ... }');
+          this.report(
+            'UNSUPPORTED_FUNCTION_VARIABLE',
+            at,
+            'variables of function type are not supported; declare the closure with its body: name := func(...) T { ... }',
+          );
           this.next();
           this.skipBalancedFrom('(', ')', false);
           this.parseResults();
@@ -701,7 +728,13 @@ class Parser {
       }
       case '+':
       case '^':
-        this.report('UNSUPPORTED_ARITHMETIC', at, token.text === '+' ? 'unary + is arithmetic, which is not part of the language; write the number alone' : '^ is a bit operation, which is not part of the language; use ! to negate a condition');
+        this.report(
+          'UNSUPPORTED_ARITHMETIC',
+          at,
+          token.text === '+'
+            ? 'unary + is arithmetic, which is not part of the language; write the number alone'
+            : '^ is a bit operation, which is not part of the language; use ! to negate a condition',
+        );
         break;
       case '*':
       case '&':
@@ -873,7 +906,11 @@ class Parser {
       if (element.name !== 'string') {
         supported = false;
         if (element.name !== 'invalid') {
-          this.report('UNSUPPORTED_COMPOSITE_LITERAL', at, `[]${element.name === 'list' ? '[]string' : element.name}{...} is not available; the only list literal is []string{...}`);
+          this.report(
+            'UNSUPPORTED_COMPOSITE_LITERAL',
+            at,
+            `[]${element.name === 'list' ? '[]string' : element.name}{...} is not available; the only list literal is []string{...}`,
+          );
         }
       }
     } else {
@@ -989,7 +1026,8 @@ class Parser {
     const startsType =
       token.kind === 'ident' ||
       (token.kind === 'op' && (token.text === '[' || token.text === '*' || token.text === '<-')) ||
-      (token.kind === 'keyword' && (token.text === 'map' || token.text === 'chan' || token.text === 'func' || token.text === 'struct' || token.text === 'interface'));
+      (token.kind === 'keyword' &&
+        (token.text === 'map' || token.text === 'chan' || token.text === 'func' || token.text === 'struct' || token.text === 'interface'));
     return startsType ? [this.parseType()] : [];
   }
 }

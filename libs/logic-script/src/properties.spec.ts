@@ -74,7 +74,10 @@ const offsetArgument: fc.Arbitrary<Gen<number>> = fc.oneof(
 const stringAtom: fc.Arbitrary<Gen<string>> = fc.oneof(
   { arbitrary: stringVariable, weight: 4 },
   fc.constantFrom(...LITERALS).map((text) => ({ code: quote(text), model: () => text })),
-  fc.constant({ code: 'trackingField("src")', model: (ctx: ModelContext) => (typeof ctx.trackingFields?.['src'] === 'string' ? ctx.trackingFields['src'] : '') }),
+  fc.constant({
+    code: 'trackingField("src")',
+    model: (ctx: ModelContext) => (typeof ctx.trackingFields?.['src'] === 'string' ? ctx.trackingFields['src'] : ''),
+  }),
   fc.constant({ code: 'dataBuffer("plan")', model: (ctx: ModelContext) => (typeof ctx.dataBuffer?.['plan'] === 'string' ? ctx.dataBuffer['plan'] : '') }),
   offsetArgument.map((offset) => ({
     code: `localDay(${offset.code})`,
@@ -92,20 +95,24 @@ const stringExpr: fc.Arbitrary<Gen<string>> = fc.oneof(
 );
 
 const intExpr: fc.Arbitrary<Gen<number>> = fc.oneof(
-  fc.constantFrom<[string, (d: Date) => number]>(
-    ['hour', (d) => d.getUTCHours()],
-    ['minute', (d) => d.getUTCMinutes()],
-    ['weekday', (d) => d.getUTCDay()],
-    ['dayOfMonth', (d) => d.getUTCDate()],
-    ['month', (d) => d.getUTCMonth() + 1],
-    ['year', (d) => d.getUTCFullYear()],
-  ).map(([name, read]) => ({ code: name, model: (ctx: ModelContext) => read(clock(ctx)) })),
+  fc
+    .constantFrom<[string, (d: Date) => number]>(
+      ['hour', (d) => d.getUTCHours()],
+      ['minute', (d) => d.getUTCMinutes()],
+      ['weekday', (d) => d.getUTCDay()],
+      ['dayOfMonth', (d) => d.getUTCDate()],
+      ['month', (d) => d.getUTCMonth() + 1],
+      ['year', (d) => d.getUTCFullYear()],
+    )
+    .map(([name, read]) => ({ code: name, model: (ctx: ModelContext) => read(clock(ctx)) })),
   fc.constant({ code: 'utcOffsetHours', model: (ctx: ModelContext) => visitorOffset(ctx) }),
   fc.integer({ min: -20, max: 3000 }).map((n) => ({ code: String(n), model: () => n })),
   stringExpr.map((s) => ({ code: `len(${s.code})`, model: (ctx: ModelContext, l: Map<string, unknown>) => Buffer.byteLength(s.model(ctx, l), 'utf8') })),
 );
 
-const clockTime = fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 })).map(([h, m]) => ({ text: String(h * 100 + m), minutes: h * 60 + m }));
+const clockTime = fc
+  .tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }))
+  .map(([h, m]) => ({ text: String(h * 100 + m), minutes: h * 60 + m }));
 
 type Comparison = '==' | '!=' | '<' | '<=' | '>' | '>=';
 const comparisonOperator = fc.constantFrom<Comparison>('==', '!=', '<', '<=', '>', '>=');
@@ -210,7 +217,11 @@ const elseIfChain: fc.Arbitrary<StatementGen> = fc.tuple(boolExpr, key, boolExpr
 
 const switchStatement: fc.Arbitrary<StatementGen> = fc
   .tuple(stringExpr, fc.uniqueArray(fc.constantFrom(...LITERALS), { minLength: 1, maxLength: 5 }), fc.array(key, { minLength: 5, maxLength: 5 }))
-  .map(([tag, values, keys]) => () => switchOver(tag, values, keys, null));
+  .map(
+    ([tag, values, keys]) =>
+      () =>
+        switchOver(tag, values, keys, null),
+  );
 
 /** A switch over string literals; with a default it returns on every path, so it can only come last. */
 function switchOver(tag: Gen<string>, values: string[], keys: string[], fallbackKey: string | null): Gen<string | undefined> {
@@ -228,29 +239,35 @@ function switchOver(tag: Gen<string>, values: string[], keys: string[], fallback
   }
 }
 
-const localVariable: fc.Arbitrary<StatementGen> = fc.tuple(stringExpr, fc.constantFrom(...LITERALS), boolExpr, key).map(([value, literal, condition, k]) => (index) => {
-  const name = `v${index}`;
-  return {
-    code: `${name} := ${value.code}\nif ${name} == ${quote(literal)} || ${condition.code} {\n\treturn ${quote(k)}\n}`,
-    model: (ctx, l) => {
-      l.set(name, value.model(ctx, l));
-      return l.get(name) === literal || condition.model(ctx, l) ? k : undefined;
-    },
-  };
-});
+const localVariable: fc.Arbitrary<StatementGen> = fc
+  .tuple(stringExpr, fc.constantFrom(...LITERALS), boolExpr, key)
+  .map(([value, literal, condition, k]) => (index) => {
+    const name = `v${index}`;
+    return {
+      code: `${name} := ${value.code}\nif ${name} == ${quote(literal)} || ${condition.code} {\n\treturn ${quote(k)}\n}`,
+      model: (ctx, l) => {
+        l.set(name, value.model(ctx, l));
+        return l.get(name) === literal || condition.model(ctx, l) ? k : undefined;
+      },
+    };
+  });
 
-const closureCall: fc.Arbitrary<StatementGen> = fc.tuple(fc.uniqueArray(fc.constantFrom(...LITERALS), { minLength: 1, maxLength: 3 }), stringExpr, key).map(([list, argument, k]) => (index) => {
-  const name = `f${index}`;
-  return {
-    code: `${name} := func(p string) bool {\n\treturn oneOf(strings.ToLower(p), ${list.map(quote).join(', ')})\n}\nif ${name}(${argument.code}) {\n\treturn ${quote(k)}\n}`,
-    model: (ctx, l) => (list.includes(argument.model(ctx, l).toLowerCase()) ? k : undefined),
-  };
-});
+const closureCall: fc.Arbitrary<StatementGen> = fc
+  .tuple(fc.uniqueArray(fc.constantFrom(...LITERALS), { minLength: 1, maxLength: 3 }), stringExpr, key)
+  .map(([list, argument, k]) => (index) => {
+    const name = `f${index}`;
+    return {
+      code: `${name} := func(p string) bool {\n\treturn oneOf(strings.ToLower(p), ${list.map(quote).join(', ')})\n}\nif ${name}(${argument.code}) {\n\treturn ${quote(k)}\n}`,
+      model: (ctx, l) => (list.includes(argument.model(ctx, l).toLowerCase()) ? k : undefined),
+    };
+  });
 
 const finalReturn: fc.Arbitrary<Gen<string | undefined>> = fc.oneof(
   { arbitrary: key.map((k) => ({ code: `return ${quote(k)}`, model: () => k })), weight: 4 },
   // A computed key (a bare literal here would be an invalid route key such as "US").
-  stringExpr.filter((s) => !s.code.startsWith('"')).map((s) => ({ code: `return ${s.code}`, model: (ctx: ModelContext, l: Map<string, unknown>) => s.model(ctx, l) })),
+  stringExpr
+    .filter((s) => !s.code.startsWith('"'))
+    .map((s) => ({ code: `return ${s.code}`, model: (ctx: ModelContext, l: Map<string, unknown>) => s.model(ctx, l) })),
   fc
     .tuple(stringExpr, fc.uniqueArray(fc.constantFrom(...LITERALS), { minLength: 1, maxLength: 5 }), fc.array(key, { minLength: 5, maxLength: 5 }), key)
     .map(([tag, values, keys, fallbackKey]) => switchOver(tag, values, keys, fallbackKey)),
@@ -286,7 +303,11 @@ const script: fc.Arbitrary<GeneratedScript> = fc
 
 // ---- contexts ------------------------------------------------------------------------------------
 
-const attributeValue = fc.oneof({ arbitrary: fc.constantFrom(...LITERALS, 'US', 'mobile', 'https://www.google.com/'), weight: 3 }, fc.string(), fc.string({ unit: 'binary' }));
+const attributeValue = fc.oneof(
+  { arbitrary: fc.constantFrom(...LITERALS, 'US', 'mobile', 'https://www.google.com/'), weight: 3 },
+  fc.string(),
+  fc.string({ unit: 'binary' }),
+);
 
 const context: fc.Arbitrary<ModelContext> = fc.record({
   visitor: fc.record(
@@ -362,7 +383,48 @@ describe('generated scripts', () => {
 
 describe('the validator never throws', () => {
   const tokenSoup = fc.string({
-    unit: fc.constantFrom('if ', 'else ', 'switch ', 'case ', 'default', ':', 'return ', 'func', '(', ')', '{', '}', '[', ']', '"a"', '`b`', 'x', ':=', '=', '==', '&&', '!', ',', '...', '\n', ' ', 'country', 'oneOf', 'strings.', 'ToLower', '1', '-', '+', '//', '/*', '*/', 'var ', 'for ', 'go ', ';'),
+    unit: fc.constantFrom(
+      'if ',
+      'else ',
+      'switch ',
+      'case ',
+      'default',
+      ':',
+      'return ',
+      'func',
+      '(',
+      ')',
+      '{',
+      '}',
+      '[',
+      ']',
+      '"a"',
+      '`b`',
+      'x',
+      ':=',
+      '=',
+      '==',
+      '&&',
+      '!',
+      ',',
+      '...',
+      '\n',
+      ' ',
+      'country',
+      'oneOf',
+      'strings.',
+      'ToLower',
+      '1',
+      '-',
+      '+',
+      '//',
+      '/*',
+      '*/',
+      'var ',
+      'for ',
+      'go ',
+      ';',
+    ),
     maxLength: 80,
   });
 
@@ -381,11 +443,14 @@ describe('the validator never throws', () => {
 
   it('on values that are not strings', () => {
     fc.assert(
-      fc.property(fc.anything().filter((v) => typeof v !== 'string'), (value) => {
-        const result = validate(value);
-        expect(result.valid).toBe(false);
-        expect(result.errors.map((e) => e.code)).toEqual(['INVALID_INPUT']);
-      }),
+      fc.property(
+        fc.anything().filter((v) => typeof v !== 'string'),
+        (value) => {
+          const result = validate(value);
+          expect(result.valid).toBe(false);
+          expect(result.errors.map((e) => e.code)).toEqual(['INVALID_INPUT']);
+        },
+      ),
     );
   });
 
@@ -406,7 +471,10 @@ describe('the validator never throws', () => {
     return result;
   }
 
-  const validScripts = fc.oneof(script.map((s) => s.code), fc.constantFrom(...languageCatalog.templates.map((t) => t.code)));
+  const validScripts = fc.oneof(
+    script.map((s) => s.code),
+    fc.constantFrom(...languageCatalog.templates.map((t) => t.code)),
+  );
 
   it('on mutated valid scripts, and whatever still validates evaluates to a route key or default', () => {
     fc.assert(

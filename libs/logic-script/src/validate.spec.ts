@@ -20,16 +20,37 @@ const ACCEPTED: [title: string, code: string][] = [
   ['a parenthesized return', 'return ("us")'],
   ['a raw-string route key', 'return `us`'],
   ['if / else', lines('if country == "US" {', '\treturn "us"', '} else {', '\treturn "other"', '}')],
-  ['else if chains', lines('if country == "US" {', '\treturn "us"', '} else if country == "CA" {', '\treturn "ca"', '} else if city == "" {', '\treturn "unknown"', '}', 'return "row"')],
+  [
+    'else if chains',
+    lines(
+      'if country == "US" {',
+      '\treturn "us"',
+      '} else if country == "CA" {',
+      '\treturn "ca"',
+      '} else if city == "" {',
+      '\treturn "unknown"',
+      '}',
+      'return "row"',
+    ),
+  ],
   ['if with an init statement', lines('if d := strings.ToLower(deviceType); d == "mobile" {', '\treturn "mobile"', '}', 'return "desktop"')],
-  ['init variables are visible in else branches', lines('if c := country; c == "US" {', '\treturn "us"', '} else if c == "CA" {', '\treturn "ca"', '}', 'return "x"')],
+  [
+    'init variables are visible in else branches',
+    lines('if c := country; c == "US" {', '\treturn "us"', '} else if c == "CA" {', '\treturn "ca"', '}', 'return "x"'),
+  ],
   ['switch with case lists', lines('switch country {', 'case "US", "CA":', '\treturn "na"', 'case "DE":', '\treturn "de"', 'default:', '\treturn "row"', '}')],
   ['tagless switch', lines('switch {', 'case hour < 12:', '\treturn "morning"', 'case hour < 18:', '\treturn "afternoon"', '}', 'return "evening"')],
   ['switch with init and tag', lines('switch c := strings.ToUpper(country); c {', 'case "US":', '\treturn "us"', '}', 'return "x"')],
   ['switch on an int', lines('switch weekday {', 'case 0, 6:', '\treturn "weekend"', '}', 'return "weekday"')],
   ['switch on a bool', lines('switch hasVisitorTag("vip") {', 'case true:', '\treturn "vip"', '}', 'return "regular"')],
-  ['default in the middle of a switch', lines('switch country {', 'case "US":', '\treturn "us"', 'default:', '\treturn "row"', 'case "CA":', '\treturn "ca"', '}')],
-  ['switch with default returning everywhere needs no final return', lines('switch country {', 'case "US":', '\treturn "us"', 'default:', '\treturn "row"', '}')],
+  [
+    'default in the middle of a switch',
+    lines('switch country {', 'case "US":', '\treturn "us"', 'default:', '\treturn "row"', 'case "CA":', '\treturn "ca"', '}'),
+  ],
+  [
+    'switch with default returning everywhere needs no final return',
+    lines('switch country {', 'case "US":', '\treturn "us"', 'default:', '\treturn "row"', '}'),
+  ],
   ['if/else returning on both sides needs no final return', lines('if hour < 12 {', '\treturn "am"', '} else {', '\treturn "pm"', '}')],
   ['empty case clause', lines('switch country {', 'case "XX":', 'case "US":', '\treturn "us"', '}', 'return "x"')],
   ['empty tagless switch', lines('switch {', '}', 'return "x"')],
@@ -41,26 +62,126 @@ const ACCEPTED: [title: string, code: string][] = [
   [':= redeclaring one name with a new one', lines('a := country', 'a, b := city, region', 'if a == b {', '\treturn "same"', '}', 'return "x"')],
   ['assignment to a local', lines('key := "a"', 'if country == "US" {', '\tkey = "b"', '}', 'if key == "b" {', '\treturn "b"', '}', 'return "a"')],
   ['parallel assignment', lines('a, b := "x", "y"', 'a, b = b, a', 'if a == "y" && b == "x" {', '\treturn "swapped"', '}', 'return "x"')],
-  ['closure returning bool', lines('isMobile := func(d string) bool {', '\treturn oneOf(d, "mobile", "tablet")', '}', 'if isMobile(deviceType) {', '\treturn "m"', '}', 'return "d"')],
+  [
+    'closure returning bool',
+    lines('isMobile := func(d string) bool {', '\treturn oneOf(d, "mobile", "tablet")', '}', 'if isMobile(deviceType) {', '\treturn "m"', '}', 'return "d"'),
+  ],
   ['closure with an int parameter', lines('isLate := func(h int) bool {', '\treturn h >= 22', '}', 'if isLate(hour) {', '\treturn "late"', '}', 'return "x"')],
-  ['closure returning int', lines('bucket := func(h int) int {', '\tif h < 12 {', '\t\treturn 0', '\t}', '\treturn 1', '}', 'if bucket(hour) == 0 {', '\treturn "am"', '}', 'return "pm"')],
-  ['grouped closure parameters', lines('same := func(a, b string) bool {', '\treturn a == b', '}', 'if same(country, region) {', '\treturn "s"', '}', 'return "x"')],
-  ['closure assigning a captured local', lines('seen := false', 'mark := func(v string) bool {', '\tseen = true', '\treturn v != ""', '}', 'if mark(city) && seen {', '\treturn "city"', '}', 'return "x"')],
-  ['closure calling an earlier closure', lines('isUS := func(c string) bool {', '\treturn c == "US"', '}', 'isNA := func(c string) bool {', '\treturn isUS(c) || c == "CA"', '}', 'if isNA(country) {', '\treturn "na"', '}', 'return "x"')],
-  ['closure declared inside a closure', lines('outer := func(c string) bool {', '\tinner := func(x string) bool {', '\t\treturn x == "US"', '\t}', '\treturn inner(c)', '}', 'if outer(country) {', '\treturn "us"', '}', 'return "x"')],
-  ['closure whose switch returns everywhere', lines('kind := func(d string) string {', '\tswitch d {', '\tcase "mobile":', '\t\treturn "m"', '\tdefault:', '\t\treturn "o"', '\t}', '}', 'if kind(deviceType) == "m" {', '\treturn "m"', '}', 'return "o"')],
-  ['closure with an unused parameter', lines('always := func(_ string, x int) bool {', '\treturn true', '}', 'if always("a", 1) {', '\treturn "a"', '}', 'return "b"')],
-  ['closure called as a statement', lines('hits := 0', 'count := func() bool {', '\thits = 1', '\treturn true', '}', 'count()', 'if hits == 1 {', '\treturn "counted"', '}', 'return "x"')],
+  [
+    'closure returning int',
+    lines(
+      'bucket := func(h int) int {',
+      '\tif h < 12 {',
+      '\t\treturn 0',
+      '\t}',
+      '\treturn 1',
+      '}',
+      'if bucket(hour) == 0 {',
+      '\treturn "am"',
+      '}',
+      'return "pm"',
+    ),
+  ],
+  [
+    'grouped closure parameters',
+    lines('same := func(a, b string) bool {', '\treturn a == b', '}', 'if same(country, region) {', '\treturn "s"', '}', 'return "x"'),
+  ],
+  [
+    'closure assigning a captured local',
+    lines(
+      'seen := false',
+      'mark := func(v string) bool {',
+      '\tseen = true',
+      '\treturn v != ""',
+      '}',
+      'if mark(city) && seen {',
+      '\treturn "city"',
+      '}',
+      'return "x"',
+    ),
+  ],
+  [
+    'closure calling an earlier closure',
+    lines(
+      'isUS := func(c string) bool {',
+      '\treturn c == "US"',
+      '}',
+      'isNA := func(c string) bool {',
+      '\treturn isUS(c) || c == "CA"',
+      '}',
+      'if isNA(country) {',
+      '\treturn "na"',
+      '}',
+      'return "x"',
+    ),
+  ],
+  [
+    'closure declared inside a closure',
+    lines(
+      'outer := func(c string) bool {',
+      '\tinner := func(x string) bool {',
+      '\t\treturn x == "US"',
+      '\t}',
+      '\treturn inner(c)',
+      '}',
+      'if outer(country) {',
+      '\treturn "us"',
+      '}',
+      'return "x"',
+    ),
+  ],
+  [
+    'closure whose switch returns everywhere',
+    lines(
+      'kind := func(d string) string {',
+      '\tswitch d {',
+      '\tcase "mobile":',
+      '\t\treturn "m"',
+      '\tdefault:',
+      '\t\treturn "o"',
+      '\t}',
+      '}',
+      'if kind(deviceType) == "m" {',
+      '\treturn "m"',
+      '}',
+      'return "o"',
+    ),
+  ],
+  [
+    'closure with an unused parameter',
+    lines('always := func(_ string, x int) bool {', '\treturn true', '}', 'if always("a", 1) {', '\treturn "a"', '}', 'return "b"'),
+  ],
+  [
+    'closure called as a statement',
+    lines('hits := 0', 'count := func() bool {', '\thits = 1', '\treturn true', '}', 'count()', 'if hits == 1 {', '\treturn "counted"', '}', 'return "x"'),
+  ],
   ['string list spread into oneOf', lines('markets := []string{"US", "CA"}', 'if oneOf(country, markets...) {', '\treturn "na"', '}', 'return "x"')],
-  ['string list spread into containsAny', lines('bots := []string{"bot", "crawler"}', 'if containsAny(strings.ToLower(userAgent), bots...) {', '\treturn "bot"', '}', 'return "human"')],
+  [
+    'string list spread into containsAny',
+    lines('bots := []string{"bot", "crawler"}', 'if containsAny(strings.ToLower(userAgent), bots...) {', '\treturn "bot"', '}', 'return "human"'),
+  ],
   ['inline list spread', lines('if oneOf(country, []string{"US", "CA"}...) {', '\treturn "na"', '}', 'return "x"')],
-  ['multi-line list with trailing comma', lines('markets := []string{', '\t"US",', '\t"CA",', '}', 'if oneOf(country, markets...) {', '\treturn "na"', '}', 'return "x"')],
+  [
+    'multi-line list with trailing comma',
+    lines('markets := []string{', '\t"US",', '\t"CA",', '}', 'if oneOf(country, markets...) {', '\treturn "na"', '}', 'return "x"'),
+  ],
   ['multi-line call with trailing comma', lines('if oneOf(country,', '\t"US",', '\t"CA",', ') {', '\treturn "na"', '}', 'return "x"')],
   ['oneOf with no candidates', lines('if oneOf(country) {', '\treturn "never"', '}', 'return "x"')],
   ['typed list variable', lines('var markets []string = []string{"US"}', 'if oneOf(country, markets...) {', '\treturn "us"', '}', 'return "x"')],
   ['list of computed strings', lines('if oneOf(country, strings.ToUpper(region), city) {', '\treturn "odd"', '}', 'return "x"')],
   ['Go string escapes', lines(String.raw`if userAgent == "a\tb\"c\\d\x41\u00e9\U0001F600\101\a\b\f\n\r\v" {`, '\treturn "odd"', '}', 'return "x"')],
-  ['line and block comments', lines('// leading comment', '/* block', '   comment */', 'if country == /* inline */ "US" { // trailing', '\treturn "us" /* after */', '}', 'return "x" // end')],
+  [
+    'line and block comments',
+    lines(
+      '// leading comment',
+      '/* block',
+      '   comment */',
+      'if country == /* inline */ "US" { // trailing',
+      '\treturn "us" /* after */',
+      '}',
+      'return "x" // end',
+    ),
+  ],
   ['negative offset', lines('if timeInRange(900, 1700, -5) {', '\treturn "open"', '}', 'return "closed"')],
   ['offset boundaries -12 and 14', lines('if timeAtOrAfter(0, -12) && timeAtOrBefore(2359, 14) {', '\treturn "always"', '}', 'return "x"')],
   ['offset from the visitor', lines('if timeInRange(2200, 600, utcOffsetHours) {', '\treturn "night"', '}', 'return "day"')],
@@ -70,10 +191,26 @@ const ACCEPTED: [title: string, code: string][] = [
   ['all int comparisons', lines('if hour < 1 || hour <= 2 || hour > 3 || hour >= 4 || hour == 5 || hour != 6 {', '\treturn "a"', '}', 'return "b"')],
   ['bool equality', lines('if hasVisitorTag("a") == hasVisitorTag("b") {', '\treturn "a"', '}', 'return "b"')],
   ['len of a string', lines('if len(trackingField("sub1")) == 0 {', '\treturn "empty"', '}', 'return "x"')],
-  ['every strings helper', lines('if strings.Contains(userAgent, "Mobi") && strings.HasPrefix(currentURL, "https") && strings.HasSuffix(trackingDomain, ".com") && strings.ToLower(os) == strings.ToUpper(os) {', '\treturn "a"', '}', 'return "b"')],
+  [
+    'every strings helper',
+    lines(
+      'if strings.Contains(userAgent, "Mobi") && strings.HasPrefix(currentURL, "https") && strings.HasSuffix(trackingDomain, ".com") && strings.ToLower(os) == strings.ToUpper(os) {',
+      '\treturn "a"',
+      '}',
+      'return "b"',
+    ),
+  ],
   ['localDay', lines('if localDay(utcOffsetHours) == "sunday" {', '\treturn "sunday"', '}', 'return "x"')],
   ['field names with spaces and hyphens', lines('if dataBuffer("my field-1") == "x" && trackingField("sub_2") == "y" {', '\treturn "a"', '}', 'return "b"')],
-  ['every int variable', lines('if hour == 1 || minute == 2 || weekday == 3 || dayOfMonth == 4 || month == 5 || year == 2025 || utcOffsetHours == -5 {', '\treturn "a"', '}', 'return "b"')],
+  [
+    'every int variable',
+    lines(
+      'if hour == 1 || minute == 2 || weekday == 3 || dayOfMonth == 4 || month == 5 || year == 2025 || utcOffsetHours == -5 {',
+      '\treturn "a"',
+      '}',
+      'return "b"',
+    ),
+  ],
   ['explicit semicolons', 'if country == "US" { return "us" }; return "x"'],
   ['a nested block statement', lines('{', '\tx := country', '\tif x == "US" {', '\t\treturn "us"', '\t}', '}', 'return "x"')],
   ['unicode identifiers', lines('straße := city', 'if straße == "Berlin" {', '\treturn "berlin"', '}', 'return "x"')],
@@ -83,15 +220,18 @@ const ACCEPTED: [title: string, code: string][] = [
   ['blank identifier assignment', lines('x := country', '_ = x', 'var _ = city', 'return "x"')],
   ['integer with separators', lines('if year < 10_000 {', '\treturn "a"', '}', 'return "b"')],
   ['negated int variable', lines('if -utcOffsetHours > 3 {', '\treturn "west"', '}', 'return "x"')],
-  ['every string variable', lines(
-    'if oneOf("x", country, city, region, continent, timezone, deviceType, brand, model, os, osVersion, browser, browserVersion, mainLanguage, browserLanguage) {',
-    '\treturn "a"',
-    '}',
-    'if oneOf("x", ip, isp, connectionType, mobileCarrier, userAgent, referrer, initialReferrer, currentURL, trackingDomain, trafficSourceID) {',
-    '\treturn "b"',
-    '}',
-    'return "c"',
-  )],
+  [
+    'every string variable',
+    lines(
+      'if oneOf("x", country, city, region, continent, timezone, deviceType, brand, model, os, osVersion, browser, browserVersion, mainLanguage, browserLanguage) {',
+      '\treturn "a"',
+      '}',
+      'if oneOf("x", ip, isp, connectionType, mobileCarrier, userAgent, referrer, initialReferrer, currentURL, trackingDomain, trafficSourceID) {',
+      '\treturn "b"',
+      '}',
+      'return "c"',
+    ),
+  ],
 ];
 
 describe('validate: accepted scripts', () => {
@@ -168,7 +308,11 @@ const REJECTED: [title: string, code: string, errors: string[]][] = [
   ['package fmt', lines('fmt.Println(country)', 'return "a"'), ['FORBIDDEN_PACKAGE@1:1']],
   ['package time', lines('if time.Now().Hour() > 12 {', '\treturn "a"', '}', 'return "b"'), ['FORBIDDEN_PACKAGE@1:4']],
   ['package strconv', lines('if strconv.Itoa(hour) == "1" {', '\treturn "a"', '}', 'return "b"'), ['FORBIDDEN_PACKAGE@1:4']],
-  ['os is the operating-system variable, so os.Getenv is a method call', lines('if os.Getenv("X") == "" {', '\treturn "a"', '}', 'return "b"'), ['FORBIDDEN_METHOD_CALL@1:7']],
+  [
+    'os is the operating-system variable, so os.Getenv is a method call',
+    lines('if os.Getenv("X") == "" {', '\treturn "a"', '}', 'return "b"'),
+    ['FORBIDDEN_METHOD_CALL@1:7'],
+  ],
   ['package regexp', lines('if regexp.MustCompile("x").MatchString(city) {', '\treturn "a"', '}', 'return "b"'), ['FORBIDDEN_PACKAGE@1:4']],
   ['method call', lines('if country.ToLower() == "us" {', '\treturn "a"', '}', 'return "b"'), ['FORBIDDEN_METHOD_CALL@1:12']],
   ['method call on a local', lines('c := city', 'if c.HasPrefix("B") {', '\treturn "a"', '}', 'return "b"'), ['FORBIDDEN_METHOD_CALL@2:6']],
@@ -188,13 +332,25 @@ const REJECTED: [title: string, code: string, errors: string[]][] = [
   ['string concatenation', lines('key := "us_" + "mobile"', 'return key'), ['UNSUPPORTED_ARITHMETIC@1:14']],
   ['integer addition', lines('if hour + 1 > 12 {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_ARITHMETIC@1:9']],
   ['subtraction', lines('if hour - utcOffsetHours > 12 {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_ARITHMETIC@1:9']],
-  ['multiplication and modulo', lines('if hour * 60 % 7 == 0 {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_ARITHMETIC@1:9', 'UNSUPPORTED_ARITHMETIC@1:14']],
+  [
+    'multiplication and modulo',
+    lines('if hour * 60 % 7 == 0 {', '\treturn "a"', '}', 'return "b"'),
+    ['UNSUPPORTED_ARITHMETIC@1:9', 'UNSUPPORTED_ARITHMETIC@1:14'],
+  ],
   ['compound assignment', lines('key := "a"', 'key += "b"', 'return key'), ['UNSUPPORTED_ARITHMETIC@2:5']],
   ['increment', lines('n := 0', 'n++', 'if n == 1 {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_ARITHMETIC@2:2']],
   ['unary plus', lines('if hour == +1 {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_ARITHMETIC@1:12']],
   ['bitwise complement', lines('if ^hour == 1 {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_ARITHMETIC@1:4']],
-  ['function declaration', lines('func isMobile(d string) bool {', '\treturn d == "mobile"', '}', 'if isMobile(deviceType) {', '\treturn "m"', '}', 'return "d"'), ['UNSUPPORTED_FUNCTION_DECLARATION@1:1']],
-  ['a whole Go program', lines('func main() {', '\tif country == "US" {', '\t\treturn "us"', '\t}', '\treturn "x"', '}'), ['UNSUPPORTED_FUNCTION_DECLARATION@1:1']],
+  [
+    'function declaration',
+    lines('func isMobile(d string) bool {', '\treturn d == "mobile"', '}', 'if isMobile(deviceType) {', '\treturn "m"', '}', 'return "d"'),
+    ['UNSUPPORTED_FUNCTION_DECLARATION@1:1'],
+  ],
+  [
+    'a whole Go program',
+    lines('func main() {', '\tif country == "US" {', '\t\treturn "us"', '\t}', '\treturn "x"', '}'),
+    ['UNSUPPORTED_FUNCTION_DECLARATION@1:1'],
+  ],
   ['break', lines('switch country {', 'case "US":', '\tbreak', '}', 'return "a"'), ['UNSUPPORTED_BRANCH@3:2']],
   ['continue', lines('continue', 'return "a"'), ['UNSUPPORTED_BRANCH@1:1']],
   ['goto', lines('goto end', 'return "a"'), ['UNSUPPORTED_BRANCH@1:1']],
@@ -224,14 +380,22 @@ const REJECTED: [title: string, code: string, errors: string[]][] = [
   ['no new variables', lines('x := country', 'x := city', '_ = x', 'return "a"'), ['NO_NEW_VARIABLES@2:1']],
   ['redeclaring a predeclared variable', lines('country := "US"', '_ = country', 'return "a"'), ['RESERVED_NAME@1:1']],
   ['redeclaring a helper', lines('len := 1', '_ = len', 'return "a"'), ['RESERVED_NAME@1:1', 'INVALID_FUNCTION_VALUE@2:5']],
-  ['parameter named like a variable', lines('f := func(country string) bool {', '\treturn true', '}', 'if f(city) {', '\treturn "a"', '}', 'return "b"'), ['RESERVED_NAME@1:11']],
+  [
+    'parameter named like a variable',
+    lines('f := func(country string) bool {', '\treturn true', '}', 'if f(city) {', '\treturn "a"', '}', 'return "b"'),
+    ['RESERVED_NAME@1:11'],
+  ],
   ['assignment to a predeclared variable', lines('country = "US"', 'return "a"'), ['READ_ONLY_VARIABLE@1:1']],
   ['unused variable', lines('x := country', 'return "a"'), ['UNUSED_VARIABLE@1:1']],
   ['variable only assigned', lines('x := country', 'x = city', 'return "a"'), ['UNUSED_VARIABLE@1:1']],
   ['unused if-init variable', lines('if x := country; city == "" {', '\treturn "a"', '}', 'return "b"'), ['UNUSED_VARIABLE@1:4']],
   ['unused variable in a block', lines('if city == "" {', '\ty := 1', '\treturn "a"', '}', 'return "b"'), ['UNUSED_VARIABLE@2:2']],
   ['closure never called', lines('f := func() bool {', '\treturn true', '}', 'return "a"'), ['UNUSED_VARIABLE@1:1']],
-  ['unused variable inside a closure', lines('f := func() bool {', '\tz := 1', '\treturn true', '}', 'if f() {', '\treturn "a"', '}', 'return "b"'), ['UNUSED_VARIABLE@2:2']],
+  [
+    'unused variable inside a closure',
+    lines('f := func() bool {', '\tz := 1', '\treturn true', '}', 'if f() {', '\treturn "a"', '}', 'return "b"'),
+    ['UNUSED_VARIABLE@2:2'],
+  ],
   ['blank identifier as a value', lines('if _ == "" {', '\treturn "a"', '}', 'return "b"'), ['INVALID_BLANK_USE@1:4']],
   ['assignment to a constant', lines('true = false', 'return "a"'), ['INVALID_ASSIGNMENT@1:1']],
   ['assignment to a call', lines('trackingField("a") = "b"', 'return "a"'), ['INVALID_ASSIGNMENT@1:1']],
@@ -244,10 +408,18 @@ const REJECTED: [title: string, code: string, errors: string[]][] = [
   ['wrong argument type', lines('if trackingField(5) == "" {', '\treturn "a"', '}', 'return "b"'), ['TYPE_MISMATCH@1:18']],
   ['returning an int', 'return 5', ['TYPE_MISMATCH@1:8']],
   ['returning a bool', 'return true', ['TYPE_MISMATCH@1:8']],
-  ['closure returning the wrong type', lines('f := func() bool {', '\treturn "yes"', '}', 'if f() {', '\treturn "a"', '}', 'return "b"'), ['TYPE_MISMATCH@2:9']],
+  [
+    'closure returning the wrong type',
+    lines('f := func() bool {', '\treturn "yes"', '}', 'if f() {', '\treturn "a"', '}', 'return "b"'),
+    ['TYPE_MISMATCH@2:9'],
+  ],
   ['case of the wrong type', lines('switch country {', 'case 1:', '\treturn "a"', '}', 'return "b"'), ['TYPE_MISMATCH@2:6']],
   ['list passed without ...', lines('l := []string{"US"}', 'if oneOf(country, l) {', '\treturn "a"', '}', 'return "b"'), ['TYPE_MISMATCH@2:19']],
-  ['closure argument of the wrong type', lines('f := func(h int) bool {', '\treturn h > 1', '}', 'if f(country) {', '\treturn "a"', '}', 'return "b"'), ['TYPE_MISMATCH@4:6']],
+  [
+    'closure argument of the wrong type',
+    lines('f := func(h int) bool {', '\treturn h > 1', '}', 'if f(country) {', '\treturn "a"', '}', 'return "b"'),
+    ['TYPE_MISMATCH@4:6'],
+  ],
   ['list element of the wrong type', lines('l := []string{"a", 1}', 'if oneOf(country, l...) {', '\treturn "a"', '}', 'return "b"'), ['TYPE_MISMATCH@1:20']],
   ['string condition', lines('if country {', '\treturn "a"', '}', 'return "b"'), ['NON_BOOLEAN_CONDITION@1:4']],
   ['string case in a tagless switch', lines('switch {', 'case country:', '\treturn "a"', '}', 'return "b"'), ['NON_BOOLEAN_CONDITION@2:6']],
@@ -260,24 +432,60 @@ const REJECTED: [title: string, code: string, errors: string[]][] = [
   ['calling a local', lines('x := city', 'if x() {', '\treturn "a"', '}', 'return "b"'), ['NOT_A_FUNCTION@2:4']],
   ['too few arguments', lines('if timeInRange(900, 1700) {', '\treturn "a"', '}', 'return "b"'), ['WRONG_ARGUMENT_COUNT@1:25']],
   ['too many arguments', lines('if strings.Contains(city, "a", "b") {', '\treturn "a"', '}', 'return "b"'), ['WRONG_ARGUMENT_COUNT@1:32']],
-  ['closure argument count', lines('f := func(a string) bool {', '\treturn a == ""', '}', 'if f() {', '\treturn "a"', '}', 'return "b"'), ['WRONG_ARGUMENT_COUNT@4:6']],
+  [
+    'closure argument count',
+    lines('f := func(a string) bool {', '\treturn a == ""', '}', 'if f() {', '\treturn "a"', '}', 'return "b"'),
+    ['WRONG_ARGUMENT_COUNT@4:6'],
+  ],
   ['oneOf without a value', lines('if oneOf() {', '\treturn "a"', '}', 'return "b"'), ['WRONG_ARGUMENT_COUNT@1:10']],
-  ['spread into a non-variadic helper', lines('l := []string{"a"}', 'if strings.Contains(city, l...) {', '\treturn "a"', '}', 'return "b"'), ['INVALID_SPREAD@2:27']],
+  [
+    'spread into a non-variadic helper',
+    lines('l := []string{"a"}', 'if strings.Contains(city, l...) {', '\treturn "a"', '}', 'return "b"'),
+    ['INVALID_SPREAD@2:27'],
+  ],
   ['spread of a string', lines('if oneOf(country, city...) {', '\treturn "a"', '}', 'return "b"'), ['INVALID_SPREAD@1:19']],
   ['helper used as a value', lines('f := len', '_ = f', 'return "a"'), ['INVALID_FUNCTION_VALUE@1:6']],
   ['strings function used as a value', lines('f := strings.ToLower', '_ = f', 'return "a"'), ['INVALID_FUNCTION_VALUE@1:6']],
   ['closure passed as a value', lines('f := func() bool {', '\treturn true', '}', 'g := f', '_ = g', 'return "a"'), ['INVALID_CLOSURE_USE@4:6']],
-  ['closure reassigned', lines('f := func() bool {', '\treturn true', '}', 'f = func() bool {', '\treturn false', '}', 'if f() {', '\treturn "a"', '}', 'return "b"'), ['INVALID_CLOSURE_USE@4:1', 'INVALID_CLOSURE_USE@4:5']],
+  [
+    'closure reassigned',
+    lines('f := func() bool {', '\treturn true', '}', 'f = func() bool {', '\treturn false', '}', 'if f() {', '\treturn "a"', '}', 'return "b"'),
+    ['INVALID_CLOSURE_USE@4:1', 'INVALID_CLOSURE_USE@4:5'],
+  ],
   ['immediately invoked closure', lines('if func() bool { return true }() {', '\treturn "a"', '}', 'return "b"'), ['INVALID_CLOSURE_USE@1:4']],
   ['closure without a result', lines('f := func() {', '}', 'f()', 'return "a"'), ['INVALID_CLOSURE_SIGNATURE@1:6']],
-  ['closure with two results', lines('f := func() (bool, int) {', '\treturn true, 1', '}', 'f()', 'return "a"'), ['INVALID_CLOSURE_SIGNATURE@1:6', 'RETURN_COUNT_MISMATCH@2:15']],
-  ['closure with a list parameter', lines('f := func(l []string) bool {', '\treturn true', '}', 'if f([]string{}) {', '\treturn "a"', '}', 'return "b"'), ['INVALID_CLOSURE_SIGNATURE@1:13']],
-  ['closure with unnamed parameters', lines('f := func(string) bool {', '\treturn true', '}', 'if f("a") {', '\treturn "a"', '}', 'return "b"'), ['INVALID_CLOSURE_SIGNATURE@1:11', 'WRONG_ARGUMENT_COUNT@4:6']],
-  ['variadic closure', lines('f := func(v ...string) bool {', '\treturn true', '}', 'if f("a") {', '\treturn "a"', '}', 'return "b"'), ['INVALID_CLOSURE_SIGNATURE@1:13']],
+  [
+    'closure with two results',
+    lines('f := func() (bool, int) {', '\treturn true, 1', '}', 'f()', 'return "a"'),
+    ['INVALID_CLOSURE_SIGNATURE@1:6', 'RETURN_COUNT_MISMATCH@2:15'],
+  ],
+  [
+    'closure with a list parameter',
+    lines('f := func(l []string) bool {', '\treturn true', '}', 'if f([]string{}) {', '\treturn "a"', '}', 'return "b"'),
+    ['INVALID_CLOSURE_SIGNATURE@1:13'],
+  ],
+  [
+    'closure with unnamed parameters',
+    lines('f := func(string) bool {', '\treturn true', '}', 'if f("a") {', '\treturn "a"', '}', 'return "b"'),
+    ['INVALID_CLOSURE_SIGNATURE@1:11', 'WRONG_ARGUMENT_COUNT@4:6'],
+  ],
+  [
+    'variadic closure',
+    lines('f := func(v ...string) bool {', '\treturn true', '}', 'if f("a") {', '\treturn "a"', '}', 'return "b"'),
+    ['INVALID_CLOSURE_SIGNATURE@1:13'],
+  ],
   ['closure returning a list', lines('f := func() []string {', '\treturn []string{}', '}', 'f()', 'return "a"'), ['INVALID_CLOSURE_SIGNATURE@1:13']],
   ['direct recursion', lines('f := func(n int) bool {', '\treturn f(n)', '}', 'if f(1) {', '\treturn "a"', '}', 'return "b"'), ['RECURSION_NOT_ALLOWED@2:9']],
-  ['mutual recursion', lines('a := func() bool {', '\treturn b()', '}', 'b := func() bool {', '\treturn a()', '}', 'if a() {', '\treturn "x"', '}', 'return "y"'), ['RECURSION_NOT_ALLOWED@2:9']],
-  ['recursion from a nested closure', lines('f := func() bool {', '\tg := func() bool {', '\t\treturn f()', '\t}', '\treturn g()', '}', 'if f() {', '\treturn "x"', '}', 'return "y"'), ['RECURSION_NOT_ALLOWED@3:10']],
+  [
+    'mutual recursion',
+    lines('a := func() bool {', '\treturn b()', '}', 'b := func() bool {', '\treturn a()', '}', 'if a() {', '\treturn "x"', '}', 'return "y"'),
+    ['RECURSION_NOT_ALLOWED@2:9'],
+  ],
+  [
+    'recursion from a nested closure',
+    lines('f := func() bool {', '\tg := func() bool {', '\t\treturn f()', '\t}', '\treturn g()', '}', 'if f() {', '\treturn "x"', '}', 'return "y"'),
+    ['RECURSION_NOT_ALLOWED@3:10'],
+  ],
   ['comparison as a statement', lines('country == "US"', 'return "a"'), ['UNUSED_EXPRESSION@1:1']],
   ['len as a statement', lines('len(country)', 'return "a"'), ['UNUSED_EXPRESSION@1:1']],
   ['duplicate case', lines('switch country {', 'case "US", "CA":', '\treturn "a"', 'case "US":', '\treturn "b"', '}', 'return "c"'), ['DUPLICATE_CASE@4:6']],
@@ -289,10 +497,18 @@ const REJECTED: [title: string, code: string, errors: string[]][] = [
   ['empty script', '', ['MISSING_RETURN@1:1']],
   ['only comments', '// nothing here\n', ['MISSING_RETURN@1:1']],
   ['switch without default is not terminating', lines('switch country {', 'case "US":', '\treturn "a"', '}'), ['MISSING_RETURN@4:1']],
-  ['missing return in a closure', lines('f := func(d string) bool {', '\tif d == "" {', '\t\treturn true', '\t}', '}', 'if f(city) {', '\treturn "a"', '}', 'return "b"'), ['MISSING_RETURN@5:1']],
+  [
+    'missing return in a closure',
+    lines('f := func(d string) bool {', '\tif d == "" {', '\t\treturn true', '\t}', '}', 'if f(city) {', '\treturn "a"', '}', 'return "b"'),
+    ['MISSING_RETURN@5:1'],
+  ],
   ['code after return', lines('return "a"', 'x := 1', '_ = x'), ['UNREACHABLE_CODE@2:1']],
   ['code after a terminating if/else', lines('if hour < 12 {', '\treturn "am"', '} else {', '\treturn "pm"', '}', 'return "never"'), ['UNREACHABLE_CODE@6:1']],
-  ['code after return in a closure', lines('f := func() bool {', '\treturn true', '\treturn false', '}', 'if f() {', '\treturn "a"', '}', 'return "b"'), ['UNREACHABLE_CODE@3:2']],
+  [
+    'code after return in a closure',
+    lines('f := func() bool {', '\treturn true', '\treturn false', '}', 'if f() {', '\treturn "a"', '}', 'return "b"'),
+    ['UNREACHABLE_CODE@3:2'],
+  ],
 
   // literal rules
   ['uppercase route key', 'return "US"', ['INVALID_ROUTE_KEY@1:8']],
@@ -308,7 +524,11 @@ const REJECTED: [title: string, code: string, errors: string[]][] = [
   ['negative clock time', lines('if timeAtOrBefore(-5, 0) {', '\treturn "a"', '}', 'return "b"'), ['INVALID_CLOCK_TIME@1:19']],
   ['offset 15', lines('if localDay(15) == "monday" {', '\treturn "a"', '}', 'return "b"'), ['INVALID_UTC_OFFSET@1:13']],
   ['offset -13', lines('if timeInRange(0, 600, -13) {', '\treturn "a"', '}', 'return "b"'), ['INVALID_UTC_OFFSET@1:24']],
-  ['several errors in one pass', lines('x := 1', 'if country == 5 {', '\treturn "A"', '}', 'for {}', 'return "ok"'), ['TYPE_MISMATCH@2:4', 'INVALID_ROUTE_KEY@3:9', 'FORBIDDEN_LOOP@5:1']],
+  [
+    'several errors in one pass',
+    lines('x := 1', 'if country == 5 {', '\treturn "A"', '}', 'for {}', 'return "ok"'),
+    ['TYPE_MISMATCH@2:4', 'INVALID_ROUTE_KEY@3:9', 'FORBIDDEN_LOOP@5:1'],
+  ],
 ];
 
 describe('validate: rejected scripts', () => {
@@ -348,7 +568,18 @@ describe('validate: warnings', () => {
 
 describe('validate: route keys', () => {
   it('lists literal keys in source order without duplicates', () => {
-    const code = lines('if hour < 12 {', '\treturn "b"', '}', 'switch country {', 'case "US":', '\treturn "a"', 'case "CA":', '\treturn "b"', '}', 'return ("c")');
+    const code = lines(
+      'if hour < 12 {',
+      '\treturn "b"',
+      '}',
+      'switch country {',
+      'case "US":',
+      '\treturn "a"',
+      'case "CA":',
+      '\treturn "b"',
+      '}',
+      'return ("c")',
+    );
     expect(validate(code).routeKeys).toEqual(['b', 'a', 'c']);
   });
 
@@ -362,7 +593,9 @@ describe('validate: messages', () => {
 
   it('tells the author what to write instead of indexing', () => {
     expect(messageOf(lines('if params["sub1"] == "" {', '\treturn "a"', '}', 'return "b"'))).toEqual(expect.any(String));
-    expect(validate(lines('if params["sub1"] == "" {', '\treturn "a"', '}', 'return "b"')).errors.find((e) => e.code === 'FORBIDDEN_INDEXING')?.message).toContain('trackingField("sub1")');
+    expect(
+      validate(lines('if params["sub1"] == "" {', '\treturn "a"', '}', 'return "b"')).errors.find((e) => e.code === 'FORBIDDEN_INDEXING')?.message,
+    ).toContain('trackingField("sub1")');
     expect(messageOf(lines('if userAgent[0] == "M" {', '\treturn "a"', '}', 'return "b"'))).toContain('trackingField("x")');
   });
 
@@ -384,7 +617,9 @@ describe('validate: messages', () => {
   });
 
   it('names both closures of a mutual recursion', () => {
-    expect(messageOf(lines('a := func() bool {', '\treturn b()', '}', 'b := func() bool {', '\treturn a()', '}', 'if a() {', '\treturn "x"', '}', 'return "y"'))).toContain('a and b call each other');
+    expect(
+      messageOf(lines('a := func() bool {', '\treturn b()', '}', 'b := func() bool {', '\treturn a()', '}', 'if a() {', '\treturn "x"', '}', 'return "y"')),
+    ).toContain('a and b call each other');
   });
 
   it('gives every forbidden construct advice on what to write instead', () => {

@@ -1,11 +1,4 @@
-import {
-  EventStore,
-  GlobalPosition,
-  RecordedEvent,
-  START_POSITION,
-  Subscription,
-  comparePositions,
-} from '@funnel/eventstore';
+import { EventStore, GlobalPosition, RecordedEvent, START_POSITION, Subscription, comparePositions } from '@funnel/eventstore';
 import { ReadStore } from '@funnel/readstore';
 
 interface Waiter {
@@ -106,4 +99,3 @@ export class ProjectionRunner {
     this.waiters = [];
   }
 }
-

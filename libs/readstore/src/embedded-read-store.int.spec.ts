@@ -37,9 +37,15 @@ describe('EmbeddedReadStore', () => {
       { weight: 1, arbitrary: fc.array(fc.array(scalar, { maxLength: 2 }), { maxLength: 2 }) },
       { weight: 1, arbitrary: fc.record({ c: scalar }) },
     );
-    const nested = fc.oneof(fc.record({ c: fieldValue }, { requiredKeys: [] }), fc.array(fc.record({ c: scalar }, { requiredKeys: [] }), { maxLength: 3 }), scalar);
+    const nested = fc.oneof(
+      fc.record({ c: fieldValue }, { requiredKeys: [] }),
+      fc.array(fc.record({ c: scalar }, { requiredKeys: [] }), { maxLength: 3 }),
+      scalar,
+    );
     const documentBody = fc.record({ a: fieldValue, k: scalar, b: nested }, { requiredKeys: [] });
-    const documents = fc.array(documentBody, { minLength: 10, maxLength: 40, size: '+1' }).map((bodies) => bodies.map((body, i): Doc => ({ _id: `d${i}`, ...body })));
+    const documents = fc
+      .array(documentBody, { minLength: 10, maxLength: 40, size: '+1' })
+      .map((bodies) => bodies.map((body, i): Doc => ({ _id: `d${i}`, ...body })));
     const condition = fc.oneof(
       scalar,
       fc.constant(null),
@@ -54,8 +60,12 @@ describe('EmbeddedReadStore', () => {
     // Writes after the indexes exist move documents between index keys, or out of the collection.
     const documentId = fc.integer({ min: 0, max: 45 }).map((n) => `d${n}`);
     const laterWrite = fc.oneof(
-      fc.tuple(documentId, documentBody).map(([_id, body]): BulkOperation => ({ replaceOne: { filter: { _id }, replacement: { _id, ...body }, upsert: true } })),
-      fc.tuple(documentId, fc.constantFrom('a', 'k', 'b.c'), fieldValue).map(([_id, path, value]): BulkOperation => ({ updateOne: { filter: { _id }, update: { $set: { [path]: value } } } })),
+      fc
+        .tuple(documentId, documentBody)
+        .map(([_id, body]): BulkOperation => ({ replaceOne: { filter: { _id }, replacement: { _id, ...body }, upsert: true } })),
+      fc
+        .tuple(documentId, fc.constantFrom('a', 'k', 'b.c'), fieldValue)
+        .map(([_id, path, value]): BulkOperation => ({ updateOne: { filter: { _id }, update: { $set: { [path]: value } } } })),
       documentId.map((_id): BulkOperation => ({ deleteOne: { filter: { _id } } })),
     );
     // Every single-field and {k, a} equality the indexes can answer, so a key the index misses cannot hide.
@@ -113,7 +123,10 @@ describe('EmbeddedReadStore', () => {
     // reference here. Failures MongoDB reports but mingo skips silently (codes 14, 28) are left to the contract.
     const leaf = fc.oneof(fc.constantFrom('x', 'y'), fc.integer({ min: -2, max: 2 }), fc.constant(null), fc.boolean());
     const value = fc.oneof(leaf, fc.array(leaf, { maxLength: 3 }), fc.record({ m: leaf, k: leaf }, { requiredKeys: [] }));
-    const body = fc.record({ a: value, n: fc.record({ m: value, k: leaf }, { requiredKeys: [] }), arr: fc.array(value, { maxLength: 3 }) }, { requiredKeys: [] });
+    const body = fc.record(
+      { a: value, n: fc.record({ m: value, k: leaf }, { requiredKeys: [] }), arr: fc.array(value, { maxLength: 3 }) },
+      { requiredKeys: [] },
+    );
     const path = fc.constantFrom('a', 'b', 'n', 'n.m', 'n.k', 'n.z', 'n.m.k', 'x.y.z', 'arr.0', 'arr.1', 'arr.4');
     const operation = fc.oneof(
       fc.dictionary(path, value, { minKeys: 1, maxKeys: 3 }).map(($set) => ({ $set })),
@@ -151,7 +164,13 @@ describe('EmbeddedReadStore', () => {
 
   describe('projections agree with mingo', () => {
     // Top-level projections are applied without mingo for speed; mingo is the reference.
-    const value = fc.oneof(fc.constantFrom('x', 'y'), fc.integer(), fc.constant(null), fc.array(fc.integer(), { maxLength: 2 }), fc.record({ m: fc.integer() }));
+    const value = fc.oneof(
+      fc.constantFrom('x', 'y'),
+      fc.integer(),
+      fc.constant(null),
+      fc.array(fc.integer(), { maxLength: 2 }),
+      fc.record({ m: fc.integer() }),
+    );
     const body = fc.record({ a: value, b: value, c: value, d: value }, { requiredKeys: [] });
     const projection = fc.oneof(
       fc.record({ a: fc.constant(1 as const), b: fc.constant(1 as const), _id: fc.constantFrom(0 as const, 1 as const) }, { requiredKeys: [] }),
@@ -211,8 +230,18 @@ function guardedBatches(total: number, batchSize: number): BulkOperation[][] {
     const batch: BulkOperation[] = [];
     for (let i = start; i < Math.min(total, start + batchSize); i++) {
       const revision = 1;
-      const doc = { _id: `doc-${i}`, accountId: `acc-${i % 500}`, kind: i % 3 === 0 ? 'page' : 'form', status: 'live', revision, title: `Item ${i}`, tags: ['a', 'b'] };
-      batch.push({ replaceOne: { filter: { _id: doc._id, $or: [{ revision: { $lt: revision } }, { revision: { $exists: false } }] }, replacement: doc, upsert: true } });
+      const doc = {
+        _id: `doc-${i}`,
+        accountId: `acc-${i % 500}`,
+        kind: i % 3 === 0 ? 'page' : 'form',
+        status: 'live',
+        revision,
+        title: `Item ${i}`,
+        tags: ['a', 'b'],
+      };
+      batch.push({
+        replaceOne: { filter: { _id: doc._id, $or: [{ revision: { $lt: revision } }, { revision: { $exists: false } }] }, replacement: doc, upsert: true },
+      });
     }
     batches.push(batch);
   }

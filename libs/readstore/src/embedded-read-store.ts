@@ -299,7 +299,10 @@ class EmbeddedCollection implements ReadCollection<Doc> {
   }
 
   private duplicateId(id: string): WriteFailure {
-    return new WriteFailure(DUPLICATE_KEY, `E11000 duplicate key error collection: ${this.name} index: ${ID_INDEX_NAME} dup key: { _id: ${JSON.stringify(id)} }`);
+    return new WriteFailure(
+      DUPLICATE_KEY,
+      `E11000 duplicate key error collection: ${this.name} index: ${ID_INDEX_NAME} dup key: { _id: ${JSON.stringify(id)} }`,
+    );
   }
 
   /** Stores `doc` in place of `previous` (same _id), after checking every unique index. */
@@ -408,7 +411,8 @@ class EqualityIndex {
   }
 
   replace(id: string, previous: IndexEntry, next: IndexEntry): void {
-    const unchanged = previous.irregular === next.irregular && previous.keys.length === next.keys.length && previous.keys.every((key, i) => key === next.keys[i]);
+    const unchanged =
+      previous.irregular === next.irregular && previous.keys.length === next.keys.length && previous.keys.every((key, i) => key === next.keys[i]);
     if (unchanged) return;
     this.remove(id, previous);
     this.add(id, next);
@@ -486,7 +490,10 @@ function encodeValue(value: unknown): string {
       if (value === null) return 'z';
       if (value instanceof Date) return `d${value.getTime()}`;
       if (Array.isArray(value)) return `a[${value.map(encodeValue).join(',')}]`;
-      if (isPlainObject(value)) return `o{${Object.keys(value).map((key) => `${key.length}:${key}=${encodeValue(value[key])}`).join(',')}}`;
+      if (isPlainObject(value))
+        return `o{${Object.keys(value)
+          .map((key) => `${key.length}:${key}=${encodeValue(value[key])}`)
+          .join(',')}}`;
       return `x${String(value)}`;
     default:
       return `x${String(value)}`;
@@ -793,7 +800,8 @@ function unsetField(container: Row | unknown[], field: string): boolean {
 }
 
 function incrementField(container: Row | unknown[], field: string, segments: string[], amount: unknown, id: unknown): boolean {
-  if (typeof amount !== 'number') throw new WriteFailure(TYPE_MISMATCH, `Cannot increment with non-numeric argument: {${segments.join('.')}: ${JSON.stringify(amount)}}`);
+  if (typeof amount !== 'number')
+    throw new WriteFailure(TYPE_MISMATCH, `Cannot increment with non-numeric argument: {${segments.join('.')}: ${JSON.stringify(amount)}}`);
   if (Array.isArray(container) && !isArrayPosition(field)) throw cannotCreateField(field, segments[segments.length - 2], container);
   const current = (container as Row)[field];
   if (current === undefined) {
@@ -801,7 +809,10 @@ function incrementField(container: Row | unknown[], field: string, segments: str
     return true;
   }
   if (typeof current !== 'number') {
-    throw new WriteFailure(TYPE_MISMATCH, `Cannot apply $inc to a value of non-numeric type. {_id: ${JSON.stringify(id)}} has the field '${segments.join('.')}' of non-numeric type`);
+    throw new WriteFailure(
+      TYPE_MISMATCH,
+      `Cannot apply $inc to a value of non-numeric type. {_id: ${JSON.stringify(id)}} has the field '${segments.join('.')}' of non-numeric type`,
+    );
   }
   if (amount === 0) return false;
   placeField(container, field, current + amount);
@@ -861,11 +872,13 @@ function checkUpdatePaths(update: UpdateSpec): void {
 
 function validateOperation(operation: BulkOperation<Doc>, index: number): void {
   const kinds = Object.keys(operation);
-  if (kinds.length !== 1 || !OPERATION_KINDS.has(kinds[0])) throw new TypeError(`bulkWrite: operation ${index} is not one of ${[...OPERATION_KINDS].join(', ')}`);
+  if (kinds.length !== 1 || !OPERATION_KINDS.has(kinds[0]))
+    throw new TypeError(`bulkWrite: operation ${index} is not one of ${[...OPERATION_KINDS].join(', ')}`);
   if ('updateOne' in operation || 'updateMany' in operation) {
     const { update } = 'updateOne' in operation ? operation.updateOne : operation.updateMany;
     const operators = Object.keys(update ?? {});
-    if (operators.length === 0 || operators.some((key) => !key.startsWith('$'))) throw new TypeError(`bulkWrite: operation ${index}: update document requires atomic operators`);
+    if (operators.length === 0 || operators.some((key) => !key.startsWith('$')))
+      throw new TypeError(`bulkWrite: operation ${index}: update document requires atomic operators`);
   }
   if ('replaceOne' in operation && Object.keys(operation.replaceOne.replacement).some((key) => key.startsWith('$'))) {
     throw new TypeError(`bulkWrite: operation ${index}: replacement document must not contain atomic operators`);
@@ -880,7 +893,10 @@ function failureOf(error: unknown): { code: number; message: string } {
 }
 
 function immutableIdError(id: string): WriteFailure {
-  return new WriteFailure(IMMUTABLE_FIELD, `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${JSON.stringify(id)}`);
+  return new WriteFailure(
+    IMMUTABLE_FIELD,
+    `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${JSON.stringify(id)}`,
+  );
 }
 
 function newObjectIdHex(): string {

@@ -18,7 +18,17 @@ const ITEMS: Item[] = [
   { _id: 'a1', accountId: 'acc1', kind: 'page', status: 'live', revision: 3, score: 10, tags: ['red', 'blue'], meta: { owner: 'ann', depth: 1 } },
   { _id: 'a2', accountId: 'acc1', kind: 'form', status: 'draft', revision: 1, score: 5, tags: ['blue'], meta: { owner: 'bob', depth: 2 } },
   { _id: 'a3', accountId: 'acc2', kind: 'page', status: 'live', revision: 7, score: 5, tags: [], meta: { owner: 'ann', depth: 3 }, archivedAt: null },
-  { _id: 'a4', accountId: 'acc2', kind: 'page', status: 'archived', revision: 2, score: 1, tags: ['green'], meta: { owner: 'cy', depth: 1 }, archivedAt: '2024-01-01' },
+  {
+    _id: 'a4',
+    accountId: 'acc2',
+    kind: 'page',
+    status: 'archived',
+    revision: 2,
+    score: 1,
+    tags: ['green'],
+    meta: { owner: 'cy', depth: 1 },
+    archivedAt: '2024-01-01',
+  },
   { _id: 'a5', accountId: 'acc3', kind: 'form', status: 'live', revision: 4, score: 8, meta: { owner: 'bob', depth: 2 } },
 ];
 
@@ -106,7 +116,9 @@ export function describeReadStoreContract(adapterName: string, factory: ReadStor
 
       it('projects by inclusion, with or without _id', async () => {
         const items = await seeded();
-        expect(await items.find({ _id: 'a1' }, { projection: { status: 1, 'meta.owner': 1 } })).toEqual([{ _id: 'a1', status: 'live', meta: { owner: 'ann' } }]);
+        expect(await items.find({ _id: 'a1' }, { projection: { status: 1, 'meta.owner': 1 } })).toEqual([
+          { _id: 'a1', status: 'live', meta: { owner: 'ann' } },
+        ]);
         expect(await items.find({ _id: 'a1' }, { projection: { status: 1, _id: 0 } })).toEqual([{ status: 'live' }]);
       });
 
@@ -169,7 +181,9 @@ export function describeReadStoreContract(adapterName: string, factory: ReadStor
         const result = await items.bulkWrite([
           { insertOne: { document: { _id: 'a6', accountId: 'acc4', kind: 'landing', status: 'live' } } },
           { updateOne: { filter: { _id: 'a1' }, update: { $set: { status: 'archived' }, $inc: { score: 1 }, $unset: { tags: '' } } } },
-          { updateOne: { filter: { _id: 'n1' }, update: { $set: { status: 'new' }, $setOnInsert: { createdBy: 'upsert' }, $inc: { score: 2 } }, upsert: true } },
+          {
+            updateOne: { filter: { _id: 'n1' }, update: { $set: { status: 'new' }, $setOnInsert: { createdBy: 'upsert' }, $inc: { score: 2 } }, upsert: true },
+          },
           { updateMany: { filter: { kind: 'form' }, update: { $set: { flagged: true } } } },
           { replaceOne: { filter: { _id: 'a3' }, replacement: { _id: 'a3', accountId: 'acc2', kind: 'page', status: 'replaced', revision: 8 } } },
           { replaceOne: { filter: { _id: 'n2' }, replacement: { _id: 'n2', status: 'fresh' }, upsert: true } },
@@ -203,7 +217,9 @@ export function describeReadStoreContract(adapterName: string, factory: ReadStor
 
       it('seeds an upserted document from the equality conditions of the filter', async () => {
         const items = await seeded();
-        await items.bulkWrite([{ updateOne: { filter: { accountId: 'acc9', kind: 'page', score: { $gt: 3 } }, update: { $set: { status: 'seeded' } }, upsert: true } }]);
+        await items.bulkWrite([
+          { updateOne: { filter: { accountId: 'acc9', kind: 'page', score: { $gt: 3 } }, update: { $set: { status: 'seeded' } }, upsert: true } },
+        ]);
         const created = await items.findOne({ accountId: 'acc9' }, { projection: { _id: 0 } });
         expect(created).toEqual({ accountId: 'acc9', kind: 'page', status: 'seeded' });
       });
@@ -362,7 +378,9 @@ export function describeReadStoreContract(adapterName: string, factory: ReadStor
 
         const update = await bulkWriteError(users.bulkWrite([{ updateOne: { filter: { _id: 'u3' }, update: { $set: { email: 'ann@example.com' } } } }]));
         expect(update.failures.map(({ code }) => code)).toEqual([DUPLICATE_KEY]);
-        const upsert = await bulkWriteError(users.bulkWrite([{ replaceOne: { filter: { _id: 'u4' }, replacement: { _id: 'u4', email: 'bob@example.com' }, upsert: true } }]));
+        const upsert = await bulkWriteError(
+          users.bulkWrite([{ replaceOne: { filter: { _id: 'u4' }, replacement: { _id: 'u4', email: 'bob@example.com' }, upsert: true } }]),
+        );
         expect(upsert.failures.map(({ code }) => code)).toEqual([DUPLICATE_KEY]);
         expect(await users.find({}, { sort: { _id: 1 } })).toEqual([
           { _id: 'u1', email: 'ann@example.com' },

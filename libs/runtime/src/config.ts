@@ -60,13 +60,18 @@ export const opsConfig = {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** The bootstrap admin: all three variables or none; checked like any other configuration. */
-export function bootstrapAdminFrom(config: { BOOTSTRAP_ADMIN_EMAIL?: string; BOOTSTRAP_ADMIN_PASSWORD?: string; BOOTSTRAP_API_KEY?: string }): BootstrapAdmin | undefined {
+export function bootstrapAdminFrom(config: {
+  BOOTSTRAP_ADMIN_EMAIL?: string;
+  BOOTSTRAP_ADMIN_PASSWORD?: string;
+  BOOTSTRAP_API_KEY?: string;
+}): BootstrapAdmin | undefined {
   const { BOOTSTRAP_ADMIN_EMAIL: email, BOOTSTRAP_ADMIN_PASSWORD: password, BOOTSTRAP_API_KEY: apiKey } = config;
   if (email === undefined && password === undefined && apiKey === undefined) return undefined;
   const missing = (['BOOTSTRAP_ADMIN_EMAIL', 'BOOTSTRAP_ADMIN_PASSWORD', 'BOOTSTRAP_API_KEY'] as const).find((name) => config[name] === undefined);
   if (missing) throw new ConfigError(missing, 'set', 'is required when any BOOTSTRAP_* variable is set');
   if (!EMAIL.test(email!)) throw new ConfigError('BOOTSTRAP_ADMIN_EMAIL', 'e-mail', `must be an e-mail address, got ${JSON.stringify(email)}`);
   if (password!.length < 8) throw new ConfigError('BOOTSTRAP_ADMIN_PASSWORD', 'length', 'must be at least 8 characters (value hidden)');
-  if (!API_KEY_PATTERN.test(apiKey!)) throw new ConfigError('BOOTSTRAP_API_KEY', 'format', 'must be 16..128 printable characters without spaces (value hidden)');
+  if (!API_KEY_PATTERN.test(apiKey!))
+    throw new ConfigError('BOOTSTRAP_API_KEY', 'format', 'must be 16..128 printable characters without spaces (value hidden)');
   return { email: email!, password: password!, apiKey: apiKey! };
 }

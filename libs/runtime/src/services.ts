@@ -61,7 +61,13 @@ export async function startAssetsService(env: NodeJS.ProcessEnv = process.env): 
   const stores = await openStores(config);
   @Module({ imports: [AssetsFeatureModule.forRoot(stores)] })
   class AssetsServiceModule {}
-  return startNatsService('assets-service', AssetsServiceModule, config, (app) => [{ name: 'read-model', check: () => app.get(AssetsHealth).ready() }], () => stores.close());
+  return startNatsService(
+    'assets-service',
+    AssetsServiceModule,
+    config,
+    (app) => [{ name: 'read-model', check: () => app.get(AssetsHealth).ready() }],
+    () => stores.close(),
+  );
 }
 
 export const identityServiceConfig = { ...serviceConfig, ...storeConfig, ...bootstrapConfig, ...authConfig };
@@ -74,7 +80,14 @@ export async function startIdentityService(env: NodeJS.ProcessEnv = process.env)
   const server = new LeanServerNats(natsServerOptions(config.NATS_URL, 'identity-service').options);
   @Module({ imports: [IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin, auth: authOptionsFrom(config), events: server })] })
   class IdentityServiceModule {}
-  return startNatsService('identity-service', IdentityServiceModule, config, (app) => [{ name: 'read-model', check: () => app.get(IdentityHealth).ready() }], () => stores.close(), server);
+  return startNatsService(
+    'identity-service',
+    IdentityServiceModule,
+    config,
+    (app) => [{ name: 'read-model', check: () => app.get(IdentityHealth).ready() }],
+    () => stores.close(),
+    server,
+  );
 }
 
 export async function startScriptsService(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
@@ -94,9 +107,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promis
   client.warmUp();
   const natsReady = { name: 'nats', check: () => client.connected };
   @Module({
-    imports: [
-      GatewayModule.forRoot({ client, metrics, apiKeyCacheMs: config.API_KEY_CACHE_MS, readiness: [natsReady] }),
-    ],
+    imports: [GatewayModule.forRoot({ client, metrics, apiKeyCacheMs: config.API_KEY_CACHE_MS, readiness: [natsReady] })],
   })
   class GatewayAppModule {}
   const app = await createGatewayApp(GatewayAppModule, new PinoNestLogger(logger), { trustProxy: config.TRUST_PROXY });

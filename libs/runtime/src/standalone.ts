@@ -1,6 +1,15 @@
 import { INestApplicationContext, Module } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Config, InProcessBus, InProcessServiceClient, InProcessServer, PinoNestLogger, createLogger, createMetricsRegistry, loadConfig } from '@funnel/platform';
+import {
+  Config,
+  InProcessBus,
+  InProcessServiceClient,
+  InProcessServer,
+  PinoNestLogger,
+  createLogger,
+  createMetricsRegistry,
+  loadConfig,
+} from '@funnel/platform';
 import { AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';

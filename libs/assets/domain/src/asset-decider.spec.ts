@@ -30,31 +30,54 @@ const created: AssetEvent = { type: 'Created', data: { record: tag() } };
 
 describe('asset decider', () => {
   it('creates a new asset', () => given([]).when({ type: 'CreateAsset', record: tag() }).then([created]));
-  it('refuses to create an id that exists (409)', () =>
-    given([created]).when({ type: 'CreateAsset', record: tag() }).thenFails(409, 'ASSET.ALREADY_EXISTS'));
+  it('refuses to create an id that exists (409)', () => given([created]).when({ type: 'CreateAsset', record: tag() }).thenFails(409, 'ASSET.ALREADY_EXISTS'));
   it('records where a duplicate came from', () =>
-    given([]).when({ type: 'CreateAsset', record: tag(), duplicatedFrom: 'X' }).then([{ type: 'Created', data: { record: tag(), duplicatedFrom: 'X' } }]));
+    given([])
+      .when({ type: 'CreateAsset', record: tag(), duplicatedFrom: 'X' })
+      .then([{ type: 'Created', data: { record: tag(), duplicatedFrom: 'X' } }]));
   it('updates an existing asset', () =>
-    given([created]).when({ type: 'UpdateAsset', record: tag({ tagName: 'b' }) }).then([{ type: 'Updated', data: { record: tag({ tagName: 'b' }) } }]));
+    given([created])
+      .when({ type: 'UpdateAsset', record: tag({ tagName: 'b' }) })
+      .then([{ type: 'Updated', data: { record: tag({ tagName: 'b' }) } }]));
   it('update of a missing asset is a 404', () => given([]).when({ type: 'UpdateAsset', record: tag() }).thenFails(404, 'ASSET.NOT_FOUND'));
   it('update of a deleted asset is a 409', () =>
-    given([created, { type: 'Deleted', data: {} }]).when({ type: 'UpdateAsset', record: tag() }).thenFails(409, 'ASSET.INVALID_STATE'));
-  it('archives an active asset', () => given([created]).when({ type: 'ArchiveAsset' }).then([{ type: 'Archived', data: {} }]));
-  it('archiving an archived asset is a no-op', () => given([created, { type: 'Archived', data: {} }]).when({ type: 'ArchiveAsset' }).then([]));
+    given([created, { type: 'Deleted', data: {} }])
+      .when({ type: 'UpdateAsset', record: tag() })
+      .thenFails(409, 'ASSET.INVALID_STATE'));
+  it('archives an active asset', () =>
+    given([created])
+      .when({ type: 'ArchiveAsset' })
+      .then([{ type: 'Archived', data: {} }]));
+  it('archiving an archived asset is a no-op', () =>
+    given([created, { type: 'Archived', data: {} }])
+      .when({ type: 'ArchiveAsset' })
+      .then([]));
   it('a parent archive with a children decision is recorded even when already archived', () =>
     given([created, { type: 'Archived', data: {} }])
       .when({ type: 'ArchiveAsset', children: { action: 'cascade' } })
       .then([{ type: 'Archived', data: { children: { action: 'cascade' } } }]));
-  it('unarchives an archived asset', () => given([created, { type: 'Archived', data: {} }]).when({ type: 'UnarchiveAsset' }).then([{ type: 'Unarchived', data: {} }]));
+  it('unarchives an archived asset', () =>
+    given([created, { type: 'Archived', data: {} }])
+      .when({ type: 'UnarchiveAsset' })
+      .then([{ type: 'Unarchived', data: {} }]));
   it('unarchiving an active asset is a no-op', () => given([created]).when({ type: 'UnarchiveAsset' }).then([]));
   it('unarchiving a deleted asset is a 409', () =>
-    given([created, { type: 'Deleted', data: {} }]).when({ type: 'UnarchiveAsset' }).thenFails(409, 'ASSET.INVALID_STATE'));
+    given([created, { type: 'Deleted', data: {} }])
+      .when({ type: 'UnarchiveAsset' })
+      .thenFails(409, 'ASSET.INVALID_STATE'));
   it('deletes softly, with the children decision', () =>
-    given([created]).when({ type: 'DeleteAsset', children: { action: 'orphan' } }).then([{ type: 'Deleted', data: { children: { action: 'orphan' } } }]));
-  it('deleting twice is a no-op', () => given([created, { type: 'Deleted', data: {} }]).when({ type: 'DeleteAsset' }).then([]));
+    given([created])
+      .when({ type: 'DeleteAsset', children: { action: 'orphan' } })
+      .then([{ type: 'Deleted', data: { children: { action: 'orphan' } } }]));
+  it('deleting twice is a no-op', () =>
+    given([created, { type: 'Deleted', data: {} }])
+      .when({ type: 'DeleteAsset' })
+      .then([]));
   it('delete of a missing asset is a 404', () => given([]).when({ type: 'DeleteAsset' }).thenFails(404, 'ASSET.NOT_FOUND'));
   it('moves to a category', () =>
-    given([created]).when({ type: 'MoveAssetToCategory', idCategory: '1AbCdEfGhIjK' }).then([{ type: 'MovedToCategory', data: { idCategory: '1AbCdEfGhIjK' } }]));
+    given([created])
+      .when({ type: 'MoveAssetToCategory', idCategory: '1AbCdEfGhIjK' })
+      .then([{ type: 'MovedToCategory', data: { idCategory: '1AbCdEfGhIjK' } }]));
   it('moving to the category it is in is a no-op', () => given([created]).when({ type: 'MoveAssetToCategory', idCategory: '' }).then([]));
   it('archive of a missing asset is a 404', () => given([]).when({ type: 'ArchiveAsset' }).thenFails(404, 'ASSET.NOT_FOUND'));
 });

@@ -40,7 +40,9 @@ export function decideAsset(command: AssetCommand, state: AssetState, ref: Asset
   switch (command.type) {
     case 'CreateAsset':
       if (current) throw ServiceError.conflict(ErrorCodes.ASSET_EXISTS, `${ref.kind} ${ref.id} already exists`);
-      return [{ type: 'Created', data: command.duplicatedFrom ? { record: command.record, duplicatedFrom: command.duplicatedFrom } : { record: command.record } }];
+      return [
+        { type: 'Created', data: command.duplicatedFrom ? { record: command.record, duplicatedFrom: command.duplicatedFrom } : { record: command.record } },
+      ];
     case 'UpdateAsset':
       if (!current) throw notFound(ref);
       if (current.status === 'deleted') throw deletedAsset(ref, 'updated');

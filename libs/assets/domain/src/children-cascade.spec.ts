@@ -23,7 +23,9 @@ const cat = (id: string, categoryType: string, status: AssetRecord['status'] = '
 describe('resolveChildrenDecision', () => {
   it('delete with no option moves children to uncategorized', () => expect(resolveChildrenDecision('delete', {})).toEqual({ action: 'orphan' }));
   it('archive with no option leaves children alone', () => expect(resolveChildrenDecision('archive', {})).toEqual({ action: 'untouched' }));
-  it.each(['delete', 'archive'] as const)('%s cascade', (op) => expect(resolveChildrenDecision(op, { cascadeAction: 'cascade' })).toEqual({ action: 'cascade' }));
+  it.each(['delete', 'archive'] as const)('%s cascade', (op) =>
+    expect(resolveChildrenDecision(op, { cascadeAction: 'cascade' })).toEqual({ action: 'cascade' }),
+  );
   it.each(['delete', 'archive'] as const)('%s orphan', (op) => expect(resolveChildrenDecision(op, { cascadeAction: 'orphan' })).toEqual({ action: 'orphan' }));
   it('move carries its target', () =>
     expect(resolveChildrenDecision('delete', { cascadeAction: 'move', targetParentID: 'T' })).toEqual({ action: 'move', targetParentID: 'T' }));
@@ -74,9 +76,13 @@ describe('childCommandFor', () => {
 describe('duplicateRecord', () => {
   const source: AssetRecord = { idTag: '0AbCdEfGhIjK', tagName: 'a', color: 'red', status: 'archived', idCategory: 'C', categoryName: 'x' };
   it('copies, renames, applies bodyUpdates, then sets the protected fields', () => {
-    const copy = duplicateRecord(VISITOR_TAG_KIND, source, { name: 'b', bodyUpdates: { color: 'blue', status: 'deleted', owner: 'evil', idTag: 'hack' } }, 'NEWID0000000');
+    const copy = duplicateRecord(
+      VISITOR_TAG_KIND,
+      source,
+      { name: 'b', bodyUpdates: { color: 'blue', status: 'deleted', owner: 'evil', idTag: 'hack' } },
+      'NEWID0000000',
+    );
     expect(copy).toEqual({ idTag: 'NEWID0000000', tagName: 'b', color: 'blue', status: 'active', idCategory: 'C' });
   });
-  it('parentId places the copy in a category', () =>
-    expect(duplicateRecord(VISITOR_TAG_KIND, source, { name: 'b', parentId: '' }, 'N').idCategory).toBe(''));
+  it('parentId places the copy in a category', () => expect(duplicateRecord(VISITOR_TAG_KIND, source, { name: 'b', parentId: '' }, 'N').idCategory).toBe(''));
 });

@@ -137,7 +137,16 @@ export class AssetCommands {
     let last: GlobalPosition = START_POSITION;
     for (const { id, position } of appended) {
       const record = loaded.find((l) => l.id === id)!.state.record!;
-      const reached = await this.cascade.complete({ parentKind: kind, accountId: context.accountId, parentId: id, parent: record, operation, decision, decidedAt: position, context });
+      const reached = await this.cascade.complete({
+        parentKind: kind,
+        accountId: context.accountId,
+        parentId: id,
+        parent: record,
+        operation,
+        decision,
+        decidedAt: position,
+        context,
+      });
       if (comparePositions(reached, last) > 0) last = reached;
       if (comparePositions(position, last) > 0) last = position;
     }
@@ -192,11 +201,15 @@ export class AssetCommands {
     if (!kind.categoryType || typeof idCategory !== 'string' || idCategory === '') return;
     const category = await this.queries.current('category', context.accountId, idCategory);
     if (!category || category.status === 'deleted') {
-      throw ServiceError.badRequest(ErrorCodes.VALIDATION, `category ${idCategory} does not exist`, [{ field: 'idCategory', problems: ['category not found'] }]);
+      throw ServiceError.badRequest(ErrorCodes.VALIDATION, `category ${idCategory} does not exist`, [
+        { field: 'idCategory', problems: ['category not found'] },
+      ]);
     }
     if (category.categoryType !== kind.categoryType) {
-      throw ServiceError.badRequest(ErrorCodes.VALIDATION, `category ${idCategory} is of type ${String(category.categoryType)}, ${kind.kind} needs ${kind.categoryType}`);
+      throw ServiceError.badRequest(
+        ErrorCodes.VALIDATION,
+        `category ${idCategory} is of type ${String(category.categoryType)}, ${kind.kind} needs ${kind.categoryType}`,
+      );
     }
   }
 }
-

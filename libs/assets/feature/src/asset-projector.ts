@@ -75,7 +75,10 @@ export class AssetProjector implements OnApplicationShutdown {
       });
       touched.add(id);
     }
-    await writeGuarded(this.collection, [...touched].map((id) => guardedReplace(docs.get(id)!)));
+    await writeGuarded(
+      this.collection,
+      [...touched].map((id) => guardedReplace(docs.get(id)!)),
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {

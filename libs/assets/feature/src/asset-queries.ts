@@ -42,7 +42,11 @@ export class AssetQueries {
     if (!ids.length) return [];
     const docs = await this.collection.find({ _id: { $in: ids.map((id) => assetDocumentId(kind.kind, context.accountId, id)) } });
     const byId = new Map(docs.filter((d) => d.status !== 'deleted').map((d) => [d.assetId, d]));
-    return this.withCategoryNames(kind, context, ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])));
+    return this.withCategoryNames(
+      kind,
+      context,
+      ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])),
+    );
   }
 
   /** The live record of an asset, for command-side checks (category references, move targets). */

@@ -1,15 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CallerContext, ErrorCodes, ServiceError } from '@funnel/contracts';
 import { AppendResult, EVENT_STORE, EventStore, GlobalPosition, START_POSITION, WrongExpectedRevisionError } from '@funnel/eventstore';
-import {
-  ASSET_EVENT_SCHEMA_VERSION,
-  AssetEvent,
-  AssetRegistry,
-  AssetState,
-  evolveAsset,
-  initialAssetState,
-  storedEventType,
-} from '@funnel/assets-domain';
+import { ASSET_EVENT_SCHEMA_VERSION, AssetEvent, AssetRegistry, AssetState, evolveAsset, initialAssetState, storedEventType } from '@funnel/assets-domain';
 import { ASSET_REGISTRY, CLOCK, Clock } from './assets.tokens';
 
 export interface LoadedAsset {

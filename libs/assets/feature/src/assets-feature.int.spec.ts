@@ -97,7 +97,9 @@ describe('asset feature over SQLite and the embedded read store', () => {
     const body = tag();
     barrier.arm(2);
     const results = await Promise.allSettled([1, 2].map(() => commands.create(VISITOR_TAG_KIND, context(), { query: {}, body })));
-    expect(results.filter((r) => r.status === 'rejected').map((r) => ((r as PromiseRejectedResult).reason as ServiceError).code)).toEqual(['ASSET.ALREADY_EXISTS']);
+    expect(results.filter((r) => r.status === 'rejected').map((r) => ((r as PromiseRejectedResult).reason as ServiceError).code)).toEqual([
+      'ASSET.ALREADY_EXISTS',
+    ]);
   });
 
   it('the projection is idempotent: applying the log again changes nothing', async () => {
@@ -125,9 +127,13 @@ describe('asset feature over SQLite and the embedded read store', () => {
     await app.close();
     // The parent's decision is in the log, but the process stopped before the children were moved.
     const registry = new AssetRegistry(ASSET_KINDS);
-    await eventStore.append(registry.streamName('category', 'ACCOUNT00001', idCategory), [{ type: 'CategoryDeleted', data: { children: { action: 'orphan' } } }], {
-      expectedRevision: 0,
-    });
+    await eventStore.append(
+      registry.streamName('category', 'ACCOUNT00001', idCategory),
+      [{ type: 'CategoryDeleted', data: { children: { action: 'orphan' } } }],
+      {
+        expectedRevision: 0,
+      },
+    );
     await boot(eventStore);
     const all = await queries.findByStatus(VISITOR_TAG_KIND, context(), { query: { status: 'all' }, body: undefined });
     expect(all.find((t) => t.idTag === child.idTag)).toMatchObject({ idCategory: '', status: 'active' });
@@ -136,7 +142,8 @@ describe('asset feature over SQLite and the embedded read store', () => {
   it('a later change to a child is not undone by replaying an older cascade', async () => {
     const a = generateAssetId();
     const b = generateAssetId();
-    for (const id of [a, b]) await commands.create(CATEGORY_KIND, context(), { query: {}, body: { idCategory: id, categoryName: id, categoryType: 'visitorTag' } });
+    for (const id of [a, b])
+      await commands.create(CATEGORY_KIND, context(), { query: {}, body: { idCategory: id, categoryName: id, categoryType: 'visitorTag' } });
     const child = tag({ idCategory: a });
     await commands.create(VISITOR_TAG_KIND, context(), { query: {}, body: child });
     await commands.archive(CATEGORY_KIND, context(), { query: {}, body: { entries: [a], cascadeAction: 'orphan' } });

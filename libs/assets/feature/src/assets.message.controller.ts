@@ -16,7 +16,7 @@ export interface AssetReply {
  */
 export function createAssetsMessageController(kinds: readonly AssetKindDescriptor[]): Type<unknown> {
   @Controller()
-@UseFilters(new RpcErrorFilter())
+  @UseFilters(new RpcErrorFilter())
   class AssetsMessageController {
     constructor(
       readonly commandBus: CommandBus,

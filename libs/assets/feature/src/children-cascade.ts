@@ -1,24 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { AssetKindDescriptor, CallerContext, ServiceError } from '@funnel/contracts';
-import {
-  EVENT_STORE,
-  EventStore,
-  GlobalPosition,
-  RecordedEvent,
-  START_POSITION,
-  Subscription,
-  comparePositions,
-} from '@funnel/eventstore';
+import { EVENT_STORE, EventStore, GlobalPosition, RecordedEvent, START_POSITION, Subscription, comparePositions } from '@funnel/eventstore';
 import { READ_STORE, ReadStore } from '@funnel/readstore';
-import {
-  AssetRecord,
-  AssetRegistry,
-  ChildrenDecision,
-  ParentOperation,
-  childCommandFor,
-  childStatusesFor,
-  decideAsset,
-} from '@funnel/assets-domain';
+import { AssetRecord, AssetRegistry, ChildrenDecision, ParentOperation, childCommandFor, childStatusesFor, decideAsset } from '@funnel/assets-domain';
 import { ASSET_REGISTRY } from './assets.tokens';
 import { AssetRepository } from './asset-repository';
 import { AssetProjector } from './asset-projector';

@@ -38,7 +38,7 @@ export function idsParam(query: Query, name: string): string[] {
 }
 
 export function statusParam(query: Query, required: boolean, fallback: StatusFilter): StatusFilter {
-  const value = required ? requiredParam(query, 'status') : optionalParam(query, 'status') ?? fallback;
+  const value = required ? requiredParam(query, 'status') : (optionalParam(query, 'status') ?? fallback);
   if (!(STATUS_FILTERS as readonly string[]).includes(value)) {
     throw ServiceError.badRequest(ErrorCodes.VALIDATION, `query parameter status must be one of ${STATUS_FILTERS.join(', ')}`);
   }

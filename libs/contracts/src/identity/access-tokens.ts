@@ -47,7 +47,11 @@ export class AccessTokenRejected extends Error {
  * Verifies signature, type, issuer, audience and claims. `allowExpired` (only /auth/validate)
  * accepts a token past its expiry, checking everything else as of just before it expired.
  */
-export async function verifyAccessToken(token: string, keys: JWTVerifyGetKey, options: { now?: Date; allowExpired?: boolean } = {}): Promise<VerifiedAccessToken> {
+export async function verifyAccessToken(
+  token: string,
+  keys: JWTVerifyGetKey,
+  options: { now?: Date; allowExpired?: boolean } = {},
+): Promise<VerifiedAccessToken> {
   const now = options.now ?? new Date();
   let asOf = now;
   if (options.allowExpired) {

@@ -18,7 +18,12 @@ const issue = (over: Partial<Extract<ApiKeyCommand, { type: 'IssueApiKey' }>> = 
   grantor: ALL,
   ...over,
 });
-const update = (over: Partial<Extract<ApiKeyCommand, { type: 'UpdateApiKey' }>> = {}): ApiKeyCommand => ({ type: 'UpdateApiKey', accountId: ref.accountId, grantor: ALL, ...over });
+const update = (over: Partial<Extract<ApiKeyCommand, { type: 'UpdateApiKey' }>> = {}): ApiKeyCommand => ({
+  type: 'UpdateApiKey',
+  accountId: ref.accountId,
+  grantor: ALL,
+  ...over,
+});
 
 /** given(events).when(command).then(events | error) */
 function given(events: ApiKeyEvent[]) {
@@ -42,29 +47,48 @@ function given(events: ApiKeyEvent[]) {
 
 describe('API key decider', () => {
   it('issues a key with its permissions in canonical order, each once', () =>
-    given([]).when(issue({ permissions: ['keys:manage', 'assets:read', 'keys:manage'] })).then([issued]));
+    given([])
+      .when(issue({ permissions: ['keys:manage', 'assets:read', 'keys:manage'] }))
+      .then([issued]));
   it('refuses to issue a key over an existing stream (409)', () => given([issued]).when(issue()).thenFails(409, 'APIKEY.ALREADY_EXISTS'));
   it('never grants a permission the grantor lacks (403)', () =>
-    given([]).when(issue({ permissions: ['assets:read', 'assets:write'], grantor: ['assets:read', 'keys:manage'] })).thenFails(403, 'AUTH.FORBIDDEN'));
+    given([])
+      .when(issue({ permissions: ['assets:read', 'assets:write'], grantor: ['assets:read', 'keys:manage'] }))
+      .thenFails(403, 'AUTH.FORBIDDEN'));
   it('refuses unknown permission names (400), before the grantor check', () =>
-    given([]).when(issue({ permissions: ['assets:read', 'root'], grantor: [] })).thenFails(400, 'REQUEST.VALIDATION_FAILED'));
+    given([])
+      .when(issue({ permissions: ['assets:read', 'root'], grantor: [] }))
+      .thenFails(400, 'REQUEST.VALIDATION_FAILED'));
   it('issues a key without permissions (it authenticates, and may call what needs none)', () =>
-    given([]).when(issue({ permissions: [], grantor: [] })).then([{ ...issued, data: { ...issued.data, permissions: [] } }]));
+    given([])
+      .when(issue({ permissions: [], grantor: [] }))
+      .then([{ ...issued, data: { ...issued.data, permissions: [] } }]));
 
-  it('renames', () => given([issued]).when(update({ name: 'make' })).then([{ type: 'ApiKeyRenamed', data: { ...ref, name: 'make' } }]));
+  it('renames', () =>
+    given([issued])
+      .when(update({ name: 'make' }))
+      .then([{ type: 'ApiKeyRenamed', data: { ...ref, name: 'make' } }]));
   it('changes permissions within the grantor’s', () =>
     given([issued])
       .when(update({ permissions: ['assets:write'], grantor: ['assets:write', 'keys:manage'] }))
       .then([{ type: 'ApiKeyPermissionsChanged', data: { ...ref, permissions: ['assets:write'] } }]));
   it('refuses to raise permissions beyond the grantor’s (403)', () =>
-    given([issued]).when(update({ permissions: ['billing:manage'], grantor: ['keys:manage'] })).thenFails(403, 'AUTH.FORBIDDEN'));
+    given([issued])
+      .when(update({ permissions: ['billing:manage'], grantor: ['keys:manage'] }))
+      .thenFails(403, 'AUTH.FORBIDDEN'));
   it('disables and enables', () => {
     const disabled: ApiKeyEvent = { type: 'ApiKeyDisabled', data: ref };
-    given([issued]).when(update({ enabled: false })).then([disabled]);
-    given([issued, disabled]).when(update({ enabled: true })).then([{ type: 'ApiKeyEnabled', data: ref }]);
+    given([issued])
+      .when(update({ enabled: false }))
+      .then([disabled]);
+    given([issued, disabled])
+      .when(update({ enabled: true }))
+      .then([{ type: 'ApiKeyEnabled', data: ref }]);
   });
   it('records only what changes: the same values are no events', () =>
-    given([issued]).when(update({ name: 'zapier', permissions: ['keys:manage', 'assets:read'], enabled: true })).then([]));
+    given([issued])
+      .when(update({ name: 'zapier', permissions: ['keys:manage', 'assets:read'], enabled: true }))
+      .then([]));
   it('combines changes of one update', () =>
     given([issued])
       .when(update({ name: 'n', permissions: ['assets:read'], enabled: false }))
@@ -74,16 +98,27 @@ describe('API key decider', () => {
         { type: 'ApiKeyDisabled', data: ref },
       ]));
   it('an unknown key, another account’s key and a deleted key are not found (404)', () => {
-    given([]).when(update({ name: 'x' })).thenFails(404, 'APIKEY.NOT_FOUND');
-    given([issued]).when(update({ name: 'x', accountId: 'ACCOUNT00002' })).thenFails(404, 'APIKEY.NOT_FOUND');
-    given([issued, { type: 'ApiKeyDeleted', data: ref }]).when(update({ enabled: true })).thenFails(404, 'APIKEY.NOT_FOUND');
+    given([])
+      .when(update({ name: 'x' }))
+      .thenFails(404, 'APIKEY.NOT_FOUND');
+    given([issued])
+      .when(update({ name: 'x', accountId: 'ACCOUNT00002' }))
+      .thenFails(404, 'APIKEY.NOT_FOUND');
+    given([issued, { type: 'ApiKeyDeleted', data: ref }])
+      .when(update({ enabled: true }))
+      .thenFails(404, 'APIKEY.NOT_FOUND');
   });
 
-  it('deletes', () => given([issued]).when({ type: 'DeleteApiKey', accountId: ref.accountId }).then([{ type: 'ApiKeyDeleted', data: ref }]));
+  it('deletes', () =>
+    given([issued])
+      .when({ type: 'DeleteApiKey', accountId: ref.accountId })
+      .then([{ type: 'ApiKeyDeleted', data: ref }]));
   it('delete of an unknown, foreign or deleted key is a 404', () => {
     given([]).when({ type: 'DeleteApiKey', accountId: ref.accountId }).thenFails(404, 'APIKEY.NOT_FOUND');
     given([issued]).when({ type: 'DeleteApiKey', accountId: 'ACCOUNT00002' }).thenFails(404, 'APIKEY.NOT_FOUND');
-    given([issued, { type: 'ApiKeyDeleted', data: ref }]).when({ type: 'DeleteApiKey', accountId: ref.accountId }).thenFails(404, 'APIKEY.NOT_FOUND');
+    given([issued, { type: 'ApiKeyDeleted', data: ref }])
+      .when({ type: 'DeleteApiKey', accountId: ref.accountId })
+      .thenFails(404, 'APIKEY.NOT_FOUND');
   });
 });
 
@@ -91,7 +126,10 @@ describe('API key authentication rule', () => {
   const principal = { accountId: ref.accountId, userId: 'USER00000001', permissions: ['assets:read', 'keys:manage'], keyId };
   it('an issued key authenticates as its user, with its permissions and id', () => expect(apiKeyPrincipal(foldApiKey([issued]), digest)).toEqual(principal));
   it('follows permission changes', () =>
-    expect(apiKeyPrincipal(foldApiKey([issued, { type: 'ApiKeyPermissionsChanged', data: { ...ref, permissions: [] } }]), digest)).toEqual({ ...principal, permissions: [] }));
+    expect(apiKeyPrincipal(foldApiKey([issued, { type: 'ApiKeyPermissionsChanged', data: { ...ref, permissions: [] } }]), digest)).toEqual({
+      ...principal,
+      permissions: [],
+    }));
   it('refuses disabled, deleted and unknown keys, and another digest', () => {
     expect(apiKeyPrincipal(foldApiKey([issued, { type: 'ApiKeyDisabled', data: ref }]), digest)).toBeNull();
     expect(apiKeyPrincipal(foldApiKey([issued, { type: 'ApiKeyDisabled', data: ref }, { type: 'ApiKeyEnabled', data: ref }]), digest)).toEqual(principal);

@@ -35,7 +35,17 @@ export const API_KEY_ID_PATTERN = /^[0-9a-f]{24}$/;
  * its grantor does not hold, so a key cannot be used to mint a stronger one.
  */
 export type ApiKeyCommand =
-  | { type: 'IssueApiKey'; keyId: string; accountId: string; userId: string; name: string; digest: string; prefix: string; permissions: string[]; grantor: readonly string[] }
+  | {
+      type: 'IssueApiKey';
+      keyId: string;
+      accountId: string;
+      userId: string;
+      name: string;
+      digest: string;
+      prefix: string;
+      permissions: string[];
+      grantor: readonly string[];
+    }
   | { type: 'UpdateApiKey'; accountId: string; name?: string; permissions?: string[]; enabled?: boolean; grantor: readonly string[] }
   | { type: 'DeleteApiKey'; accountId: string };
 

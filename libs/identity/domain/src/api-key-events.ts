@@ -31,7 +31,14 @@ export type ApiKeyChange = ApiKeyRenamed | ApiKeyPermissionsChanged | ApiKeyDisa
 export type ApiKeyEvent = ApiKeyIssued | ApiKeyChange;
 export type ApiKeyEventType = ApiKeyEvent['type'];
 
-export const API_KEY_EVENT_TYPES: readonly ApiKeyEventType[] = ['ApiKeyIssued', 'ApiKeyRenamed', 'ApiKeyPermissionsChanged', 'ApiKeyDisabled', 'ApiKeyEnabled', 'ApiKeyDeleted'];
+export const API_KEY_EVENT_TYPES: readonly ApiKeyEventType[] = [
+  'ApiKeyIssued',
+  'ApiKeyRenamed',
+  'ApiKeyPermissionsChanged',
+  'ApiKeyDisabled',
+  'ApiKeyEnabled',
+  'ApiKeyDeleted',
+];
 export const API_KEY_EVENT_SCHEMA_VERSION = 1;
 
 /** Events after which a credential check made earlier may be wrong: caches must forget the key. */

@@ -1,7 +1,15 @@
 import fc from 'fast-check';
 import { Query } from 'mingo';
 import { randomBytes } from 'node:crypto';
-import { ADDRESS_POLICY, USERNAME_POLICY, afterFailure, failureCountsTowards, failureCountsTowardsFilter, failureDelayMs, lockRemainingMs } from './login-throttle';
+import {
+  ADDRESS_POLICY,
+  USERNAME_POLICY,
+  afterFailure,
+  failureCountsTowards,
+  failureCountsTowardsFilter,
+  failureDelayMs,
+  lockRemainingMs,
+} from './login-throttle';
 import { acceptedOtpStep, newOtpSecret, otpCode } from './one-time-passwords';
 import { decryptSecret, encryptSecret } from './secret-box';
 import { MFA_CHALLENGE_MAX_FAILURES, challengeOpen, foldMfaChallenge, foldOtp } from './session-events';
@@ -28,11 +36,17 @@ describe('login throttling', () => {
 
   it('keeps the atomic filter and the pure rule in step', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 3_000_000 }), fc.integer({ min: 0, max: 3_000_000 }), fc.boolean(), (failures, firstFailureAt, now, locked) => {
-        const state = { failures, firstFailureAt, lockedUntil: locked ? firstFailureAt + USERNAME_POLICY.lockMs : 0 };
-        const matches = new Query(failureCountsTowardsFilter(now, USERNAME_POLICY)).test(state);
-        expect(matches).toBe(failureCountsTowards(state, now, USERNAME_POLICY));
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 20 }),
+        fc.integer({ min: 0, max: 3_000_000 }),
+        fc.integer({ min: 0, max: 3_000_000 }),
+        fc.boolean(),
+        (failures, firstFailureAt, now, locked) => {
+          const state = { failures, firstFailureAt, lockedUntil: locked ? firstFailureAt + USERNAME_POLICY.lockMs : 0 };
+          const matches = new Query(failureCountsTowardsFilter(now, USERNAME_POLICY)).test(state);
+          expect(matches).toBe(failureCountsTowards(state, now, USERNAME_POLICY));
+        },
+      ),
     );
   });
 

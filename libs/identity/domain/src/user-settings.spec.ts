@@ -1,12 +1,5 @@
 import { ServiceError, USER_SETTINGS_MAX_BYTES } from '@funnel/contracts';
-import {
-  UserSettingsCommand,
-  UserSettingsEvent,
-  checkUserSettings,
-  decideUserSettings,
-  evolveUserSettings,
-  initialUserSettingsState,
-} from './user-settings';
+import { UserSettingsCommand, UserSettingsEvent, checkUserSettings, decideUserSettings, evolveUserSettings, initialUserSettingsState } from './user-settings';
 
 const who = { accountId: 'ACCOUNT00001', userId: 'USER00000001' };
 /** An object whose JSON text is exactly `bytes` bytes: `{"v":"…"}` is 8 bytes plus the string. */
@@ -25,7 +18,8 @@ function failureOf(run: () => unknown): ServiceError {
 /** given(events).when(command).then(events) */
 const given = (events: UserSettingsEvent[]) => ({
   when: (command: UserSettingsCommand) => ({
-    then: (expected: UserSettingsEvent[]) => expect(decideUserSettings(command, events.reduce(evolveUserSettings, initialUserSettingsState()))).toEqual(expected),
+    then: (expected: UserSettingsEvent[]) =>
+      expect(decideUserSettings(command, events.reduce(evolveUserSettings, initialUserSettingsState()))).toEqual(expected),
   }),
 });
 
@@ -51,7 +45,11 @@ describe('user settings rule', () => {
     expect(USER_SETTINGS_MAX_BYTES).toBe(65536);
     expect(Buffer.byteLength(checkUserSettings(ofSize(USER_SETTINGS_MAX_BYTES)))).toBe(USER_SETTINGS_MAX_BYTES);
     const error = failureOf(() => checkUserSettings(ofSize(USER_SETTINGS_MAX_BYTES + 1)));
-    expect(error).toMatchObject({ status: 413, code: 'SETTINGS.TOO_LARGE', details: [{ size: USER_SETTINGS_MAX_BYTES + 1, maxBytes: USER_SETTINGS_MAX_BYTES }] });
+    expect(error).toMatchObject({
+      status: 413,
+      code: 'SETTINGS.TOO_LARGE',
+      details: [{ size: USER_SETTINGS_MAX_BYTES + 1, maxBytes: USER_SETTINGS_MAX_BYTES }],
+    });
   });
 
   it('counts UTF-8 bytes, not characters', () => {
@@ -73,15 +71,30 @@ describe('user settings decider', () => {
   const saved = (settings: Record<string, unknown>): UserSettingsEvent => ({ type: 'UserSettingsSaved', data: { ...who, settings } });
   const deleted: UserSettingsEvent = { type: 'UserSettingsDeleted', data: who };
 
-  it('a save records the whole object', () => given([]).when({ type: 'SaveUserSettings', ...who, settings: { a: 1 } }).then([saved({ a: 1 })]));
-  it('a save replaces what was saved', () => given([saved({ a: 1 })]).when({ type: 'SaveUserSettings', ...who, settings: { b: 2 } }).then([saved({ b: 2 })]));
-  it('a delete of saved settings records it', () => given([saved({ a: 1 })]).when({ type: 'DeleteUserSettings', ...who }).then([deleted]));
-  it('a delete with nothing saved records nothing', () => given([]).when({ type: 'DeleteUserSettings', ...who }).then([]));
-  it('a repeated delete records nothing', () => given([saved({ a: 1 }), deleted]).when({ type: 'DeleteUserSettings', ...who }).then([]));
+  it('a save records the whole object', () =>
+    given([])
+      .when({ type: 'SaveUserSettings', ...who, settings: { a: 1 } })
+      .then([saved({ a: 1 })]));
+  it('a save replaces what was saved', () =>
+    given([saved({ a: 1 })])
+      .when({ type: 'SaveUserSettings', ...who, settings: { b: 2 } })
+      .then([saved({ b: 2 })]));
+  it('a delete of saved settings records it', () =>
+    given([saved({ a: 1 })])
+      .when({ type: 'DeleteUserSettings', ...who })
+      .then([deleted]));
+  it('a delete with nothing saved records nothing', () =>
+    given([])
+      .when({ type: 'DeleteUserSettings', ...who })
+      .then([]));
+  it('a repeated delete records nothing', () =>
+    given([saved({ a: 1 }), deleted])
+      .when({ type: 'DeleteUserSettings', ...who })
+      .then([]));
   it('a refused save records nothing', () => {
     expect(() => decideUserSettings({ type: 'SaveUserSettings', ...who, settings: [1] }, initialUserSettingsState())).toThrow(ServiceError);
   });
-  it('the event holds a copy of what was checked, not the caller\'s object', () => {
+  it("the event holds a copy of what was checked, not the caller's object", () => {
     const settings = { a: { b: 1 } };
     const [event] = decideUserSettings({ type: 'SaveUserSettings', ...who, settings }, initialUserSettingsState());
     settings.a.b = 2;

@@ -33,8 +33,7 @@ export interface UserSettingsState {
 export const initialUserSettingsState = (): UserSettingsState => ({ saved: false });
 
 export type UserSettingsCommand =
-  | { type: 'SaveUserSettings'; accountId: string; userId: string; settings: unknown }
-  | { type: 'DeleteUserSettings'; accountId: string; userId: string };
+  { type: 'SaveUserSettings'; accountId: string; userId: string; settings: unknown } | { type: 'DeleteUserSettings'; accountId: string; userId: string };
 
 /** The UTF-8 size of the settings' JSON text, which is what the limit counts. */
 export function userSettingsSize(json: string): number {
@@ -49,9 +48,7 @@ export function userSettingsSize(json: string): number {
  */
 export function checkUserSettings(value: unknown): string {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw ServiceError.badRequest(ErrorCodes.VALIDATION, 'settings must be a JSON object', [
-      { field: 'body', problems: ['must be a JSON object'] },
-    ]);
+    throw ServiceError.badRequest(ErrorCodes.VALIDATION, 'settings must be a JSON object', [{ field: 'body', problems: ['must be a JSON object'] }]);
   }
   const json = JSON.stringify(value);
   const size = userSettingsSize(json);

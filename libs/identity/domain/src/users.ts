@@ -28,7 +28,15 @@ export function foldUser(events: { type: string; data: unknown; recordedAt: Date
   for (const event of events) {
     if (event.type === 'UserRegistered') {
       const d = event.data as UserRegistered['data'];
-      state = { userId: d.userId, accountId: d.accountId, email: d.email, name: d.name, permissions: d.permissions, passwordHash: d.passwordHash, updatedAt: 0 };
+      state = {
+        userId: d.userId,
+        accountId: d.accountId,
+        email: d.email,
+        name: d.name,
+        permissions: d.permissions,
+        passwordHash: d.passwordHash,
+        updatedAt: 0,
+      };
     }
     if (state) state.updatedAt = Math.floor(event.recordedAt.getTime() / 1000);
   }

@@ -47,11 +47,14 @@ describe('identity over SQLite and the embedded read store', () => {
     for (const key of ['bootstrap-key-0123456780', 'short', 42]) {
       await expect(identity.authenticateApiKey(key)).rejects.toMatchObject({ status: 401 });
     }
-    const log = JSON.stringify(await new Promise((resolve) => {
-      const all: unknown[] = [];
-      const sub = eventStore.subscribeToAll({ onEvents: (events) => void all.push(...events) });
-      void sub.caughtUp.then(() => sub.stop()).then(() => resolve(all));
-    }), (_key, value) => (typeof value === 'bigint' ? String(value) : value));
+    const log = JSON.stringify(
+      await new Promise((resolve) => {
+        const all: unknown[] = [];
+        const sub = eventStore.subscribeToAll({ onEvents: (events) => void all.push(...events) });
+        void sub.caughtUp.then(() => sub.stop()).then(() => resolve(all));
+      }),
+      (_key, value) => (typeof value === 'bigint' ? String(value) : value),
+    );
     expect(log).not.toContain(admin.apiKey);
     expect(log).not.toContain(admin.password);
   });

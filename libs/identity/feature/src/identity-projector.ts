@@ -51,7 +51,15 @@ export class IdentityProjector implements OnApplicationShutdown {
     for (const e of events) {
       if (e.type === 'UserRegistered') {
         const d = e.data as UserRegistered['data'];
-        users.push({ _id: d.userId, accountId: d.accountId, email: d.email, name: d.name, permissions: d.permissions, passwordHash: d.passwordHash, revision: e.revision });
+        users.push({
+          _id: d.userId,
+          accountId: d.accountId,
+          email: d.email,
+          name: d.name,
+          permissions: d.permissions,
+          passwordHash: d.passwordHash,
+          revision: e.revision,
+        });
         continue;
       }
       const keyEvent = decodeApiKeyEvent(e.type, e.data);
@@ -86,7 +94,19 @@ export class IdentityProjector implements OnApplicationShutdown {
 
 function apiKeyDocument(d: ApiKeyIssued['data'], e: RecordedEvent): ApiKeyDocument {
   const createdAt = typeof e.metadata?.occurredAt === 'string' ? e.metadata.occurredAt : e.recordedAt.toISOString();
-  return { _id: d.digest, keyId: d.keyId, accountId: d.accountId, userId: d.userId, name: d.name, prefix: d.prefix, permissions: d.permissions, enabled: true, deleted: false, createdAt, revision: e.revision };
+  return {
+    _id: d.digest,
+    keyId: d.keyId,
+    accountId: d.accountId,
+    userId: d.userId,
+    name: d.name,
+    prefix: d.prefix,
+    permissions: d.permissions,
+    enabled: true,
+    deleted: false,
+    createdAt,
+    revision: e.revision,
+  };
 }
 
 function apiKeyChangeFields(event: ApiKeyChange): Partial<ApiKeyDocument> {

@@ -22,7 +22,6 @@ export interface CreatedUser {
   apiKey?: string;
 }
 
-
 /** Accounts, users and API keys (the minimal identity the gateway's key authentication needs). */
 @Injectable()
 export class IdentityService {
@@ -98,7 +97,11 @@ export class IdentityService {
   /** Appends the first event of a stream; when it exists already the step was done before (or, for a claim, the e-mail is taken). */
   private async appendNew(stream: string, event: NewEvent, isClaim = false): Promise<GlobalPosition | undefined> {
     try {
-      return (await this.eventStore.append(stream, [{ ...event, metadata: { schemaVersion: 1, occurredAt: new Date().toISOString() } }], { expectedRevision: 'no_stream' })).position;
+      return (
+        await this.eventStore.append(stream, [{ ...event, metadata: { schemaVersion: 1, occurredAt: new Date().toISOString() } }], {
+          expectedRevision: 'no_stream',
+        })
+      ).position;
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
       if (isClaim) throw ServiceError.conflict('IDENTITY.EMAIL_TAKEN', 'a user with this e-mail exists');

@@ -95,9 +95,7 @@ describe('loadConfig', () => {
 
   it.each(['API_KEY', 'JWT_SECRET', 'DB_PASSWORD', 'ADMIN_TOKEN', 'signing_key'])('never echoes the value of %s', (variable) => {
     const error = configError(() => loadConfig({ [variable]: string({ minLength: 32 }) }, { [variable]: 'hunter2-short' }));
-    expect(error.message).toBe(
-      `Invalid configuration: ${variable} must be a string of at least 32 characters (value hidden: the name looks like a secret)`,
-    );
+    expect(error.message).toBe(`Invalid configuration: ${variable} must be a string of at least 32 characters (value hidden: the name looks like a secret)`);
     expect(error.message).not.toContain('hunter2');
   });
 

@@ -48,7 +48,12 @@ export class RpcMetrics {
     // Reuse what is already registered: prom-client refuses a second metric of the same name.
     this.requests =
       (registry.getSingleMetric(requestsName) as Counter<'subject' | 'outcome'> | undefined) ??
-      new Counter({ name: requestsName, help: `RPC requests (${role} side) by subject and outcome`, labelNames: ['subject', 'outcome'], registers: [registry] });
+      new Counter({
+        name: requestsName,
+        help: `RPC requests (${role} side) by subject and outcome`,
+        labelNames: ['subject', 'outcome'],
+        registers: [registry],
+      });
     this.duration =
       (registry.getSingleMetric(durationName) as Histogram<'subject' | 'outcome'> | undefined) ??
       new Histogram({

@@ -11,10 +11,7 @@ export interface ReadinessReport {
 export const READINESS_CHECK_TIMEOUT_MS = 2000;
 
 /** Runs every check concurrently; a check that throws, rejects or hangs counts as false. */
-export async function readinessReport(
-  checks: readonly ReadinessCheck[],
-  timeoutMs: number = READINESS_CHECK_TIMEOUT_MS,
-): Promise<ReadinessReport> {
+export async function readinessReport(checks: readonly ReadinessCheck[], timeoutMs: number = READINESS_CHECK_TIMEOUT_MS): Promise<ReadinessReport> {
   const results = await Promise.all(checks.map((check) => runCheck(check, timeoutMs)));
   const report: ReadinessReport = { ready: results.every(Boolean), checks: {} };
   checks.forEach((check, index) => (report.checks[check.name] = results[index]));

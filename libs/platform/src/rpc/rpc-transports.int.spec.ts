@@ -135,7 +135,6 @@ async function timed<T>(work: Promise<T>): Promise<{ result: T; ms: number }> {
   return { result, ms: Date.now() - startedAt };
 }
 
-
 /** Makes sure NATS has processed the service's subscriptions before a test publishes. */
 async function flushSubscriptions(service: RunningDemoService): Promise<void> {
   await service.app.unwrap<NatsConnection>().flush();
@@ -254,7 +253,12 @@ function natsCaller(kind: NatsCaller, url: string, logger: Logger, timeoutMs?: n
   return { client: new ProxyServiceClient(proxy, { timeoutMs, logger }), readiness: transportReadinessCheck('gateway-nats', proxy) };
 }
 
-function natsHarness(nats: () => RunningNatsServer, ownsServer: boolean, caller: NatsCaller = 'ClientNats', server: 'ServerNats' | 'LeanServerNats' = 'ServerNats'): () => Promise<TransportHarness> {
+function natsHarness(
+  nats: () => RunningNatsServer,
+  ownsServer: boolean,
+  caller: NatsCaller = 'ClientNats',
+  server: 'ServerNats' | 'LeanServerNats' = 'ServerNats',
+): () => Promise<TransportHarness> {
   return async () => ({
     startService: async (name) => {
       const options = natsServerOptions(nats().url, 'demo', natsTestOverrides);
@@ -281,9 +285,18 @@ describe('NATS transport', () => {
     await nats?.stop();
   });
 
-  describeRpcTransport('NATS (ClientNats)', natsHarness(() => nats, false));
-  describeRpcTransport('NATS (NatsServiceClient)', natsHarness(() => nats, false, 'NatsServiceClient'));
-  describeRpcTransport('NATS (NatsServiceClient to LeanServerNats)', natsHarness(() => nats, false, 'NatsServiceClient', 'LeanServerNats'));
+  describeRpcTransport(
+    'NATS (ClientNats)',
+    natsHarness(() => nats, false),
+  );
+  describeRpcTransport(
+    'NATS (NatsServiceClient)',
+    natsHarness(() => nats, false, 'NatsServiceClient'),
+  );
+  describeRpcTransport(
+    'NATS (NatsServiceClient to LeanServerNats)',
+    natsHarness(() => nats, false, 'NatsServiceClient', 'LeanServerNats'),
+  );
 
   describe('queue group', () => {
     const services: RunningDemoService[] = [];
@@ -301,7 +314,9 @@ describe('NATS transport', () => {
 
     it('hands each request to exactly one instance of the group', async () => {
       const texts = Array.from({ length: 60 }, (_, index) => `request-${index}`);
-      const replies = await Promise.all(texts.map((text) => client.request<{ instance: string; text: string }>(DEMO_SUBJECT, demoRequest({ mode: 'echo', text }))));
+      const replies = await Promise.all(
+        texts.map((text) => client.request<{ instance: string; text: string }>(DEMO_SUBJECT, demoRequest({ mode: 'echo', text }))),
+      );
       expect(replies.map((reply) => reply.text)).toEqual(texts);
       const handled = [...services[0].instance.handled, ...services[1].instance.handled];
       expect(handled.sort()).toEqual([...texts].sort());

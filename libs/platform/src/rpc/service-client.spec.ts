@@ -61,27 +61,39 @@ describe('ProxyServiceClient', () => {
   });
 
   it('resolves with undefined when the handler replies nothing', async () => {
-    const client = new ProxyServiceClient(proxyReplying(() => of()), { logger: captureLogs().logger });
+    const client = new ProxyServiceClient(
+      proxyReplying(() => of()),
+      { logger: captureLogs().logger },
+    );
     await expect(client.request('assets.visitortag.archive', request)).resolves.toBeUndefined();
   });
 
   it('turns a ServiceError shape into a ServiceError with status, code, message and details', async () => {
     const shape = { status: 404, code: 'ASSET.NOT_FOUND', message: 'no such tag', details: [{ id: 'x' }] };
-    const client = new ProxyServiceClient(proxyReplying(() => throwError(() => shape)), { logger: captureLogs().logger });
+    const client = new ProxyServiceClient(
+      proxyReplying(() => throwError(() => shape)),
+      { logger: captureLogs().logger },
+    );
     const error = await failureOf(client.request('assets.visitortag.findById', request));
     expect(error.toJSON()).toEqual(shape);
   });
 
   it("keeps a service's 500 correlation id (the one its log holds)", async () => {
     const shape = { status: 500, code: 'INTERNAL', message: 'internal error', correlationId: 'svc-id' };
-    const client = new ProxyServiceClient(proxyReplying(() => throwError(() => shape)), { logger: captureLogs().logger });
+    const client = new ProxyServiceClient(
+      proxyReplying(() => throwError(() => shape)),
+      { logger: captureLogs().logger },
+    );
     const error = await failureOf(client.request('assets.visitortag.findById', request));
     expect(error).toMatchObject({ status: 500, correlationId: 'svc-id' });
   });
 
   it('answers 503 when no reply comes within the timeout', async () => {
     const logs = captureLogs();
-    const client = new ProxyServiceClient(proxyReplying(() => NEVER), { timeoutMs: 50, logger: logs.logger });
+    const client = new ProxyServiceClient(
+      proxyReplying(() => NEVER),
+      { timeoutMs: 50, logger: logs.logger },
+    );
     const startedAt = Date.now();
     const error = await failureOf(client.request('assets.visitortag.findById', request));
     expect(error).toMatchObject({ status: 503, code: 'SERVICE.UNAVAILABLE', message: 'assets is unavailable' });
@@ -106,7 +118,10 @@ describe('ProxyServiceClient', () => {
   });
 
   it('gives every unexpected failure its own correlation id', async () => {
-    const client = new ProxyServiceClient(proxyReplying(() => throwError(() => ({}))), { logger: captureLogs().logger });
+    const client = new ProxyServiceClient(
+      proxyReplying(() => throwError(() => ({}))),
+      { logger: captureLogs().logger },
+    );
     const first = await failureOf(client.request('a.b.c', request));
     const second = await failureOf(client.request('a.b.c', request));
     expect(first.correlationId).not.toBe(second.correlationId);
@@ -116,7 +131,10 @@ describe('ProxyServiceClient', () => {
     const registry = createMetricsRegistry({ defaultMetrics: false });
     const metrics = new RpcMetrics(registry, 'client');
     const replies = [of('ok'), throwError(() => ({ status: 404, code: 'X', message: 'x' })), NEVER];
-    const client = new ProxyServiceClient(proxyReplying(() => replies.shift() ?? EMPTY), { timeoutMs: 20, metrics, logger: captureLogs().logger });
+    const client = new ProxyServiceClient(
+      proxyReplying(() => replies.shift() ?? EMPTY),
+      { timeoutMs: 20, metrics, logger: captureLogs().logger },
+    );
     await client.request('a.b.c', request);
     await client.request('a.b.c', request).catch(() => undefined);
     await client.request('a.b.c', request).catch(() => undefined);

@@ -40,7 +40,10 @@ const revokeRequest = (keyIds: string[]): RpcRequest<{ keyIds: string[] }> => ({
 });
 
 async function startRevokingService(strategy: LeanServerNats | InProcessServer, events: EventPublisher): Promise<INestMicroservice> {
-  const moduleRef = await Test.createTestingModule({ controllers: [RevokingController], providers: [{ provide: EVENT_PUBLISHER, useValue: events }] }).compile();
+  const moduleRef = await Test.createTestingModule({
+    controllers: [RevokingController],
+    providers: [{ provide: EVENT_PUBLISHER, useValue: events }],
+  }).compile();
   const app = moduleRef.createNestMicroservice({ strategy, logger: new PinoNestLogger(captureLogs('revoking').logger) });
   await app.listen();
   return app;
@@ -51,7 +54,6 @@ async function revokeAndObserve(client: ServiceClient, seen: unknown[], keyIds: 
   const reply = await client.request<{ revoked: number }>(REVOKE, revokeRequest(keyIds));
   return { reply, seenAtReply: [...seen] };
 }
-
 
 describe('service events in process', () => {
   it('reach subscribers before the reply; unsubscribing stops them; a failing subscriber harms no one', async () => {

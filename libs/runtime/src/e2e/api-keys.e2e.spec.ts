@@ -8,7 +8,6 @@ import { ADMIN, Deployment, describeInBothModes } from './harness';
  * before changing it (it is cached then) and right after.
  */
 describeInBothModes('/v1/apikeys', (d) => {
-
   const call = (...args: Parameters<Deployment['api']['call']>) => d().api.call(...args);
   const generate = async (name: string, permissions: string[], key?: string) => {
     const res = await call('POST', '/apikeys/generate/', { body: { name, permissions }, key });
@@ -45,7 +44,16 @@ describeInBothModes('/v1/apikeys', (d) => {
     expect(listing.status).toBe(200);
     expect(Array.isArray(listing.body)).toBe(true);
     const entry = listing.body.find((k: { id: string }) => k.id === id);
-    expect(entry).toEqual({ id, name: 'Zapier', prefix: key.slice(0, 6), permissions: ['assets:read', 'assets:write'], enabled: true, createdAt: res.body.createdAt, lastUsedAt: expect.any(String), userId: res.body.userId });
+    expect(entry).toEqual({
+      id,
+      name: 'Zapier',
+      prefix: key.slice(0, 6),
+      permissions: ['assets:read', 'assets:write'],
+      enabled: true,
+      createdAt: res.body.createdAt,
+      lastUsedAt: expect.any(String),
+      userId: res.body.userId,
+    });
     expect(Date.parse(entry.createdAt)).toBeLessThanOrEqual(Date.parse(entry.lastUsedAt));
     expect(listing.text).not.toContain(key);
     expect(listing.text).not.toContain(apiKeyDigest(key));

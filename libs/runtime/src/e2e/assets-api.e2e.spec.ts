@@ -6,7 +6,6 @@ const tag = (over: Record<string, unknown> = {}) => ({ idTag: newId(), tagName: 
 const category = (over: Record<string, unknown> = {}) => ({ idCategory: newId(), categoryName: 'Tags A', categoryType: 'visitorTag', ...over });
 
 describeInBothModes('/v1 assets', (d) => {
-
   const call = (...args: Parameters<Deployment['api']['call']>) => d().api.call(...args);
   const createTag = async (over: Record<string, unknown> = {}) => {
     const body = tag(over);
@@ -136,7 +135,7 @@ describeInBothModes('/v1 assets', (d) => {
       expect(res.body.map((t: { idTag: string }) => t.idTag)).toEqual([b.idTag, a.idTag]);
     });
 
-    it('duplicates with bodyUpdates; id, owner and status stay the service\'s', async () => {
+    it("duplicates with bodyUpdates; id, owner and status stay the service's", async () => {
       const source = await createTag({ tagValue: 'v1' });
       await call('PUT', '/visitortag/archive/', { body: { entries: [source.idTag] } });
       const res = await call('POST', `/visitortag/duplicate/?idTag=${source.idTag}`, {
@@ -195,7 +194,9 @@ describeInBothModes('/v1 assets', (d) => {
       expect((await getCategory(c.idCategory)).body).toEqual({ ...c, status: 'active' });
       const list = await call('GET', '/category/list/?status=active&categoryType=offer');
       expect(list.body.map((x: { idCategory: string }) => x.idCategory)).toContain(c.idCategory);
-      expect((await call('GET', '/category/list/?status=active&categoryType=lander')).body.map((x: { idCategory: string }) => x.idCategory)).not.toContain(c.idCategory);
+      expect((await call('GET', '/category/list/?status=active&categoryType=lander')).body.map((x: { idCategory: string }) => x.idCategory)).not.toContain(
+        c.idCategory,
+      );
       expect((await call('GET', '/category/list/?status=active')).status).toBe(400);
       expect((await call('GET', '/category/list/?categoryType=offer')).status).toBe(400);
       expect((await call('GET', '/category/list/?status=active&categoryType=nope')).status).toBe(400);
@@ -230,7 +231,9 @@ describeInBothModes('/v1 assets', (d) => {
       const c = await createCategory();
       const target = await createCategory({ categoryName: 'Target' });
       const [a] = await children(c, 1);
-      expect((await call('DELETE', '/category/delete/', { body: { entries: [c.idCategory], cascadeAction: 'move', targetParentID: target.idCategory } })).status).toBe(200);
+      expect(
+        (await call('DELETE', '/category/delete/', { body: { entries: [c.idCategory], cascadeAction: 'move', targetParentID: target.idCategory } })).status,
+      ).toBe(200);
       expect(await tagState(a.idTag)).toMatchObject({ status: 'active', idCategory: target.idCategory, categoryName: 'Target' });
     });
 

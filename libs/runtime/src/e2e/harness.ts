@@ -11,7 +11,11 @@ export const ADMIN = { email: 'admin@example.com', password: 'correct horse batt
 export interface Api {
   baseUrl: string;
   /** Request with the admin key (X-API-Key) unless `key` is given ('' for none). */
-  call(method: string, path: string, options?: { body?: unknown; rawBody?: string; key?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; text: string }>;
+  call(
+    method: string,
+    path: string,
+    options?: { body?: unknown; rawBody?: string; key?: string; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; text: string }>;
 }
 
 export function apiAt(baseUrl: string, defaultKey: string): Api {

@@ -12,7 +12,6 @@ return "default"
 `;
 
 describeInBothModes('/v1/logicscripts', (d) => {
-
   it('publishes the language catalog, whose templates validate', async () => {
     const res = await d().api.call('GET', '/logicscripts/language');
     expect(res.status).toBe(200);
@@ -48,7 +47,12 @@ describeInBothModes('/v1/logicscripts', (d) => {
 
   it('evaluates a script against a visitor (dry run)', async () => {
     const res = await d().api.call('POST', '/logicscripts/evaluate', {
-      body: { code: ROUTING, visitor: { country: 'US', deviceType: 'desktop', utcOffsetHours: -5 }, time: '2026-03-02T15:30:00Z', routeKeys: ['us_business_hours', 'mobile', 'default'] },
+      body: {
+        code: ROUTING,
+        visitor: { country: 'US', deviceType: 'desktop', utcOffsetHours: -5 },
+        time: '2026-03-02T15:30:00Z',
+        routeKeys: ['us_business_hours', 'mobile', 'default'],
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ routeKey: 'us_business_hours', fallback: false, valid: true });
@@ -71,6 +75,8 @@ describeInBothModes('/v1/logicscripts', (d) => {
   it('requires authentication', async () => {
     expect((await d().api.call('GET', '/logicscripts/language', { key: '' })).status).toBe(401);
     expect((await d().api.call('POST', '/logicscripts/validate', { key: '', body: { code: 'return "a"' } })).status).toBe(401);
-    expect((await d().api.call('POST', '/logicscripts/evaluate', { key: 'wrong-key-wrong-key-123', body: { code: 'return "a"', visitor: {} } })).status).toBe(401);
+    expect((await d().api.call('POST', '/logicscripts/evaluate', { key: 'wrong-key-wrong-key-123', body: { code: 'return "a"', visitor: {} } })).status).toBe(
+      401,
+    );
   });
 });

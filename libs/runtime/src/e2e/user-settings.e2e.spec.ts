@@ -5,7 +5,6 @@ import { Deployment, describeInBothModes } from './harness';
 const ofSize = (bytes: number) => ({ v: 'x'.repeat(bytes - 8) });
 
 describeInBothModes('/v1/usersettings', (d) => {
-
   const call = (...args: Parameters<Deployment['api']['call']>) => d().api.call(...args);
   const read = async (key?: string) => {
     const res = await call('GET', '/usersettings/', { key });

@@ -13,7 +13,8 @@ function bodyOf(request: Forwarded): Record<string, unknown> {
 }
 
 function requireCode(body: Record<string, unknown>): string {
-  if (typeof body.code !== 'string') throw ServiceError.badRequest(ErrorCodes.VALIDATION, 'code is required and must be a string', [{ field: 'code', problems: ['must be a string'] }]);
+  if (typeof body.code !== 'string')
+    throw ServiceError.badRequest(ErrorCodes.VALIDATION, 'code is required and must be a string', [{ field: 'code', problems: ['must be a string'] }]);
   return body.code;
 }
 

@@ -51,7 +51,9 @@ export class ApiKeyAuthentication {
     if (this.usageWrittenAt.size >= USAGE_MEMORY_LIMIT) this.usageWrittenAt.clear();
     this.usageWrittenAt.set(keyId, now);
     try {
-      await this.usage.bulkWrite([{ updateOne: { filter: { _id: keyId }, update: { $set: { accountId, lastUsedAt: new Date(now).toISOString() } }, upsert: true } }]);
+      await this.usage.bulkWrite([
+        { updateOne: { filter: { _id: keyId }, update: { $set: { accountId, lastUsedAt: new Date(now).toISOString() } }, upsert: true } },
+      ]);
     } catch (error) {
       this.usageWrittenAt.delete(keyId);
       this.logger.warn(`could not record the use of API key ${keyId}: ${(error as Error).message}`);

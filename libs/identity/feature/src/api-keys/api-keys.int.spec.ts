@@ -38,7 +38,11 @@ describe('API keys over SQLite and the embedded read store', () => {
   const generate = (context: CallerContext, body: unknown) => controller.generate(request(context, body));
   const update = (context: CallerContext, body: unknown) => controller.update(request(context, body));
   const remove = (context: CallerContext, body: unknown) => controller.delete(request(context, body));
-  const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
   const revoked = () => published.filter((p) => p.subject === IdentityEvents.apiKeysRevoked).map((p) => p.data);
   async function log(): Promise<RecordedEvent[]> {
     const all: RecordedEvent[] = [];

@@ -89,7 +89,17 @@ export class ApiKeysService {
     const { position } = await this.append(caller, keyId, events, -1, createdAt);
     await this.projector.waitFor(position);
     const issued = evolveApiKey(initialApiKeyState(), events[0]).key!;
-    return { id: keyId, key, name: issued.name, prefix: issued.prefix, permissions: issued.permissions, enabled: true, createdAt, lastUsedAt: null, userId: issued.userId };
+    return {
+      id: keyId,
+      key,
+      name: issued.name,
+      prefix: issued.prefix,
+      permissions: issued.permissions,
+      enabled: true,
+      createdAt,
+      lastUsedAt: null,
+      userId: issued.userId,
+    };
   }
 
   /** Renames, changes permissions (never beyond the caller's), disables or enables; answers the key as lists show it. */

@@ -48,11 +48,13 @@ describe('authentication (identity feature on SQLite and the embedded read store
     return { accountId: created.accountId, userId: created.userId, permissions: [], correlationId: 'test' };
   }
 
-  const login = (username: string, password: string, extra: Record<string, unknown> = {}, address = '10.0.0.1') => auth.login({ username, password, ...extra }, address);
-  const failureOf = (promise: Promise<unknown>) => promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
+  const login = (username: string, password: string, extra: Record<string, unknown> = {}, address = '10.0.0.1') =>
+    auth.login({ username, password, ...extra }, address);
+  const failureOf = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'auth-spec-'));
@@ -97,7 +99,9 @@ describe('authentication (identity feature on SQLite and the embedded read store
     expect(wrongPassword).toMatchObject({ status: 401 });
     expect(unknownUser).toMatchObject({ status: 401, message: (wrongPassword as Error).message });
     await expect(failureOf(login('', ''))).resolves.toMatchObject({ status: 400 });
-    await expect(failureOf(auth.login({ username: 'bob@example.com', password: 'x', issue_refresh_token: 'yes' }, undefined))).resolves.toMatchObject({ status: 400 });
+    await expect(failureOf(auth.login({ username: 'bob@example.com', password: 'x', issue_refresh_token: 'yes' }, undefined))).resolves.toMatchObject({
+      status: 400,
+    });
   });
 
   it('slows repeated failures for a username, then refuses with 429 for a while, without touching other users', async () => {
@@ -144,7 +148,10 @@ describe('authentication (identity feature on SQLite and the embedded read store
       expect(valid.user.email).toBe('fay@example.com');
 
       now += 72 * HOUR;
-      await expect(failureOf(auth.validate(session.tokens.access_token, {}))).resolves.toMatchObject({ status: 401, message: expect.stringContaining('expired') });
+      await expect(failureOf(auth.validate(session.tokens.access_token, {}))).resolves.toMatchObject({
+        status: 401,
+        message: expect.stringContaining('expired'),
+      });
       const renewed = await auth.validate(session.tokens.access_token, { refresh_token: session.tokens.refresh_token });
       expect(renewed.tokens.refresh_token).toBe(session.tokens.refresh_token);
       expect(renewed.tokens.expires_at).toBe(now / 1000 + 72 * 3600);
@@ -170,7 +177,11 @@ describe('authentication (identity feature on SQLite and the embedded read store
       // Signed by a key this service does not have.
       const foreign = await IdentityKeys.inMemory();
       const { TokenIssuer } = await import('./token-issuer');
-      const foreignToken = await new TokenIssuer(foreign, { accessTokenTtlSeconds: 3600 }, () => now).accessToken({ userId: gus.userId, accountId: gus.accountId, permissions: [] });
+      const foreignToken = await new TokenIssuer(foreign, { accessTokenTtlSeconds: 3600 }, () => now).accessToken({
+        userId: gus.userId,
+        accountId: gus.accountId,
+        permissions: [],
+      });
       await expect(failureOf(auth.validate(foreignToken.token, {}))).resolves.toMatchObject({ status: 401 });
       await expect(failureOf(auth.validate('not a token', {}))).resolves.toMatchObject({ status: 401 });
       await expect(failureOf(auth.validate(undefined, {}))).resolves.toMatchObject({ status: 401 });
@@ -183,7 +194,9 @@ describe('authentication (identity feature on SQLite and the embedded read store
       await newUser('ida@example.com');
       const session = (await login('ida@example.com', 'a good password')) as Session;
       now += 30 * 24 * HOUR + 1000;
-      await expect(failureOf(auth.validate(session.tokens.access_token, { refresh_token: session.tokens.refresh_token }))).resolves.toMatchObject({ status: 401 });
+      await expect(failureOf(auth.validate(session.tokens.access_token, { refresh_token: session.tokens.refresh_token }))).resolves.toMatchObject({
+        status: 401,
+      });
     });
   });
 
@@ -207,7 +220,10 @@ describe('authentication (identity feature on SQLite and the embedded read store
     await boot();
     await expect(auth.validate(session.tokens.access_token, {})).resolves.toHaveProperty('user.email', 'kim@example.com');
     now += 80 * HOUR;
-    await expect(auth.validate(session.tokens.access_token, { refresh_token: session.tokens.refresh_token })).resolves.toHaveProperty('tokens.refresh_token', session.tokens.refresh_token);
+    await expect(auth.validate(session.tokens.access_token, { refresh_token: session.tokens.refresh_token })).resolves.toHaveProperty(
+      'tokens.refresh_token',
+      session.tokens.refresh_token,
+    );
     expect(readFileSync(join(dir, 'keys.json'), 'utf8')).toContain('"signing"');
   });
 
@@ -219,7 +235,8 @@ describe('authentication (identity feature on SQLite and the embedded read store
     const after = (await login('lee@example.com', 'a good password')) as Session;
     expect(decodeProtectedHeader(after.tokens.access_token).kid).not.toBe(decodeProtectedHeader(before.tokens.access_token).kid);
     const published = createLocalJWKSet(auth.signingKeys());
-    for (const s of [before, after]) await expect(verifyAccessToken(s.tokens.access_token, published, { now: new Date(now) })).resolves.toHaveProperty('expired', false);
+    for (const s of [before, after])
+      await expect(verifyAccessToken(s.tokens.access_token, published, { now: new Date(now) })).resolves.toHaveProperty('expired', false);
     expect(JSON.stringify(auth.signingKeys())).not.toContain('"d"');
   });
 
@@ -242,7 +259,9 @@ describe('authentication (identity feature on SQLite and the embedded read store
       expect(session.tokens.access_token).toBeTruthy();
       // Single use.
       now += 30_000;
-      await expect(failureOf(auth.verifyMfa({ mfa_token: challenge.mfa_token, otp: otpCode(secret, now) }, '10.0.0.1'))).resolves.toMatchObject({ status: 401 });
+      await expect(failureOf(auth.verifyMfa({ mfa_token: challenge.mfa_token, otp: otpCode(secret, now) }, '10.0.0.1'))).resolves.toMatchObject({
+        status: 401,
+      });
     });
 
     it('refuses a replayed code, a wrong code, an expired challenge, and a token after too many wrong codes', async () => {
@@ -262,7 +281,8 @@ describe('authentication (identity feature on SQLite and the embedded read store
       await expect(failureOf(auth.verifyMfa({ mfa_token: third.mfa_token, otp: otpCode(secret, now) }, undefined))).resolves.toMatchObject({ status: 401 });
 
       const fourth = (await login('ned@example.com', 'a good password')) as MfaChallenge;
-      for (let i = 0; i < 5; i++) await expect(failureOf(auth.verifyMfa({ mfa_token: fourth.mfa_token, otp: '000000' }, undefined))).resolves.toMatchObject({ status: 401 });
+      for (let i = 0; i < 5; i++)
+        await expect(failureOf(auth.verifyMfa({ mfa_token: fourth.mfa_token, otp: '000000' }, undefined))).resolves.toMatchObject({ status: 401 });
       now += 30_000;
       await expect(failureOf(auth.verifyMfa({ mfa_token: fourth.mfa_token, otp: otpCode(secret, now) }, undefined))).resolves.toMatchObject({ status: 401 });
       await expect(failureOf(auth.verifyMfa({ mfa_token: 'mfa_unknown', otp: otpCode(secret, now) }, undefined))).resolves.toMatchObject({ status: 401 });
@@ -272,14 +292,18 @@ describe('authentication (identity feature on SQLite and the embedded read store
       const { secret } = await enrolled('oli@example.com');
       now += 10 * 60_000;
       const a = (await login('oli@example.com', 'a good password')) as MfaChallenge;
-      await expect(failureOf(auth.verifyMfa({ mfa_token: a.mfa_token, otp: otpCode(secret, now - 60_000) }, undefined))).resolves.toMatchObject({ status: 401 });
+      await expect(failureOf(auth.verifyMfa({ mfa_token: a.mfa_token, otp: otpCode(secret, now - 60_000) }, undefined))).resolves.toMatchObject({
+        status: 401,
+      });
       await expect(auth.verifyMfa({ mfa_token: a.mfa_token, otp: otpCode(secret, now - 30_000) }, undefined)).resolves.toHaveProperty('tokens');
     });
 
     it('enrols only with a first valid code, refuses a second factor, and removes it', async () => {
       const caller = await newUser('pat@example.com');
       const { secret } = await auth.enrollOtp(caller);
-      await expect(failureOf(auth.confirmOtp(caller, { otp: '123456' === otpCode(secret, now) ? '654321' : '123456' }))).resolves.toMatchObject({ status: 400 });
+      await expect(failureOf(auth.confirmOtp(caller, { otp: '123456' === otpCode(secret, now) ? '654321' : '123456' }))).resolves.toMatchObject({
+        status: 400,
+      });
       // Not active yet: login gives a session.
       await expect(login('pat@example.com', 'a good password')).resolves.toHaveProperty('tokens');
       await auth.confirmOtp(caller, { otp: otpCode(secret, now) });
@@ -296,7 +320,15 @@ describe('authentication (identity feature on SQLite and the embedded read store
       const challenge = (await login('quin@example.com', 'a good password')) as MfaChallenge;
       const session = await auth.verifyMfa({ mfa_token: challenge.mfa_token, otp: otpCode(secret, now) }, undefined);
       // The whole SQLite log as bytes (database and write-ahead files).
-      const log = ['events.db', 'events.db-wal'].map((f) => { try { return readFileSync(join(dir, f)).toString('latin1'); } catch { return ''; } }).join('');
+      const log = ['events.db', 'events.db-wal']
+        .map((f) => {
+          try {
+            return readFileSync(join(dir, f)).toString('latin1');
+          } catch {
+            return '';
+          }
+        })
+        .join('');
       expect(log).toContain('OtpFactorEnrolled');
       for (const secretText of [secret, challenge.mfa_token, session.tokens.refresh_token, 'a good password']) expect(log).not.toContain(secretText);
     });

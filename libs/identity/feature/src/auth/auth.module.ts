@@ -55,7 +55,13 @@ export class AuthModule {
         { provide: IdentityKeys, useFactory: () => (options.keysFile ? IdentityKeys.load(options.keysFile) : IdentityKeys.inMemory()) },
         {
           provide: REFRESH_TOKENS,
-          useFactory: () => new RefreshTokens(stores.eventStore, stores.readStore, { refreshTokenTtlSeconds: options.refreshTokenTtlSeconds ?? DEFAULT_REFRESH_TOKEN_TTL_SECONDS }, clock),
+          useFactory: () =>
+            new RefreshTokens(
+              stores.eventStore,
+              stores.readStore,
+              { refreshTokenTtlSeconds: options.refreshTokenTtlSeconds ?? DEFAULT_REFRESH_TOKEN_TTL_SECONDS },
+              clock,
+            ),
         },
         {
           provide: AUTH_SERVICE,

@@ -70,7 +70,9 @@ export class AuthService {
     const lockedMs = await this.deps.throttle.lockedForMs(request.username, sourceAddress);
     if (lockedMs > 0) throw ServiceError.tooManyRequests('too many failed logins; try again later', lockedMs / 1000);
     const user = await this.userByEmail(request.username);
-    const passwordOk = user ? await verifyPassword(request.password, user.passwordHash) : await verifyPassword(request.password, await this.decoyHash).then(() => false);
+    const passwordOk = user
+      ? await verifyPassword(request.password, user.passwordHash)
+      : await verifyPassword(request.password, await this.decoyHash).then(() => false);
     if (!user || !passwordOk) {
       await this.sleep(await this.deps.throttle.failed(request.username, sourceAddress));
       throw ServiceError.unauthorized(WRONG_CREDENTIALS);
@@ -103,7 +105,8 @@ export class AuthService {
     }
     // Single use: of two answers racing with the same token, or the same code, one wins.
     if (!(await this.appendExpecting(stream, [{ type: 'MfaChallengeCompleted', data: {} }], events.length - 1))) throw ServiceError.unauthorized(INVALID_MFA);
-    if (!(await this.appendExpecting(SessionStreams.otp(user.userId), [{ type: 'OtpCodeAccepted', data: { step } }], otp.revision))) throw ServiceError.unauthorized(INVALID_MFA);
+    if (!(await this.appendExpecting(SessionStreams.otp(user.userId), [{ type: 'OtpCodeAccepted', data: { step } }], otp.revision)))
+      throw ServiceError.unauthorized(INVALID_MFA);
     return this.session(user, challenge.issueRefreshToken);
   }
 
@@ -138,7 +141,10 @@ export class AuthService {
     const otp = await this.otpState(user.userId);
     if (otp.state.factor?.confirmed) throw ServiceError.conflict(ErrorCodes.MFA_STATE, 'an OTP factor is active; remove it before enrolling another');
     const secret = newOtpSecret();
-    const event = { type: 'OtpFactorEnrolled', data: { factorId: randomUUID(), userId: user.userId, secret: encryptSecret(secret, this.deps.keys.encryption[0]) } };
+    const event = {
+      type: 'OtpFactorEnrolled',
+      data: { factorId: randomUUID(), userId: user.userId, secret: encryptSecret(secret, this.deps.keys.encryption[0]) },
+    };
     if (!(await this.appendExpecting(SessionStreams.otp(user.userId), [event], otp.revision))) throw this.concurrentChange();
     return { secret, otpauth_uri: otpauthUri(secret, user.email) };
   }
@@ -173,9 +179,17 @@ export class AuthService {
     const token = newOpaqueToken('mfa');
     const digest = tokenDigest(token);
     const expiresAt = this.deps.clock() + MFA_CHALLENGE_TTL_MS;
-    const issued: MfaChallengeIssued = { type: 'MfaChallengeIssued', data: { userId: user.userId, accountId: user.accountId, digest, expiresAt, issueRefreshToken } };
+    const issued: MfaChallengeIssued = {
+      type: 'MfaChallengeIssued',
+      data: { userId: user.userId, accountId: user.accountId, digest, expiresAt, issueRefreshToken },
+    };
     await this.appendExpecting(SessionStreams.mfaChallenge(digest), [issued], 'no_stream');
-    return { mfa_required: true, mfa_token: token, factor: 'otp', mfa_requirements: { challenge: [{ type: 'otp' }], expires_at: Math.floor(expiresAt / 1000) } };
+    return {
+      mfa_required: true,
+      mfa_token: token,
+      factor: 'otp',
+      mfa_requirements: { challenge: [{ type: 'otp' }], expires_at: Math.floor(expiresAt / 1000) },
+    };
   }
 
   private async session(user: UserState, issueRefreshToken: boolean): Promise<Session> {
@@ -186,7 +200,15 @@ export class AuthService {
 
   private async sessionOf(user: UserState, tokens: { access_token: string; refresh_token: string; expires_at: number }): Promise<Session> {
     const profile = sessionUser(user);
-    return { tokens: { access_token: tokens.access_token, id_token: await this.deps.tokens.idToken(profile, tokens.expires_at), refresh_token: tokens.refresh_token, expires_at: tokens.expires_at }, user: profile };
+    return {
+      tokens: {
+        access_token: tokens.access_token,
+        id_token: await this.deps.tokens.idToken(profile, tokens.expires_at),
+        refresh_token: tokens.refresh_token,
+        expires_at: tokens.expires_at,
+      },
+      user: profile,
+    };
   }
 
   private async callerUser(context: CallerContext): Promise<UserState> {
@@ -214,7 +236,11 @@ export class AuthService {
   private async appendExpecting(stream: string, events: NewEvent[], expected: number | 'no_stream'): Promise<boolean> {
     try {
       const metadata = { schemaVersion: 1, occurredAt: new Date(this.deps.clock()).toISOString() };
-      await this.eventStore.append(stream, events.map((e) => ({ ...e, metadata })), { expectedRevision: expected === -1 ? 'no_stream' : expected });
+      await this.eventStore.append(
+        stream,
+        events.map((e) => ({ ...e, metadata })),
+        { expectedRevision: expected === -1 ? 'no_stream' : expected },
+      );
       return true;
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError) return false;

@@ -34,7 +34,10 @@ export class LoginThrottle {
   /** Milliseconds until attempts for this username or address are allowed again (0: allowed now). */
   async lockedForMs(username: string, address: string | undefined): Promise<number> {
     const now = this.clock();
-    const [user, source] = await Promise.all([this.counters.findOne({ _id: userKey(username) }), address ? this.counters.findOne({ _id: addressKey(address) }) : null]);
+    const [user, source] = await Promise.all([
+      this.counters.findOne({ _id: userKey(username) }),
+      address ? this.counters.findOne({ _id: addressKey(address) }) : null,
+    ]);
     return Math.max(lockRemainingMs(user, now), lockRemainingMs(source, now));
   }
 
@@ -55,7 +58,9 @@ export class LoginThrottle {
    */
   private async count(id: string, policy: ThrottlePolicy): Promise<number> {
     const now = this.clock();
-    const counted = await this.counters.bulkWrite([{ updateOne: { filter: { _id: id, ...failureCountsTowardsFilter(now, policy) }, update: { $inc: { failures: 1 } } } }]);
+    const counted = await this.counters.bulkWrite([
+      { updateOne: { filter: { _id: id, ...failureCountsTowardsFilter(now, policy) }, update: { $inc: { failures: 1 } } } },
+    ]);
     if (counted.matchedCount === 0) {
       const fresh = afterFailure(null, now, policy);
       await this.counters.bulkWrite([{ replaceOne: { filter: { _id: id }, replacement: { _id: id, ...fresh }, upsert: true } }]);

@@ -70,7 +70,10 @@ export class RefreshTokens {
     const token = newOpaqueToken('frt');
     const issuedAt = Math.floor(this.clock() / 1000);
     const expiresAt = issuedAt + this.settings.refreshTokenTtlSeconds;
-    const issued: RefreshTokenIssued = { type: 'RefreshTokenIssued', data: { tokenId: randomUUID(), digest: tokenDigest(token), userId, accountId, issuedAt, expiresAt } };
+    const issued: RefreshTokenIssued = {
+      type: 'RefreshTokenIssued',
+      data: { tokenId: randomUUID(), digest: tokenDigest(token), userId, accountId, issuedAt, expiresAt },
+    };
     await this.appendDecided(userId, (active, expired) => {
       const surplus = active.length + 1 - MAX_ACTIVE_REFRESH_TOKENS;
       const events: SessionEvent[] = [];

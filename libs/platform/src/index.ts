@@ -19,3 +19,4 @@ export * from './ops/shutdown';
 export * from './rpc/nats-service-client';
 export * from './in-process/in-process-service-client';
 export * from './rpc/lean-server-nats';
+export * from './outbound';

@@ -2,7 +2,7 @@
  * Typed service errors. They cross the wire as plain `{ status, code, message, details }` objects
  * and the gateway maps `status` to the HTTP answer.
  */
-export type ServiceErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 503;
+export type ServiceErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 503 | 507;
 
 export interface ServiceErrorShape {
   status: ServiceErrorStatus;
@@ -71,6 +71,12 @@ export const ErrorCodes = {
   VALIDATION: 'REQUEST.VALIDATION_FAILED',
   MALFORMED_JSON: 'REQUEST.MALFORMED_JSON',
   BODY_TOO_LARGE: 'REQUEST.BODY_TOO_LARGE',
+  /** A request over RPC_MAX_MESSAGE_BYTES: not sent to the service. */
+  MESSAGE_TOO_LARGE: 'RPC.MESSAGE_TOO_LARGE',
+  /** A reply over RPC_MAX_MESSAGE_BYTES: the service answered this instead. */
+  REPLY_TOO_LARGE: 'RPC.REPLY_TOO_LARGE',
+  /** A message on a service subject that is not a request in the transport's format. */
+  MALFORMED_MESSAGE: 'RPC.MALFORMED_MESSAGE',
   INVALID_ID: 'REQUEST.INVALID_ID',
   ASSET_NOT_FOUND: 'ASSET.NOT_FOUND',
   ASSET_EXISTS: 'ASSET.ALREADY_EXISTS',

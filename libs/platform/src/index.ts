@@ -19,4 +19,5 @@ export * from './ops/shutdown';
 export * from './rpc/nats-service-client';
 export * from './in-process/in-process-service-client';
 export * from './rpc/lean-server-nats';
+export { DEFAULT_RPC_MAX_MESSAGE_BYTES } from './rpc/nats-chunking';
 export * from './outbound';

@@ -50,6 +50,8 @@ export function authOptionsFrom(config: Config<typeof authConfig> & { DATA_DIR: 
 export const natsConfig = {
   /** One server URL, or several of a cluster separated by commas. */
   NATS_URL: string(),
+  /** The largest request or reply carried over NATS (split into chunks under the server's max payload): 64 MiB. */
+  RPC_MAX_MESSAGE_BYTES: int({ min: 65_536, max: 1024 * 1024 * 1024, default: 64 * 1024 * 1024 }),
 };
 
 /** Health and metrics port of the NATS-only services. */

@@ -32,7 +32,7 @@ async function startNatsService(
   config: Config<typeof serviceConfig>,
   checks: (app: INestMicroservice) => ReadinessCheck[],
   onClose: () => Promise<void> = async () => undefined,
-  server: LeanServerNats = new LeanServerNats(natsServerOptions(config.NATS_URL, name).options),
+  server: LeanServerNats = new LeanServerNats(natsServerOptions(config.NATS_URL, name).options, { maxMessageBytes: config.RPC_MAX_MESSAGE_BYTES }),
 ): Promise<RunningApp> {
   const logger = createLogger(name, config.LOG_LEVEL);
   const app = await NestFactory.createMicroservice(module, {
@@ -77,7 +77,7 @@ export async function startIdentityService(env: NodeJS.ProcessEnv = process.env)
   const bootstrapAdmin = bootstrapAdminFrom(config);
   const stores = await openStores(config);
   // Events (API key revocations) go out on the connection that carries the replies, so a gateway sees them first.
-  const server = new LeanServerNats(natsServerOptions(config.NATS_URL, 'identity-service').options);
+  const server = new LeanServerNats(natsServerOptions(config.NATS_URL, 'identity-service').options, { maxMessageBytes: config.RPC_MAX_MESSAGE_BYTES });
   @Module({ imports: [IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin, auth: authOptionsFrom(config), events: server })] })
   class IdentityServiceModule {}
   return startNatsService(
@@ -101,7 +101,7 @@ export const gatewayConfig = { ...commonConfig, ...httpConfig, ...natsConfig };
 export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
   const config = loadConfig(gatewayConfig, env);
   const logger = createLogger('gateway', config.LOG_LEVEL);
-  const client = new NatsServiceClient(config.NATS_URL, { timeoutMs: config.RPC_TIMEOUT_MS, logger });
+  const client = new NatsServiceClient(config.NATS_URL, { timeoutMs: config.RPC_TIMEOUT_MS, logger, maxMessageBytes: config.RPC_MAX_MESSAGE_BYTES });
   const metrics = createMetricsRegistry({ defaultLabels: { app: 'gateway' } });
   // Connect now rather than on the first request, so readiness reflects NATS from the start.
   client.warmUp();

@@ -1,5 +1,5 @@
-import { RpcRequest, ServiceError } from '@funnel/contracts';
-import { ErrorCode as NatsErrorCode, type Msg, type NatsConnection, type NatsError, type Subscription, connect, createInbox } from 'nats';
+import { ErrorCodes, RpcRequest, ServiceError } from '@funnel/contracts';
+import { ErrorCode as NatsErrorCode, type Msg, type NatsConnection, type NatsError, type Subscription, connect, createInbox, nuid } from 'nats';
 import type { Logger } from 'pino';
 import { createLogger } from '../logging/logger';
 import { type RpcMetrics, rpcOutcomeOf } from '../ops/metrics';
@@ -7,11 +7,14 @@ import { DEFAULT_RPC_TIMEOUT_MS, type ServiceClient, toServiceError } from './se
 import { natsClientOptions } from './nats-options';
 import type { EventHandler } from './event-publisher';
 import { coalesceWritesPerLoopTurn } from './nats-write-coalescing';
+import { ChunkAssembly, DEFAULT_RPC_MAX_MESSAGE_BYTES, UPLOAD_TO_HEADER, chunkHeaders, chunkLimitOf, chunkPositionOf, splitIntoChunks } from './nats-chunking';
 
 export interface NatsServiceClientOptions {
   timeoutMs?: number;
   logger?: Logger;
   metrics?: RpcMetrics;
+  /** The largest request sent or reply accepted (RPC_MAX_MESSAGE_BYTES); larger ones are a 413/507. */
+  maxMessageBytes?: number;
 }
 
 /** Nest's NATS wire format: a request `{ pattern, data, id }`, a reply `{ err?, response?, isDisposed, id }` (JSON). */
@@ -25,6 +28,10 @@ interface PendingRequest {
   resolve(data: Uint8Array): void;
   reject(error: unknown): void;
   timer: NodeJS.Timeout;
+  /** Chunks 2..n of a chunked request, sent once the receiving instance names its upload subject. */
+  upload?: { chunks: Uint8Array[]; uploadId: string; subject: string };
+  /** A chunked reply being received. */
+  assembly?: ChunkAssembly;
 }
 
 /** A request that got no answer from NATS; its code classifies it as "unavailable" (503). */
@@ -54,6 +61,7 @@ export class NatsServiceClient implements ServiceClient {
   private readonly timeoutMs: number;
   private readonly logger: Logger;
   private readonly metrics?: RpcMetrics;
+  private readonly maxMessageBytes: number;
   private readonly pending = new Map<string, PendingRequest>();
   private connection?: Promise<NatsConnection>;
   private current?: NatsConnection;
@@ -73,6 +81,7 @@ export class NatsServiceClient implements ServiceClient {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS;
     this.logger = options.logger ?? createLogger('rpc-client');
     this.metrics = options.metrics;
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_RPC_MAX_MESSAGE_BYTES;
   }
 
   /** True while connected to a NATS server (not while reconnecting or closed). */
@@ -93,13 +102,27 @@ export class NatsServiceClient implements ServiceClient {
       if (!this.reachable) throw ServiceError.unavailable('NATS connection lost; reconnecting');
       const remaining = Math.max(1, this.timeoutMs - (performance.now() - startedAt));
       const id = String(++this.nextId);
+      const message = encoder.encode(JSON.stringify({ pattern: subject, data: payload, id }));
+      if (message.length > this.maxMessageBytes) {
+        throw new ServiceError(413, ErrorCodes.MESSAGE_TOO_LARGE, `the request is larger than ${this.maxMessageBytes} bytes`);
+      }
       const data = await new Promise<Uint8Array>((resolve, reject) => {
         const timer = setTimeout(() => {
           this.pending.delete(id);
           reject(new NatsRequestFailure(NatsErrorCode.Timeout, `no reply on ${subject} within ${Math.round(remaining)} ms`));
         }, remaining);
-        this.pending.set(id, { resolve, reject, timer });
-        nc.publish(subject, encoder.encode(JSON.stringify({ pattern: subject, data: payload, id })), { reply: this.replyPrefix + id });
+        const request: PendingRequest = { resolve, reject, timer };
+        this.pending.set(id, request);
+        const reply = this.replyPrefix + id;
+        const limit = chunkLimitOf(nc);
+        if (message.length <= limit) {
+          nc.publish(subject, message, { reply });
+          return;
+        }
+        // Chunk 1 goes to the queue group; the instance that takes it names where chunks 2..n go (see onReply).
+        const chunks = splitIntoChunks(message, limit);
+        request.upload = { chunks, uploadId: nuid.next(), subject };
+        nc.publish(subject, chunks[0], { reply, headers: chunkHeaders(1, chunks.length, request.upload.uploadId) });
       });
       const reply = JSON.parse(decoder.decode(data)) as ReplyPacket;
       if (reply.err !== undefined && reply.err !== null) throw reply.err;
@@ -152,14 +175,52 @@ export class NatsServiceClient implements ServiceClient {
     const id = message.subject.slice(this.replyPrefix.length);
     const request = this.pending.get(id);
     if (!request) return; // answered after its timeout
-    this.pending.delete(id);
-    clearTimeout(request.timer);
+    const headers = message.headers;
+    if (headers) {
+      const uploadTo = headers.get(UPLOAD_TO_HEADER);
+      if (uploadTo) return this.sendRemainingChunks(request, uploadTo, message.subject);
+      const position = chunkPositionOf(headers);
+      if (position) {
+        request.assembly ??= new ChunkAssembly(position.count, this.maxMessageBytes);
+        let whole: Uint8Array | undefined;
+        try {
+          whole = request.assembly.add(position.index, message.data);
+        } catch {
+          this.settle(id, request);
+          request.reject(new ServiceError(507, ErrorCodes.REPLY_TOO_LARGE, `the answer is larger than ${this.maxMessageBytes} bytes`));
+          return;
+        }
+        if (whole) {
+          this.settle(id, request);
+          request.resolve(whole);
+        }
+        return;
+      }
+    }
+    this.settle(id, request);
     // An empty message with status 503 is the server saying no service subscribes to the subject.
-    if (message.data.length === 0 && message.headers?.code === 503) {
+    if (message.data.length === 0 && headers?.code === 503) {
       request.reject(new NatsRequestFailure(NatsErrorCode.NoResponders, 'no service answers this subject'));
     } else {
       request.resolve(message.data);
     }
+  }
+
+  private settle(id: string, request: PendingRequest): void {
+    this.pending.delete(id);
+    clearTimeout(request.timer);
+  }
+
+  /** The instance that took chunk 1 named its upload subject: send it chunks 2..n, replies still to `reply`. */
+  private sendRemainingChunks(request: PendingRequest, uploadTo: string, reply: string): void {
+    const upload = request.upload;
+    const nc = this.current;
+    if (!upload || !nc) return;
+    request.upload = undefined;
+    // Only an instance of the service the request went to may receive its chunks.
+    if (!uploadTo.startsWith(`${upload.subject.split('.', 1)[0]}.`)) return;
+    const { chunks, uploadId } = upload;
+    for (let i = 1; i < chunks.length; i++) nc.publish(uploadTo, chunks[i], { reply, headers: chunkHeaders(i + 1, chunks.length, uploadId) });
   }
 
   private subscribeEvents(nc: NatsConnection, subject: string): void {

@@ -1,3 +1,4 @@
+import { forEachInTurns, mapInTurns } from './turn-taking';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   AssetKindDescriptor,
@@ -124,7 +125,7 @@ export class AssetCommands {
     const mutation = validateBody(ParentMutationRequestDto, body);
     const decision = resolveChildrenDecision(operation, mutation);
     const entries = [...new Set(mutation.entries)];
-    const loaded = await Promise.all(entries.map(async (id) => ({ id, ...(await this.repository.load(kind.kind, context.accountId, id)) })));
+    const loaded = await mapInTurns(entries, async (id) => ({ id, ...(await this.repository.load(kind.kind, context.accountId, id)) }));
     if (decision.action === 'move') {
       const targetId = decision.targetParentID!;
       const target = (await this.repository.load(kind.kind, context.accountId, targetId)).state.record;
@@ -164,23 +165,23 @@ export class AssetCommands {
   /** Decides for every id first (any failure rejects the whole request, nothing appended), then appends. */
   private async decideAndAppend(kind: AssetKindDescriptor, context: CallerContext, ids: string[], command: () => AssetCommand): Promise<void> {
     const unique = [...new Set(ids)];
-    const decided: Decided[] = await Promise.all(
-      unique.map(async (id) => {
-        const loaded = await this.repository.load(kind.kind, context.accountId, id);
-        return { id, revision: loaded.revision, events: decideAsset(command(), loaded.state, { kind: kind.kind, id }) };
-      }),
-    );
+    const decided: Decided[] = await mapInTurns(unique, async (id) => {
+      const loaded = await this.repository.load(kind.kind, context.accountId, id);
+      return { id, revision: loaded.revision, events: decideAsset(command(), loaded.state, { kind: kind.kind, id }) };
+    });
     const appended = await this.appendAll(kind, context, decided);
     if (appended.length) await this.projector.waitFor(appended[appended.length - 1].position);
   }
 
   private async appendAll(kind: AssetKindDescriptor, context: CallerContext, decided: Decided[]): Promise<{ id: string; position: GlobalPosition }[]> {
     const appended: { id: string; position: GlobalPosition }[] = [];
-    for (const d of decided) {
-      if (!d.events.length) continue;
-      const result = await this.repository.append(kind.kind, context, d.id, d.events, d.revision);
-      appended.push({ id: d.id, position: result.position });
-    }
+    await forEachInTurns(
+      decided.filter((d) => d.events.length > 0),
+      async (d) => {
+        const result = await this.repository.append(kind.kind, context, d.id, d.events, d.revision);
+        appended.push({ id: d.id, position: result.position });
+      },
+    );
     return appended;
   }
 

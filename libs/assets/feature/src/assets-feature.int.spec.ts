@@ -153,4 +153,43 @@ describe('asset feature over SQLite and the embedded read store', () => {
     const found = await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag: child.idTag }, body: undefined });
     expect(found.idCategory).toBe(a);
   });
+  describe('bulk operations', () => {
+    const ids = (count: number) => Array.from({ length: count }, () => generateAssetId());
+
+    it('refuse more than 1,000 entries or find/byIds ids with a 400, changing nothing', async () => {
+      const entries = ids(1001);
+      await expect(commands.archive(VISITOR_TAG_KIND, context(), { query: {}, body: { entries } })).rejects.toMatchObject({ status: 400 });
+      await expect(queries.findByIds(VISITOR_TAG_KIND, context(), { query: { idTags: entries.join(',') }, body: undefined })).rejects.toMatchObject({
+        status: 400,
+        message: expect.stringContaining('at most 1000'),
+      });
+    });
+
+    it('an archive of 1,000 ids lets other work run while it goes: the loop is never held for a large share of it', async () => {
+      const entries = ids(1000);
+      for (const idTag of entries) await commands.create(VISITOR_TAG_KIND, context(), { query: {}, body: { idTag, tagName: idTag } });
+      // A ticker that runs once per event-loop turn, recording the longest time the loop was held between two turns.
+      let turns = 0;
+      let longestHoldMs = 0;
+      let last = performance.now();
+      let running = true;
+      const tick = () => {
+        const now = performance.now();
+        longestHoldMs = Math.max(longestHoldMs, now - last);
+        last = now;
+        turns++;
+        if (running) setImmediate(tick);
+      };
+      setImmediate(tick);
+      const startedAt = performance.now();
+      await commands.archive(VISITOR_TAG_KIND, context(), { query: {}, body: { entries } });
+      const totalMs = performance.now() - startedAt;
+      running = false;
+      const listed = await queries.findByStatus(VISITOR_TAG_KIND, context(), { query: { status: 'archived' }, body: undefined });
+      expect(listed).toHaveLength(1000);
+      // 1,000 loads and 1,000 appends in turns of 50 ids: dozens of turns, none holding the loop for a fifth of the whole.
+      expect(turns).toBeGreaterThanOrEqual(20);
+      expect(longestHoldMs).toBeLessThan(totalMs / 5);
+    }, 60_000);
+  });
 });

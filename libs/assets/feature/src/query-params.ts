@@ -1,4 +1,4 @@
-import { AssetRequestBody, ErrorCodes, ID_RULE, STATUS_FILTERS, ServiceError, StatusFilter, isValidAssetId } from '@funnel/contracts';
+import { AssetRequestBody, ErrorCodes, ID_RULE, MAX_BULK_IDS, STATUS_FILTERS, ServiceError, StatusFilter, isValidAssetId } from '@funnel/contracts';
 import { Filter } from '@funnel/readstore';
 
 type Query = AssetRequestBody['query'];
@@ -32,6 +32,7 @@ export function idsParam(query: Query, name: string): string[] {
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
     .filter((v) => v !== '');
+  if (ids.length > MAX_BULK_IDS) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `query parameter ${name} may list at most ${MAX_BULK_IDS} ids`);
   const bad = ids.find((id) => !isValidAssetId(id));
   if (bad !== undefined) throw ServiceError.badRequest(ErrorCodes.INVALID_ID, `query parameter ${name}: ${bad}: ${ID_RULE}`);
   return [...new Set(ids)];

@@ -162,3 +162,19 @@ describe('evaluateCode', () => {
     });
   });
 });
+
+describe('dry-run input problems are bounded', () => {
+  it('reports at most 20 problems and counts the rest, for 10,000 unknown visitor keys', () => {
+    const visitor = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`unknownKey${i}`, 'x']));
+    const problems = validateDryRunInput({ visitor });
+    expect(problems).toHaveLength(21);
+    expect(problems[0]).toBe('visitor.unknownKey0 is not a visitor attribute');
+    expect(problems[20]).toBe('and 9980 more problems');
+  });
+
+  it('never echoes more than 64 characters of a client-chosen name', () => {
+    const name = 'n'.repeat(100_000);
+    const [problem] = validateDryRunInput({ visitor: { [name]: 'x' } });
+    expect(problem).toBe(`visitor.${'n'.repeat(64)}… is not a visitor attribute`);
+  });
+});

@@ -27,7 +27,16 @@ export const DRY_RUN_LIMITS = Object.freeze({
   maxEntries: 100,
   maxVisitorTags: 200,
   maxRouteKeys: 200,
+  /** Most problems reported for one input; the rest are counted. */
+  maxProblems: 20,
+  /** Longest client-chosen name echoed in a problem; longer ones are cut. */
+  maxEchoedName: 64,
 });
+
+/** A client-chosen name as echoed in a problem: never more than maxEchoedName characters of it. */
+function shown(name: string): string {
+  return name.length > DRY_RUN_LIMITS.maxEchoedName ? `${name.slice(0, DRY_RUN_LIMITS.maxEchoedName)}…` : name;
+}
 
 const STRING_VARIABLES = new Set(VARIABLES.filter((v) => v.type === 'string').map((v) => v.name));
 const TIME_VARIABLES = new Set(VARIABLES.filter((v) => v.type === 'int' && v.name !== 'utcOffsetHours').map((v) => v.name));
@@ -63,7 +72,7 @@ export function validateDryRunInput(input: unknown): string[] {
   const problems: string[] = [];
   if (!isPlainObject(input)) return [`the input must be an object, got ${describeType(input)}`];
   for (const key of Object.keys(input)) {
-    if (!TOP_LEVEL_FIELDS.has(key)) problems.push(`${key} is not a dry-run field; the fields are ${[...TOP_LEVEL_FIELDS].join(', ')}`);
+    if (!TOP_LEVEL_FIELDS.has(key)) problems.push(`${shown(key)} is not a dry-run field; the fields are ${[...TOP_LEVEL_FIELDS].join(', ')}`);
   }
 
   const visitor = input['visitor'];
@@ -77,7 +86,7 @@ export function validateDryRunInput(input: unknown): string[] {
         problems.push(`visitor.${name} cannot be set: it is derived from time; set time instead`);
       } else if (!STRING_VARIABLES.has(name)) {
         const similar = [...STRING_VARIABLES].find((v) => v.toLowerCase() === name.toLowerCase());
-        problems.push(`visitor.${name} is not a visitor attribute${similar ? ` (did you mean ${similar}?)` : ''}`);
+        problems.push(`visitor.${shown(name)} is not a visitor attribute${similar ? ` (did you mean ${similar}?)` : ''}`);
       } else if (typeof value !== 'string') {
         problems.push(`visitor.${name} must be a string, got ${describeType(value)}`);
       } else if (value.length > DRY_RUN_LIMITS.maxValueLength) {
@@ -96,10 +105,10 @@ export function validateDryRunInput(input: unknown): string[] {
     const entries = Object.entries(record);
     if (entries.length > DRY_RUN_LIMITS.maxEntries) problems.push(`${field} has more than ${DRY_RUN_LIMITS.maxEntries} entries`);
     for (const [name, value] of entries) {
-      if (!isFieldName(name)) problems.push(`${field} name ${JSON.stringify(name)} must be 1 to 64 letters, digits, underscores, spaces or hyphens`);
-      if (typeof value !== 'string') problems.push(`${field}[${JSON.stringify(name)}] must be a string, got ${describeType(value)}`);
+      if (!isFieldName(name)) problems.push(`${field} name ${JSON.stringify(shown(name))} must be 1 to 64 letters, digits, underscores, spaces or hyphens`);
+      if (typeof value !== 'string') problems.push(`${field}[${JSON.stringify(shown(name))}] must be a string, got ${describeType(value)}`);
       else if (value.length > DRY_RUN_LIMITS.maxValueLength)
-        problems.push(`${field}[${JSON.stringify(name)}] is longer than ${DRY_RUN_LIMITS.maxValueLength} characters`);
+        problems.push(`${field}[${JSON.stringify(shown(name))}] is longer than ${DRY_RUN_LIMITS.maxValueLength} characters`);
     }
   }
 
@@ -130,7 +139,9 @@ export function validateDryRunInput(input: unknown): string[] {
       });
     }
   }
-  return problems;
+  if (problems.length <= DRY_RUN_LIMITS.maxProblems) return problems;
+  const shownProblems = problems.slice(0, DRY_RUN_LIMITS.maxProblems);
+  return [...shownProblems, `and ${problems.length - shownProblems.length} more problems`];
 }
 
 export interface DryRunOptions {

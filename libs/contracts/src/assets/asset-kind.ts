@@ -14,6 +14,8 @@ export const ASSET_OPERATIONS = [
   'archive',
   'unarchive',
   'moveCategory',
+  'findByType',
+  'evaluate',
 ] as const;
 export type AssetOperation = (typeof ASSET_OPERATIONS)[number];
 
@@ -31,7 +33,13 @@ export const ASSET_OPERATION_ROUTES: Record<AssetOperation, { method: 'GET' | 'P
   archive: { method: 'PUT', path: 'archive' },
   unarchive: { method: 'PUT', path: 'unarchive' },
   moveCategory: { method: 'PUT', path: 'move-category' },
+  findByType: { method: 'GET', path: 'find/byType' },
+  /** A dry run on the kind's own rules (conditions); reads only, so it needs assets:read. */
+  evaluate: { method: 'POST', path: 'evaluate' },
 };
+
+/** Operations that change nothing, whatever their HTTP method: they need `assets:read`. */
+export const READ_OPERATIONS: ReadonlySet<AssetOperation> = new Set(['list', 'findById', 'findByIds', 'findByStatus', 'findByCategory', 'findByType', 'evaluate']);
 
 /** A query parameter that narrows list / find/byStatus results to documents whose field equals it. */
 export interface QueryFilter {
@@ -41,6 +49,15 @@ export interface QueryFilter {
   required: boolean;
   /** Allowed values, when the parameter is an enum. */
   allowed?: readonly string[];
+  /** The field value each parameter value stands for, when they differ (a page group's categoryType `landerGroup` is pageType `lander`). */
+  values?: Readonly<Record<string, string>>;
+}
+
+/** A kind whose category type is the value of one of its fields (a page's `pageType`). */
+export interface CategoryTypeFromField {
+  field: string;
+  /** Category type by field value, e.g. `{ lander: 'landerGroup', offer: 'offerGroup' }`. */
+  types: Readonly<Record<string, string>>;
 }
 
 /**
@@ -75,6 +92,45 @@ export interface AssetKindDescriptor {
   derivedFields?: string[];
   /** Fields an update may not change (e.g. a category's categoryType). */
   immutableFields?: string[];
+  /** The category type, when it depends on a field of the record (instead of `categoryType`). */
+  categoryTypeFrom?: CategoryTypeFromField;
+  /**
+   * list and find/byStatus answer slim records: these fields of the record, plus the id, `status`,
+   * `idCategory` and `categoryName` (when category-managed) and the kind's computed slim fields.
+   * Absent: full records everywhere (visitor tags).
+   */
+  slimFields?: string[];
+  /**
+   * The funnel-local scope field (`restrictToFunnelId`): absent or "" is global. A local asset is not
+   * category-managed (its idCategory stays ""), the field cannot change on update, and list accepts
+   * `idFunnel` (only that funnel's assets) and `globalOnly=true` (only global ones).
+   */
+  scopeField?: string;
+  /** find/byType's parameter (required there); `findByStatusFilters` and `findByCategoryFilters` may name it too. */
+  typeFilter?: QueryFilter;
+  /** Extra filters accepted by find/byCategory. */
+  findByCategoryFilters?: QueryFilter[];
+  /** Fields renamed since events were first stored (old name to current name): stored events are read with the current names. */
+  renamedFields?: Readonly<Record<string, string>>;
+}
+
+/** Every category type that manages a kind: its fixed one, or each one its type field can give. */
+export function categoryTypesOf(kind: AssetKindDescriptor): string[] {
+  if (kind.categoryTypeFrom) return [...new Set(Object.values(kind.categoryTypeFrom.types))];
+  return kind.categoryType ? [kind.categoryType] : [];
+}
+
+/** The category type that manages this record (undefined: not category-managed, or a local asset). */
+export function categoryTypeOfRecord(kind: AssetKindDescriptor, record: Record<string, unknown>): string | undefined {
+  if (kind.scopeField && isLocal(kind, record)) return undefined;
+  if (kind.categoryTypeFrom) return kind.categoryTypeFrom.types[String(record[kind.categoryTypeFrom.field])];
+  return kind.categoryType;
+}
+
+/** True when the record is local to a funnel (its scope field names one). */
+export function isLocal(kind: AssetKindDescriptor, record: Record<string, unknown>): boolean {
+  const scope = kind.scopeField ? record[kind.scopeField] : undefined;
+  return typeof scope === 'string' && scope !== '';
 }
 
 export function assetSubject(kind: string, operation: AssetOperation): string {

@@ -1,0 +1,49 @@
+import { IsArray, IsOptional, IsString, Length } from 'class-validator';
+import { AssetKindDescriptor } from './asset-kind';
+import { PlacedAssetDto } from './common-fields';
+import { IsAssetId, IsAssetIdOrEmpty } from './id-validators';
+import { NAME_MAX, NAME_MIN } from './requests';
+
+/**
+ * Condition: routes tried in order, each with rule groups (OR) of rules (AND); the first route that
+ * matches wins, else `default`. The shape of `routes` is checked by the domain's condition rules.
+ */
+export class ConditionDto extends PlacedAssetDto {
+  @IsString() @IsAssetId() idCondition!: string;
+  @IsString() @Length(NAME_MIN, NAME_MAX) conditionName!: string;
+  @IsOptional() @IsString() @IsAssetIdOrEmpty() restrictToFunnelId = '';
+  @IsArray() routes!: unknown[];
+}
+
+export const CONDITION_KIND: AssetKindDescriptor = {
+  kind: 'condition',
+  eventPrefix: 'Condition',
+  idField: 'idCondition',
+  idsParam: 'idConditions',
+  nameField: 'conditionName',
+  recordDto: ConditionDto,
+  paths: ['/condition'],
+  operations: [
+    'list',
+    'findById',
+    'findByIds',
+    'findByStatus',
+    'findByCategory',
+    'create',
+    'update',
+    'duplicate',
+    'delete',
+    'archive',
+    'unarchive',
+    'moveCategory',
+    'evaluate',
+  ],
+  categoryType: 'condition',
+  scopeField: 'restrictToFunnelId',
+  list: { statusRequired: true, defaultStatus: 'all', filters: [{ param: 'idCategory', field: 'idCategory', required: false }] },
+  findByStatusFilters: [],
+  isParent: false,
+  derivedFields: ['categoryName'],
+  immutableFields: ['restrictToFunnelId'],
+  slimFields: ['conditionName', 'restrictToFunnelId'],
+};

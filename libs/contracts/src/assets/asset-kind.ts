@@ -39,7 +39,15 @@ export const ASSET_OPERATION_ROUTES: Record<AssetOperation, { method: 'GET' | 'P
 };
 
 /** Operations that change nothing, whatever their HTTP method: they need `assets:read`. */
-export const READ_OPERATIONS: ReadonlySet<AssetOperation> = new Set(['list', 'findById', 'findByIds', 'findByStatus', 'findByCategory', 'findByType', 'evaluate']);
+export const READ_OPERATIONS: ReadonlySet<AssetOperation> = new Set([
+  'list',
+  'findById',
+  'findByIds',
+  'findByStatus',
+  'findByCategory',
+  'findByType',
+  'evaluate',
+]);
 
 /** A query parameter that narrows list / find/byStatus results to documents whose field equals it. */
 export interface QueryFilter {

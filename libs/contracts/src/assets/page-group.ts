@@ -56,7 +56,13 @@ export const PAGE_GROUP_KIND: AssetKindDescriptor = {
   findByStatusFilters: [PAGE_TYPE_FILTER],
   typeFilter: { ...PAGE_TYPE_FILTER, required: true },
   findByCategoryFilters: [
-    { param: 'categoryType', field: 'pageType', required: true, allowed: ['landerGroup', 'offerGroup'], values: { landerGroup: 'lander', offerGroup: 'offer' } },
+    {
+      param: 'categoryType',
+      field: 'pageType',
+      required: true,
+      allowed: ['landerGroup', 'offerGroup'],
+      values: { landerGroup: 'lander', offerGroup: 'offer' },
+    },
   ],
   isParent: false,
   derivedFields: ['categoryName'],

@@ -33,7 +33,9 @@ export class TrafficSourceDto extends PlacedAssetDto {
   @IsString() @Length(NAME_MIN, NAME_MAX) trafficSourceName!: string;
   @IsOptional() @IsIn(COST_TYPES) costType: (typeof COST_TYPES)[number] = 'cpe';
   /** Deprecated: decimal text >= 0 with up to 6 decimals, or "". */
-  @IsOptional() @IsString() @Matches(new RegExp(`^$|${DECIMAL_TEXT.source}`), { message: '$property must be a decimal >= 0 with up to 6 decimals, or ""' })
+  @IsOptional()
+  @IsString()
+  @Matches(new RegExp(`^$|${DECIMAL_TEXT.source}`), { message: '$property must be a decimal >= 0 with up to 6 decimals, or ""' })
   defaultCost = '';
   @IsOptional() @IsObject() trackingFieldSlots: Record<string, TrackingField> = {};
   @IsOptional() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(500) incomingCostModifier = 100;
@@ -51,7 +53,20 @@ export const TRAFFIC_SOURCE_KIND: AssetKindDescriptor = {
   nameField: 'trafficSourceName',
   recordDto: TrafficSourceDto,
   paths: ['/trafficsource'],
-  operations: ['list', 'findById', 'findByIds', 'findByStatus', 'findByCategory', 'create', 'update', 'duplicate', 'delete', 'archive', 'unarchive', 'moveCategory'],
+  operations: [
+    'list',
+    'findById',
+    'findByIds',
+    'findByStatus',
+    'findByCategory',
+    'create',
+    'update',
+    'duplicate',
+    'delete',
+    'archive',
+    'unarchive',
+    'moveCategory',
+  ],
   categoryType: 'trafficsources',
   list: { statusRequired: true, defaultStatus: 'all', filters: [{ param: 'idCategory', field: 'idCategory', required: false }] },
   findByStatusFilters: [],

@@ -1,0 +1,16 @@
+import type { KindRules } from './kind-rules';
+import { offerSourceRules } from './offer-source';
+import { pageGroupRules } from './page-group';
+import { pageRules } from './page';
+import { trafficSourceRules } from './traffic-source';
+
+export * from './kind-rules';
+export * from './url-rules';
+
+/** Each kind's own rules, by kind name; a kind not listed has none beyond its DTO. */
+export const KIND_RULES: Readonly<Record<string, KindRules>> = {
+  trafficsource: trafficSourceRules,
+  offersource: offerSourceRules,
+  page: pageRules,
+  pagegroup: pageGroupRules,
+};

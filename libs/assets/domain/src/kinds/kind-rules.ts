@@ -1,0 +1,35 @@
+import type { AssetRecord } from '../asset-events';
+
+/** One problem with a request, in the shape of every validation error's `details`. */
+export interface FieldProblem {
+  /** Path of the field, e.g. `pages[2].idPage`. */
+  field: string;
+  /** What rule it breaks, e.g. `pattern`, `unique`, `notAllowed`. */
+  code: string;
+  message: string;
+}
+
+/** A field of a record that names another asset, to be checked: it exists in the caller's account, is not deleted, and has `where`'s values. */
+export interface AssetReference {
+  /** Path of the field, e.g. `offerParams.idOfferSource`. */
+  field: string;
+  kind: string;
+  id: string;
+  /** Fields the referenced record must hold these values in, e.g. `{ pageType: 'offer' }`. */
+  where?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A kind's own rules, beyond what its DTO checks: pure functions of the record. The generic
+ * pipeline calls them for every kind (a kind without rules of its own has none).
+ */
+export interface KindRules {
+  /** Problems with a record that passed its DTO: cross-field and shape rules. */
+  check?(record: AssetRecord): FieldProblem[];
+  /** The record as stored: fields the service sets, given the current record on update (null on create). */
+  normalize?(record: AssetRecord, current: AssetRecord | null): AssetRecord;
+  /** The fields that name other assets. */
+  references?(record: AssetRecord): AssetReference[];
+  /** Fields of the slim record computed from the full one (a page group's pageCount). */
+  slim?(record: AssetRecord): Record<string, unknown>;
+}

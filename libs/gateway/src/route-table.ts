@@ -1,4 +1,4 @@
-import { ASSET_KINDS, ASSET_OPERATION_ROUTES, AssetKindDescriptor, Permission, assetSubject } from '@funnel/contracts';
+import { ASSET_KINDS, ASSET_OPERATION_ROUTES, AssetKindDescriptor, Permission, READ_OPERATIONS, assetSubject } from '@funnel/contracts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -30,7 +30,7 @@ export function assetRoutes(kinds: readonly AssetKindDescriptor[] = ASSET_KINDS)
           method,
           path: `${prefix}/${path}`,
           subject: assetSubject(kind.kind, operation),
-          permission: method === 'GET' ? ('assets:read' as const) : ('assets:write' as const),
+          permission: READ_OPERATIONS.has(operation) ? ('assets:read' as const) : ('assets:write' as const),
           reply: 'result' as const,
         };
       }),

@@ -1,5 +1,6 @@
-import { AssetKindDescriptor, ErrorCodes, ServiceError } from '@funnel/contracts';
-import { AssetEvent, assetEventType } from './asset-events';
+import { AssetKindDescriptor, ErrorCodes, ServiceError, categoryTypesOf } from '@funnel/contracts';
+import { AssetEvent, AssetRecord, assetEventType } from './asset-events';
+import { KIND_RULES, type KindRules } from './kinds';
 
 export interface AssetStreamId {
   kind: string;
@@ -44,11 +45,36 @@ export class AssetRegistry {
 
   /** Kinds whose assets live in categories of this categoryType. */
   childKindsOf(categoryType: string): AssetKindDescriptor[] {
-    return this.kinds.filter((k) => k.categoryType === categoryType);
+    return this.kinds.filter((k) => categoryTypesOf(k).includes(categoryType));
   }
 
-  decodeEvent(kind: string, storedType: string, data: Record<string, unknown>): AssetEvent | undefined {
-    const type = assetEventType(this.get(kind).eventPrefix, storedType);
-    return type ? ({ type, data } as AssetEvent) : undefined;
+  /** The kind's own rules (none beyond its DTO when it has no module of its own). */
+  rules(kind: string): KindRules {
+    return KIND_RULES[kind] ?? NO_RULES;
   }
+
+  /** A stored event in today's shape: records written under since-renamed field names are read with the current names. */
+  decodeEvent(kind: string, storedType: string, data: Record<string, unknown>): AssetEvent | undefined {
+    const descriptor = this.get(kind);
+    const type = assetEventType(descriptor.eventPrefix, storedType);
+    if (!type) return undefined;
+    const renamed = descriptor.renamedFields;
+    if (renamed && (type === 'Created' || type === 'Updated')) {
+      return { type, data: { ...data, record: upcastRecord(data.record as AssetRecord, renamed) } } as AssetEvent;
+    }
+    return { type, data } as AssetEvent;
+  }
+}
+
+const NO_RULES: KindRules = {};
+
+function upcastRecord(record: AssetRecord, renamed: Readonly<Record<string, string>>): AssetRecord {
+  let upcast: AssetRecord | undefined;
+  for (const [oldName, newName] of Object.entries(renamed)) {
+    if (!(oldName in record)) continue;
+    upcast ??= { ...record };
+    if (!(newName in upcast)) upcast[newName] = upcast[oldName];
+    delete upcast[oldName];
+  }
+  return upcast ?? record;
 }

@@ -1,4 +1,4 @@
-import { AssetKindDescriptor } from '@funnel/contracts';
+import { AssetKindDescriptor, categoryTypesOf } from '@funnel/contracts';
 import { AssetRecord } from './asset-events';
 
 /** Fields a duplicate can never take from bodyUpdates: the service sets them after the merge. */
@@ -15,7 +15,8 @@ export function duplicateRecord(
   newId: string,
 ): AssetRecord {
   const merged: Record<string, unknown> = { ...source, [kind.nameField]: request.name };
-  if (request.parentId !== undefined && kind.categoryType) merged.idCategory = request.parentId;
+  if (request.parentId !== undefined && categoryTypesOf(kind).length > 0) merged.idCategory = request.parentId;
+  // A copy of a funnel-local asset stays local to the same funnel unless bodyUpdates says otherwise.
   Object.assign(merged, request.bodyUpdates ?? {});
   for (const field of PROTECTED_FIELDS) delete merged[field];
   for (const field of kind.derivedFields ?? []) delete merged[field];

@@ -10,7 +10,10 @@ import {
   ParentMutationRequestDto,
   ServiceError,
   StringListDto,
+  categoryTypeOfRecord,
+  categoryTypesOf,
   generateAssetId,
+  isLocal,
   isValidAssetId,
   validateBody,
 } from '@funnel/contracts';
@@ -53,8 +56,7 @@ export class AssetCommands {
   ) {}
 
   async create(kind: AssetKindDescriptor, context: CallerContext, { body }: AssetRequestBody): Promise<void> {
-    const record = this.toRecord(kind, validateBody(kind.recordDto, body), null);
-    await this.checkCategoryReference(kind, context, record.idCategory);
+    const record = await this.prepareRecord(kind, context, validateBody(kind.recordDto, body), null);
     await this.decideAndAppend(kind, context, [String(record[kind.idField])], () => ({ type: 'CreateAsset', record }));
   }
 
@@ -64,11 +66,10 @@ export class AssetCommands {
     const loaded = await this.repository.load(kind.kind, context.accountId, id);
     const current = loaded.state.record;
     if (!current) throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${id} not found`);
-    const record = this.toRecord(kind, dto, current);
+    const record = await this.prepareRecord(kind, context, dto, current);
     for (const field of kind.immutableFields ?? []) {
       if (record[field] !== current[field]) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `${field} cannot be changed`);
     }
-    if (record.idCategory !== current.idCategory) await this.checkCategoryReference(kind, context, record.idCategory);
     const events = decideAsset({ type: 'UpdateAsset', record }, loaded.state, { kind: kind.kind, id });
     const result = await this.repository.append(kind.kind, context, id, events, loaded.revision);
     await this.projector.waitFor(result.position);
@@ -85,9 +86,8 @@ export class AssetCommands {
     const newId = generateAssetId();
     const merged = duplicateRecord(kind, source, request, newId);
     // bodyUpdates may carry anything: the copy must pass the same rules as a saved record.
-    const record = this.toRecord(kind, validateBody(kind.recordDto, merged, 'duplicate'), null);
+    const record = await this.prepareRecord(kind, context, validateBody(kind.recordDto, merged, 'duplicate'), null);
     record.status = 'active';
-    await this.checkCategoryReference(kind, context, record.idCategory);
     await this.decideAndAppend(kind, context, [newId], () => ({ type: 'CreateAsset', record, duplicatedFrom: sourceId }));
     return { id: newId };
   }
@@ -111,7 +111,10 @@ export class AssetCommands {
 
   async moveCategory(kind: AssetKindDescriptor, context: CallerContext, { body }: AssetRequestBody): Promise<void> {
     const { entries, idCategory } = validateBody(MoveCategoryRequestDto, body);
-    await this.checkCategoryReference(kind, context, idCategory);
+    if (categoryTypesOf(kind).length === 0) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `${kind.kind} assets are not kept in categories`);
+    // Each entry is checked against the category: its type may depend on the entry (a page's pageType), and a funnel-local asset has none.
+    const records = await mapInTurns([...new Set(entries)], (id) => this.queries.current(kind.kind, context.accountId, id));
+    for (const record of records) if (record) await this.checkCategoryReference(kind, context, record, idCategory);
     await this.decideAndAppend(kind, context, entries, () => ({ type: 'MoveAssetToCategory', idCategory }));
   }
 
@@ -185,6 +188,22 @@ export class AssetCommands {
     return appended;
   }
 
+  /**
+   * A record as it will be stored, with every rule checked: the DTO's fields only (derived ones
+   * dropped), placement kept from the current record when left out, the funnel-local scope rule,
+   * the kind's own rules, its category and its references. Throws a 400 naming the fields otherwise.
+   */
+  private async prepareRecord(kind: AssetKindDescriptor, context: CallerContext, dto: object, current: AssetRecord | null): Promise<AssetRecord> {
+    let record = this.toRecord(kind, dto, current);
+    const rules = this.registry.rules(kind.kind);
+    const problems = rules.check?.(record) ?? [];
+    if (problems.length) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `invalid ${kind.kind}: ${problems[0].message}`, problems);
+    if (rules.normalize) record = rules.normalize(record, current);
+    if (!current || record.idCategory !== current.idCategory) await this.checkCategoryReference(kind, context, record, record.idCategory);
+    await this.checkReferences(kind, context, record);
+    return record;
+  }
+
   /** A record as stored: validated fields only, defaults applied, derived fields dropped. */
   private toRecord(kind: AssetKindDescriptor, dto: object, current: AssetRecord | null): AssetRecord {
     const record: Record<string, unknown> = {};
@@ -193,24 +212,52 @@ export class AssetCommands {
     if (record.status === 'deleted') throw ServiceError.badRequest(ErrorCodes.VALIDATION, 'status deleted is set by the delete endpoint, not by save');
     // Placement fields keep their current value when an update leaves them out.
     record.status = record.status ?? current?.status ?? 'active';
-    if (kind.categoryType) record.idCategory = record.idCategory ?? current?.idCategory ?? '';
+    if (categoryTypesOf(kind).length > 0) record.idCategory = record.idCategory ?? current?.idCategory ?? '';
+    if (isLocal(kind, record) && record.idCategory !== '') {
+      throw ServiceError.badRequest(ErrorCodes.VALIDATION, `idCategory must be "" for a ${kind.kind} local to a funnel (${kind.scopeField} is set)`, [
+        { field: 'idCategory', code: 'notAllowed', message: 'a funnel-local asset is not kept in a category' },
+      ]);
+    }
     return record as AssetRecord;
   }
 
   /** An asset can only be placed in a live category of its own category type. */
-  private async checkCategoryReference(kind: AssetKindDescriptor, context: CallerContext, idCategory: unknown): Promise<void> {
-    if (!kind.categoryType || typeof idCategory !== 'string' || idCategory === '') return;
+  private async checkCategoryReference(kind: AssetKindDescriptor, context: CallerContext, record: AssetRecord, idCategory: unknown): Promise<void> {
+    if (categoryTypesOf(kind).length === 0 || typeof idCategory !== 'string' || idCategory === '') return;
+    const id = String(record[kind.idField]);
+    const needed = categoryTypeOfRecord(kind, record);
+    if (!needed) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `${kind.kind} ${id} is local to a funnel and cannot be placed in a category`);
     const category = await this.queries.current('category', context.accountId, idCategory);
     if (!category || category.status === 'deleted') {
       throw ServiceError.badRequest(ErrorCodes.VALIDATION, `category ${idCategory} does not exist`, [
-        { field: 'idCategory', problems: ['category not found'] },
+        { field: 'idCategory', code: 'notFound', message: `category ${idCategory} does not exist` },
       ]);
     }
-    if (category.categoryType !== kind.categoryType) {
-      throw ServiceError.badRequest(
-        ErrorCodes.VALIDATION,
-        `category ${idCategory} is of type ${String(category.categoryType)}, ${kind.kind} needs ${kind.categoryType}`,
-      );
+    if (category.categoryType !== needed) {
+      const message = `category ${idCategory} is of type ${String(category.categoryType)}, ${kind.kind} ${id} needs ${needed}`;
+      throw ServiceError.badRequest(ErrorCodes.VALIDATION, message, [{ field: 'idCategory', code: 'categoryType', message }]);
     }
+  }
+
+  /** Every field naming another asset names a live one of the right kind and type in the caller's account. */
+  private async checkReferences(kind: AssetKindDescriptor, context: CallerContext, record: AssetRecord): Promise<void> {
+    const references = this.registry.rules(kind.kind).references?.(record) ?? [];
+    if (!references.length) return;
+    const targets = await mapInTurns(references, (ref) => this.queries.current(ref.kind, context.accountId, ref.id));
+    const problems = references.flatMap((ref, i) => {
+      const target = targets[i];
+      if (!target || target.status === 'deleted') {
+        return [{ field: ref.field, code: 'reference', message: `${ref.field}: ${ref.kind} ${ref.id} does not exist` }];
+      }
+      const mismatch = Object.entries(ref.where ?? {}).find(([field, value]) => target[field] !== value);
+      if (mismatch) {
+        const [field, value] = mismatch;
+        return [
+          { field: ref.field, code: 'reference', message: `${ref.field}: ${ref.kind} ${ref.id} has ${field} ${String(target[field])}, not ${String(value)}` },
+        ];
+      }
+      return [];
+    });
+    if (problems.length) throw ServiceError.badRequest(ErrorCodes.INVALID_REFERENCE, problems[0].message, problems);
   }
 }

@@ -5,8 +5,15 @@ import { AssetCommands } from './asset-commands';
 import { AssetQueries } from './asset-queries';
 
 /** Operations are methods of the same name on AssetQueries (reads) or AssetCommands (writes). */
-const QUERY_OPERATIONS = ['list', 'findById', 'findByIds', 'findByStatus', 'findByCategory'] as const satisfies readonly (AssetOperation &
-  keyof AssetQueries)[];
+const QUERY_OPERATIONS = [
+  'list',
+  'findById',
+  'findByIds',
+  'findByStatus',
+  'findByCategory',
+  'findByType',
+  'evaluate',
+] as const satisfies readonly (AssetOperation & keyof AssetQueries)[];
 const COMMAND_OPERATIONS = ['create', 'update', 'duplicate', 'delete', 'archive', 'unarchive', 'moveCategory'] as const satisfies readonly (AssetOperation &
   keyof AssetCommands)[];
 type QueryOperation = (typeof QUERY_OPERATIONS)[number];

@@ -1,7 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AssetKindDescriptor, AssetRequestBody, CallerContext, ErrorCodes, QueryFilter, ServiceError } from '@funnel/contracts';
+import {
+  AssetKindDescriptor,
+  AssetRequestBody,
+  CallerContext,
+  ErrorCodes,
+  QueryFilter,
+  ServiceError,
+  categoryTypesOf,
+  generateAssetId,
+  validateBody,
+} from '@funnel/contracts';
 import { Filter, READ_STORE, ReadStore } from '@funnel/readstore';
-import { AssetRecord } from '@funnel/assets-domain';
+import { ASSET_REGISTRY } from './assets.tokens';
+import { AssetRecord, AssetRegistry } from '@funnel/assets-domain';
 import { AssetDocument, assetDocumentId, assetsCollection } from './asset-documents';
 import { idParam, idsParam, optionalParam, requiredParam, statusCondition, statusParam } from './query-params';
 
@@ -10,21 +21,35 @@ import { idParam, idsParam, optionalParam, requiredParam, statusCondition, statu
 export class AssetQueries {
   private readonly collection = assetsCollection(this.readStore);
 
-  constructor(@Inject(READ_STORE) private readonly readStore: ReadStore) {}
+  constructor(
+    @Inject(READ_STORE) private readonly readStore: ReadStore,
+    @Inject(ASSET_REGISTRY) private readonly registry: AssetRegistry,
+  ) {}
 
+  /** Slim records (full ones for kinds without a slim projection). */
   async list(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetRecord[]> {
     const status = statusParam(query, kind.list.statusRequired, kind.list.defaultStatus);
-    return this.findMany(kind, context, { ...statusCondition(status), ...this.filters(kind.list.filters, query) });
+    const condition = { ...statusCondition(status), ...this.filters(kind.list.filters, query), ...this.scopeFilter(kind, query) };
+    return this.slim(kind, await this.findMany(kind, context, condition));
   }
 
   async findByStatus(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetRecord[]> {
     const status = statusParam(query, true, 'all');
-    return this.findMany(kind, context, { ...statusCondition(status), ...this.filters(kind.findByStatusFilters, query) });
+    return this.slim(kind, await this.findMany(kind, context, { ...statusCondition(status), ...this.filters(kind.findByStatusFilters, query) }));
   }
 
+  /** Slim records of one type (a page group's pageType); `status` defaults to not-deleted. */
+  async findByType(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetRecord[]> {
+    if (!kind.typeFilter) throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `${kind.kind} has no types`);
+    const status = statusParam(query, false, 'not-deleted');
+    return this.slim(kind, await this.findMany(kind, context, { ...statusCondition(status), ...this.filters([kind.typeFilter], query) }));
+  }
+
+  /** Full records of the non-deleted assets in one category. */
   async findByCategory(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetRecord[]> {
     const idCategory = requiredParam(query, 'idCategory');
-    return this.findMany(kind, context, { idCategory, status: { $ne: 'deleted' } });
+    const condition = { idCategory, status: { $ne: 'deleted' }, ...this.filters(kind.findByCategoryFilters ?? [], query) };
+    return this.findMany(kind, context, condition);
   }
 
   /** A deleted asset is not found here; it stays readable through the `all` status filter. */
@@ -49,6 +74,37 @@ export class AssetQueries {
     );
   }
 
+  /**
+   * A dry run of the kind's own logic: the body names a stored asset by its id field
+   * (`{ idCondition, ...input }`), or carries a draft record under the kind's name (`{ condition: {...}, ...input }`),
+   * which is checked like a saved one (its id and name may be left out).
+   */
+  async evaluate(kind: AssetKindDescriptor, context: CallerContext, { body }: AssetRequestBody): Promise<unknown> {
+    const evaluate = this.registry.rules(kind.kind).evaluate;
+    if (!evaluate) throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `${kind.kind} has no dry run`);
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw ServiceError.badRequest(ErrorCodes.VALIDATION, 'body must be a JSON object');
+    const { [kind.idField]: id, [kind.kind]: draft, ...input } = body as Record<string, unknown>;
+    let record: AssetRecord;
+    if (draft !== undefined) {
+      if (draft === null || typeof draft !== 'object' || Array.isArray(draft))
+        throw ServiceError.badRequest(ErrorCodes.VALIDATION, `${kind.kind} must be an object`);
+      const dto = validateBody(kind.recordDto, { [kind.idField]: generateAssetId(), [kind.nameField]: 'draft', ...draft }, kind.kind) as Record<
+        string,
+        unknown
+      >;
+      record = { ...dto, status: 'active' } as AssetRecord;
+      const problems = this.registry.rules(kind.kind).check?.(record) ?? [];
+      if (problems.length) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `invalid ${kind.kind}: ${problems[0].message}`, problems);
+    } else if (id !== undefined) {
+      record = await this.findById(kind, context, { query: { [kind.idField]: typeof id === 'string' ? id : '' }, body: undefined });
+    } else {
+      throw ServiceError.badRequest(ErrorCodes.VALIDATION, `${kind.idField} or ${kind.kind} is required`, [
+        { field: kind.idField, code: 'required', message: `${kind.idField} (a saved ${kind.kind}) or ${kind.kind} (a draft) is required` },
+      ]);
+    }
+    return evaluate(record, input);
+  }
+
   /** The live record of an asset, for command-side checks (category references, move targets). */
   async current(kind: string, accountId: string, id: string): Promise<AssetRecord | null> {
     const doc = await this.collection.findOne({ _id: assetDocumentId(kind, accountId, id) });
@@ -63,9 +119,39 @@ export class AssetQueries {
       if (f.allowed && !f.allowed.includes(value)) {
         throw ServiceError.badRequest(ErrorCodes.VALIDATION, `query parameter ${f.param} must be one of ${f.allowed.join(', ')}`);
       }
-      condition[f.field === 'idCategory' ? 'idCategory' : `record.${f.field}`] = value;
+      condition[f.field === 'idCategory' ? 'idCategory' : `record.${f.field}`] = f.values?.[value] ?? value;
     }
     return condition;
+  }
+
+  /** `idFunnel` (non-empty): only the assets local to that funnel; else `globalOnly=true`: only global ones; else all. */
+  private scopeFilter(kind: AssetKindDescriptor, query: AssetRequestBody['query']): Filter {
+    if (!kind.scopeField) return {};
+    const idFunnel = optionalParam(query, 'idFunnel');
+    if (idFunnel) return { [`record.${kind.scopeField}`]: idFunnel };
+    const globalOnly = optionalParam(query, 'globalOnly') ?? 'false';
+    if (globalOnly !== 'true' && globalOnly !== 'false')
+      throw ServiceError.badRequest(ErrorCodes.VALIDATION, 'query parameter globalOnly must be true or false');
+    return globalOnly === 'true' ? { [`record.${kind.scopeField}`]: '' } : {};
+  }
+
+  /** The kind's slim projection: the id, its slim fields, status and placement, then its computed fields. */
+  private slim(kind: AssetKindDescriptor, records: AssetRecord[]): AssetRecord[] {
+    const fields = kind.slimFields;
+    if (!fields) return records;
+    const placed = categoryTypesOf(kind).length > 0;
+    const computed = this.registry.rules(kind.kind).slim;
+    return records.map((record) => {
+      const slim: Record<string, unknown> = { [kind.idField]: record[kind.idField] };
+      for (const field of fields) slim[field] = record[field];
+      slim.status = record.status;
+      if (placed) {
+        slim.idCategory = record.idCategory;
+        slim.categoryName = record.categoryName;
+      }
+      if (computed) Object.assign(slim, computed(record));
+      return slim as AssetRecord;
+    });
   }
 
   private async findMany(kind: AssetKindDescriptor, context: CallerContext, condition: Filter): Promise<AssetRecord[]> {
@@ -79,7 +165,9 @@ export class AssetQueries {
    * that then gains fields gets a new hidden class on every call, which showed in request profiles.
    */
   private async withCategoryNames(kind: AssetKindDescriptor, context: CallerContext, docs: AssetDocument[]): Promise<AssetRecord[]> {
-    if (!kind.categoryType) return docs.map((d) => d.record);
+    // `owner` is the account: shown on every full record, never taken from a write.
+    for (const d of docs) d.record.owner = context.accountId;
+    if (categoryTypesOf(kind).length === 0) return docs.map((d) => d.record);
     const categoryIds = new Set<string>();
     for (const d of docs) if (d.idCategory !== '') categoryIds.add(d.idCategory);
     const names = new Map<string, string>();

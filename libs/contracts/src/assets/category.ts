@@ -23,8 +23,8 @@ export class CategoryDto {
   @IsString() @Length(NAME_MIN, NAME_MAX) categoryName!: string;
   @IsIn(CATEGORY_TYPES) categoryType!: CategoryType;
   @IsOptional() @IsIn(ASSET_STATUSES) status?: AssetStatus;
-  /** Reserved for the UI's own use; the UI may overwrite it, clients must not store data there. */
-  @IsOptional() @IsObject() uiSettings?: Record<string, unknown>;
+  /** Reserved for the UI's own use; the UI may overwrite it, clients must not store data there. (Stored events of older versions call it `uiSettings`.) */
+  @IsOptional() @IsObject() meta?: Record<string, unknown>;
 }
 
 export const CATEGORY_KIND: AssetKindDescriptor = {
@@ -44,4 +44,5 @@ export const CATEGORY_KIND: AssetKindDescriptor = {
   findByStatusFilters: [],
   isParent: true,
   immutableFields: ['categoryType'],
+  renamedFields: { uiSettings: 'meta' },
 };

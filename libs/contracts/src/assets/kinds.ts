@@ -1,9 +1,20 @@
 import { AssetKindDescriptor } from './asset-kind';
 import { CATEGORY_KIND } from './category';
+import { OFFER_SOURCE_KIND } from './offer-source';
+import { PAGE_KIND } from './page';
+import { PAGE_GROUP_KIND } from './page-group';
+import { TRAFFIC_SOURCE_KIND } from './traffic-source';
 import { VISITOR_TAG_KIND } from './visitor-tag';
 
 /** Every asset kind the API serves. Adding a kind = describing it here and registering its behaviour in the domain. */
-export const ASSET_KINDS: readonly AssetKindDescriptor[] = [VISITOR_TAG_KIND, CATEGORY_KIND];
+export const ASSET_KINDS: readonly AssetKindDescriptor[] = [
+  VISITOR_TAG_KIND,
+  CATEGORY_KIND,
+  TRAFFIC_SOURCE_KIND,
+  OFFER_SOURCE_KIND,
+  PAGE_KIND,
+  PAGE_GROUP_KIND,
+];
 
 export function assetKindByName(kind: string): AssetKindDescriptor | undefined {
   return ASSET_KINDS.find((k) => k.kind === kind);

@@ -52,7 +52,7 @@ describeInBothModes('/v1 assets', (d) => {
       const body = await createTag({ tagType: 'segment', tagValue: 'vip' });
       const found = await getTag(body.idTag);
       expect(found.status).toBe(200);
-      expect(found.body).toEqual({ ...body, status: 'active', idCategory: '', categoryName: '' });
+      expect(found.body).toEqual({ ...body, status: 'active', idCategory: '', categoryName: '', owner: expect.any(String) });
       expect((await call('GET', `/visitortag/find/byId?idTag=${body.idTag}`)).body).toEqual(found.body);
     });
 
@@ -117,7 +117,7 @@ describeInBothModes('/v1 assets', (d) => {
       expect(ids(list)).toEqual(expect.arrayContaining([inCat.idTag, archived.idTag]));
       expect(ids(list)).not.toContain(deleted.idTag);
       const inCategory = await call('GET', `/visitortag/list/?idCategory=${cat.idCategory}`);
-      expect(inCategory.body).toEqual([{ ...inCat, status: 'active', categoryName: cat.categoryName }]);
+      expect(inCategory.body).toEqual([{ ...inCat, status: 'active', categoryName: cat.categoryName, owner: expect.any(String) }]);
       expect(ids(await call('GET', '/visitortag/find/byStatus/?status=archived'))).toContain(archived.idTag);
       expect(ids(await call('GET', '/visitortag/find/byStatus/?status=active'))).not.toContain(archived.idTag);
       expect(ids(await call('GET', '/visitortag/find/byStatus/?status=not-deleted'))).not.toContain(deleted.idTag);
@@ -145,7 +145,9 @@ describeInBothModes('/v1 assets', (d) => {
       expect(res.body.id).toMatch(/^[0-9A-Za-z]{12}$/);
       expect(res.body.id).not.toBe('AAAAAAAAAAAA');
       const copy = await getTag(res.body.id);
-      expect(copy.body).toEqual({ ...source, idTag: res.body.id, tagName: 'Copy', tagValue: 'v2', status: 'active', idCategory: '', categoryName: '' });
+      const { owner } = (await getTag(source.idTag)).body;
+      expect(owner).toMatch(/^[0-9A-Za-z]{12}$/);
+      expect(copy.body).toEqual({ ...source, idTag: res.body.id, tagName: 'Copy', tagValue: 'v2', status: 'active', idCategory: '', categoryName: '', owner });
       expect((await call('POST', `/visitortag/duplicate/?idTag=${newId()}`, { body: { name: 'x' } })).status).toBe(404);
       expect((await call('POST', `/visitortag/duplicate/?idTag=${source.idTag}`, { body: { name: '' } })).status).toBe(400);
       expect((await call('POST', `/visitortag/duplicate/?idTag=${source.idTag}`, { body: { name: 'x', bodyUpdates: { tagName: 5 } } })).status).toBe(400);
@@ -191,7 +193,7 @@ describeInBothModes('/v1 assets', (d) => {
 
     it('saves, finds, lists by status and type, and refuses a categoryType change', async () => {
       const c = await createCategory({ categoryType: 'offer' });
-      expect((await getCategory(c.idCategory)).body).toEqual({ ...c, status: 'active' });
+      expect((await getCategory(c.idCategory)).body).toEqual({ ...c, status: 'active', owner: expect.any(String) });
       const list = await call('GET', '/category/list/?status=active&categoryType=offer');
       expect(list.body.map((x: { idCategory: string }) => x.idCategory)).toContain(c.idCategory);
       expect((await call('GET', '/category/list/?status=active&categoryType=lander')).body.map((x: { idCategory: string }) => x.idCategory)).not.toContain(
@@ -205,9 +207,15 @@ describeInBothModes('/v1 assets', (d) => {
       expect((await call('POST', '/category/save/', { body: { ...c } })).status).toBe(409);
       expect((await call('POST', '/category/save/', { body: category({ categoryType: 'bogus' }) })).status).toBe(400);
       const byIds = await call('GET', `/category/find/byIds/?idCategories=${c.idCategory}`);
-      expect(byIds.body).toEqual([{ ...c, status: 'active' }]);
+      expect(byIds.body).toEqual([{ ...c, status: 'active', owner: expect.any(String) }]);
       const dup = await call('POST', `/category/duplicate/?idCategory=${c.idCategory}`, { body: { name: 'Copy' } });
-      expect((await getCategory(dup.body.id)).body).toEqual({ ...c, idCategory: dup.body.id, categoryName: 'Copy', status: 'active' });
+      expect((await getCategory(dup.body.id)).body).toEqual({
+        ...c,
+        idCategory: dup.body.id,
+        categoryName: 'Copy',
+        status: 'active',
+        owner: expect.any(String),
+      });
     });
 
     it('delete with no option moves children to uncategorized first', async () => {

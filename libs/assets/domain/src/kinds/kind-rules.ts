@@ -32,4 +32,9 @@ export interface KindRules {
   references?(record: AssetRecord): AssetReference[];
   /** Fields of the slim record computed from the full one (a page group's pageCount). */
   slim?(record: AssetRecord): Record<string, unknown>;
+  /**
+   * A dry run of the kind's own logic (a condition's routing) on a checked record, for an input
+   * (the request body without the record): what it would answer. Throws a 400 for a bad input.
+   */
+  evaluate?(record: AssetRecord, input: Record<string, unknown>): unknown;
 }

@@ -3,3 +3,4 @@ export * from './asset-decider';
 export * from './children-cascade';
 export * from './duplicate';
 export * from './asset-registry';
+export * from './kinds/condition-rules';

@@ -1,23 +1,17 @@
 // The single table of predeclared variables and helpers. The checker takes their types from here, the
-// compiler their implementations, the catalog their documentation: one entry, three uses.
+// compiler their implementations, the catalog their documentation: one entry, three uses. The variables
+// are the visitor-context model shared with conditions, defined in @funnel/visitor-context.
+import { clockMinutes, DAY_NAMES, inClockRange, localWeekday, minuteOfDay } from '@funnel/visitor-context';
 import { isClockTime, isFieldName, isUtcOffsetHours, MAX_UTC_OFFSET_HOURS, MIN_UTC_OFFSET_HOURS, utf8ByteLength } from './rules';
 import { RuntimeEnv, RuntimeFailure, RuntimeValue } from './runtime';
-import { civilDateOf, clockMinutes, DAY_NAMES, hourOf, inClockRange, localWeekday, minuteOf, minuteOfDay, weekdayOf } from './time';
+
+export { VARIABLES, VARIABLES_BY_NAME } from '@funnel/visitor-context';
+export type { VisitorVariable as VariableDefinition } from '@funnel/visitor-context';
 
 /** The value types of the language; 'list' is Go's []string. */
 export type ValueType = 'string' | 'int' | 'bool' | 'list';
 
 export const TYPE_SPELLING: Readonly<Record<ValueType, string>> = { string: 'string', int: 'int', bool: 'bool', list: '[]string' };
-
-export interface VariableDefinition {
-  name: string;
-  type: 'string' | 'int';
-  meaning: string;
-  example: string;
-  read: (env: RuntimeEnv) => string | number;
-  /** Set when the variable is the visitor attribute of that name as is, so compiled code may read it inline. */
-  attribute?: string;
-}
 
 /** Rules a literal argument must satisfy; checked at validation for literals and at run time for the rest. */
 export type ArgumentRule = 'fieldName' | 'clockTime' | 'utcOffset';
@@ -56,61 +50,6 @@ export function requireArgument(rule: ArgumentRule, helper: string, parameter: s
     throw new RuntimeFailure(`${helper}: ${parameter} ${JSON.stringify(value)} is not ${ARGUMENT_RULES[rule].describe}`);
   }
 }
-
-function visitorAttribute(name: string, meaning: string, example: string): VariableDefinition {
-  // Reads the attribute inline rather than through env.visitorString: one call less per read.
-  const read = (env: RuntimeEnv): string => {
-    const value = env.visitor[name];
-    return typeof value === 'string' ? value : '';
-  };
-  return { name, type: 'string', meaning, example, read, attribute: name };
-}
-
-export const VARIABLES: readonly VariableDefinition[] = [
-  visitorAttribute('country', 'country of the visitor as an uppercase ISO 3166-1 alpha-2 code', 'US'),
-  visitorAttribute('city', 'city of the visitor', 'Berlin'),
-  visitorAttribute('region', 'region or state of the visitor', 'California'),
-  visitorAttribute('continent', 'continent of the visitor, full name', 'North America'),
-  visitorAttribute('timezone', 'time zone of the visitor in display form (use utcOffsetHours for time helpers)', 'GMT+7'),
-  visitorAttribute('deviceType', 'kind of device', 'mobile'),
-  visitorAttribute('brand', 'device brand', 'Apple'),
-  visitorAttribute('model', 'device model', 'iPhone'),
-  visitorAttribute('os', 'operating system', 'iOS'),
-  visitorAttribute('osVersion', 'operating system version', '17.4'),
-  visitorAttribute('browser', 'browser name', 'Chrome'),
-  visitorAttribute('browserVersion', 'browser version', '124.0'),
-  visitorAttribute('mainLanguage', 'main language of the visitor', 'en'),
-  visitorAttribute('browserLanguage', 'language the browser asks for', 'en-US'),
-  visitorAttribute('ip', 'IP address of the visitor', '203.0.113.7'),
-  visitorAttribute('isp', 'internet service provider', 'Comcast'),
-  visitorAttribute('connectionType', 'kind of network connection', 'broadband'),
-  visitorAttribute('mobileCarrier', 'mobile carrier', 'Verizon'),
-  visitorAttribute('userAgent', 'User-Agent header of the visitor', 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)'),
-  {
-    name: 'referrer',
-    type: 'string',
-    meaning: 'referring URL of this request; falls back to initialReferrer when empty',
-    example: 'https://www.google.com/',
-    read: (env) => env.visitorString('referrer') || env.visitorString('initialReferrer'),
-  },
-  visitorAttribute('initialReferrer', 'referring URL of the first request of the visit', 'https://www.google.com/'),
-  visitorAttribute('currentURL', 'URL of the current request', 'https://track.example.com/click?sub1=abc'),
-  visitorAttribute('trackingDomain', 'tracking domain that received the request', 'track.example.com'),
-  visitorAttribute('trafficSourceID', 'id of the traffic source; the value organic marks organically tracked traffic', 'organic'),
-  { name: 'hour', type: 'int', meaning: 'hour of the day in UTC, 0..23', example: '14', read: (env) => hourOf(env.now()) },
-  { name: 'minute', type: 'int', meaning: 'minute of the hour in UTC, 0..59', example: '30', read: (env) => minuteOf(env.now()) },
-  { name: 'weekday', type: 'int', meaning: 'day of the week in UTC, Sunday is 0, Saturday 6', example: '1', read: (env) => weekdayOf(env.now()) },
-  { name: 'dayOfMonth', type: 'int', meaning: 'day of the month in UTC, 1..31', example: '15', read: (env) => civilDateOf(env.now()).day },
-  { name: 'month', type: 'int', meaning: 'month in UTC, January is 1', example: '6', read: (env) => civilDateOf(env.now()).month },
-  { name: 'year', type: 'int', meaning: 'year in UTC', example: '2025', read: (env) => civilDateOf(env.now()).year },
-  {
-    name: 'utcOffsetHours',
-    type: 'int',
-    meaning: 'whole-hour UTC offset of the visitor (0 when unknown); pass it to the time helpers for visitor-local time',
-    example: '-5',
-    read: (env) => env.visitorUtcOffsetHours(),
-  },
-];
 
 export const HELPERS: readonly HelperDefinition[] = [
   {
@@ -264,7 +203,6 @@ export const HELPERS: readonly HelperDefinition[] = [
   },
 ];
 
-export const VARIABLES_BY_NAME: ReadonlyMap<string, VariableDefinition> = new Map(VARIABLES.map((v) => [v.name, v]));
 export const HELPERS_BY_NAME: ReadonlyMap<string, HelperDefinition> = new Map(HELPERS.map((h) => [h.name, h]));
 
 /** The member names of package strings that scripts may call. */

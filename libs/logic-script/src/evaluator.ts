@@ -1,20 +1,11 @@
 // Compiling and running scripts. evaluate() never throws: whatever goes wrong, the visitor is routed
 // to the fallback key and the result says why.
+import type { VisitorAttributes } from '@funnel/visitor-context';
 import { compileScript } from './compiler';
 import type { Diagnostic } from './diagnostics';
 import { FALLBACK_ROUTE_KEY, isRouteKey } from './rules';
 import { RuntimeEnv, RuntimeFailure, RuntimeValue } from './runtime';
 import { analyze, ValidationResult } from './validate';
-
-/**
- * Visitor string attributes by variable name (country, deviceType, ...) and the visitor's whole-hour
- * UTC offset. (Written so that object literals type-check; `Partial<Record<string, string>> &
- * { utcOffsetHours?: number }` values are assignable to it.)
- */
-export interface VisitorAttributes {
-  readonly [name: string]: string | number | undefined;
-  readonly utcOffsetHours?: number;
-}
 
 export interface EvaluationContext {
   visitor?: VisitorAttributes;

@@ -8,7 +8,8 @@
 export { validate } from './validate';
 export type { ValidationResult } from './validate';
 export { compile, evaluate, CompiledScript } from './evaluator';
-export type { CompileResult, EvaluationContext, EvaluationResult, EvaluationReasonCode, VisitorAttributes } from './evaluator';
+export type { CompileResult, EvaluationContext, EvaluationResult, EvaluationReasonCode } from './evaluator';
+export type { VisitorAttributes } from '@funnel/visitor-context';
 export { MAX_CODE_BYTES, ROUTE_KEY_PATTERN, FIELD_NAME_PATTERN, FALLBACK_ROUTE_KEY } from './rules';
 export { DIAGNOSTIC_CODES } from './diagnostics';
 export type { Diagnostic, DiagnosticCode } from './diagnostics';

@@ -6,6 +6,7 @@ import { trafficSourceRules } from './traffic-source';
 
 export * from './kind-rules';
 export * from './url-rules';
+export * from './condition-rules';
 
 /** Each kind's own rules, by kind name; a kind not listed has none beyond its DTO. */
 export const KIND_RULES: Readonly<Record<string, KindRules>> = {

@@ -20,3 +20,4 @@ export * from './rpc/nats-service-client';
 export * from './in-process/in-process-service-client';
 export * from './rpc/lean-server-nats';
 export * from './outbound';
+export * from './nats-security';

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { FUNNEL_NATS_LAYOUT, type NatsLayout, type NatsUsers, createNatsUsers, currentNatsUser, natsAuthorizationConfig } from '@funnel/platform';
 import { freePort, greets, waitUntil } from './net';
 import { tempDir } from './temp-dir';
 
@@ -11,6 +12,11 @@ export interface NatsServerOptions {
   port?: number;
   /** How long to wait for the server to accept connections. */
   startTimeoutMs?: number;
+  /**
+   * Secured as deployed: fresh users for every app of the layout (FUNNEL_NATS_LAYOUT for `true`)
+   * with the permissions of natsAuthorizationConfig, and no anonymous access.
+   */
+  secured?: boolean | NatsLayout;
 }
 
 export interface RunningNatsServer {
@@ -20,6 +26,10 @@ export interface RunningNatsServer {
   stop(): Promise<void>;
   /** Starts it again on the same port and store (stopping it first if running): an outage and recovery. */
   restart(): Promise<void>;
+  /** The users of a secured server (empty otherwise). */
+  users: NatsUsers;
+  /** The variables that make `app` connect as its user (NATS_USER, NATS_PASSWORD); none when not secured. */
+  envFor(app: string): { NATS_USER?: string; NATS_PASSWORD?: string };
 }
 
 const HOST = '127.0.0.1';
@@ -38,7 +48,11 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   }
   const port = options.port ?? (await freePort(HOST));
   const store = options.jetstream === false ? undefined : tempDir('nats-store');
-  const args = ['-a', HOST, '-p', String(port), ...(store ? ['-js', '-sd', store.path] : [])];
+  const layout = options.secured === true ? FUNNEL_NATS_LAYOUT : options.secured || undefined;
+  const users = layout ? createNatsUsers(layout) : {};
+  const configFile = layout ? join(tempDir('nats-config').path, 'nats.conf') : undefined;
+  if (layout && configFile) writeFileSync(configFile, natsAuthorizationConfig(layout, users), { mode: 0o600 });
+  const args = ['-a', HOST, '-p', String(port), ...(store ? ['-js', '-sd', store.path] : []), ...(configFile ? ['-c', configFile] : [])];
   const startTimeoutMs = options.startTimeoutMs ?? 10_000;
   let child: ChildProcess | undefined;
 
@@ -88,6 +102,12 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     restart: async () => {
       await stop();
       await start();
+    },
+    users,
+    envFor: (app) => {
+      if (!layout) return {};
+      const { user, password } = currentNatsUser(users, app);
+      return { NATS_USER: user, NATS_PASSWORD: password };
     },
   };
 }

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { createLogger } from '../logging/logger';
 import { type RpcMetrics, rpcOutcomeOf } from '../ops/metrics';
 import { DEFAULT_RPC_TIMEOUT_MS, type ServiceClient, toServiceError } from './service-client';
-import { natsClientOptions } from './nats-options';
+import { type NatsAccess, natsAccessOptions, natsClientOptions } from './nats-options';
 import type { EventHandler } from './event-publisher';
 import { coalesceWritesPerLoopTurn } from './nats-write-coalescing';
 
@@ -12,6 +12,8 @@ export interface NatsServiceClientOptions {
   timeoutMs?: number;
   logger?: Logger;
   metrics?: RpcMetrics;
+  /** Credentials, TLS, and the prefix of the reply inbox (`_INBOX` by default). */
+  access?: NatsAccess;
 }
 
 /** Nest's NATS wire format: a request `{ pattern, data, id }`, a reply `{ err?, response?, isDisposed, id }` (JSON). */
@@ -54,6 +56,7 @@ export class NatsServiceClient implements ServiceClient {
   private readonly timeoutMs: number;
   private readonly logger: Logger;
   private readonly metrics?: RpcMetrics;
+  private readonly access: NatsAccess;
   private readonly pending = new Map<string, PendingRequest>();
   private connection?: Promise<NatsConnection>;
   private current?: NatsConnection;
@@ -73,6 +76,7 @@ export class NatsServiceClient implements ServiceClient {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS;
     this.logger = options.logger ?? createLogger('rpc-client');
     this.metrics = options.metrics;
+    this.access = options.access ?? {};
   }
 
   /** True while connected to a NATS server (not while reconnecting or closed). */
@@ -207,11 +211,11 @@ export class NatsServiceClient implements ServiceClient {
   private connect(): Promise<NatsConnection> {
     if (this.closed) return Promise.reject(ServiceError.unavailable('client closed'));
     if (!this.connection) {
-      const { options } = natsClientOptions(this.url);
+      const { options } = natsClientOptions(this.url, natsAccessOptions(this.access));
       this.connection = connect(options)
         .then((nc) => {
           coalesceWritesPerLoopTurn(nc);
-          this.replyPrefix = `${createInbox()}.`;
+          this.replyPrefix = `${createInbox(this.access.inboxPrefix)}.`;
           nc.subscribe(`${this.replyPrefix}*`, { callback: (error, message) => this.onReply(error, message) });
           for (const subject of this.listeners.keys()) this.subscribeEvents(nc, subject);
           this.current = nc;

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { FUNNEL_NATS_LAYOUT, type NatsUsers, natsAuthorizationConfig } from '@funnel/platform';
+import { FUNNEL_NATS_LAYOUT, type NatsUsers, natsApps, natsAuthorizationConfig } from '@funnel/platform';
 import { tempDir } from '@funnel/testing';
 import { NATS_AUTH_FILE, NATS_USERS_FILE, natsEnvFile, runNatsCredentialsCli } from './nats-credentials';
 
@@ -60,5 +60,18 @@ describe('nats-credentials CLI', () => {
     const io = capture();
     expect(await runNatsCredentialsCli(['nats-credentials:rotate'], io)).toBe(2);
     expect(io.stderr.join('\n')).toMatch(/takes one directory path/);
+  });
+});
+
+describe('the Kubernetes overlays', () => {
+  const root = join(__dirname, '..', '..', 'deploy', 'k8s');
+  const apps = natsApps(FUNNEL_NATS_LAYOUT);
+
+  it.each(['dev', 'prod'])("%s turns each app's env file into its Secret, and each app's Deployment reads it", (overlay) => {
+    const kustomization = readFileSync(join(root, 'overlays', overlay, 'kustomization.yaml'), 'utf8');
+    for (const app of apps) {
+      expect(kustomization).toContain(`- name: funnel-nats-${app}\n    envs:\n      - secrets/${natsEnvFile(app)}\n`);
+      expect(readFileSync(join(root, 'base', `${app}.yaml`), 'utf8')).toMatch(new RegExp(`- secretRef:\\n\\s+name: funnel-nats-${app}\\n`));
+    }
   });
 });

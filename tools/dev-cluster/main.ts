@@ -13,7 +13,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { connect } from 'nats';
-import { FUNNEL_NATS_LAYOUT, type NatsUsers, createNatsUsers, currentNatsUser, natsAccessOptions, natsAuthorizationConfig } from '@funnel/platform';
+import {
+  FUNNEL_NATS_LAYOUT,
+  type NatsUsers,
+  createNatsUsers,
+  currentNatsUser,
+  natsAccessOptions,
+  natsAuthorizationConfig,
+  natsUserEnv,
+} from '@funnel/platform';
 import { freePort } from '@funnel/testing';
 import { Supervisor } from './supervisor';
 
@@ -90,11 +98,7 @@ async function main(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   const own = process.env.NATS_URL ? undefined : await startNats(dataDir);
   const natsUrl = process.env.NATS_URL ?? own!.url;
-  const natsEnv = (app: string) => {
-    if (!own) return {};
-    const { user, password } = currentNatsUser(own.users, app);
-    return { NATS_USER: user, NATS_PASSWORD: password };
-  };
+  const natsEnv = (app: string) => (own ? natsUserEnv(own.users, app) : {});
   const common = { ...process.env, NATS_URL: natsUrl, DATA_DIR: dataDir };
   const node = process.execPath;
   const register = join(root, 'tools', 'register.js');

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { FUNNEL_NATS_LAYOUT, type NatsLayout, type NatsUsers, createNatsUsers, currentNatsUser, natsAuthorizationConfig } from '@funnel/platform';
 import { freePort, greets, waitUntil } from './net';
 import { tempDir } from './temp-dir';
 
@@ -13,10 +12,10 @@ export interface NatsServerOptions {
   /** How long to wait for the server to accept connections. */
   startTimeoutMs?: number;
   /**
-   * Secured as deployed: fresh users for every app of the layout (FUNNEL_NATS_LAYOUT for `true`)
-   * with the permissions of natsAuthorizationConfig, and no anonymous access.
+   * nats-server configuration text, written to a private temp file: e.g. the users and permissions
+   * of natsAuthorizationConfig (@funnel/platform), to run secured as deployed.
    */
-  secured?: boolean | NatsLayout;
+  config?: string;
 }
 
 export interface RunningNatsServer {
@@ -26,10 +25,6 @@ export interface RunningNatsServer {
   stop(): Promise<void>;
   /** Starts it again on the same port and store (stopping it first if running): an outage and recovery. */
   restart(): Promise<void>;
-  /** The users of a secured server (empty otherwise). */
-  users: NatsUsers;
-  /** The variables that make `app` connect as its user (NATS_USER, NATS_PASSWORD); none when not secured. */
-  envFor(app: string): { NATS_USER?: string; NATS_PASSWORD?: string };
 }
 
 const HOST = '127.0.0.1';
@@ -48,10 +43,8 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   }
   const port = options.port ?? (await freePort(HOST));
   const store = options.jetstream === false ? undefined : tempDir('nats-store');
-  const layout = options.secured === true ? FUNNEL_NATS_LAYOUT : options.secured || undefined;
-  const users = layout ? createNatsUsers(layout) : {};
-  const configFile = layout ? join(tempDir('nats-config').path, 'nats.conf') : undefined;
-  if (layout && configFile) writeFileSync(configFile, natsAuthorizationConfig(layout, users), { mode: 0o600 });
+  const configFile = options.config === undefined ? undefined : join(tempDir('nats-config').path, 'nats.conf');
+  if (configFile) writeFileSync(configFile, options.config!, { mode: 0o600 });
   const args = ['-a', HOST, '-p', String(port), ...(store ? ['-js', '-sd', store.path] : []), ...(configFile ? ['-c', configFile] : [])];
   const startTimeoutMs = options.startTimeoutMs ?? 10_000;
   let child: ChildProcess | undefined;
@@ -102,12 +95,6 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     restart: async () => {
       await stop();
       await start();
-    },
-    users,
-    envFor: (app) => {
-      if (!layout) return {};
-      const { user, password } = currentNatsUser(users, app);
-      return { NATS_USER: user, NATS_PASSWORD: password };
     },
   };
 }

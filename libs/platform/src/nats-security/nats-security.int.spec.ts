@@ -4,19 +4,22 @@ import { captureLogs } from '../logging/log-capture';
 import { LeanServerNats } from '../rpc/lean-server-nats';
 import { type NatsAccess, natsAccessOptions, natsServerOptions } from '../rpc/nats-options';
 import { NatsServiceClient } from '../rpc/nats-service-client';
-import { DEFAULT_GATEWAY_INBOX_PREFIX } from './nats-apps';
+import { DEFAULT_GATEWAY_INBOX_PREFIX, FUNNEL_NATS_LAYOUT } from './nats-apps';
 import { SERVICE_RESPONSES } from './nats-permissions';
+import { natsAuthorizationConfig } from './nats-server-config';
+import { createNatsUsers, currentNatsUser } from './nats-users';
 
 /**
  * nats-server started with the configuration natsAuthorizationConfig generates for the funnel
  * apps: no one gets in without credentials, and each app can do only what its role needs.
  */
 describe('secured NATS', () => {
+  const users = createNatsUsers(FUNNEL_NATS_LAYOUT);
   let nats: RunningNatsServer;
   const connections: NatsConnection[] = [];
 
   beforeAll(async () => {
-    nats = await startNatsServer({ secured: true, jetstream: false });
+    nats = await startNatsServer({ config: natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, users), jetstream: false });
   });
   afterEach(async () => {
     await Promise.all(connections.splice(0).map((nc) => nc.close()));
@@ -26,7 +29,7 @@ describe('secured NATS', () => {
   });
 
   const accessOf = (app: string): NatsAccess => {
-    const { NATS_USER: user, NATS_PASSWORD: password } = nats.envFor(app);
+    const { user, password } = currentNatsUser(users, app);
     return { user, password, ...(app === 'gateway' ? { inboxPrefix: DEFAULT_GATEWAY_INBOX_PREFIX } : {}) };
   };
 
@@ -59,7 +62,7 @@ describe('secured NATS', () => {
 
   it('refuses a client without credentials, and one with a wrong password', async () => {
     await expect(connect({ servers: nats.url, reconnect: false })).rejects.toMatchObject({ code: ErrorCode.AuthorizationViolation });
-    const { NATS_USER: user } = nats.envFor('gateway');
+    const { user } = currentNatsUser(users, 'gateway');
     await expect(connect({ servers: nats.url, reconnect: false, user, pass: 'not-the-password-0000' })).rejects.toMatchObject({
       code: ErrorCode.AuthorizationViolation,
     });
@@ -141,6 +144,21 @@ describe('secured NATS', () => {
     } finally {
       await client.close();
       await server.close();
+    }
+  });
+
+  it('fails the requests of an app with a wrong password with a logged server error, never logging the password', async () => {
+    const password = 'wrong-password-0123456789';
+    const logs = captureLogs();
+    const client = new NatsServiceClient(nats.url, { timeoutMs: 2000, logger: logs.logger, access: { ...accessOf('gateway'), password } });
+    try {
+      const request = { context: { accountId: 'A', userId: 'U', permissions: [], correlationId: 'c' }, body: {} };
+      const failure = await client.request('scripts.logicscript.language', request).catch((error: { status: number }) => error);
+      expect((failure as { status: number }).status).toBeGreaterThanOrEqual(500);
+      expect(logs.text()).toMatch(/Authorization Violation/);
+      expect(logs.text()).not.toContain(password);
+    } finally {
+      await client.close();
     }
   });
 });

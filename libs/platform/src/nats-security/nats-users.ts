@@ -49,6 +49,12 @@ export function currentNatsUser(users: NatsUsers, app: string): NatsUser {
   return user;
 }
 
+/** The variables that make `app` connect as its current user. */
+export function natsUserEnv(users: NatsUsers, app: string): { NATS_USER: string; NATS_PASSWORD: string } {
+  const { user, password } = currentNatsUser(users, app);
+  return { NATS_USER: user, NATS_PASSWORD: password };
+}
+
 /** Throws on the first app without a user, unknown app, duplicate or malformed name, or weak password (never echoed). */
 export function checkNatsUsers(users: NatsUsers, layout: NatsLayout): void {
   const apps = natsApps(layout);

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IdentityService } from '@funnel/identity-feature';
+import { FUNNEL_NATS_LAYOUT, createNatsUsers, natsAuthorizationConfig, natsUserEnv } from '@funnel/platform';
 import { startNatsServer } from '@funnel/testing';
 import { RunningApp, startStandalone } from '../standalone';
 import { startAssetsService, startGateway, startIdentityService, startScriptsService } from '../services';
@@ -108,9 +109,10 @@ export async function standaloneDeployment(env: NodeJS.ProcessEnv = {}): Promise
 export async function distributedDeployment(extraEnv: NodeJS.ProcessEnv = {}): Promise<Deployment> {
   const dataDir = mkdtempSync(join(tmpdir(), 'funnel-e2e-'));
   // Secured as deployed: each app connects with its own NATS user and only the permissions it needs.
-  const nats = await startNatsServer({ secured: true });
+  const natsUsers = createNatsUsers(FUNNEL_NATS_LAYOUT);
+  const nats = await startNatsServer({ config: natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, natsUsers) });
   const env = { ...baseEnv(dataDir), NATS_URL: nats.url, RPC_TIMEOUT_MS: '2000', ...extraEnv };
-  const envOf = (app: string) => ({ ...env, ...nats.envFor(app) });
+  const envOf = (app: string) => ({ ...env, ...natsUserEnv(natsUsers, app) });
   const apps: Record<string, RunningApp | undefined> = {};
   let api!: Api;
   const start = async () => {

@@ -43,14 +43,17 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   }
   const port = options.port ?? (await freePort(HOST));
   const store = options.jetstream === false ? undefined : tempDir('nats-store');
-  const configFile = options.config === undefined ? undefined : join(tempDir('nats-config').path, 'nats.conf');
-  if (configFile) writeFileSync(configFile, options.config!, { mode: 0o600 });
-  const args = ['-a', HOST, '-p', String(port), ...(store ? ['-js', '-sd', store.path] : []), ...(configFile ? ['-c', configFile] : [])];
+  const args = ['-a', HOST, '-p', String(port), ...(store ? ['-js', '-sd', store.path] : [])];
   const startTimeoutMs = options.startTimeoutMs ?? 10_000;
   let child: ChildProcess | undefined;
 
   const start = async () => {
-    const serverProcess = spawn(COMMAND, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    // The configuration file is needed only while the server starts: removed once it runs, so a
+    // test process killed later leaves no copy of it behind.
+    const configDir = options.config === undefined ? undefined : tempDir('nats-config');
+    const configArgs = configDir ? ['-c', join(configDir.path, 'nats.conf')] : [];
+    if (configDir) writeFileSync(configArgs[1], options.config!, { mode: 0o600 });
+    const serverProcess = spawn(COMMAND, [...args, ...configArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
     child = serverProcess;
     running.add(serverProcess);
     let stderr = '';
@@ -73,6 +76,8 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     } catch (error) {
       serverProcess.kill('SIGKILL');
       throw new Error(`${COMMAND} did not start on ${HOST}:${port}: ${(error as Error).message}\n${stderr}`);
+    } finally {
+      configDir?.remove();
     }
   };
 

@@ -1,22 +1,36 @@
 /**
  * `npm run dev:cluster`: the distributed mode on one machine. Starts nats-server (from PATH, with
- * JetStream, on a free port) and each app as its own process, wired by environment: the gateway on
- * PORT (default 3000); the services on EventStoreDB / MongoDB when EVENTSTORE_URL / MONGO_URL are
- * set, else on the embedded adapters under DATA_DIR (default ./data/cluster). Ctrl-C stops them all.
- * Set NATS_URL to use a NATS server you run instead.
+ * JetStream, on a free port, secured as in production: each app has its own NATS user with only
+ * the permissions it needs, fresh passwords on every start) and each app as its own process, wired
+ * by environment: the gateway on PORT (default 3000); the services on EventStoreDB / MongoDB when
+ * EVENTSTORE_URL / MONGO_URL are set, else on the embedded adapters under DATA_DIR (default
+ * ./data/cluster), their ops ports (health, metrics) on 127.0.0.1 only. A process that crashes is
+ * started again after a backoff (0.5 s doubling to 10 s, back to 0.5 s once it stayed up a
+ * minute); Ctrl-C stops them all. Set NATS_URL to use a NATS server you run instead (with your
+ * own NATS_USER / NATS_PASSWORD or NATS_CREDS_FILE for every app, if it requires them).
  */
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { freePort } from '@funnel/testing';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { connect } from 'nats';
+import {
+  FUNNEL_NATS_LAYOUT,
+  type NatsUsers,
+  createNatsUsers,
+  currentNatsUser,
+  natsAccessOptions,
+  natsAuthorizationConfig,
+  natsUserEnv,
+} from '@funnel/platform';
+import { freePort } from '@funnel/testing';
+import { Supervisor } from './supervisor';
 
 const root = resolve(__dirname, '..', '..');
-const children: { name: string; child: ChildProcess }[] = [];
-let stopping = false;
+const log = (line: string) => process.stderr.write(`[dev-cluster] ${line}\n`);
 
-function prefixLines(name: string, stream: NodeJS.ReadableStream, out: NodeJS.WritableStream): void {
+function prefixLines(name: string, stream: NodeJS.ReadableStream | null, out: NodeJS.WritableStream): void {
   let buffered = '';
-  stream.on('data', (chunk: Buffer) => {
+  stream?.on('data', (chunk: Buffer) => {
     buffered += chunk.toString();
     const lines = buffered.split('\n');
     buffered = lines.pop() ?? '';
@@ -24,38 +38,32 @@ function prefixLines(name: string, stream: NodeJS.ReadableStream, out: NodeJS.Wr
   });
 }
 
-function launch(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  prefixLines(name, child.stdout!, process.stdout);
-  prefixLines(name, child.stderr!, process.stderr);
-  child.on('exit', (code, signal) => {
-    if (stopping) return;
-    process.stderr.write(`[dev-cluster] ${name} exited (${signal ?? code}); stopping the cluster\n`);
-    void stopAll(1);
-  });
-  children.push({ name, child });
-  return child;
-}
+const supervisor = new Supervisor({
+  started(name, child, attempt) {
+    prefixLines(name, child.stdout, process.stdout);
+    prefixLines(name, child.stderr, process.stderr);
+    if (attempt > 1) log(`${name} started again (attempt ${attempt})`);
+  },
+  crashed(name, exit, restartInMs) {
+    log(`${name} exited (${exit}); restarting in ${restartInMs} ms`);
+  },
+});
 
+let stopping = false;
 async function stopAll(exitCode: number): Promise<void> {
   if (stopping) return;
   stopping = true;
   // Gateway first, NATS last, so in-flight requests can still reach the services while they drain.
-  for (const { child } of [...children].reverse()) child.kill('SIGTERM');
-  const deadline = Date.now() + 10_000;
-  while (children.some(({ child }) => child.exitCode === null && child.signalCode === null) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  for (const { child } of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await supervisor.stop();
   process.exit(exitCode);
 }
 
-async function waitForNats(port: number): Promise<void> {
-  const { connect } = await import('nats');
+async function waitForNats(url: string, users: NatsUsers): Promise<void> {
+  const { user, password } = currentNatsUser(users, FUNNEL_NATS_LAYOUT.gateway);
   const deadline = Date.now() + 10_000;
   for (;;) {
     try {
-      const nc = await connect({ servers: `nats://127.0.0.1:${port}`, timeout: 500 });
+      const nc = await connect({ servers: url, timeout: 500, reconnect: false, ...natsAccessOptions({ user, password }) });
       await nc.close();
       return;
     } catch (error) {
@@ -65,37 +73,57 @@ async function waitForNats(port: number): Promise<void> {
   }
 }
 
+/** Starts a secured nats-server under `dataDir`; resolves to its URL and the apps' users. */
+async function startNats(dataDir: string): Promise<{ url: string; users: NatsUsers }> {
+  if (spawnSync('nats-server', ['--version']).error) {
+    throw new Error('nats-server not found on PATH: install it with apt-get install nats-server (or set NATS_URL)');
+  }
+  const natsDir = join(dataDir, 'nats');
+  mkdirSync(join(natsDir, 'store'), { recursive: true, mode: 0o700 });
+  const users = createNatsUsers(FUNNEL_NATS_LAYOUT);
+  const configFile = join(natsDir, 'nats-auth.conf');
+  writeFileSync(configFile, natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, users), { mode: 0o600 });
+  const port = await freePort();
+  const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(natsDir, 'store'), '-c', configFile];
+  supervisor.start({ name: 'nats', command: 'nats-server', args, env: process.env, cwd: root });
+  const url = `nats://127.0.0.1:${port}`;
+  await waitForNats(url, users);
+  return { url, users };
+}
+
 async function main(): Promise<void> {
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
   const dataDir = resolve(process.env.DATA_DIR ?? join(root, 'data', 'cluster'));
   mkdirSync(dataDir, { recursive: true });
-  let natsUrl = process.env.NATS_URL;
-  if (!natsUrl) {
-    if (spawnSync('nats-server', ['--version']).error) {
-      throw new Error('nats-server not found on PATH: install it with apt-get install nats-server (or set NATS_URL)');
-    }
-    const natsPort = await freePort();
-    const storeDir = join(dataDir, 'nats');
-    mkdirSync(storeDir, { recursive: true });
-    launch('nats', 'nats-server', ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', storeDir], process.env);
-    await waitForNats(natsPort);
-    natsUrl = `nats://127.0.0.1:${natsPort}`;
-  }
+  const own = process.env.NATS_URL ? undefined : await startNats(dataDir);
+  const natsUrl = process.env.NATS_URL ?? own!.url;
+  const natsEnv = (app: string) => (own ? natsUserEnv(own.users, app) : {});
   const common = { ...process.env, NATS_URL: natsUrl, DATA_DIR: dataDir };
   const node = process.execPath;
   const register = join(root, 'tools', 'register.js');
-  const services = ['identity-service', 'assets-service', 'scripts-service'];
-  for (const name of services) {
-    const env: NodeJS.ProcessEnv = { ...common, OPS_PORT: String(await freePort()) };
+  const opsPorts: string[] = [];
+  for (const { app } of FUNNEL_NATS_LAYOUT.services) {
+    const opsPort = String(await freePort());
+    const env: NodeJS.ProcessEnv = { ...common, ...natsEnv(app), OPS_PORT: opsPort, OPS_HOST: '127.0.0.1' };
     delete env.PORT;
-    launch(name, node, ['-r', register, join('apps', name, 'src', 'main.ts')], env);
+    supervisor.start({ name: app, command: node, args: ['-r', register, join('apps', app, 'src', 'main.ts')], env, cwd: root });
+    opsPorts.push(`${app} http://127.0.0.1:${opsPort}/metrics`);
   }
-  launch('gateway', node, ['-r', register, join('apps', 'gateway', 'src', 'main.ts')], { ...common, PORT: process.env.PORT ?? '3000' });
-  process.stdout.write(`[dev-cluster] NATS ${natsUrl}; gateway on http://localhost:${process.env.PORT ?? '3000'}/v1; data in ${dataDir}; Ctrl-C stops all\n`);
+  const gateway = FUNNEL_NATS_LAYOUT.gateway;
+  const port = process.env.PORT ?? '3000';
+  supervisor.start({
+    name: gateway,
+    command: node,
+    args: ['-r', register, join('apps', gateway, 'src', 'main.ts')],
+    env: { ...common, ...natsEnv(gateway), PORT: port },
+    cwd: root,
+  });
+  log(`NATS ${natsUrl}${own ? ' (secured, a user per app)' : ''}; gateway on http://localhost:${port}/v1; data in ${dataDir}; Ctrl-C stops all`);
+  log(`ops: ${opsPorts.join(', ')}`);
 }
 
 main().catch((error: Error) => {
-  process.stderr.write(`[dev-cluster] ${error.message}\n`);
+  log(error.message);
   void stopAll(1);
 });

@@ -21,3 +21,4 @@ export * from './in-process/in-process-service-client';
 export * from './rpc/lean-server-nats';
 export { DEFAULT_RPC_MAX_MESSAGE_BYTES } from './rpc/nats-chunking';
 export * from './outbound';
+export * from './nats-security';

@@ -1,5 +1,8 @@
 import { ConfigError, loadConfig } from '@funnel/platform';
-import { bootstrapAdminFrom, storeConfig } from './config';
+import { tempDir } from '@funnel/testing';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { bootstrapAdminFrom, natsAccessFrom, natsConfig, natsInboxConfig, opsConfig, storeConfig } from './config';
 
 describe('bootstrap admin configuration', () => {
   const good = { BOOTSTRAP_ADMIN_EMAIL: 'a@b.co', BOOTSTRAP_ADMIN_PASSWORD: 'long enough', BOOTSTRAP_API_KEY: 'k'.repeat(16) };
@@ -30,5 +33,55 @@ describe('store configuration', () => {
     expect(loadConfig(storeConfig, { EVENTSTORE_URL: 'esdb://localhost:2113?tls=false', MONGO_URL: 'mongodb://m:27017' }).MONGO_URL).toBe('mongodb://m:27017');
     expect(() => loadConfig(storeConfig, { MONGO_URL: 'http://m' })).toThrow(/MONGO_URL/);
     expect(loadConfig(storeConfig, {}).DATA_DIR).toBe('./data');
+  });
+});
+
+describe('NATS access configuration', () => {
+  const gatewaySpec = { ...natsConfig, ...natsInboxConfig };
+  const access = (env: NodeJS.ProcessEnv) => natsAccessFrom(loadConfig(gatewaySpec, { NATS_URL: 'nats://n:4222', ...env }));
+
+  it('is anonymous by default, with the gateway inbox prefix', () => {
+    expect(access({})).toEqual({ inboxPrefix: '_INBOX_gateway' });
+  });
+
+  it('takes a user and password, or a creds file, and TLS files', () => {
+    const dir = tempDir('nats-access');
+    try {
+      const file = (name: string) => {
+        writeFileSync(join(dir.path, name), 'x');
+        return join(dir.path, name);
+      };
+      expect(access({ NATS_USER: 'gateway-1', NATS_PASSWORD: 'secret-password-123' })).toMatchObject({ user: 'gateway-1', password: 'secret-password-123' });
+      const creds = file('app.creds');
+      expect(access({ NATS_CREDS_FILE: creds })).toMatchObject({ credsFile: creds });
+      const [ca, cert, key] = [file('ca.pem'), file('cert.pem'), file('key.pem')];
+      expect(access({ NATS_TLS_CA: ca, NATS_TLS_CERT: cert, NATS_TLS_KEY: key }).tls).toEqual({ caFile: ca, certFile: cert, keyFile: key });
+      expect(() => access({ NATS_CREDS_FILE: creds, NATS_USER: 'u', NATS_PASSWORD: 'secret-password-123' })).toThrow(/NATS_CREDS_FILE cannot be combined/);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it.each([
+    [{ NATS_USER: 'gateway-1' }, /NATS_PASSWORD is required/],
+    [{ NATS_PASSWORD: 'secret-password-123' }, /NATS_USER is required/],
+    [{ NATS_TLS_CERT: '/etc/hostname' }, /NATS_TLS_KEY is required/],
+    [{ NATS_CREDS_FILE: '/no/such/file.creds' }, /NATS_CREDS_FILE must name a readable file/],
+    [{ NATS_INBOX_PREFIX: 'bad prefix.>' }, /NATS_INBOX_PREFIX must be NATS subject tokens/],
+  ])('refuses %j with one clear line that never shows the password', (env, message) => {
+    let error: unknown;
+    try {
+      access(env);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).not.toContain('secret-password-123');
+  });
+
+  it('binds the ops port to all interfaces unless OPS_HOST says otherwise', () => {
+    expect(loadConfig(opsConfig, {}).OPS_HOST).toBe('0.0.0.0');
+    expect(loadConfig(opsConfig, { OPS_HOST: '127.0.0.1' }).OPS_HOST).toBe('127.0.0.1');
   });
 });

@@ -1,6 +1,7 @@
 import { API_KEY_PATTERN } from '@funnel/contracts';
+import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
-import { Config, ConfigError, LOG_LEVELS, bool, int, oneOf, port, string, url } from '@funnel/platform';
+import { Config, ConfigError, DEFAULT_GATEWAY_INBOX_PREFIX, LOG_LEVELS, NatsAccess, bool, int, oneOf, port, string, url } from '@funnel/platform';
 import { AuthOptions, BootstrapAdmin } from '@funnel/identity-feature';
 
 /** Variables every app reads. */
@@ -52,11 +53,72 @@ export const natsConfig = {
   NATS_URL: string(),
   /** The largest request or reply carried over NATS (split into chunks under the server's max payload): 64 MiB. */
   RPC_MAX_MESSAGE_BYTES: int({ min: 65_536, max: 1024 * 1024 * 1024, default: 64 * 1024 * 1024 }),
+  /** The app's NATS identity: a `.creds` file (JWT + nkey seed), or a user and password; none = anonymous. */
+  NATS_CREDS_FILE: string({ optional: true }),
+  NATS_USER: string({ optional: true }),
+  NATS_PASSWORD: string({ optional: true }),
+  /** TLS to NATS: a CA file to trust, and a client certificate and key (PEM files). */
+  NATS_TLS_CA: string({ optional: true }),
+  NATS_TLS_CERT: string({ optional: true }),
+  NATS_TLS_KEY: string({ optional: true }),
 };
+
+/** The gateway's reply inboxes are `<prefix>.<id>`: its NATS permissions allow subscribing to `<prefix>.>` only. */
+export const natsInboxConfig = {
+  NATS_INBOX_PREFIX: string({ default: DEFAULT_GATEWAY_INBOX_PREFIX }),
+};
+
+const SUBJECT_PREFIX = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
+
+/** The NATS identity and TLS files of `natsConfig`, checked together (the password is never echoed). */
+export function natsAccessFrom(config: Config<typeof natsConfig> & { NATS_INBOX_PREFIX?: string }): NatsAccess {
+  const { NATS_CREDS_FILE: credsFile, NATS_USER: user, NATS_PASSWORD: password, NATS_INBOX_PREFIX: inboxPrefix } = config;
+  if (credsFile !== undefined && (user !== undefined || password !== undefined)) {
+    throw new ConfigError('NATS_CREDS_FILE', 'alone', 'cannot be combined with NATS_USER / NATS_PASSWORD: set one or the other');
+  }
+  if ((user === undefined) !== (password === undefined)) {
+    throw new ConfigError(user === undefined ? 'NATS_USER' : 'NATS_PASSWORD', 'set', 'is required when NATS_USER or NATS_PASSWORD is set');
+  }
+  if ((config.NATS_TLS_CERT === undefined) !== (config.NATS_TLS_KEY === undefined)) {
+    throw new ConfigError(
+      config.NATS_TLS_CERT === undefined ? 'NATS_TLS_CERT' : 'NATS_TLS_KEY',
+      'set',
+      'is required when NATS_TLS_CERT or NATS_TLS_KEY is set',
+    );
+  }
+  for (const variable of ['NATS_CREDS_FILE', 'NATS_TLS_CA', 'NATS_TLS_CERT', 'NATS_TLS_KEY'] as const) {
+    const file = config[variable];
+    if (file !== undefined) mustBeReadable(variable, file);
+  }
+  if (inboxPrefix !== undefined && !SUBJECT_PREFIX.test(inboxPrefix)) {
+    throw new ConfigError(
+      'NATS_INBOX_PREFIX',
+      'subject',
+      `must be NATS subject tokens (letters, digits, _ and -, separated by dots), got ${JSON.stringify(inboxPrefix)}`,
+    );
+  }
+  const tls = { caFile: config.NATS_TLS_CA, certFile: config.NATS_TLS_CERT, keyFile: config.NATS_TLS_KEY };
+  return {
+    ...(credsFile !== undefined ? { credsFile } : {}),
+    ...(user !== undefined ? { user, password } : {}),
+    ...(tls.caFile || tls.certFile ? { tls } : {}),
+    ...(inboxPrefix !== undefined ? { inboxPrefix } : {}),
+  };
+}
+
+function mustBeReadable(variable: string, file: string): void {
+  try {
+    accessSync(file, constants.R_OK);
+  } catch {
+    throw new ConfigError(variable, 'readable file', `must name a readable file, got ${JSON.stringify(file)}`);
+  }
+}
 
 /** Health and metrics port of the NATS-only services. */
 export const opsConfig = {
   OPS_PORT: port({ default: 9464 }),
+  /** All interfaces by default (probes and Prometheus come from outside the pod); dev-cluster uses 127.0.0.1. */
+  OPS_HOST: string({ default: '0.0.0.0' }),
 };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

@@ -9,6 +9,7 @@ import {
   createLogger,
   createMetricsRegistry,
   loadConfig,
+  natsAccessOptions,
   natsServerOptions,
   startOpsServer,
 } from '@funnel/platform';
@@ -16,11 +17,30 @@ import { AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
-import { authConfig, authOptionsFrom, bootstrapAdminFrom, bootstrapConfig, commonConfig, httpConfig, natsConfig, opsConfig, storeConfig } from './config';
+import {
+  authConfig,
+  authOptionsFrom,
+  bootstrapAdminFrom,
+  bootstrapConfig,
+  commonConfig,
+  httpConfig,
+  natsAccessFrom,
+  natsConfig,
+  natsInboxConfig,
+  opsConfig,
+  storeConfig,
+} from './config';
 import { openStores } from './stores';
 import { RunningApp } from './standalone';
 
 const serviceConfig = { ...commonConfig, ...natsConfig, ...opsConfig };
+
+/** The service's NATS server strategy: its queue group, with the app's NATS credentials. */
+function natsServer(config: Config<typeof serviceConfig>, name: string): LeanServerNats {
+  return new LeanServerNats(natsServerOptions(config.NATS_URL, name, natsAccessOptions(natsAccessFrom(config))).options, {
+    maxMessageBytes: config.RPC_MAX_MESSAGE_BYTES,
+  });
+}
 
 /**
  * A NATS-only service: its module's message handlers on `<service>.*` subjects in the service's
@@ -32,7 +52,7 @@ async function startNatsService(
   config: Config<typeof serviceConfig>,
   checks: (app: INestMicroservice) => ReadinessCheck[],
   onClose: () => Promise<void> = async () => undefined,
-  server: LeanServerNats = new LeanServerNats(natsServerOptions(config.NATS_URL, name).options, { maxMessageBytes: config.RPC_MAX_MESSAGE_BYTES }),
+  server: LeanServerNats = natsServer(config, name),
 ): Promise<RunningApp> {
   const logger = createLogger(name, config.LOG_LEVEL);
   const app = await NestFactory.createMicroservice(module, {
@@ -41,7 +61,7 @@ async function startNatsService(
   });
   await app.listen();
   const metrics = createMetricsRegistry({ defaultLabels: { app: name } });
-  const ops = await startOpsServer({ port: config.OPS_PORT, checks: checks(app), registry: metrics });
+  const ops = await startOpsServer({ port: config.OPS_PORT, host: config.OPS_HOST, checks: checks(app), registry: metrics });
   logger.info({ opsPort: ops.port }, `${name} listening on NATS`);
   return {
     port: ops.port,
@@ -58,6 +78,7 @@ export const assetsServiceConfig = { ...serviceConfig, ...storeConfig };
 
 export async function startAssetsService(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
   const config = loadConfig(assetsServiceConfig, env);
+  const server = natsServer(config, 'assets-service');
   const stores = await openStores(config);
   @Module({ imports: [AssetsFeatureModule.forRoot(stores)] })
   class AssetsServiceModule {}
@@ -67,6 +88,7 @@ export async function startAssetsService(env: NodeJS.ProcessEnv = process.env): 
     config,
     (app) => [{ name: 'read-model', check: () => app.get(AssetsHealth).ready() }],
     () => stores.close(),
+    server,
   );
 }
 
@@ -75,9 +97,9 @@ export const identityServiceConfig = { ...serviceConfig, ...storeConfig, ...boot
 export async function startIdentityService(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
   const config = loadConfig(identityServiceConfig, env);
   const bootstrapAdmin = bootstrapAdminFrom(config);
-  const stores = await openStores(config);
   // Events (API key revocations) go out on the connection that carries the replies, so a gateway sees them first.
-  const server = new LeanServerNats(natsServerOptions(config.NATS_URL, 'identity-service').options, { maxMessageBytes: config.RPC_MAX_MESSAGE_BYTES });
+  const server = natsServer(config, 'identity-service');
+  const stores = await openStores(config);
   @Module({ imports: [IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin, auth: authOptionsFrom(config), events: server })] })
   class IdentityServiceModule {}
   return startNatsService(
@@ -95,13 +117,18 @@ export async function startScriptsService(env: NodeJS.ProcessEnv = process.env):
   return startNatsService('scripts-service', ScriptsFeatureModule, config, () => []);
 }
 
-export const gatewayConfig = { ...commonConfig, ...httpConfig, ...natsConfig };
+export const gatewayConfig = { ...commonConfig, ...httpConfig, ...natsConfig, ...natsInboxConfig };
 
 /** Distributed mode's HTTP edge: the same /v1 surface, forwarded over NATS. */
 export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
   const config = loadConfig(gatewayConfig, env);
   const logger = createLogger('gateway', config.LOG_LEVEL);
-  const client = new NatsServiceClient(config.NATS_URL, { timeoutMs: config.RPC_TIMEOUT_MS, logger, maxMessageBytes: config.RPC_MAX_MESSAGE_BYTES });
+  const client = new NatsServiceClient(config.NATS_URL, {
+    timeoutMs: config.RPC_TIMEOUT_MS,
+    logger,
+    access: natsAccessFrom(config),
+    maxMessageBytes: config.RPC_MAX_MESSAGE_BYTES,
+  });
   const metrics = createMetricsRegistry({ defaultLabels: { app: 'gateway' } });
   // Connect now rather than on the first request, so readiness reflects NATS from the start.
   client.warmUp();

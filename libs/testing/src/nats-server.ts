@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { freePort, greets, waitUntil } from './net';
 import { tempDir } from './temp-dir';
@@ -11,6 +11,11 @@ export interface NatsServerOptions {
   port?: number;
   /** How long to wait for the server to accept connections. */
   startTimeoutMs?: number;
+  /**
+   * nats-server configuration text, written to a private temp file: e.g. the users and permissions
+   * of natsAuthorizationConfig (@funnel/platform), to run secured as deployed.
+   */
+  config?: string;
 }
 
 export interface RunningNatsServer {
@@ -43,7 +48,12 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   let child: ChildProcess | undefined;
 
   const start = async () => {
-    const serverProcess = spawn(COMMAND, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    // The configuration file is needed only while the server starts: removed once it runs, so a
+    // test process killed later leaves no copy of it behind.
+    const configDir = options.config === undefined ? undefined : tempDir('nats-config');
+    const configArgs = configDir ? ['-c', join(configDir.path, 'nats.conf')] : [];
+    if (configDir) writeFileSync(configArgs[1], options.config!, { mode: 0o600 });
+    const serverProcess = spawn(COMMAND, [...args, ...configArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
     child = serverProcess;
     running.add(serverProcess);
     let stderr = '';
@@ -66,6 +76,8 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     } catch (error) {
       serverProcess.kill('SIGKILL');
       throw new Error(`${COMMAND} did not start on ${HOST}:${port}: ${(error as Error).message}\n${stderr}`);
+    } finally {
+      configDir?.remove();
     }
   };
 

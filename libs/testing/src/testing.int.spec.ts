@@ -39,6 +39,19 @@ describe('startNatsServer', () => {
     }
   });
 
+  it('runs with a given configuration, also after a restart', async () => {
+    const nats = await startNatsServer({ jetstream: false, config: 'authorization { users = [ { user: "app", password: "app-password-0123" } ] }' });
+    try {
+      for (const round of ['started', 'restarted']) {
+        await expect(connect({ servers: nats.url, reconnect: false })).rejects.toMatchObject({ code: 'AUTHORIZATION_VIOLATION' });
+        await (await connect({ servers: nats.url, reconnect: false, user: 'app', pass: 'app-password-0123' })).close();
+        if (round === 'started') await nats.restart();
+      }
+    } finally {
+      await nats.stop();
+    }
+  });
+
   it('runs several servers side by side on different ports', async () => {
     const [first, second] = await Promise.all([startNatsServer({ jetstream: false }), startNatsServer({ jetstream: false })]);
     expect(first.port).not.toBe(second.port);

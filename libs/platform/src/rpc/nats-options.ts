@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { type NatsOptions, Transport } from '@nestjs/microservices';
+import { credsAuthenticator, usernamePasswordAuthenticator } from 'nats';
 
 type NatsConnectionOptions = NonNullable<NatsOptions['options']>;
 
@@ -42,6 +44,38 @@ export function natsServerOptions(url: string, queueGroup: string, overrides: Na
       ...overrides,
     },
   };
+}
+
+/**
+ * Who an app is to NATS, and how the connection is encrypted. At most one of `credsFile` and
+ * `user`/`password`; without either the connection is anonymous (which a secured server refuses).
+ */
+export interface NatsAccess {
+  /** A `.creds` file (user JWT and nkey seed); read again on every (re)connect, so a replaced file needs no restart. */
+  credsFile?: string;
+  user?: string;
+  password?: string;
+  /** TLS with these PEM files (a CA to trust, a client certificate and key); any of them turns TLS on. */
+  tls?: { caFile?: string; certFile?: string; keyFile?: string };
+  /** Prefix of the app's reply inboxes, so its permissions can allow `<prefix>.>` only (nats.js default `_INBOX`). */
+  inboxPrefix?: string;
+}
+
+/**
+ * The connection options for `access`, to pass as the `overrides` of natsClientOptions /
+ * natsServerOptions. The password goes into an authenticator, not into a plain option, so it
+ * shows up in no options object that might be printed.
+ */
+export function natsAccessOptions(access: NatsAccess = {}): NatsConnectionOptions {
+  const options: NatsConnectionOptions = {};
+  const { credsFile, user, password, tls, inboxPrefix } = access;
+  if (credsFile !== undefined) options.authenticator = credsAuthenticator(() => readFileSync(credsFile));
+  else if (user !== undefined) options.authenticator = usernamePasswordAuthenticator(user, password);
+  if (tls && (tls.caFile || tls.certFile || tls.keyFile)) {
+    options.tls = Object.fromEntries(Object.entries(tls).filter(([, file]) => file !== undefined));
+  }
+  if (inboxPrefix !== undefined) options.inboxPrefix = inboxPrefix;
+  return options;
 }
 
 /** NATS_URL may list several servers of a cluster, comma-separated. */

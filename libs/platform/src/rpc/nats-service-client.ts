@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { createLogger } from '../logging/logger';
 import { type RpcMetrics, rpcOutcomeOf } from '../ops/metrics';
 import { DEFAULT_RPC_TIMEOUT_MS, type ServiceClient, toServiceError } from './service-client';
-import { natsClientOptions } from './nats-options';
+import { type NatsAccess, natsAccessOptions, natsClientOptions } from './nats-options';
 import type { EventHandler } from './event-publisher';
 import { coalesceWritesPerLoopTurn } from './nats-write-coalescing';
 import { ChunkAssembly, DEFAULT_RPC_MAX_MESSAGE_BYTES, UPLOAD_TO_HEADER, chunkHeaders, chunkLimitOf, chunkPositionOf, splitIntoChunks } from './nats-chunking';
@@ -15,6 +15,8 @@ export interface NatsServiceClientOptions {
   metrics?: RpcMetrics;
   /** The largest request sent or reply accepted (RPC_MAX_MESSAGE_BYTES); larger ones are a 413/507. */
   maxMessageBytes?: number;
+  /** Credentials, TLS, and the prefix of the reply inbox (`_INBOX` by default). */
+  access?: NatsAccess;
 }
 
 /** Nest's NATS wire format: a request `{ pattern, data, id }`, a reply `{ err?, response?, isDisposed, id }` (JSON). */
@@ -62,6 +64,7 @@ export class NatsServiceClient implements ServiceClient {
   private readonly logger: Logger;
   private readonly metrics?: RpcMetrics;
   private readonly maxMessageBytes: number;
+  private readonly access: NatsAccess;
   private readonly pending = new Map<string, PendingRequest>();
   private connection?: Promise<NatsConnection>;
   private current?: NatsConnection;
@@ -82,6 +85,7 @@ export class NatsServiceClient implements ServiceClient {
     this.logger = options.logger ?? createLogger('rpc-client');
     this.metrics = options.metrics;
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_RPC_MAX_MESSAGE_BYTES;
+    this.access = options.access ?? {};
   }
 
   /** True while connected to a NATS server (not while reconnecting or closed). */
@@ -268,11 +272,11 @@ export class NatsServiceClient implements ServiceClient {
   private connect(): Promise<NatsConnection> {
     if (this.closed) return Promise.reject(ServiceError.unavailable('client closed'));
     if (!this.connection) {
-      const { options } = natsClientOptions(this.url);
+      const { options } = natsClientOptions(this.url, natsAccessOptions(this.access));
       this.connection = connect(options)
         .then((nc) => {
           coalesceWritesPerLoopTurn(nc);
-          this.replyPrefix = `${createInbox()}.`;
+          this.replyPrefix = `${createInbox(this.access.inboxPrefix)}.`;
           nc.subscribe(`${this.replyPrefix}*`, { callback: (error, message) => this.onReply(error, message) });
           for (const subject of this.listeners.keys()) this.subscribeEvents(nc, subject);
           this.current = nc;

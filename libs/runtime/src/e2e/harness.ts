@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IdentityService } from '@funnel/identity-feature';
+import { FUNNEL_NATS_LAYOUT, createNatsUsers, natsAuthorizationConfig, natsUserEnv } from '@funnel/platform';
 import { startNatsServer } from '@funnel/testing';
 import { RunningApp, startStandalone } from '../standalone';
 import { startAssetsService, startGateway, startIdentityService, startScriptsService } from '../services';
@@ -107,15 +108,18 @@ export async function standaloneDeployment(env: NodeJS.ProcessEnv = {}): Promise
 
 export async function distributedDeployment(extraEnv: NodeJS.ProcessEnv = {}): Promise<Deployment> {
   const dataDir = mkdtempSync(join(tmpdir(), 'funnel-e2e-'));
-  const nats = await startNatsServer();
+  // Secured as deployed: each app connects with its own NATS user and only the permissions it needs.
+  const natsUsers = createNatsUsers(FUNNEL_NATS_LAYOUT);
+  const nats = await startNatsServer({ config: natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, natsUsers) });
   const env = { ...baseEnv(dataDir), NATS_URL: nats.url, RPC_TIMEOUT_MS: '2000', ...extraEnv };
+  const envOf = (app: string) => ({ ...env, ...natsUserEnv(natsUsers, app) });
   const apps: Record<string, RunningApp | undefined> = {};
   let api!: Api;
   const start = async () => {
-    apps.identity = await startIdentityService(env);
-    apps.assets = await startAssetsService(env);
-    apps.scripts = await startScriptsService(env);
-    apps.gateway = await startGateway(env);
+    apps.identity = await startIdentityService(envOf('identity-service'));
+    apps.assets = await startAssetsService(envOf('assets-service'));
+    apps.scripts = await startScriptsService(envOf('scripts-service'));
+    apps.gateway = await startGateway(envOf('gateway'));
     api = apiAt(`http://127.0.0.1:${apps.gateway.port}/v1`, ADMIN.apiKey);
   };
   const stop = async () => {

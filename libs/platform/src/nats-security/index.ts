@@ -1,0 +1,4 @@
+export * from './nats-apps';
+export * from './nats-permissions';
+export * from './nats-users';
+export * from './nats-server-config';

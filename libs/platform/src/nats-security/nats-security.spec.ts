@@ -1,0 +1,80 @@
+import { FUNNEL_NATS_LAYOUT, type NatsLayout } from './nats-apps';
+import { natsPermissions } from './nats-permissions';
+import { natsAuthorizationConfig } from './nats-server-config';
+import { type NatsUsers, createNatsUsers, currentNatsUser, retireNatsUsers, rotateNatsUsers } from './nats-users';
+
+let counter = 0;
+const password = () => `password-${String(++counter).padStart(8, '0')}`;
+
+/** The JSON after `authorization:` in the generated text. */
+function authorizationOf(text: string): { users: { user: string; password: string; permissions: unknown }[] } {
+  return JSON.parse(text.slice(text.indexOf('authorization:') + 'authorization:'.length));
+}
+
+describe('NATS permissions', () => {
+  it('give each app only what its role needs', () => {
+    expect(natsPermissions(FUNNEL_NATS_LAYOUT)).toEqual({
+      gateway: {
+        publish: { allow: ['assets.>', 'identity.>', 'scripts.>'], deny: ['assets.events.>', 'identity.events.>', 'scripts.events.>'] },
+        subscribe: { allow: ['_INBOX_gateway.>', 'assets.events.>', 'identity.events.>', 'scripts.events.>'] },
+      },
+      'assets-service': { publish: { allow: ['assets.events.>'] }, subscribe: { allow: ['assets.>'] }, allow_responses: { max: 10000, expires: '2m' } },
+      'identity-service': { publish: { allow: ['identity.events.>'] }, subscribe: { allow: ['identity.>'] }, allow_responses: { max: 10000, expires: '2m' } },
+      'scripts-service': { publish: { allow: ['scripts.events.>'] }, subscribe: { allow: ['scripts.>'] }, allow_responses: { max: 10000, expires: '2m' } },
+    });
+  });
+
+  it('follow the layout: a new service is one more entry', () => {
+    const layout: NatsLayout = { ...FUNNEL_NATS_LAYOUT, services: [...FUNNEL_NATS_LAYOUT.services, { app: 'billing-service', subjectRoot: 'billing' }] };
+    const permissions = natsPermissions(layout);
+    expect(permissions['gateway'].publish.allow).toContain('billing.>');
+    expect(permissions['billing-service'].subscribe.allow).toEqual(['billing.>']);
+  });
+});
+
+describe('NATS server configuration', () => {
+  it('lists every user of every app with its permissions, and no anonymous user', () => {
+    const users = createNatsUsers(FUNNEL_NATS_LAYOUT, password);
+    const text = natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, users);
+    expect(text).not.toMatch(/no_auth_user/);
+    const { users: entries } = authorizationOf(text);
+    expect(entries.map(({ user }) => user)).toEqual(['gateway-1', 'assets-service-1', 'identity-service-1', 'scripts-service-1']);
+    expect(entries[1]).toEqual({ ...users['assets-service'][0], permissions: natsPermissions(FUNNEL_NATS_LAYOUT)['assets-service'] });
+  });
+
+  it('refuses a missing app, an unknown app, a reused name and a weak password (without echoing it)', () => {
+    const users = createNatsUsers(FUNNEL_NATS_LAYOUT, password);
+    const without = (app: string): NatsUsers => Object.fromEntries(Object.entries(users).filter(([name]) => name !== app));
+    expect(() => natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, without('scripts-service'))).toThrow('no NATS user for scripts-service');
+    expect(() => natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, { ...users, intruder: [{ user: 'x', password: password() }] })).toThrow(/unknown app intruder/);
+    expect(() => natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, { ...users, gateway: [{ user: 'assets-service-1', password: password() }] })).toThrow(
+      /used twice/,
+    );
+    for (const weak of ['short', 'has "quotes" in it!!', '$2a$11$looks.like.a.bcrypt.hash']) {
+      let message = '';
+      try {
+        natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, { ...users, gateway: [{ user: 'gateway-1', password: weak }] });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/NATS password of gateway-1 must be/);
+      expect(message).not.toContain(weak);
+    }
+  });
+});
+
+describe('NATS user rotation', () => {
+  it('adds a new user per app, keeps the old ones until retired, and the apps move to the new one', () => {
+    const first = createNatsUsers(FUNNEL_NATS_LAYOUT, password);
+    const rotated = rotateNatsUsers(first, FUNNEL_NATS_LAYOUT, password);
+    expect(rotated['gateway'].map(({ user }) => user)).toEqual(['gateway-1', 'gateway-2']);
+    expect(rotated['gateway'][0]).toEqual(first['gateway'][0]);
+    expect(currentNatsUser(rotated, 'gateway').user).toBe('gateway-2');
+    expect(currentNatsUser(rotated, 'gateway').password).not.toBe(first['gateway'][0].password);
+    expect(authorizationOf(natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, rotated)).users).toHaveLength(8);
+
+    const retired = retireNatsUsers(rotated);
+    expect(retired['gateway']).toEqual([rotated['gateway'][1]]);
+    expect(rotateNatsUsers(retired, FUNNEL_NATS_LAYOUT, password)['gateway'].map(({ user }) => user)).toEqual(['gateway-2', 'gateway-3']);
+  });
+});

@@ -1,0 +1,21 @@
+import type { NatsLayout } from './nats-apps';
+import { natsPermissions } from './nats-permissions';
+import { type NatsUsers, checkNatsUsers } from './nats-users';
+
+/**
+ * The `authorization` block of nats-server's configuration: every user of every app with its app's
+ * permissions. There is no `no_auth_user`, so a client without valid credentials is refused.
+ * The text holds the passwords: keep it as secret as they are. nats-server reads it whole or
+ * through `include`; `nats-server --signal reload` applies a new one without dropping connections.
+ */
+export function natsAuthorizationConfig(layout: NatsLayout, users: NatsUsers): string {
+  checkNatsUsers(users, layout);
+  const permissions = natsPermissions(layout);
+  const entries = Object.entries(users).flatMap(([app, list]) => list.map(({ user, password }) => ({ user, password, permissions: permissions[app] })));
+  // JSON is valid nats-server configuration syntax.
+  return [
+    '# NATS users and permissions of funnel-service (generated; holds passwords, keep it secret).',
+    `authorization: ${JSON.stringify({ users: entries }, null, 2)}`,
+    '',
+  ].join('\n');
+}

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '@funnel/platform';
-import { bootstrapAdminFrom, storeConfig } from './config';
+import { bootstrapAdminFrom, httpConfig, storeConfig } from './config';
 
 describe('bootstrap admin configuration', () => {
   const good = { BOOTSTRAP_ADMIN_EMAIL: 'a@b.co', BOOTSTRAP_ADMIN_PASSWORD: 'long enough', BOOTSTRAP_API_KEY: 'k'.repeat(16) };
@@ -30,5 +30,31 @@ describe('store configuration', () => {
     expect(loadConfig(storeConfig, { EVENTSTORE_URL: 'esdb://localhost:2113?tls=false', MONGO_URL: 'mongodb://m:27017' }).MONGO_URL).toBe('mongodb://m:27017');
     expect(() => loadConfig(storeConfig, { MONGO_URL: 'http://m' })).toThrow(/MONGO_URL/);
     expect(loadConfig(storeConfig, {}).DATA_DIR).toBe('./data');
+  });
+});
+
+describe('HTTP configuration', () => {
+  it('reads TRUSTED_PROXIES as addresses and CIDR ranges, none by default', () => {
+    expect(loadConfig(httpConfig, {}).TRUSTED_PROXIES).toEqual([]);
+    expect(loadConfig(httpConfig, { TRUSTED_PROXIES: ' 10.0.0.0/8, 192.168.1.7 ,fd00::/8,::1 ' }).TRUSTED_PROXIES).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.7',
+      'fd00::/8',
+      '::1',
+    ]);
+  });
+
+  it.each(['true', '10.0.0.0/33', '10.0.0/8', 'loopback', '10.0.0.1/8/1', '::1/129', '10.0.0.0/x'])(
+    'refuses TRUSTED_PROXIES=%s with one clear line',
+    (value) => {
+      expect(() => loadConfig(httpConfig, { TRUSTED_PROXIES: value })).toThrow(
+        /^Invalid configuration: TRUSTED_PROXIES must be a comma-separated list of IP addresses and CIDR ranges/,
+      );
+    },
+  );
+
+  it('refuses the removed TRUST_PROXY, naming what replaces it', () => {
+    expect(() => loadConfig(httpConfig, { TRUST_PROXY: 'true' })).toThrow(ConfigError);
+    expect(() => loadConfig(httpConfig, { TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY must be unset \(removed: .*TRUSTED_PROXIES\)/);
   });
 });

@@ -16,7 +16,19 @@ import { AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
-import { authConfig, authOptionsFrom, bootstrapAdminFrom, bootstrapConfig, commonConfig, httpConfig, natsConfig, opsConfig, storeConfig } from './config';
+import {
+  accessTokenConfig,
+  authConfig,
+  authOptionsFrom,
+  bootstrapAdminFrom,
+  bootstrapConfig,
+  commonConfig,
+  gatewayOptionsFrom,
+  httpConfig,
+  natsConfig,
+  opsConfig,
+  storeConfig,
+} from './config';
 import { openStores } from './stores';
 import { RunningApp } from './standalone';
 
@@ -95,7 +107,7 @@ export async function startScriptsService(env: NodeJS.ProcessEnv = process.env):
   return startNatsService('scripts-service', ScriptsFeatureModule, config, () => []);
 }
 
-export const gatewayConfig = { ...commonConfig, ...httpConfig, ...natsConfig };
+export const gatewayConfig = { ...commonConfig, ...httpConfig, ...natsConfig, ...accessTokenConfig };
 
 /** Distributed mode's HTTP edge: the same /v1 surface, forwarded over NATS. */
 export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
@@ -107,10 +119,10 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promis
   client.warmUp();
   const natsReady = { name: 'nats', check: () => client.connected };
   @Module({
-    imports: [GatewayModule.forRoot({ client, metrics, apiKeyCacheMs: config.API_KEY_CACHE_MS, readiness: [natsReady] })],
+    imports: [GatewayModule.forRoot({ client, metrics, ...gatewayOptionsFrom(config), readiness: [natsReady] })],
   })
   class GatewayAppModule {}
-  const app = await createGatewayApp(GatewayAppModule, new PinoNestLogger(logger), { trustProxy: config.TRUST_PROXY });
+  const app = await createGatewayApp(GatewayAppModule, new PinoNestLogger(logger), { trustedProxies: config.TRUSTED_PROXIES });
   await app.listen(config.PORT, config.HOST);
   const port = (app.getHttpServer().address() as { port: number }).port;
   logger.info({ port }, 'gateway listening');

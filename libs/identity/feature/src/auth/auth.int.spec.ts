@@ -223,6 +223,16 @@ describe('authentication (identity feature on SQLite and the embedded read store
       await expect(refresh(mine.tokens.refresh_token)).resolves.toMatchObject({ status: 401 });
     });
 
+    it('refuses a token of its own keys whose lifetime is longer than the configured one', async () => {
+      const caller = await newUser('ivy@example.com');
+      const { TokenIssuer } = await import('./token-issuer');
+      const ownKeys = await IdentityKeys.load(join(dir, 'keys.json'));
+      const mint = (hours: number) => new TokenIssuer(ownKeys, { accessTokenTtlSeconds: hours * 3600 }, () => now).accessToken(caller);
+      await expect(auth.validate((await mint(72)).token, {})).resolves.toHaveProperty('user.email', 'ivy@example.com');
+      await expect(failureOf(auth.validate((await mint(73)).token, {}))).resolves.toMatchObject({ status: 401 });
+      await expect(failureOf(auth.validate((await mint(24 * 365)).token, {}))).resolves.toMatchObject({ status: 401 });
+    });
+
     it('refuses a refresh token past its own lifetime (30 days)', async () => {
       await newUser('ida@example.com');
       const session = (await login('ida@example.com', 'a good password')) as Session;

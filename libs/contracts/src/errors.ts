@@ -89,5 +89,7 @@ export const ErrorCodes = {
   SETTINGS_TOO_LARGE: 'SETTINGS.TOO_LARGE',
   API_KEY_NOT_FOUND: 'APIKEY.NOT_FOUND',
   MFA_INVALID: 'AUTH.MFA_INVALID',
+  /** Too many wrong one-time codes: the user's second factor is refused for a while (429 with Retry-After). */
+  MFA_LOCKED: 'AUTH.MFA_LOCKED',
   MFA_STATE: 'AUTH.MFA_STATE',
 } as const;

@@ -14,7 +14,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export async function createGatewayApp(
   module: Type<unknown> | DynamicModule,
   logger: LoggerService | false,
-  options: { trustProxy?: boolean } = {},
+  options: { trustedProxies?: readonly string[] } = {},
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     // No Nest middleware here; without this, @fastify/middie adds a hook to every request.
@@ -24,8 +24,9 @@ export async function createGatewayApp(
     logger: false,
     requestIdHeader: 'x-correlation-id',
     genReqId: () => randomUUID(),
-    // Behind an ingress the client address comes from X-Forwarded-For (login throttling needs it).
-    trustProxy: options.trustProxy ?? false,
+    // Behind proxies (TRUSTED_PROXIES) the client address is the rightmost X-Forwarded-For entry that is
+    // not one of them (the entries left of it are client-chosen); without any, the socket's peer.
+    trustProxy: options.trustedProxies?.length ? [...options.trustedProxies] : false,
   });
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { logger, bufferLogs: false });
   // Every failure, Fastify's own included, reaches this filter: Nest installs Fastify's error

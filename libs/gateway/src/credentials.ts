@@ -2,8 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
 import { Principal, ServiceError } from '@funnel/contracts';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
-import { TokenVerifier } from './token-verifier';
-import { API_KEY_AUTHENTICATOR, TOKEN_VERIFIER } from './gateway.tokens';
+import { CredentialFailures } from './credential-failures';
+import { TokenVerifier, isExpiredTokenError } from './token-verifier';
+import { API_KEY_AUTHENTICATOR, CREDENTIAL_FAILURES, TOKEN_VERIFIER } from './gateway.tokens';
 
 /** The API key of a request: `key` query parameter or `X-API-Key` header (legacy schemes, both accepted). */
 export function apiKeyOf(request: FastifyRequest): string | undefined {
@@ -24,21 +25,33 @@ export function bearerTokenOf(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-/** Who sent a request: an access token (verified locally) or an API key (verified by identity, cached briefly). */
+/**
+ * Who sent a request: an access token (verified locally) or an API key (verified by identity, cached
+ * briefly). Failed attempts count per client address; a blocked address gets 429 unchecked.
+ */
 @Injectable()
 export class Credentials {
   constructor(
     @Inject(API_KEY_AUTHENTICATOR) private readonly apiKeys: ApiKeyAuthenticator,
     @Inject(TOKEN_VERIFIER) private readonly tokens: TokenVerifier,
+    @Inject(CREDENTIAL_FAILURES) private readonly failures: CredentialFailures,
   ) {}
 
-  authenticate(request: FastifyRequest): Promise<Principal> {
+  async authenticate(request: FastifyRequest): Promise<Principal> {
     const correlationId = String(request.id);
     const token = bearerTokenOf(request);
-    if (token) return this.tokens.verify(token, correlationId);
-    const key = apiKeyOf(request);
-    if (key) return this.apiKeys.authenticate(key, correlationId);
-    throw ServiceError.unauthorized('not authorized: send an access token (Authorization: Bearer) or an API key (X-API-Key header or key query parameter)');
+    const key = token ? undefined : apiKeyOf(request);
+    if (!token && !key) {
+      throw ServiceError.unauthorized('not authorized: send an access token (Authorization: Bearer) or an API key (X-API-Key header or key query parameter)');
+    }
+    const address = request.ip;
+    this.failures.check(address);
+    try {
+      return await (token ? this.tokens.verify(token, correlationId) : this.apiKeys.authenticate(key!, correlationId));
+    } catch (error) {
+      if (error instanceof ServiceError && error.status === 401 && !isExpiredTokenError(error)) this.failures.failed(address);
+      throw error;
+    }
   }
 }
 

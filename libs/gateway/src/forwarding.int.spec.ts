@@ -1,42 +1,61 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { IdentityRequestBody, IdentitySubjects, RpcRequest } from '@funnel/contracts';
+import { type JWK, SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { ACCESS_TOKEN } from '@funnel/contracts';
+import { IdentityRequestBody, IdentitySubjects, RpcRequest, ServiceError } from '@funnel/contracts';
 import { ServiceClient, createMetricsRegistry } from '@funnel/platform';
-import { GatewayModule } from './gateway.module';
+import { GatewayModule, GatewayOptions } from './gateway.module';
 import { createGatewayApp } from './create-gateway-app';
 
-/** The gateway over a service client that records what it forwards. */
-async function gatewayRecording(trustProxy: boolean) {
+const GOOD_KEY = 'good-key-0123456789abcdef';
+
+/** The gateway over a service client that records what it forwards; identity knows one API key and publishes `signingKeys`. */
+async function gatewayRecording(trustedProxies: string[], options: Partial<GatewayOptions> = {}, signingKeys: JWK[] = []) {
   const forwarded: { subject: string; payload: RpcRequest<IdentityRequestBody> }[] = [];
   const client = {
     request: async <T>(subject: string, payload: RpcRequest<IdentityRequestBody>) => {
+      if (subject === IdentitySubjects.authenticateApiKey) {
+        if ((payload.body as unknown as { key: string }).key !== GOOD_KEY) throw ServiceError.unauthorized();
+        return { accountId: 'A1', userId: 'U1', permissions: ['assets:read'], keyId: 'k1' } as T;
+      }
+      if (subject === IdentitySubjects.signingKeys) return { keys: signingKeys } as T;
       forwarded.push({ subject, payload });
       return {} as T;
     },
     subscribe: () => () => undefined,
     close: async () => undefined,
   } as unknown as ServiceClient;
-  const app: NestFastifyApplication = await createGatewayApp(GatewayModule.forRoot({ client, metrics: createMetricsRegistry(), readiness: [] }), false, {
-    trustProxy,
-  });
+  const app: NestFastifyApplication = await createGatewayApp(
+    GatewayModule.forRoot({ client, metrics: createMetricsRegistry(), readiness: [], apiKeyCacheMs: 0, ...options }),
+    false,
+    { trustedProxies },
+  );
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
-  return { app, forwarded };
+  return { app, forwarded, fastify: app.getHttpAdapter().getInstance() };
 }
 
 describe('forwarding of public identity routes', () => {
   it.each([
-    [false, '127.0.0.1'],
-    [true, '203.0.113.9'],
-  ])('with TRUST_PROXY=%s, login carries the source address %s and validate the raw bearer token', async (trustProxy, address) => {
-    const { app, forwarded } = await gatewayRecording(trustProxy);
+    ['no trusted proxy: the socket peer, X-Forwarded-For ignored', [], '127.0.0.1', '203.0.113.9', '127.0.0.1'],
+    ['a trusted proxy: the entry it added', ['127.0.0.1'], '127.0.0.1', '203.0.113.9', '203.0.113.9'],
+    [
+      'a chain of trusted proxies: the rightmost untrusted entry, never the client-chosen leftmost',
+      ['127.0.0.1', '10.0.0.0/8'],
+      '127.0.0.1',
+      '198.51.100.1, 203.0.113.9, 10.1.2.3',
+      '203.0.113.9',
+    ],
+    ['a peer that is not a trusted proxy: its own address', ['10.0.0.0/8'], '127.0.0.1', '203.0.113.9', '127.0.0.1'],
+    ['IPv6 ranges', ['fd00::/8'], 'fd00::1', '2001:db8::7', '2001:db8::7'],
+  ])('with %s, login carries the client address and validate the raw bearer token', async (_case, proxies, peer, forwardedFor, address) => {
+    const { app, forwarded, fastify } = await gatewayRecording(proxies);
     try {
-      const fastify = app.getHttpAdapter().getInstance();
       const login = await fastify.inject({
         method: 'POST',
         url: '/v1/auth/login',
-        headers: { 'x-forwarded-for': '203.0.113.9' },
+        headers: { 'x-forwarded-for': forwardedFor },
         payload: { username: 'u@example.com', password: 'p' },
-        remoteAddress: '127.0.0.1',
+        remoteAddress: peer,
       });
       expect(login.statusCode).toBe(200);
       const validate = await fastify.inject({ method: 'POST', url: '/v1/auth/validate', headers: { authorization: 'Bearer abc.def.ghi' }, payload: {} });
@@ -47,6 +66,59 @@ describe('forwarding of public identity routes', () => {
       expect(forwarded[1].payload.body).not.toHaveProperty('sourceAddress');
       // Public routes carry no caller.
       expect(forwarded[0].payload.context).toMatchObject({ accountId: '', userId: '', permissions: [] });
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('failed credential attempts per client address', () => {
+  it('blocks an address after the limit: 429 with Retry-After, unchecked even for a right key, while other addresses go on', async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const { app, fastify } = await gatewayRecording(['127.0.0.1'], { credentialFailures: { limit: 3, windowMs: 60_000 }, clock: () => now });
+    const list = (from: string, headers: Record<string, string>) =>
+      fastify.inject({ method: 'GET', url: '/v1/visitortag/list', headers: { 'x-forwarded-for': from, ...headers }, remoteAddress: '127.0.0.1' });
+    try {
+      expect((await list('203.0.113.5', { 'x-api-key': 'wrong-key-0000000000000' })).statusCode).toBe(401);
+      expect((await list('203.0.113.5', { authorization: 'Bearer forged.token.here' })).statusCode).toBe(401);
+      // No credential at all is no attempt.
+      expect((await list('203.0.113.5', {})).statusCode).toBe(401);
+      expect((await list('203.0.113.5', { 'x-api-key': 'wrong-key-0000000000001' })).statusCode).toBe(401);
+      const blocked = await list('203.0.113.5', { 'x-api-key': GOOD_KEY });
+      expect(blocked.statusCode).toBe(429);
+      expect(blocked.headers['retry-after']).toBe('60');
+      expect(blocked.json()).toMatchObject({ code: 'AUTH.TOO_MANY_ATTEMPTS', error: expect.stringContaining('try again later') });
+      // Another client behind the same proxy is not affected.
+      expect((await list('203.0.113.6', { 'x-api-key': GOOD_KEY })).statusCode).toBe(200);
+      // The block ends with its window.
+      now += 60_000;
+      expect((await list('203.0.113.5', { 'x-api-key': GOOD_KEY })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('does not count expired tokens: clients renew them, nobody guesses them', async () => {
+    const now = Date.UTC(2026, 0, 1);
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    const publicJwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
+    const seconds = now / 1000;
+    const expired = await new SignJWT({ acc: 'A1', perms: ['assets:read'] })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: ACCESS_TOKEN.type })
+      .setIssuer(ACCESS_TOKEN.issuer)
+      .setAudience(ACCESS_TOKEN.audience)
+      .setSubject('U1')
+      .setIssuedAt(seconds - 7200)
+      .setExpirationTime(seconds - 3600)
+      .sign(privateKey);
+    const { app, fastify } = await gatewayRecording([], { credentialFailures: { limit: 2, windowMs: 60_000 }, clock: () => now }, [publicJwk]);
+    try {
+      for (let i = 0; i < 5; i++) {
+        const res = await fastify.inject({ method: 'GET', url: '/v1/visitortag/list', headers: { authorization: `Bearer ${expired}` } });
+        expect(res.statusCode).toBe(401);
+        expect(res.json().error).toContain('expired');
+      }
+      expect((await fastify.inject({ method: 'GET', url: '/v1/visitortag/list', headers: { 'x-api-key': GOOD_KEY } })).statusCode).toBe(200);
     } finally {
       await app.close();
     }

@@ -2,8 +2,9 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ReadinessCheck, Registry, ServiceClient } from '@funnel/platform';
 import { ForwardedRoute, RouteTable, assetRoutes } from './route-table';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
-import { API_KEY_AUTHENTICATOR, METRICS_REGISTRY, READINESS_CHECKS, ROUTE_TABLE, SERVICE_CLIENT, TOKEN_VERIFIER } from './gateway.tokens';
+import { API_KEY_AUTHENTICATOR, CREDENTIAL_FAILURES, METRICS_REGISTRY, READINESS_CHECKS, ROUTE_TABLE, SERVICE_CLIENT, TOKEN_VERIFIER } from './gateway.tokens';
 import { TokenVerifier } from './token-verifier';
+import { CredentialFailurePolicy, CredentialFailures } from './credential-failures';
 import { Credentials } from './credentials';
 import { ForwardingRoute } from './forwarding.route';
 import { IdsHttpController } from './ids.http.controller';
@@ -20,6 +21,10 @@ export interface GatewayOptions {
   extraRoutes?: ForwardedRoute[];
   /** Milliseconds since the epoch; tests inject one to expire tokens. */
   clock?: () => number;
+  /** The configured access-token lifetime: longer-lived tokens are refused. */
+  accessTokenTtlSeconds?: number;
+  /** When failed credential attempts block a client address (per replica). */
+  credentialFailures?: CredentialFailurePolicy;
 }
 
 export function gatewayRoutes(extra: ForwardedRoute[] = []): ForwardedRoute[] {
@@ -35,7 +40,8 @@ export class GatewayModule {
       providers: [
         ForwardingRoute,
         Credentials,
-        { provide: TOKEN_VERIFIER, useValue: new TokenVerifier(options.client, options.clock) },
+        { provide: TOKEN_VERIFIER, useValue: new TokenVerifier(options.client, options.clock, options.accessTokenTtlSeconds) },
+        { provide: CREDENTIAL_FAILURES, useValue: new CredentialFailures(options.credentialFailures, options.clock) },
         { provide: SERVICE_CLIENT, useValue: options.client },
         { provide: METRICS_REGISTRY, useValue: options.metrics },
         { provide: READINESS_CHECKS, useValue: options.readiness },

@@ -5,3 +5,4 @@ export const API_KEY_AUTHENTICATOR = Symbol.for('funnel.gateway.ApiKeyAuthentica
 export const READINESS_CHECKS = Symbol.for('funnel.gateway.ReadinessChecks');
 export const METRICS_REGISTRY = Symbol.for('funnel.gateway.MetricsRegistry');
 export const TOKEN_VERIFIER = Symbol.for('funnel.gateway.TokenVerifier');
+export const CREDENTIAL_FAILURES = Symbol.for('funnel.gateway.CredentialFailures');

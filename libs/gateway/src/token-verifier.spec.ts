@@ -75,6 +75,14 @@ describe('TokenVerifier', () => {
     await expect(verifier.verify(await sign(await newKey('k9'), now / 1000), 'c')).rejects.toMatchObject({ status: 401 });
   });
 
+  it('refuses a token meant to live longer than the configured access-token lifetime', async () => {
+    published = [await newKey('k1')];
+    const verifier = new TokenVerifier(client, () => now, 3600);
+    await expect(verifier.verify(await sign(published[0], now / 1000, { ttl: 3600 }), 'c')).resolves.toMatchObject({ userId: 'U1' });
+    await expect(verifier.verify(await sign(published[0], now / 1000, { ttl: 3601 }), 'c')).rejects.toMatchObject({ status: 401 });
+    await expect(verifier.verify(await sign(published[0], now / 1000, { ttl: 365 * 24 * 3600 }), 'c')).rejects.toMatchObject({ status: 401 });
+  });
+
   it('refuses expired tokens, ID tokens and tokens signed by another key under a known kid', async () => {
     published = [await newKey('k1')];
     const verifier = new TokenVerifier(client, () => now);

@@ -5,6 +5,13 @@ import { ServiceClient } from '@funnel/platform';
 /** At most one key-set fetch per this many ms when tokens name unknown keys (a forged kid must not flood identity). */
 const MIN_REFETCH_MS = 5_000;
 
+const EXPIRED = 'not authorized: the access token has expired';
+
+/** A genuine token past its expiry: not a failed attempt (the client renews it), unlike a forged or foreign one. */
+export function isExpiredTokenError(error: unknown): boolean {
+  return error instanceof ServiceError && error.status === 401 && error.message === EXPIRED;
+}
+
 /**
  * Verifies access tokens locally with the identity service's public keys: fetched over the
  * service client, kept, and fetched again when a token names a key not in the set (rotation).
@@ -14,9 +21,11 @@ export class TokenVerifier {
   private keySet?: Promise<ReturnType<typeof createLocalJWKSet>>;
   private fetchedAt = 0;
 
+  /** `maxLifetimeSeconds`: the configured access-token lifetime; a token whose `exp - iat` is longer is refused. */
   constructor(
     private readonly client: ServiceClient,
     private readonly now: () => number = Date.now,
+    private readonly maxLifetimeSeconds?: number,
   ) {}
 
   async verify(token: string, correlationId: string): Promise<Principal> {
@@ -34,12 +43,11 @@ export class TokenVerifier {
 
   private async verifyWith(keys: ReturnType<typeof createLocalJWKSet>, token: string): Promise<Principal> {
     try {
-      const verified = await verifyAccessToken(token, keys, { now: new Date(this.now()) });
-      if (verified.expired) throw ServiceError.unauthorized('not authorized: the access token has expired');
+      const verified = await verifyAccessToken(token, keys, { now: new Date(this.now()), maxLifetimeSeconds: this.maxLifetimeSeconds });
+      if (verified.expired) throw ServiceError.unauthorized(EXPIRED);
       return verified.principal;
     } catch (error) {
-      if (error instanceof AccessTokenRejected)
-        throw ServiceError.unauthorized(error.expired ? 'not authorized: the access token has expired' : 'not authorized');
+      if (error instanceof AccessTokenRejected) throw ServiceError.unauthorized(error.expired ? EXPIRED : 'not authorized');
       throw error;
     }
   }

@@ -2,7 +2,7 @@ import { ConfigError, loadConfig } from '@funnel/platform';
 import { tempDir } from '@funnel/testing';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bootstrapAdminFrom, natsAccessFrom, natsConfig, natsInboxConfig, opsConfig, storeConfig } from './config';
+import { bootstrapAdminFrom, httpConfig, natsAccessFrom, natsConfig, natsInboxConfig, opsConfig, storeConfig } from './config';
 
 describe('bootstrap admin configuration', () => {
   const good = { BOOTSTRAP_ADMIN_EMAIL: 'a@b.co', BOOTSTRAP_ADMIN_PASSWORD: 'long enough', BOOTSTRAP_API_KEY: 'k'.repeat(16) };
@@ -83,5 +83,31 @@ describe('NATS access configuration', () => {
   it('binds the ops port to all interfaces unless OPS_HOST says otherwise', () => {
     expect(loadConfig(opsConfig, {}).OPS_HOST).toBe('0.0.0.0');
     expect(loadConfig(opsConfig, { OPS_HOST: '127.0.0.1' }).OPS_HOST).toBe('127.0.0.1');
+  });
+});
+
+describe('HTTP configuration', () => {
+  it('reads TRUSTED_PROXIES as addresses and CIDR ranges, none by default', () => {
+    expect(loadConfig(httpConfig, {}).TRUSTED_PROXIES).toEqual([]);
+    expect(loadConfig(httpConfig, { TRUSTED_PROXIES: ' 10.0.0.0/8, 192.168.1.7 ,fd00::/8,::1 ' }).TRUSTED_PROXIES).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.7',
+      'fd00::/8',
+      '::1',
+    ]);
+  });
+
+  it.each(['true', '10.0.0.0/33', '10.0.0/8', 'loopback', '10.0.0.1/8/1', '::1/129', '10.0.0.0/x'])(
+    'refuses TRUSTED_PROXIES=%s with one clear line',
+    (value) => {
+      expect(() => loadConfig(httpConfig, { TRUSTED_PROXIES: value })).toThrow(
+        /^Invalid configuration: TRUSTED_PROXIES must be a comma-separated list of IP addresses and CIDR ranges/,
+      );
+    },
+  );
+
+  it('refuses the removed TRUST_PROXY, naming what replaces it', () => {
+    expect(() => loadConfig(httpConfig, { TRUST_PROXY: 'true' })).toThrow(ConfigError);
+    expect(() => loadConfig(httpConfig, { TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY must be unset \(removed: .*TRUSTED_PROXIES\)/);
   });
 });

@@ -1,7 +1,21 @@
 import { API_KEY_PATTERN } from '@funnel/contracts';
 import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
-import { Config, ConfigError, DEFAULT_GATEWAY_INBOX_PREFIX, LOG_LEVELS, NatsAccess, bool, int, oneOf, port, string, url } from '@funnel/platform';
+import ipaddr from 'ipaddr.js';
+import {
+  Config,
+  ConfigError,
+  ConfigRule,
+  DEFAULT_GATEWAY_INBOX_PREFIX,
+  INVALID_CONFIG_VALUE,
+  LOG_LEVELS,
+  NatsAccess,
+  int,
+  oneOf,
+  port,
+  string,
+  url,
+} from '@funnel/platform';
 import { AuthOptions, BootstrapAdmin } from '@funnel/identity-feature';
 
 /** Variables every app reads. */
@@ -24,17 +38,58 @@ export const bootstrapConfig = {
   BOOTSTRAP_API_KEY: string({ optional: true }),
 };
 
+/** An IP address (IPv4 in dotted decimal, or IPv6) or a CIDR range of them. */
+function isAddressOrRange(entry: string): boolean {
+  const [address, bits, extra] = entry.split('/');
+  const valid = ipaddr.IPv4.isValidFourPartDecimal(address) || ipaddr.IPv6.isValid(address);
+  if (!valid || extra !== undefined) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (ipaddr.parse(address).kind() === 'ipv4' ? 32 : 128);
+}
+
+/** TRUSTED_PROXIES: comma-separated addresses and CIDR ranges; unset or empty trusts none. */
+const trustedProxies: ConfigRule<string[]> = {
+  description: 'a comma-separated list of IP addresses and CIDR ranges such as 10.0.0.0/8,fd00::/8 (default none)',
+  read(raw) {
+    if (raw === undefined) return [];
+    const entries = raw
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== '');
+    return entries.every(isAddressOrRange) ? entries : INVALID_CONFIG_VALUE;
+  },
+};
+
+/** A variable that no longer exists: any value stops the process with what to set instead. */
+function removed(instead: string): ConfigRule<undefined> {
+  return { description: `unset (removed: ${instead})`, read: (raw) => (raw === undefined ? undefined : INVALID_CONFIG_VALUE) };
+}
+
 export const httpConfig = {
   PORT: port({ default: 3000 }),
   HOST: string({ default: '0.0.0.0' }),
-  /** Behind a proxy or ingress: take the client address from X-Forwarded-For (login throttling). */
-  TRUST_PROXY: bool({ default: false }),
+  /**
+   * The proxies in front of the gateway (ingress, load balancer): the client address is the rightmost
+   * X-Forwarded-For entry that is not one of them. Login throttling and credential limits count by it.
+   */
+  TRUSTED_PROXIES: trustedProxies,
+  /** It trusted the leftmost, client-chosen X-Forwarded-For entry. */
+  TRUST_PROXY: removed("list your proxies' addresses or CIDR ranges in TRUSTED_PROXIES"),
   API_KEY_CACHE_MS: int({ min: 0, max: 5000, default: 2000 }),
+  /** Failed API-key or token attempts from one client address that block it (per gateway replica) ... */
+  CREDENTIAL_FAILURE_LIMIT: int({ min: 1, max: 1_000_000, default: 50 }),
+  /** ... within this many seconds of the first; the block lasts as long. */
+  CREDENTIAL_FAILURE_WINDOW_SECONDS: int({ min: 1, max: 86_400, default: 300 }),
+};
+
+/** The access-token lifetime: identity issues tokens for it; the gateway and identity refuse longer-lived ones. */
+export const accessTokenConfig = {
+  ACCESS_TOKEN_TTL_SECONDS: int({ min: 1, max: 259200, default: 259200 }),
 };
 
 /** Tokens and the identity service's key file. */
 export const authConfig = {
-  ACCESS_TOKEN_TTL_SECONDS: int({ min: 1, max: 259200, default: 259200 }),
+  ...accessTokenConfig,
   REFRESH_TOKEN_TTL_SECONDS: int({ min: 60, max: 365 * 24 * 3600, default: 30 * 24 * 3600 }),
   /** Signing and encryption keys; default `<DATA_DIR>/identity-keys.json`, created when absent. */
   IDENTITY_KEYS_FILE: string({ optional: true }),
@@ -45,6 +100,15 @@ export function authOptionsFrom(config: Config<typeof authConfig> & { DATA_DIR: 
     keysFile: config.IDENTITY_KEYS_FILE ?? join(config.DATA_DIR, 'identity-keys.json'),
     accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
+  };
+}
+
+/** The gateway's view of the HTTP settings: credential limits and the token lifetime it enforces. */
+export function gatewayOptionsFrom(config: Config<typeof httpConfig> & { ACCESS_TOKEN_TTL_SECONDS: number }) {
+  return {
+    apiKeyCacheMs: config.API_KEY_CACHE_MS,
+    accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
+    credentialFailures: { limit: config.CREDENTIAL_FAILURE_LIMIT, windowMs: config.CREDENTIAL_FAILURE_WINDOW_SECONDS * 1000 },
   };
 }
 

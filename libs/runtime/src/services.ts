@@ -18,11 +18,13 @@ import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature'
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
 import {
+  accessTokenConfig,
   authConfig,
   authOptionsFrom,
   bootstrapAdminFrom,
   bootstrapConfig,
   commonConfig,
+  gatewayOptionsFrom,
   httpConfig,
   natsAccessFrom,
   natsConfig,
@@ -117,7 +119,7 @@ export async function startScriptsService(env: NodeJS.ProcessEnv = process.env):
   return startNatsService('scripts-service', ScriptsFeatureModule, config, () => []);
 }
 
-export const gatewayConfig = { ...commonConfig, ...httpConfig, ...natsConfig, ...natsInboxConfig };
+export const gatewayConfig = { ...commonConfig, ...httpConfig, ...natsConfig, ...natsInboxConfig, ...accessTokenConfig };
 
 /** Distributed mode's HTTP edge: the same /v1 surface, forwarded over NATS. */
 export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
@@ -134,10 +136,10 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promis
   client.warmUp();
   const natsReady = { name: 'nats', check: () => client.connected };
   @Module({
-    imports: [GatewayModule.forRoot({ client, metrics, apiKeyCacheMs: config.API_KEY_CACHE_MS, readiness: [natsReady] })],
+    imports: [GatewayModule.forRoot({ client, metrics, ...gatewayOptionsFrom(config), readiness: [natsReady] })],
   })
   class GatewayAppModule {}
-  const app = await createGatewayApp(GatewayAppModule, new PinoNestLogger(logger), { trustProxy: config.TRUST_PROXY });
+  const app = await createGatewayApp(GatewayAppModule, new PinoNestLogger(logger), { trustedProxies: config.TRUSTED_PROXIES });
   await app.listen(config.PORT, config.HOST);
   const port = (app.getHttpServer().address() as { port: number }).port;
   logger.info({ port }, 'gateway listening');

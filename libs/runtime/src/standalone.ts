@@ -14,7 +14,7 @@ import { AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
-import { authConfig, authOptionsFrom, bootstrapAdminFrom, bootstrapConfig, commonConfig, httpConfig, storeConfig } from './config';
+import { authConfig, authOptionsFrom, bootstrapAdminFrom, bootstrapConfig, commonConfig, gatewayOptionsFrom, httpConfig, storeConfig } from './config';
 import { openStores } from './stores';
 
 export const standaloneConfig = { ...commonConfig, ...httpConfig, ...storeConfig, ...bootstrapConfig, ...authConfig };
@@ -51,7 +51,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
       GatewayModule.forRoot({
         client,
         metrics,
-        apiKeyCacheMs: config.API_KEY_CACHE_MS,
+        ...gatewayOptionsFrom(config),
         readiness: [
           { name: 'assets', check: () => started.app?.get(AssetsHealth).ready() ?? false },
           { name: 'identity', check: () => started.app?.get(IdentityHealth).ready() ?? false },
@@ -61,7 +61,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   })
   class StandaloneModule {}
 
-  const app = await createGatewayApp(StandaloneModule, new PinoNestLogger(logger), { trustProxy: config.TRUST_PROXY });
+  const app = await createGatewayApp(StandaloneModule, new PinoNestLogger(logger), { trustedProxies: config.TRUSTED_PROXIES });
   started.app = app;
   app.connectMicroservice({ strategy: new InProcessServer(bus) });
   await app.startAllMicroservices();

@@ -46,11 +46,13 @@ export class AccessTokenRejected extends Error {
 /**
  * Verifies signature, type, issuer, audience and claims. `allowExpired` (only /auth/validate)
  * accepts a token past its expiry, checking everything else as of just before it expired.
+ * `maxLifetimeSeconds` (the configured access-token lifetime) refuses a token whose `exp - iat`
+ * is longer: whoever could sign one cannot make it outlive the configured lifetime.
  */
 export async function verifyAccessToken(
   token: string,
   keys: JWTVerifyGetKey,
-  options: { now?: Date; allowExpired?: boolean } = {},
+  options: { now?: Date; allowExpired?: boolean; maxLifetimeSeconds?: number } = {},
 ): Promise<VerifiedAccessToken> {
   const now = options.now ?? new Date();
   let asOf = now;
@@ -80,6 +82,9 @@ export async function verifyAccessToken(
     throw new AccessTokenRejected(error instanceof Error ? error.message : 'invalid token');
   }
   const claims = payload as AccessTokenClaims;
+  if (options.maxLifetimeSeconds !== undefined && (typeof claims.iat !== 'number' || claims.exp - claims.iat > options.maxLifetimeSeconds)) {
+    throw new AccessTokenRejected('token lifetime longer than the configured access-token lifetime');
+  }
   if (typeof claims.acc !== 'string' || !Array.isArray(claims.perms) || !claims.perms.every((p) => typeof p === 'string')) {
     throw new AccessTokenRejected('token without account or permissions');
   }

@@ -1,11 +1,11 @@
 import { PERMISSIONS, ServiceError } from '@funnel/contracts';
-import { ApiKeyCommand, apiKeyIdOf, apiKeyPrincipal, decideApiKey, foldApiKey, initialApiKeyState } from './api-key-decider';
+import { ApiKeyCommand, apiKeyPrincipal, decideApiKey, foldApiKey, initialApiKeyState } from './api-key-decider';
 import { ApiKeyEvent, decodeApiKeyEvent } from './api-key-events';
-import { apiKeyDigest } from './api-keys';
+import { apiKeyDigest, newApiKeyId } from './api-keys';
 
 const ALL = [...PERMISSIONS];
 const digest = apiKeyDigest('fk_the-key-itself-0123456789');
-const keyId = apiKeyIdOf(digest);
+const keyId = '5f0c9a1e7b2d4c6e8a0b1c2d';
 const ref = { keyId, accountId: 'ACCOUNT00001' };
 const issued: ApiKeyEvent = {
   type: 'ApiKeyIssued',
@@ -70,12 +70,27 @@ describe('API key decider', () => {
       .then([{ type: 'ApiKeyRenamed', data: { ...ref, name: 'make' } }]));
   it('changes permissions within the grantor’s', () =>
     given([issued])
-      .when(update({ permissions: ['assets:write'], grantor: ['assets:write', 'keys:manage'] }))
+      .when(update({ permissions: ['assets:write'], grantor: ['assets:read', 'assets:write', 'keys:manage'] }))
       .then([{ type: 'ApiKeyPermissionsChanged', data: { ...ref, permissions: ['assets:write'] } }]));
   it('refuses to raise permissions beyond the grantor’s (403)', () =>
     given([issued])
       .when(update({ permissions: ['billing:manage'], grantor: ['keys:manage'] }))
       .thenFails(403, 'AUTH.FORBIDDEN'));
+  it('refuses to change, disable or delete a key holding a permission the caller lacks (403)', () => {
+    // The key holds assets:read and keys:manage; the caller only keys:manage.
+    for (const change of [{ name: 'x' }, { enabled: false }, { permissions: [] }]) {
+      given([issued])
+        .when(update({ ...change, grantor: ['keys:manage'] }))
+        .thenFails(403, 'AUTH.FORBIDDEN');
+    }
+    given([issued])
+      .when({ type: 'DeleteApiKey', accountId: ref.accountId, grantor: ['keys:manage'] })
+      .thenFails(403, 'AUTH.FORBIDDEN');
+    // A caller holding at least what the key holds may.
+    given([issued])
+      .when(update({ enabled: false, grantor: ['assets:read', 'keys:manage'] }))
+      .then([{ type: 'ApiKeyDisabled', data: ref }]);
+  });
   it('disables and enables', () => {
     const disabled: ApiKeyEvent = { type: 'ApiKeyDisabled', data: ref };
     given([issued])
@@ -111,13 +126,13 @@ describe('API key decider', () => {
 
   it('deletes', () =>
     given([issued])
-      .when({ type: 'DeleteApiKey', accountId: ref.accountId })
+      .when({ type: 'DeleteApiKey', accountId: ref.accountId, grantor: ALL })
       .then([{ type: 'ApiKeyDeleted', data: ref }]));
   it('delete of an unknown, foreign or deleted key is a 404', () => {
-    given([]).when({ type: 'DeleteApiKey', accountId: ref.accountId }).thenFails(404, 'APIKEY.NOT_FOUND');
-    given([issued]).when({ type: 'DeleteApiKey', accountId: 'ACCOUNT00002' }).thenFails(404, 'APIKEY.NOT_FOUND');
+    given([]).when({ type: 'DeleteApiKey', accountId: ref.accountId, grantor: ALL }).thenFails(404, 'APIKEY.NOT_FOUND');
+    given([issued]).when({ type: 'DeleteApiKey', accountId: 'ACCOUNT00002', grantor: ALL }).thenFails(404, 'APIKEY.NOT_FOUND');
     given([issued, { type: 'ApiKeyDeleted', data: ref }])
-      .when({ type: 'DeleteApiKey', accountId: ref.accountId })
+      .when({ type: 'DeleteApiKey', accountId: ref.accountId, grantor: ALL })
       .thenFails(404, 'APIKEY.NOT_FOUND');
   });
 });
@@ -137,7 +152,11 @@ describe('API key authentication rule', () => {
     expect(apiKeyPrincipal(foldApiKey([]), digest)).toBeNull();
     expect(apiKeyPrincipal(foldApiKey([issued]), apiKeyDigest('fk_another-key-0123456789'))).toBeNull();
   });
-  it('a key id is the start of the digest', () => expect(keyId).toMatch(/^[0-9a-f]{24}$/));
+  it('a new key id is random: 24 hex characters, unrelated to the key', () => {
+    const ids = new Set(Array.from({ length: 100 }, () => newApiKeyId()));
+    expect(ids.size).toBe(100);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{24}$/);
+  });
 });
 
 describe('API key events', () => {

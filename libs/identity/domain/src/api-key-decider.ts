@@ -23,8 +23,11 @@ export interface ApiKeyState {
 
 export const initialApiKeyState = (): ApiKeyState => ({ key: null });
 
-/** A key's id: the first 24 hex characters of its digest (so the stream is found from the key alone). */
-export function apiKeyIdOf(digest: string): string {
+/**
+ * The id of a key issued before ids were random: the first 24 hex characters of its digest. Such
+ * keys keep their ids; authentication still finds their streams this way.
+ */
+export function legacyApiKeyIdOf(digest: string): string {
   return digest.slice(0, 24);
 }
 
@@ -47,7 +50,7 @@ export type ApiKeyCommand =
       grantor: readonly string[];
     }
   | { type: 'UpdateApiKey'; accountId: string; name?: string; permissions?: string[]; enabled?: boolean; grantor: readonly string[] }
-  | { type: 'DeleteApiKey'; accountId: string };
+  | { type: 'DeleteApiKey'; accountId: string; grantor: readonly string[] };
 
 function notFound(): ServiceError {
   return ServiceError.notFound(ErrorCodes.API_KEY_NOT_FOUND, 'API key not found');
@@ -71,6 +74,12 @@ export function grantablePermissions(requested: readonly string[], grantor: read
 
 const samePermissions = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((p) => b.includes(p));
 
+/** A caller changes or deletes only keys no stronger than itself: a key holding a permission the caller lacks is a 403. */
+function requireNotStronger(key: ApiKeyRecord, grantor: readonly string[]): void {
+  const lacking = key.permissions.filter((p) => !grantor.includes(p));
+  if (lacking.length) throw ServiceError.forbidden(`this key holds permissions the calling credential lacks: ${lacking.join(', ')}`);
+}
+
 /**
  * Decides the events of a key command. Pure: no I/O, no clock. A key of another account, or a
  * deleted one, does not exist for the caller (404). An update emits only what changes.
@@ -86,6 +95,7 @@ export function decideApiKey(command: ApiKeyCommand, state: ApiKeyState): ApiKey
     }
     case 'UpdateApiKey': {
       if (!current || current.deleted || current.accountId !== command.accountId) throw notFound();
+      requireNotStronger(current, command.grantor);
       const ref = { keyId: current.keyId, accountId: current.accountId };
       const events: ApiKeyEvent[] = [];
       if (command.permissions !== undefined) {
@@ -100,6 +110,7 @@ export function decideApiKey(command: ApiKeyCommand, state: ApiKeyState): ApiKey
     }
     case 'DeleteApiKey':
       if (!current || current.deleted || current.accountId !== command.accountId) throw notFound();
+      requireNotStronger(current, command.grantor);
       return [{ type: 'ApiKeyDeleted', data: { keyId: current.keyId, accountId: current.accountId } }];
     default: {
       const unknown: never = command;

@@ -16,3 +16,8 @@ export function apiKeyPrefix(key: string): string {
 export function generateApiKey(): string {
   return `fk_${randomBytes(24).toString('base64url')}`;
 }
+
+/** A new key's id: 24 random hex characters, unrelated to the key (an id, shown in lists and logs, tells nothing about the key). */
+export function newApiKeyId(): string {
+  return randomBytes(12).toString('hex');
+}

@@ -3,12 +3,14 @@ import { Query } from 'mingo';
 import { randomBytes } from 'node:crypto';
 import {
   ADDRESS_POLICY,
-  USERNAME_POLICY,
+  OTP_POLICY,
+  PAIR_POLICY,
   afterFailure,
   failureCountsTowards,
   failureCountsTowardsFilter,
   failureDelayMs,
   lockRemainingMs,
+  loginRefusalMs,
 } from './login-throttle';
 import { acceptedOtpStep, newOtpSecret, otpCode } from './one-time-passwords';
 import { decryptSecret, encryptSecret } from './secret-box';
@@ -16,22 +18,22 @@ import { MFA_CHALLENGE_MAX_FAILURES, challengeOpen, foldMfaChallenge, foldOtp } 
 
 describe('login throttling', () => {
   it('counts failures inside the window, slows from slowAfter, locks at lockAfter', () => {
-    let state = afterFailure(undefined, 0, USERNAME_POLICY);
-    const delays = [failureDelayMs(state, USERNAME_POLICY)];
-    for (let i = 1; i < USERNAME_POLICY.lockAfter; i++) {
-      state = afterFailure(state, i * 1000, USERNAME_POLICY);
-      delays.push(failureDelayMs(state, USERNAME_POLICY));
+    let state = afterFailure(undefined, 0, PAIR_POLICY);
+    const delays = [failureDelayMs(state, PAIR_POLICY)];
+    for (let i = 1; i < PAIR_POLICY.lockAfter; i++) {
+      state = afterFailure(state, i * 1000, PAIR_POLICY);
+      delays.push(failureDelayMs(state, PAIR_POLICY));
     }
     expect(delays).toEqual([0, 0, 0, 0, 125, 250, 500, 1000, 1000, 1000]);
-    expect(lockRemainingMs(state, 9000)).toBe(USERNAME_POLICY.lockMs);
-    expect(lockRemainingMs(state, 9000 + USERNAME_POLICY.lockMs)).toBe(0);
+    expect(lockRemainingMs(state, 9000)).toBe(PAIR_POLICY.lockMs);
+    expect(lockRemainingMs(state, 9000 + PAIR_POLICY.lockMs)).toBe(0);
   });
 
   it('starts counting afresh after the window or after a lock has ended', () => {
-    const old = afterFailure(afterFailure(undefined, 0, USERNAME_POLICY), 1, USERNAME_POLICY);
-    expect(afterFailure(old, USERNAME_POLICY.windowMs + 2, USERNAME_POLICY).failures).toBe(1);
-    const locked = { failures: USERNAME_POLICY.lockAfter, firstFailureAt: 0, lockedUntil: 100 };
-    expect(afterFailure(locked, 101, USERNAME_POLICY)).toEqual({ failures: 1, firstFailureAt: 101, lockedUntil: 0 });
+    const old = afterFailure(afterFailure(undefined, 0, PAIR_POLICY), 1, PAIR_POLICY);
+    expect(afterFailure(old, PAIR_POLICY.windowMs + 2, PAIR_POLICY).failures).toBe(1);
+    const locked = { failures: PAIR_POLICY.lockAfter, firstFailureAt: 0, lockedUntil: 100 };
+    expect(afterFailure(locked, 101, PAIR_POLICY)).toEqual({ failures: 1, firstFailureAt: 101, lockedUntil: 0 });
   });
 
   it('keeps the atomic filter and the pure rule in step', () => {
@@ -42,9 +44,9 @@ describe('login throttling', () => {
         fc.integer({ min: 0, max: 3_000_000 }),
         fc.boolean(),
         (failures, firstFailureAt, now, locked) => {
-          const state = { failures, firstFailureAt, lockedUntil: locked ? firstFailureAt + USERNAME_POLICY.lockMs : 0 };
-          const matches = new Query(failureCountsTowardsFilter(now, USERNAME_POLICY)).test(state);
-          expect(matches).toBe(failureCountsTowards(state, now, USERNAME_POLICY));
+          const state = { failures, firstFailureAt, lockedUntil: locked ? firstFailureAt + PAIR_POLICY.lockMs : 0 };
+          const matches = new Query(failureCountsTowardsFilter(now, PAIR_POLICY)).test(state);
+          expect(matches).toBe(failureCountsTowards(state, now, PAIR_POLICY));
         },
       ),
     );
@@ -53,12 +55,29 @@ describe('login throttling', () => {
   it('never delays past maxDelayMs, and addresses tolerate more than usernames', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 1000 }), (failures) => {
-        for (const policy of [USERNAME_POLICY, ADDRESS_POLICY]) {
+        for (const policy of [PAIR_POLICY, ADDRESS_POLICY, OTP_POLICY]) {
           expect(failureDelayMs({ failures, firstFailureAt: 0, lockedUntil: 0 }, policy)).toBeLessThanOrEqual(policy.maxDelayMs);
         }
       }),
     );
-    expect(ADDRESS_POLICY.lockAfter).toBeGreaterThan(USERNAME_POLICY.lockAfter);
+    expect(ADDRESS_POLICY.lockAfter).toBeGreaterThan(PAIR_POLICY.lockAfter);
+  });
+
+  it('refuses a locked pair; a locked address refuses only pairs that have failed, never a clean one', () => {
+    const failures = (count: number, at: number, policy = PAIR_POLICY) =>
+      Array.from({ length: count }).reduce<ReturnType<typeof afterFailure> | undefined>((state) => afterFailure(state, at, policy), undefined);
+    const lockedAddress = failures(ADDRESS_POLICY.lockAfter, 0, ADDRESS_POLICY);
+    const now = 1000;
+    expect(loginRefusalMs(undefined, undefined, now)).toBe(0);
+    expect(loginRefusalMs(failures(PAIR_POLICY.lockAfter, 0), undefined, now)).toBe(PAIR_POLICY.lockMs - now);
+    expect(loginRefusalMs(failures(PAIR_POLICY.lockAfter - 1, 0), undefined, now)).toBe(0);
+    expect(loginRefusalMs(undefined, lockedAddress, now)).toBe(0);
+    expect(loginRefusalMs(failures(1, 0), lockedAddress, now)).toBe(ADDRESS_POLICY.lockMs - now);
+    // A pair whose failures are out of their window is clean again.
+    const later = PAIR_POLICY.windowMs + 1;
+    const lockedLater = failures(ADDRESS_POLICY.lockAfter, later, ADDRESS_POLICY);
+    expect(loginRefusalMs(failures(1, 0), lockedLater, later)).toBe(0);
+    expect(loginRefusalMs(failures(1, 10), lockedLater, later)).toBe(ADDRESS_POLICY.lockMs);
   });
 });
 

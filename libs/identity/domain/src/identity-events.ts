@@ -18,13 +18,19 @@ export interface ApiKeyIssued {
   type: 'ApiKeyIssued';
   data: { keyId: string; accountId: string; userId: string; name: string; digest: string; prefix: string; permissions: string[] };
 }
-export type IdentityEvent = AccountOpened | EmailReserved | UserRegistered | ApiKeyIssued;
+/** Claims a key digest for one key id: how a key's stream is found from the key alone (ids are random). */
+export interface ApiKeyDigestReserved {
+  type: 'ApiKeyDigestReserved';
+  data: { keyId: string };
+}
+export type IdentityEvent = AccountOpened | EmailReserved | UserRegistered | ApiKeyIssued | ApiKeyDigestReserved;
 
-/** Stream names: one per account, user, key, and one per e-mail address that reserves it (unique by construction). */
+/** Stream names: one per account, user, key, and one per e-mail address and per key digest that reserves it (unique by construction). */
 export const IdentityStreams = {
   account: (accountId: string) => `account-${accountId}`,
   user: (userId: string) => `user-${userId}`,
   apiKey: (keyId: string) => `apikey-${keyId}`,
   email: (emailDigest: string) => `useremail-${emailDigest}`,
+  apiKeyDigest: (digest: string) => `apikeydigest-${digest}`,
   prefixes: ['account-', 'user-', 'apikey-'],
 };

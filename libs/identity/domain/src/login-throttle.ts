@@ -1,9 +1,16 @@
 /**
- * Login throttling, per username and per source address. Failures inside a window count up; past a
- * first threshold each further failure is answered slowly, past a second one attempts are refused
- * (429) until the lock ends. A success clears the username's count. The address limits are higher,
- * since many users may share an address: one user's failures never stop another user's login
- * unless the address itself has failed many times.
+ * Login throttling. Failures inside a window count up; past a first threshold each further failure
+ * is answered slowly, past a second one attempts are refused (429) until the lock ends.
+ *
+ * - Per (username, source address) pair: that pair is slowed and then locked, so nobody can lock a
+ *   user out from elsewhere; the same user from another address is not affected. A correct password
+ *   clears the pair's count.
+ * - Per source address, across usernames (password spraying): higher limits, since many users may
+ *   share an address. While an address is locked, only pairs without failures are still checked, so
+ *   each username gets at most one more guess from it and a user whose own pair is clean still logs
+ *   in with the right password.
+ * - Per user, wrong one-time codes (TOTP), across MFA tokens and addresses: never cleared by a
+ *   correct password, only by a correct code or the end of the window.
  */
 export interface ThrottlePolicy {
   /** Failures count within this window from the first one. */
@@ -18,8 +25,9 @@ export interface ThrottlePolicy {
   maxDelayMs: number;
 }
 
-export const USERNAME_POLICY: ThrottlePolicy = { windowMs: 15 * 60_000, slowAfter: 5, lockAfter: 10, lockMs: 15 * 60_000, baseDelayMs: 125, maxDelayMs: 1000 };
+export const PAIR_POLICY: ThrottlePolicy = { windowMs: 15 * 60_000, slowAfter: 5, lockAfter: 10, lockMs: 15 * 60_000, baseDelayMs: 125, maxDelayMs: 1000 };
 export const ADDRESS_POLICY: ThrottlePolicy = { windowMs: 15 * 60_000, slowAfter: 20, lockAfter: 100, lockMs: 15 * 60_000, baseDelayMs: 125, maxDelayMs: 1000 };
+export const OTP_POLICY: ThrottlePolicy = { windowMs: 15 * 60_000, slowAfter: 3, lockAfter: 5, lockMs: 15 * 60_000, baseDelayMs: 125, maxDelayMs: 1000 };
 
 export interface ThrottleState {
   failures: number;
@@ -59,4 +67,15 @@ export function afterFailure(state: ThrottleState | null | undefined, now: numbe
 export function failureDelayMs(state: ThrottleState, policy: ThrottlePolicy): number {
   if (state.failures < policy.slowAfter) return 0;
   return Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (state.failures - policy.slowAfter));
+}
+
+/**
+ * How long a login attempt is refused before its password is checked (0: check it). A locked pair
+ * is refused; a locked address refuses only pairs that have failed within their window, so a
+ * first attempt for a username is still checked and a right password still logs in.
+ */
+export function loginRefusalMs(pair: ThrottleState | null | undefined, address: ThrottleState | null | undefined, now: number): number {
+  const pairLock = lockRemainingMs(pair, now);
+  if (pairLock > 0) return pairLock;
+  return failureCountsTowards(pair, now, PAIR_POLICY) ? lockRemainingMs(address, now) : 0;
 }

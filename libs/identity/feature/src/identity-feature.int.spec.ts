@@ -2,7 +2,7 @@ import { Test } from '@nestjs/testing';
 import { INestApplicationContext } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { ServiceError } from '@funnel/contracts';
-import { SqliteEventStore } from '@funnel/eventstore';
+import { RecordedEvent, SqliteEventStore } from '@funnel/eventstore';
 import { EmbeddedReadStore } from '@funnel/readstore';
 import { IdentityStreams } from '@funnel/identity-domain';
 import { BootstrapAdmin, IdentityFeatureModule } from './identity-feature.module';
@@ -25,6 +25,14 @@ describe('identity over SQLite and the embedded read store', () => {
     return app.get(IdentityService);
   }
 
+  function allEvents(): Promise<RecordedEvent[]> {
+    return new Promise((resolve) => {
+      const all: RecordedEvent[] = [];
+      const sub = eventStore.subscribeToAll({ onEvents: (events) => void all.push(...events) });
+      void sub.caughtUp.then(() => sub.stop()).then(() => resolve(all));
+    });
+  }
+
   beforeEach(() => {
     eventStore = new SqliteEventStore({ filename: ':memory:' });
     app = undefined;
@@ -40,6 +48,29 @@ describe('identity over SQLite and the embedded read store', () => {
       await expect(identity.authenticateApiKey(admin.apiKey)).resolves.toMatchObject({ permissions: expect.arrayContaining(['assets:write', 'keys:manage']) });
       expect(await usersCollection(readStore).countDocuments({})).toBe(1);
     }
+    // One key, with a random id claimed for its digest: a restart finds it rather than issuing another.
+    const issued = (await allEvents()).filter((e) => e.type === 'ApiKeyIssued');
+    expect(issued).toHaveLength(1);
+    expect(issued[0].data).toMatchObject({ keyId: expect.stringMatching(/^[0-9a-f]{24}$/) });
+    expect(createHash('sha256').update(admin.apiKey).digest('hex')).not.toContain((issued[0].data as { keyId: string }).keyId);
+  });
+
+  it('keeps a bootstrap key issued before ids were random under its legacy id', async () => {
+    const digest = createHash('sha256').update(admin.apiKey).digest('hex');
+    const legacyId = digest.slice(0, 24);
+    const data = {
+      keyId: legacyId,
+      accountId: 'ACCT00000001',
+      userId: 'USER00000001',
+      name: 'default',
+      digest,
+      prefix: 'bootst',
+      permissions: ['assets:read'],
+    };
+    await eventStore.append(IdentityStreams.apiKey(legacyId), [{ type: 'ApiKeyIssued', data }]);
+    const identity = await boot(admin);
+    await expect(identity.authenticateApiKey(admin.apiKey)).resolves.toMatchObject({ keyId: legacyId });
+    expect((await allEvents()).filter((e) => e.type === 'ApiKeyIssued')).toHaveLength(1);
   });
 
   it('refuses a wrong or malformed key with 401, and never stores keys or passwords in clear', async () => {
@@ -47,14 +78,7 @@ describe('identity over SQLite and the embedded read store', () => {
     for (const key of ['bootstrap-key-0123456780', 'short', 42]) {
       await expect(identity.authenticateApiKey(key)).rejects.toMatchObject({ status: 401 });
     }
-    const log = JSON.stringify(
-      await new Promise((resolve) => {
-        const all: unknown[] = [];
-        const sub = eventStore.subscribeToAll({ onEvents: (events) => void all.push(...events) });
-        void sub.caughtUp.then(() => sub.stop()).then(() => resolve(all));
-      }),
-      (_key, value) => (typeof value === 'bigint' ? String(value) : value),
-    );
+    const log = JSON.stringify(await allEvents(), (_key, value) => (typeof value === 'bigint' ? String(value) : value));
     expect(log).not.toContain(admin.apiKey);
     expect(log).not.toContain(admin.password);
   });

@@ -2,9 +2,10 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { API_KEY_PATTERN, ErrorCodes, PERMISSIONS, Principal, ServiceError, generateAssetId } from '@funnel/contracts';
 import { EVENT_STORE, EventStore, GlobalPosition, NewEvent, WrongExpectedRevisionError, comparePositions } from '@funnel/eventstore';
 import { READ_STORE, ReadStore } from '@funnel/readstore';
-import { IdentityStreams, apiKeyDigest, apiKeyPrefix, emailDigest, generateApiKey, hashPassword, normalizeEmail } from '@funnel/identity-domain';
+import { IdentityStreams, apiKeyDigest, apiKeyPrefix, emailDigest, generateApiKey, hashPassword, newApiKeyId, normalizeEmail } from '@funnel/identity-domain';
 import { IdentityProjector } from './identity-projector';
 import { ApiKeyAuthentication } from './api-keys/api-key-authentication';
+import { reserveApiKeyDigest } from './api-keys/api-key-stream';
 import { usersCollection } from './identity-read-model';
 
 export interface NewUser {
@@ -82,7 +83,10 @@ export class IdentityService {
     if (request.apiKey) {
       apiKey = request.apiKey === true ? generateApiKey() : request.apiKey;
       const digest = apiKeyDigest(apiKey);
-      const keyId = digest.slice(0, 24);
+      // A random id, claimed for the digest: repeating the call (bootstrap after a crash) finds the same id.
+      const reserved = await reserveApiKeyDigest(this.eventStore, digest, newApiKeyId(), { schemaVersion: 1, occurredAt: new Date().toISOString() });
+      track(reserved.position);
+      const keyId = reserved.keyId;
       track(
         await this.appendNew(IdentityStreams.apiKey(keyId), {
           type: 'ApiKeyIssued',

@@ -58,6 +58,8 @@ describeInBothModes('/v1/apikeys', (d) => {
     expect(listing.text).not.toContain(key);
     expect(listing.text).not.toContain(apiKeyDigest(key));
     expect(listing.text).not.toContain(apiKeyDigest(ADMIN.apiKey));
+    // The id is random, not a part of the key's digest.
+    expect(apiKeyDigest(key)).not.toContain(id);
     // The bootstrap key is listed too, under its own prefix.
     expect(listing.body.map((k: { prefix: string }) => k.prefix)).toContain(ADMIN.apiKey.slice(0, 6));
   });
@@ -127,6 +129,21 @@ describeInBothModes('/v1/apikeys', (d) => {
     expect(widen.status).toBe(403);
     expect((await list()).length).toBe(before + 1);
     expect((await list(manager.key)).find((k) => k.id === own.id)?.permissions).toEqual(['assets:read']);
+  });
+
+  it('a key manager cannot update, disable or delete a key holding a permission it lacks (403), and the key keeps working', async () => {
+    const manager = await generate('manager', ['keys:manage', 'assets:read']);
+    const stronger = await generate('stronger', ['assets:read', 'assets:write']);
+    for (const change of [{ name: 'taken over' }, { enabled: false }, { permissions: ['assets:read'] }]) {
+      const refused = await call('PUT', '/apikeys/update/', { body: { id: stronger.id, ...change }, key: manager.key });
+      expect(refused.status).toBe(403);
+      expect(refused.body.code).toBe('AUTH.FORBIDDEN');
+    }
+    expect((await call('DELETE', '/apikeys/delete/', { body: { entries: [stronger.id] }, key: manager.key })).status).toBe(403);
+    expect((await saveTag(stronger.key)).status).toBe(200);
+    expect((await list()).find((k) => k.id === stronger.id)).toMatchObject({ name: 'stronger', enabled: true, permissions: ['assets:read', 'assets:write'] });
+    // The admin, who holds every permission, still can.
+    expect((await call('DELETE', '/apikeys/delete/', { body: { entries: [stronger.id] } })).status).toBe(200);
   });
 
   it('answers 400 to bad bodies and stores nothing', async () => {

@@ -119,9 +119,24 @@ describeInBothModes(
       expect((await call('POST', '/auth/mfa/verify', { key: '', body: { mfa_token: challenge.body.mfa_token, otp: code } })).status).toBe(401);
       const again = await login('mfa-user@example.com', 'another password');
       expect((await call('POST', '/auth/mfa/verify', { key: '', body: { mfa_token: again.body.mfa_token, otp: code } })).status).toBe(401);
+    });
 
-      expect((await call('DELETE', '/auth/mfa/otp', bearer(verified.body.tokens.access_token))).status).toBe(200);
-      expect((await login('mfa-user@example.com', 'another password')).body.tokens).toBeDefined();
+    it('removes the factor only with a current code from a user session; an API key gets 403', async () => {
+      const { apiKey } = await d().newAccount('mfa-remover@example.com');
+      const auth = bearer((await login('mfa-remover@example.com', 'another password')).body.tokens.access_token);
+      const secret: string = (await call('POST', '/auth/mfa/otp/enroll', auth)).body.secret;
+      expect((await call('POST', '/auth/mfa/otp/confirm', { ...auth, body: { otp: otpCode(secret, Date.now()) } })).status).toBe(200);
+      const next = otpCode(secret, Date.now() + 30_000);
+
+      const withKey = await call('DELETE', '/auth/mfa/otp', { key: apiKey, body: { otp: next } });
+      expect(withKey.status).toBe(403);
+      expect(withKey.body.code).toBe('AUTH.FORBIDDEN');
+      expect((await call('DELETE', '/auth/mfa/otp', auth)).status).toBe(400);
+      expect((await call('DELETE', '/auth/mfa/otp', { ...auth, body: { otp: otpCode(secret, Date.now() - 120_000) } })).body.code).toBe('AUTH.MFA_INVALID');
+      expect((await login('mfa-remover@example.com', 'another password')).body.mfa_required).toBe(true);
+
+      expect((await call('DELETE', '/auth/mfa/otp', { ...auth, body: { otp: next } })).status).toBe(200);
+      expect((await login('mfa-remover@example.com', 'another password')).body.tokens).toBeDefined();
     });
 
     it('slows and then refuses repeated failures with 429 and Retry-After, while other users still log in', async () => {

@@ -2,9 +2,9 @@ import { Logger } from '@nestjs/common';
 import { API_KEY_PATTERN, Principal, ServiceError } from '@funnel/contracts';
 import { EventStore } from '@funnel/eventstore';
 import { ReadStore } from '@funnel/readstore';
-import { apiKeyDigest, apiKeyIdOf, apiKeyPrincipal } from '@funnel/identity-domain';
+import { apiKeyDigest, apiKeyPrincipal } from '@funnel/identity-domain';
 import { ApiKeyDocument, apiKeyUsageCollection, apiKeysCollection } from '../identity-read-model';
-import { loadApiKey } from './api-key-stream';
+import { apiKeyIdByDigest, loadApiKey } from './api-key-stream';
 
 /** A key's last-used time is written at most this often per key (and process). */
 export const API_KEY_USAGE_INTERVAL_MS = 60_000;
@@ -12,7 +12,7 @@ const USAGE_MEMORY_LIMIT = 10_000;
 
 /**
  * Who an API key authenticates as. The read model answers; a key it does not know (yet) is checked
- * against its stream (`apikey-<first 24 hex of the digest>`), so a key issued by another process,
+ * against its stream, found through the digest's claim (`apikeydigest-<digest>`), so a key issued by another process,
  * such as the CLI, works before this process's projection has caught up. Disabled and deleted keys
  * are refused. Each success notes the key's last use, at most once a minute per key, in a read-model
  * collection of its own (no event per use).
@@ -37,7 +37,9 @@ export class ApiKeyAuthentication {
     if (typeof key !== 'string' || !API_KEY_PATTERN.test(key)) throw ServiceError.unauthorized();
     const digest = apiKeyDigest(key);
     const doc = await this.keys.findOne({ _id: digest });
-    const principal = doc ? principalOf(doc) : apiKeyPrincipal((await loadApiKey(this.eventStore, apiKeyIdOf(digest))).state, digest);
+    const principal = doc
+      ? principalOf(doc)
+      : apiKeyPrincipal((await loadApiKey(this.eventStore, await apiKeyIdByDigest(this.eventStore, digest))).state, digest);
     if (!principal) throw ServiceError.unauthorized();
     await this.recordUse(principal.keyId!, principal.accountId);
     return principal;

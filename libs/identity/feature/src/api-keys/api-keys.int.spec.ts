@@ -4,7 +4,7 @@ import { CallerContext, IdentityEvents, PERMISSIONS, RpcRequest, IdentityRequest
 import { RecordedEvent, SqliteEventStore } from '@funnel/eventstore';
 import { EmbeddedReadStore } from '@funnel/readstore';
 import { EventPublisher } from '@funnel/platform';
-import { IdentityStreams, apiKeyDigest, apiKeyIdOf, apiKeyPrefix } from '@funnel/identity-domain';
+import { IdentityStreams, apiKeyDigest, apiKeyPrefix, legacyApiKeyIdOf } from '@funnel/identity-domain';
 import { IdentityFeatureModule } from '../identity-feature.module';
 import { IdentityService } from '../identity.service';
 import { IdentityProjector } from '../identity-projector';
@@ -66,7 +66,7 @@ describe('API keys over SQLite and the embedded read store', () => {
   it('generates a key shown once, which authenticates at once; lists never show it or its digest', async () => {
     const generated = await generate(alice, { name: 'Zapier', permissions: ['assets:write', 'assets:read', 'assets:read'] });
     expect(generated).toEqual({
-      id: apiKeyIdOf(apiKeyDigest(generated.key)),
+      id: expect.stringMatching(/^[0-9a-f]{24}$/),
       key: expect.stringMatching(/^fk_[A-Za-z0-9_-]{32}$/),
       name: 'Zapier',
       prefix: apiKeyPrefix(generated.key),
@@ -88,6 +88,9 @@ describe('API keys over SQLite and the embedded read store', () => {
     const everything = JSON.stringify([listed, await log(), await apiKeysCollection(readStore).find({})], (_k, v) => (typeof v === 'bigint' ? String(v) : v));
     expect(everything).not.toContain(generated.key);
     expect(JSON.stringify(listed)).not.toContain(apiKeyDigest(generated.key));
+    // The id is random: it tells nothing about the key (not even a part of its digest).
+    expect(apiKeyDigest(generated.key)).not.toContain(generated.id);
+    expect((await generate(alice, { name: 'Zapier', permissions: [] })).id).not.toBe(generated.id);
   });
 
   it('notes the last use, at most once a minute per key', async () => {
@@ -181,15 +184,46 @@ describe('API keys over SQLite and the embedded read store', () => {
     expect((await eventStore.readStream(IdentityStreams.apiKey(ok.id)))[0].metadata).toMatchObject({ actorId: alice.userId, actorKeyId: 'a'.repeat(24) });
   });
 
+  it('a key holding keys:manage cannot update, disable or delete a key with a permission it lacks (403, nothing changed)', async () => {
+    const manager: CallerContext = { ...alice, permissions: ['keys:manage', 'assets:read'], keyId: 'b'.repeat(24) };
+    const stronger = await generate(alice, { name: 'writer', permissions: ['assets:read', 'assets:write'] });
+    const weaker = await generate(alice, { name: 'reader', permissions: ['assets:read'] });
+    for (const change of [{ name: 'renamed' }, { enabled: false }, { permissions: ['assets:read'] }]) {
+      await expect(failure(update(manager, { id: stronger.id, ...change }))).resolves.toMatchObject({ status: 403, code: 'AUTH.FORBIDDEN' });
+    }
+    await expect(failure(remove(manager, { entries: [weaker.id, stronger.id] }))).resolves.toMatchObject({ status: 403 });
+    await expect(identity.authenticateApiKey(stronger.key)).resolves.toMatchObject({ permissions: ['assets:read', 'assets:write'] });
+    expect(await list(alice)).toEqual([
+      expect.objectContaining({ id: stronger.id, name: 'writer', enabled: true }),
+      expect.objectContaining({ id: weaker.id }),
+    ]);
+    expect(revoked()).toEqual([]);
+    // A key no stronger than the caller is fine.
+    await expect(update(manager, { id: weaker.id, enabled: false })).resolves.toMatchObject({ enabled: false });
+    await expect(remove(manager, { entries: [weaker.id] })).resolves.toBeUndefined();
+  });
+
   it('refuses callers without keys:manage or an account', async () => {
     await expect(failure(list({ ...alice, permissions: ['assets:read'] }))).resolves.toMatchObject({ status: 403 });
     await expect(failure(list({ ...alice, accountId: '' }))).resolves.toMatchObject({ status: 401 });
   });
 
-  it('authenticates a key its read model does not know yet from the key stream (issued by another process)', async () => {
+  it('authenticates a generated key its read model does not know yet, through the digest claim and the key stream', async () => {
+    const { key, id } = await generate(alice, { name: 'fresh', permissions: ['assets:read'] });
+    // As if another process had written it and this projection had not got there yet.
+    await apiKeysCollection(readStore).deleteMany({ keyId: id });
+    await expect(identity.authenticateApiKey(key)).resolves.toEqual({
+      accountId: alice.accountId,
+      userId: alice.userId,
+      permissions: ['assets:read'],
+      keyId: id,
+    });
+  });
+
+  it('authenticates a key issued before ids were random (legacy id) from its stream, when the read model does not know it yet', async () => {
     const key = 'fk_issued-by-the-cli-0123456789';
     const digest = apiKeyDigest(key);
-    const keyId = apiKeyIdOf(digest);
+    const keyId = legacyApiKeyIdOf(digest);
     const data = { keyId, accountId: bob.accountId, userId: bob.userId, name: 'cli', digest, prefix: apiKeyPrefix(key), permissions: ['assets:read'] };
     const { position } = await eventStore.append(IdentityStreams.apiKey(keyId), [{ type: 'ApiKeyIssued', data }], { expectedRevision: 'no_stream' });
     await app!.get(IdentityProjector).waitFor(position);

@@ -9,17 +9,17 @@ import {
   ApiKeyCommand,
   ApiKeyEvent,
   apiKeyDigest,
-  apiKeyIdOf,
   apiKeyPrefix,
   decideApiKey,
   evolveApiKey,
   generateApiKey,
   initialApiKeyState,
   IdentityStreams,
+  newApiKeyId,
 } from '@funnel/identity-domain';
 import { IdentityProjector } from '../identity-projector';
 import { apiKeyUsageCollection, apiKeysCollection } from '../identity-read-model';
-import { loadApiKey } from './api-key-stream';
+import { loadApiKey, reserveApiKeyDigest } from './api-key-stream';
 import { DeleteApiKeysDto, GenerateApiKeyDto, UpdateApiKeyDto } from './api-keys.dto';
 
 /** The caller of a key-management request, as the gateway set it (the route requires keys:manage). */
@@ -72,7 +72,7 @@ export class ApiKeysService {
     const request = validateBody(GenerateApiKeyDto, body);
     const key = generateApiKey();
     const digest = apiKeyDigest(key);
-    const keyId = apiKeyIdOf(digest);
+    const keyId = newApiKeyId();
     const command: ApiKeyCommand = {
       type: 'IssueApiKey',
       keyId,
@@ -86,6 +86,8 @@ export class ApiKeysService {
     };
     const events = decideApiKey(command, initialApiKeyState());
     const createdAt = new Date().toISOString();
+    // The digest's claim first: it is how authentication finds the stream of a key the read model does not know yet.
+    await reserveApiKeyDigest(this.eventStore, digest, keyId, this.metadata(caller, createdAt));
     const { position } = await this.append(caller, keyId, events, -1, createdAt);
     await this.projector.waitFor(position);
     const issued = evolveApiKey(initialApiKeyState(), events[0]).key!;
@@ -145,7 +147,7 @@ export class ApiKeysService {
     const decided = await Promise.all(
       ids.map(async (id) => {
         const loaded = await loadApiKey(this.eventStore, id);
-        return { id, loaded, events: decideApiKey({ type: 'DeleteApiKey', accountId: caller.accountId }, loaded.state) };
+        return { id, loaded, events: decideApiKey({ type: 'DeleteApiKey', accountId: caller.accountId, grantor: caller.permissions }, loaded.state) };
       }),
     );
     const deleted: string[] = [];
@@ -171,14 +173,7 @@ export class ApiKeysService {
         events.map((e) => ({
           type: e.type,
           data: e.data as unknown as Record<string, unknown>,
-          metadata: {
-            accountId: caller.accountId,
-            actorId: caller.userId,
-            ...(caller.keyId ? { actorKeyId: caller.keyId } : {}),
-            correlationId: caller.correlationId,
-            occurredAt,
-            schemaVersion: API_KEY_EVENT_SCHEMA_VERSION,
-          },
+          metadata: this.metadata(caller, occurredAt),
         })),
         { expectedRevision: expectedRevision < 0 ? 'no_stream' : expectedRevision },
       );
@@ -189,6 +184,17 @@ export class ApiKeysService {
       }
       throw error;
     }
+  }
+
+  private metadata(caller: CallerContext, occurredAt: string): Record<string, unknown> {
+    return {
+      accountId: caller.accountId,
+      actorId: caller.userId,
+      ...(caller.keyId ? { actorKeyId: caller.keyId } : {}),
+      correlationId: caller.correlationId,
+      occurredAt,
+      schemaVersion: API_KEY_EVENT_SCHEMA_VERSION,
+    };
   }
 
   /**

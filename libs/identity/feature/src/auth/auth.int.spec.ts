@@ -8,6 +8,7 @@ import { CallerContext, MfaChallenge, Session, verifyAccessToken } from '@funnel
 import { SqliteEventStore } from '@funnel/eventstore';
 import { EmbeddedReadStore } from '@funnel/readstore';
 import { otpCode } from '@funnel/identity-domain';
+import { CapturedLogs, PinoNestLogger, captureLogs } from '@funnel/platform';
 import { IdentityFeatureModule } from '../identity-feature.module';
 import { IdentityService } from '../identity.service';
 import { AUTH_SERVICE } from './auth.message.controller';
@@ -26,6 +27,7 @@ describe('authentication (identity feature on SQLite and the embedded read store
   let identity: IdentityService;
   let now: number;
   let slept: number[];
+  let logs: CapturedLogs;
 
   async function boot(): Promise<void> {
     await app?.close();
@@ -34,7 +36,7 @@ describe('authentication (identity feature on SQLite and the embedded read store
         IdentityFeatureModule.forRoot({
           eventStore,
           readStore: new EmbeddedReadStore(),
-          auth: { keysFile: join(dir, 'keys.json'), clock: () => now, sleep: async (ms) => void slept.push(ms) },
+          auth: { keysFile: join(dir, 'keys.json'), clock: () => now, sleep: async (ms) => void slept.push(ms), logger: new PinoNestLogger(logs.logger) },
         }),
       ],
     }).compile();
@@ -61,6 +63,7 @@ describe('authentication (identity feature on SQLite and the embedded read store
     eventStore = new SqliteEventStore({ filename: join(dir, 'events.db') });
     now = T0;
     slept = [];
+    logs = captureLogs('auth', 'info');
     await boot();
   });
   afterEach(async () => {
@@ -104,7 +107,7 @@ describe('authentication (identity feature on SQLite and the embedded read store
     });
   });
 
-  it('slows repeated failures for a username, then refuses with 429 for a while, without touching other users', async () => {
+  it('slows repeated failures of a username from one address, then locks that pair, not the user elsewhere nor other users', async () => {
     await newUser('carol@example.com');
     await newUser('dave@example.com');
     for (let attempt = 1; attempt <= 10; attempt++) {
@@ -113,17 +116,36 @@ describe('authentication (identity feature on SQLite and the embedded read store
     // No delay for the first few failures, then growing delays.
     expect(slept.slice(0, 4)).toEqual([0, 0, 0, 0]);
     expect(slept.slice(4)).toEqual([125, 250, 500, 1000, 1000, 1000]);
-    // Locked: even the right password is refused, with a retry time.
+    // Locked from that address: even the right password is refused, with a retry time.
     const locked = await failureOf(login('carol@example.com', 'a good password'));
-    expect(locked).toMatchObject({ status: 429, details: [{ retryAfterSeconds: 900 }] });
+    expect(locked).toMatchObject({ status: 429, code: 'AUTH.TOO_MANY_ATTEMPTS', details: [{ retryAfterSeconds: 900 }] });
+    // The same user from another address is not affected: nobody can lock a user out from elsewhere.
+    await expect(login('carol@example.com', 'a good password', {}, '10.0.0.2')).resolves.toHaveProperty('tokens');
     // Another user from the same address logs in.
     await expect(login('dave@example.com', 'a good password')).resolves.toHaveProperty('tokens');
-    // After the lock, the right password works, and a success clears the count.
+    // After the lock, the right password works from the first address, and a success clears its count.
     now += 15 * 60_000 + 1;
     await expect(login('carol@example.com', 'a good password')).resolves.toHaveProperty('tokens');
     slept.length = 0;
     await failureOf(login('carol@example.com', 'wrong again'));
     expect(slept).toEqual([0]);
+  });
+
+  it('logs failed logins and lockouts at warn, without the password or the username in clear', async () => {
+    const erin = await newUser('erin.w@example.com');
+    for (let attempt = 1; attempt <= 11; attempt++) await failureOf(login('erin.w@example.com', `secret-guess-${attempt}`, {}, '10.7.7.7'));
+    const warnings = logs.entries.filter((e) => e.level === 'warn');
+    expect(warnings.filter((e) => e.msg === 'login failed')).toHaveLength(9);
+    expect(warnings.find((e) => e.msg === 'login failed')).toMatchObject({
+      userId: erin.userId,
+      address: '10.7.7.7',
+      failures: 1,
+      usernameDigest: expect.any(String),
+    });
+    expect(warnings.filter((e) => e.msg === 'login failed; locked')).toEqual([expect.objectContaining({ failures: 10, lockedForMs: 15 * 60_000 })]);
+    expect(warnings.filter((e) => String(e.msg).startsWith('login refused'))).toHaveLength(1);
+    expect(logs.text()).not.toContain('secret-guess');
+    expect(logs.text()).not.toContain('erin.w@example.com');
   });
 
   it('counts parallel failures one by one (a burst of guesses cannot pass as one)', async () => {
@@ -132,11 +154,22 @@ describe('authentication (identity feature on SQLite and the embedded read store
     await expect(failureOf(login('rob@example.com', 'a good password'))).resolves.toMatchObject({ status: 429 });
   });
 
-  it('locks out a source address that fails for many usernames', async () => {
+  it('stops password spraying from one address, yet a clean pair from it still logs in with the right password', async () => {
     await newUser('erin@example.com');
-    for (let attempt = 0; attempt < 100; attempt++) await failureOf(login(`user${attempt}@example.com`, 'guess', {}, '10.9.9.9'));
-    await expect(failureOf(login('erin@example.com', 'a good password', {}, '10.9.9.9'))).resolves.toMatchObject({ status: 429 });
-    await expect(login('erin@example.com', 'a good password', {}, '10.1.1.1')).resolves.toHaveProperty('tokens');
+    await newUser('fred@example.com');
+    await newUser('gina@example.com');
+    await failureOf(login('fred@example.com', 'one guess', {}, '10.9.9.9'));
+    for (let attempt = 0; attempt < 99; attempt++) await failureOf(login(`user${attempt}@example.com`, 'guess', {}, '10.9.9.9'));
+    // The address is locked: a pair that has failed is refused without its password being checked...
+    await expect(failureOf(login('fred@example.com', 'a good password', {}, '10.9.9.9'))).resolves.toMatchObject({ status: 429 });
+    // ... a username not tried from it gets one check: a wrong password is a 429 and spends it ...
+    await expect(failureOf(login('gina@example.com', 'a guess', {}, '10.9.9.9'))).resolves.toMatchObject({ status: 429 });
+    await expect(failureOf(login('gina@example.com', 'a good password', {}, '10.9.9.9'))).resolves.toMatchObject({ status: 429 });
+    // ... and the right password of a user whose own pair is clean logs in.
+    await expect(login('erin@example.com', 'a good password', {}, '10.9.9.9')).resolves.toHaveProperty('tokens');
+    // Elsewhere, nothing of this applies.
+    await expect(login('fred@example.com', 'a good password', {}, '10.1.1.1')).resolves.toHaveProperty('tokens');
+    await expect(login('gina@example.com', 'a good password', {}, '10.1.1.1')).resolves.toHaveProperty('tokens');
   });
 
   describe('validate', () => {
@@ -188,6 +221,16 @@ describe('authentication (identity feature on SQLite and the embedded read store
 
       await expect(auth.revokeSessions(gus)).resolves.toEqual({ revoked: 1 });
       await expect(refresh(mine.tokens.refresh_token)).resolves.toMatchObject({ status: 401 });
+    });
+
+    it('refuses a token of its own keys whose lifetime is longer than the configured one', async () => {
+      const caller = await newUser('ivy@example.com');
+      const { TokenIssuer } = await import('./token-issuer');
+      const ownKeys = await IdentityKeys.load(join(dir, 'keys.json'));
+      const mint = (hours: number) => new TokenIssuer(ownKeys, { accessTokenTtlSeconds: hours * 3600 }, () => now).accessToken(caller);
+      await expect(auth.validate((await mint(72)).token, {})).resolves.toHaveProperty('user.email', 'ivy@example.com');
+      await expect(failureOf(auth.validate((await mint(73)).token, {}))).resolves.toMatchObject({ status: 401 });
+      await expect(failureOf(auth.validate((await mint(24 * 365)).token, {}))).resolves.toMatchObject({ status: 401 });
     });
 
     it('refuses a refresh token past its own lifetime (30 days)', async () => {
@@ -281,11 +324,44 @@ describe('authentication (identity feature on SQLite and the embedded read store
       await expect(failureOf(auth.verifyMfa({ mfa_token: third.mfa_token, otp: otpCode(secret, now) }, undefined))).resolves.toMatchObject({ status: 401 });
 
       const fourth = (await login('ned@example.com', 'a good password')) as MfaChallenge;
-      for (let i = 0; i < 5; i++)
+      for (let i = 0; i < 4; i++)
         await expect(failureOf(auth.verifyMfa({ mfa_token: fourth.mfa_token, otp: '000000' }, undefined))).resolves.toMatchObject({ status: 401 });
+      // A right code on another token clears the user's count of wrong codes, not the fourth token's.
+      now += 30_000;
+      const fifth = (await login('ned@example.com', 'a good password')) as MfaChallenge;
+      await expect(auth.verifyMfa({ mfa_token: fifth.mfa_token, otp: otpCode(secret, now) }, undefined)).resolves.toHaveProperty('tokens');
+      await expect(failureOf(auth.verifyMfa({ mfa_token: fourth.mfa_token, otp: '000000' }, undefined))).resolves.toMatchObject({ status: 401 });
       now += 30_000;
       await expect(failureOf(auth.verifyMfa({ mfa_token: fourth.mfa_token, otp: otpCode(secret, now) }, undefined))).resolves.toMatchObject({ status: 401 });
       await expect(failureOf(auth.verifyMfa({ mfa_token: 'mfa_unknown', otp: otpCode(secret, now) }, undefined))).resolves.toMatchObject({ status: 401 });
+    });
+
+    it('locks the factor after 5 wrong codes across MFA tokens, which a right password never resets, and tells the user to wait', async () => {
+      const { secret } = await enrolled('vic@example.com');
+      now += 60_000;
+      // Each round logs in again with the right password: that does not clear the wrong codes.
+      for (let i = 0; i < 4; i++) {
+        const challenge = (await login('vic@example.com', 'a good password')) as MfaChallenge;
+        await expect(failureOf(auth.verifyMfa({ mfa_token: challenge.mfa_token, otp: '000000' }, `10.0.0.${i}`))).resolves.toMatchObject({ status: 401 });
+      }
+      const fifth = (await login('vic@example.com', 'a good password')) as MfaChallenge;
+      const locking = await failureOf(auth.verifyMfa({ mfa_token: fifth.mfa_token, otp: '000000' }, '10.0.0.9'));
+      expect(locking).toMatchObject({
+        status: 429,
+        code: 'AUTH.MFA_LOCKED',
+        details: [{ retryAfterSeconds: 900 }],
+        message: expect.stringContaining('try again'),
+      });
+      // While locked, even the right code on a fresh token is refused, from anywhere.
+      const sixth = (await login('vic@example.com', 'a good password')) as MfaChallenge;
+      await expect(failureOf(auth.verifyMfa({ mfa_token: sixth.mfa_token, otp: otpCode(secret, now) }, '10.5.5.5'))).resolves.toMatchObject({
+        status: 429,
+        code: 'AUTH.MFA_LOCKED',
+      });
+      expect(logs.entries.filter((e) => e.level === 'warn' && String(e.msg).includes('locked'))).toHaveLength(2);
+      now += 15 * 60_000 + 1;
+      const later = (await login('vic@example.com', 'a good password')) as MfaChallenge;
+      await expect(auth.verifyMfa({ mfa_token: later.mfa_token, otp: otpCode(secret, now) }, '10.5.5.5')).resolves.toHaveProperty('tokens');
     });
 
     it('accepts a code one step off (clock skew) but not two', async () => {
@@ -309,9 +385,28 @@ describe('authentication (identity feature on SQLite and the embedded read store
       await auth.confirmOtp(caller, { otp: otpCode(secret, now) });
       await expect(failureOf(auth.enrollOtp(caller))).resolves.toMatchObject({ status: 409 });
       await expect(login('pat@example.com', 'a good password')).resolves.toHaveProperty('mfa_required', true);
-      await auth.removeOtp(caller);
+      // Removing it takes a current code: none, or a wrong one, is a 400 and the factor stays.
+      await expect(failureOf(auth.removeOtp(caller, {}))).resolves.toMatchObject({ status: 400 });
+      await expect(failureOf(auth.removeOtp(caller, { otp: otpCode(secret, now - 120_000) }))).resolves.toMatchObject({
+        status: 400,
+        code: 'AUTH.MFA_INVALID',
+      });
+      await expect(login('pat@example.com', 'a good password')).resolves.toHaveProperty('mfa_required', true);
+      now += 30_000;
+      await auth.removeOtp(caller, { otp: otpCode(secret, now) });
       await expect(login('pat@example.com', 'a good password')).resolves.toHaveProperty('tokens');
-      await expect(failureOf(auth.removeOtp(caller))).resolves.toMatchObject({ status: 404 });
+      await expect(failureOf(auth.removeOtp(caller, { otp: otpCode(secret, now) }))).resolves.toMatchObject({ status: 404 });
+    });
+
+    it('manages the factor only from a user session: an API key gets 403, even with a right code', async () => {
+      const { caller, secret } = await enrolled('ray@example.com');
+      const withKey = { ...caller, keyId: '0123456789abcdef01234567' };
+      now += 30_000;
+      await expect(failureOf(auth.removeOtp(withKey, { otp: otpCode(secret, now) }))).resolves.toMatchObject({ status: 403, code: 'AUTH.FORBIDDEN' });
+      await expect(failureOf(auth.enrollOtp(withKey))).resolves.toMatchObject({ status: 403 });
+      await expect(failureOf(auth.confirmOtp(withKey, { otp: otpCode(secret, now) }))).resolves.toMatchObject({ status: 403 });
+      await expect(login('ray@example.com', 'a good password')).resolves.toHaveProperty('mfa_required', true);
+      await auth.removeOtp(caller, { otp: otpCode(secret, now) });
     });
 
     it('never stores the OTP secret, refresh tokens or MFA tokens in clear', async () => {

@@ -21,12 +21,12 @@ export class AuthMessageController {
 
   @MessagePattern(IdentitySubjects.login)
   login(@Payload() request: Forwarded) {
-    return this.auth.login(request?.body?.body, request?.body?.sourceAddress);
+    return this.auth.login(request?.body?.body, request?.body?.sourceAddress, request?.context?.correlationId);
   }
 
   @MessagePattern(IdentitySubjects.mfaVerify)
   verifyMfa(@Payload() request: Forwarded) {
-    return this.auth.verifyMfa(request?.body?.body, request?.body?.sourceAddress);
+    return this.auth.verifyMfa(request?.body?.body, request?.body?.sourceAddress, request?.context?.correlationId);
   }
 
   @MessagePattern(IdentitySubjects.validate)
@@ -51,6 +51,6 @@ export class AuthMessageController {
 
   @MessagePattern(IdentitySubjects.otpRemove)
   removeOtp(@Payload() request: Forwarded) {
-    return this.auth.removeOtp(request.context);
+    return this.auth.removeOtp(request.context, request?.body?.body);
   }
 }

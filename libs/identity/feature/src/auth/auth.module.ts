@@ -1,4 +1,4 @@
-import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DynamicModule, Inject, Injectable, LoggerService, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { EventStore } from '@funnel/eventstore';
 import { ReadStore } from '@funnel/readstore';
 import { AUTH_SERVICE, AuthMessageController } from './auth.message.controller';
@@ -19,6 +19,8 @@ export interface AuthOptions {
   clock?: () => number;
   /** Holds back failed logins; tests may replace it. */
   sleep?: (ms: number) => Promise<void>;
+  /** Where failed logins and lockouts are logged at warn; Nest's logger when absent (tests pass their own). */
+  logger?: LoggerService;
 }
 
 export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 72 * 3600;
@@ -75,6 +77,7 @@ export class AuthModule {
               throttle: new LoginThrottle(stores.readStore, clock),
               clock,
               sleep: options.sleep,
+              logger: options.logger,
             }),
         },
         AuthHealth,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Logger, LoggerService } from '@nestjs/common';
 import { CallerContext, ErrorCodes, MfaChallenge, ServiceError, Session, SessionUser, validateBody } from '@funnel/contracts';
 import { EventStore, NewEvent, WrongExpectedRevisionError } from '@funnel/eventstore';
 import {
@@ -34,6 +35,22 @@ export const MFA_CHALLENGE_TTL_MS = 5 * 60_000;
 const WRONG_CREDENTIALS = 'not authorized: wrong username or password';
 const INVALID_MFA = 'not authorized: the MFA token or code is not valid';
 
+/** A locked login (pair or address): 429 with the time to wait. */
+function loginLocked(lockedMs: number): ServiceError {
+  return ServiceError.tooManyRequests('too many failed logins; try again later', Math.ceil(lockedMs / 1000));
+}
+
+/** The user's one-time codes are locked after too many wrong ones: 429 with the time to wait. */
+function otpLocked(lockedMs: number): ServiceError {
+  const seconds = Math.ceil(lockedMs / 1000);
+  return new ServiceError(
+    429,
+    ErrorCodes.MFA_LOCKED,
+    `too many wrong one-time codes; the second factor is locked, try again in ${Math.ceil(seconds / 60)} minute(s)`,
+    [{ retryAfterSeconds: seconds }],
+  );
+}
+
 export interface AuthDependencies {
   eventStore: EventStore;
   keys: IdentityKeys;
@@ -43,6 +60,8 @@ export interface AuthDependencies {
   clock: () => number;
   /** Holds back a failed answer (the login slow-down); tests may count instead of waiting. */
   sleep?: (ms: number) => Promise<void>;
+  /** Where failed logins and lockouts are logged (warn); Nest's logger by default. */
+  logger?: LoggerService;
 }
 
 /**
@@ -53,38 +72,56 @@ export interface AuthDependencies {
 export class AuthService {
   private readonly eventStore: EventStore;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly logger: LoggerService;
   /** A hash to check unknown usernames against, so they take as long as wrong passwords. */
   private readonly decoyHash = hashPassword(randomUUID());
 
   constructor(private readonly deps: AuthDependencies) {
     this.eventStore = deps.eventStore;
     this.sleep = deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.logger = deps.logger ?? new Logger('Auth');
   }
 
   signingKeys() {
     return this.deps.keys.publicKeySet();
   }
 
-  async login(body: unknown, sourceAddress: string | undefined): Promise<Session | MfaChallenge> {
+  async login(body: unknown, sourceAddress: string | undefined, correlationId?: string): Promise<Session | MfaChallenge> {
     const request = validateBody(LoginDto, body);
-    const lockedMs = await this.deps.throttle.lockedForMs(request.username, sourceAddress);
-    if (lockedMs > 0) throw ServiceError.tooManyRequests('too many failed logins; try again later', lockedMs / 1000);
+    const gate = await this.deps.throttle.loginGate(request.username, sourceAddress);
+    if (gate.refusedForMs > 0) {
+      this.warn('login refused: locked after too many failures', {
+        username: request.username,
+        address: sourceAddress,
+        correlationId,
+        lockedForMs: gate.refusedForMs,
+      });
+      throw loginLocked(gate.refusedForMs);
+    }
     const user = await this.userByEmail(request.username);
     const passwordOk = user
       ? await verifyPassword(request.password, user.passwordHash)
       : await verifyPassword(request.password, await this.decoyHash).then(() => false);
     if (!user || !passwordOk) {
-      await this.sleep(await this.deps.throttle.failed(request.username, sourceAddress));
+      const counted = await this.deps.throttle.loginFailed(request.username, sourceAddress);
+      const fields = { username: request.username, userId: user?.userId, address: sourceAddress, correlationId, failures: counted.failures };
+      this.warn(
+        counted.lockedForMs > 0 ? 'login failed; locked' : 'login failed',
+        counted.lockedForMs > 0 ? { ...fields, lockedForMs: counted.lockedForMs } : fields,
+      );
+      // While the address is locked, its one remaining guess per username is answered like a lock.
+      if (gate.addressLockedForMs > 0) throw loginLocked(gate.addressLockedForMs);
+      await this.sleep(counted.delayMs);
       throw ServiceError.unauthorized(WRONG_CREDENTIALS);
     }
-    await this.deps.throttle.succeeded(request.username);
+    await this.deps.throttle.loginSucceeded(request.username, sourceAddress);
     const otp = await this.otpState(user.userId);
     const issueRefreshToken = request.issue_refresh_token ?? true;
     if (otp.state.factor?.confirmed) return this.challenge(user, issueRefreshToken);
     return this.session(user, issueRefreshToken);
   }
 
-  async verifyMfa(body: unknown, sourceAddress: string | undefined): Promise<Session> {
+  async verifyMfa(body: unknown, sourceAddress: string | undefined, correlationId?: string): Promise<Session> {
     const request = validateBody(MfaVerifyDto, body);
     const digest = tokenDigest(request.mfa_token);
     const stream = SessionStreams.mfaChallenge(digest);
@@ -96,17 +133,19 @@ export class AuthService {
     const otp = await this.otpState(challenge.userId);
     const factor = otp.state.factor;
     if (!user || !factor?.confirmed) throw ServiceError.unauthorized(INVALID_MFA);
+    await this.refuseLockedOtp(user.userId, { address: sourceAddress, correlationId });
     const step = acceptedOtpStep(decryptSecret(factor.secret, this.deps.keys.encryption), request.otp, now, otp.state.lastStep);
     if (step === undefined) {
-      // Counted against the challenge (it dies after a few) and the address.
+      // Counted against the challenge (it dies after a few) and the user's factor (locked after a few, whatever the token).
       await this.appendExpecting(stream, [{ type: 'MfaChallengeFailed', data: {} }], events.length - 1).catch(() => undefined);
-      await this.sleep(await this.deps.throttle.failed(user.email, sourceAddress));
+      await this.otpFailed(user.userId, { address: sourceAddress, correlationId });
       throw ServiceError.unauthorized(INVALID_MFA);
     }
     // Single use: of two answers racing with the same token, or the same code, one wins.
     if (!(await this.appendExpecting(stream, [{ type: 'MfaChallengeCompleted', data: {} }], events.length - 1))) throw ServiceError.unauthorized(INVALID_MFA);
     if (!(await this.appendExpecting(SessionStreams.otp(user.userId), [{ type: 'OtpCodeAccepted', data: { step } }], otp.revision)))
       throw ServiceError.unauthorized(INVALID_MFA);
+    await this.deps.throttle.otpSucceeded(user.userId);
     return this.session(user, challenge.issueRefreshToken);
   }
 
@@ -137,7 +176,7 @@ export class AuthService {
   }
 
   async enrollOtp(context: CallerContext): Promise<{ secret: string; otpauth_uri: string }> {
-    const user = await this.callerUser(context);
+    const user = await this.sessionUser(context);
     const otp = await this.otpState(user.userId);
     if (otp.state.factor?.confirmed) throw ServiceError.conflict(ErrorCodes.MFA_STATE, 'an OTP factor is active; remove it before enrolling another');
     const secret = newOtpSecret();
@@ -150,8 +189,8 @@ export class AuthService {
   }
 
   async confirmOtp(context: CallerContext, body: unknown): Promise<void> {
+    const user = await this.sessionUser(context);
     const request = validateBody(OtpDto, body);
-    const user = await this.callerUser(context);
     const otp = await this.otpState(user.userId);
     const factor = otp.state.factor;
     if (!factor) throw ServiceError.conflict(ErrorCodes.MFA_STATE, 'no OTP factor is being enrolled; enroll first');
@@ -165,14 +204,59 @@ export class AuthService {
     if (!(await this.appendExpecting(SessionStreams.otp(user.userId), events, otp.revision))) throw this.concurrentChange();
   }
 
-  async removeOtp(context: CallerContext): Promise<void> {
-    const user = await this.callerUser(context);
+  /**
+   * Removing the factor takes a current code of it, from a user's session: a stolen session alone,
+   * or an API key, cannot switch the second factor off. Wrong codes count toward the factor's lock.
+   */
+  async removeOtp(context: CallerContext, body: unknown): Promise<void> {
+    const user = await this.sessionUser(context);
+    const request = validateBody(OtpDto, body);
     const otp = await this.otpState(user.userId);
     const factor = otp.state.factor;
     if (!factor) throw ServiceError.notFound(ErrorCodes.MFA_STATE, 'no OTP factor is enrolled');
-    if (!(await this.appendExpecting(SessionStreams.otp(user.userId), [{ type: 'OtpFactorRemoved', data: { factorId: factor.factorId } }], otp.revision))) {
-      throw this.concurrentChange();
+    const log = { correlationId: context.correlationId };
+    await this.refuseLockedOtp(user.userId, log);
+    const step = acceptedOtpStep(decryptSecret(factor.secret, this.deps.keys.encryption), request.otp, this.deps.clock(), otp.state.lastStep);
+    if (step === undefined) {
+      await this.otpFailed(user.userId, log);
+      throw ServiceError.badRequest(ErrorCodes.MFA_INVALID, 'the code is not valid for this factor');
     }
+    const events = [
+      { type: 'OtpCodeAccepted', data: { step } },
+      { type: 'OtpFactorRemoved', data: { factorId: factor.factorId } },
+    ];
+    if (!(await this.appendExpecting(SessionStreams.otp(user.userId), events, otp.revision))) throw this.concurrentChange();
+    await this.deps.throttle.otpSucceeded(user.userId);
+  }
+
+  private async refuseLockedOtp(userId: string, log: { address?: string; correlationId?: string }): Promise<void> {
+    const lockedMs = await this.deps.throttle.otpLockedForMs(userId);
+    if (lockedMs === 0) return;
+    this.warn('one-time code refused: the factor is locked after too many wrong codes', { userId, ...log, lockedForMs: lockedMs });
+    throw otpLocked(lockedMs);
+  }
+
+  /** Counts a wrong code; the one that locks the factor is answered with the lock at once. */
+  private async otpFailed(userId: string, log: { address?: string; correlationId?: string }): Promise<void> {
+    const counted = await this.deps.throttle.otpFailed(userId);
+    if (counted.lockedForMs > 0) {
+      this.warn('wrong one-time code; the factor is locked', { userId, ...log, failures: counted.failures, lockedForMs: counted.lockedForMs });
+      throw otpLocked(counted.lockedForMs);
+    }
+    this.warn('wrong one-time code', { userId, ...log, failures: counted.failures });
+    await this.sleep(counted.delayMs);
+  }
+
+  /**
+   * One warn line per failed attempt or refusal: who (the user id when known, the username only as
+   * a digest, since people type passwords into it), from where, and the count; never a secret.
+   */
+  private warn(message: string, fields: { username?: string; userId?: string; address?: string; correlationId?: string; [field: string]: unknown }): void {
+    const { username, ...rest } = fields;
+    const line: Record<string, unknown> = { msg: message, event: 'auth.failure', ...rest };
+    if (username !== undefined) line.usernameDigest = emailDigest(username).slice(0, 16);
+    for (const [field, value] of Object.entries(line)) if (value === undefined) delete line[field];
+    this.logger.warn(line, 'Auth');
   }
 
   private async challenge(user: UserState, issueRefreshToken: boolean): Promise<MfaChallenge> {
@@ -211,9 +295,11 @@ export class AuthService {
     };
   }
 
-  private async callerUser(context: CallerContext): Promise<UserState> {
+  /** The caller's user when the credential is the user's own session (an access token), never an API key (403). */
+  private async sessionUser(context: CallerContext): Promise<UserState> {
     const user = context?.userId ? await this.userById(context.userId) : undefined;
     if (!user || user.accountId !== context.accountId) throw ServiceError.unauthorized();
+    if (context.keyId) throw ServiceError.forbidden('the second factor is managed from a user session (Bearer access token), not with an API key');
     return user;
   }
 

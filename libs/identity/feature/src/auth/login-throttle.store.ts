@@ -1,15 +1,17 @@
 import { ReadStore } from '@funnel/readstore';
 import {
   ADDRESS_POLICY,
+  OTP_POLICY,
+  PAIR_POLICY,
   ThrottlePolicy,
   ThrottleState,
-  USERNAME_POLICY,
   afterFailure,
   emailDigest,
   failureCountsTowardsFilter,
   failureDelayMs,
   lockRemainingMs,
   lockUntil,
+  loginRefusalMs,
 } from '@funnel/identity-domain';
 
 interface ThrottleDocument extends ThrottleState {
@@ -17,12 +19,38 @@ interface ThrottleDocument extends ThrottleState {
   [key: string]: unknown;
 }
 
+/** What one more failure did to a counter: how long to hold back the answer, and the lock it started or extends (ms left; 0: none). */
+export interface CountedFailure {
+  delayMs: number;
+  lockedForMs: number;
+  failures: number;
+}
+
+/** The login gate's view before a password is checked. */
+export interface LoginGate {
+  /** Refuse without checking the password for this long (0: check it). */
+  refusedForMs: number;
+  /** The address's own lock (ms left): a wrong password is then answered with 429 too. */
+  addressLockedForMs: number;
+}
+
+/** Counters that have not failed for this long are swept away (the longest window and lock). */
+const STALE_AFTER_MS = Math.max(
+  PAIR_POLICY.windowMs + PAIR_POLICY.lockMs,
+  ADDRESS_POLICY.windowMs + ADDRESS_POLICY.lockMs,
+  OTP_POLICY.windowMs + OTP_POLICY.lockMs,
+);
+/** Sweep once per this many failures counted by this process. */
+const SWEEP_EVERY = 1000;
+
 /**
- * Failed-login counters per username and per source address, in the read store (shared by every
- * identity instance; not events: they are operational state, not facts of the domain).
+ * Failure counters of logins (per username and address pair, per address) and of one-time codes
+ * (per user), in the read store: shared by every identity instance; not events, since they are
+ * operational state, not facts of the domain.
  */
 export class LoginThrottle {
   private readonly counters;
+  private counted = 0;
 
   constructor(
     readStore: ReadStore,
@@ -31,49 +59,68 @@ export class LoginThrottle {
     this.counters = readStore.collection<ThrottleDocument>('identity_login_throttle');
   }
 
-  /** Milliseconds until attempts for this username or address are allowed again (0: allowed now). */
-  async lockedForMs(username: string, address: string | undefined): Promise<number> {
+  /** Whether a login for this username from this address may be checked (see loginRefusalMs). */
+  async loginGate(username: string, address: string | undefined): Promise<LoginGate> {
     const now = this.clock();
-    const [user, source] = await Promise.all([
-      this.counters.findOne({ _id: userKey(username) }),
-      address ? this.counters.findOne({ _id: addressKey(address) }) : null,
-    ]);
-    return Math.max(lockRemainingMs(user, now), lockRemainingMs(source, now));
+    const [pair, source] = await Promise.all([this.counters.findOne({ _id: pairKey(username, address) }), this.counters.findOne({ _id: addressKey(address) })]);
+    return { refusedForMs: loginRefusalMs(pair, source, now), addressLockedForMs: lockRemainingMs(source, now) };
   }
 
-  /** Records a failure for both; answers how long to hold back the failed answer. */
-  async failed(username: string, address: string | undefined): Promise<number> {
-    const delays = await Promise.all([this.count(userKey(username), USERNAME_POLICY), address ? this.count(addressKey(address), ADDRESS_POLICY) : 0]);
-    return Math.max(...delays);
+  /** Records a failed login for the pair and the address; the pair's outcome, with the longer delay of the two. */
+  async loginFailed(username: string, address: string | undefined): Promise<CountedFailure> {
+    const [pair, source] = await Promise.all([this.count(pairKey(username, address), PAIR_POLICY), this.count(addressKey(address), ADDRESS_POLICY)]);
+    return { ...pair, delayMs: Math.max(pair.delayMs, source.delayMs), lockedForMs: Math.max(pair.lockedForMs, source.lockedForMs) };
   }
 
-  /** A success clears the username's failures (the address keeps its own count until its window ends). */
-  async succeeded(username: string): Promise<void> {
-    await this.counters.deleteMany({ _id: userKey(username) });
+  /** A right password clears its pair's failures (the address keeps its count until its window ends). */
+  async loginSucceeded(username: string, address: string | undefined): Promise<void> {
+    await this.counters.deleteMany({ _id: pairKey(username, address) });
+  }
+
+  /** Milliseconds until this user's one-time codes are checked again (0: now). */
+  async otpLockedForMs(userId: string): Promise<number> {
+    return lockRemainingMs(await this.counters.findOne({ _id: otpKey(userId) }), this.clock());
+  }
+
+  async otpFailed(userId: string): Promise<CountedFailure> {
+    return this.count(otpKey(userId), OTP_POLICY);
+  }
+
+  /** Only a right code clears the count of wrong codes (a right password does not). */
+  async otpSucceeded(userId: string): Promise<void> {
+    await this.counters.deleteMany({ _id: otpKey(userId) });
   }
 
   /**
    * Adds a failure with an atomic increment, so parallel attempts each count (a read-then-write
    * would let a burst of guesses pass as one). A counter outside its window starts again at 1.
    */
-  private async count(id: string, policy: ThrottlePolicy): Promise<number> {
+  private async count(id: string, policy: ThrottlePolicy): Promise<CountedFailure> {
     const now = this.clock();
+    if (++this.counted % SWEEP_EVERY === 0) await this.sweep(now);
     const counted = await this.counters.bulkWrite([
       { updateOne: { filter: { _id: id, ...failureCountsTowardsFilter(now, policy) }, update: { $inc: { failures: 1 } } } },
     ]);
     if (counted.matchedCount === 0) {
       const fresh = afterFailure(null, now, policy);
       await this.counters.bulkWrite([{ replaceOne: { filter: { _id: id }, replacement: { _id: id, ...fresh }, upsert: true } }]);
-      return failureDelayMs(fresh, policy);
+      return { delayMs: failureDelayMs(fresh, policy), lockedForMs: lockRemainingMs(fresh, now), failures: fresh.failures };
     }
     const state = (await this.counters.findOne({ _id: id }))!;
     const lockedUntil = state.lockedUntil || lockUntil(state.failures, now, policy);
     if (lockedUntil !== state.lockedUntil) {
       await this.counters.bulkWrite([{ updateOne: { filter: { _id: id, lockedUntil: 0 }, update: { $set: { lockedUntil } } } }]);
     }
-    return failureDelayMs(state, policy);
+    return { delayMs: failureDelayMs(state, policy), lockedForMs: lockRemainingMs({ ...state, lockedUntil }, now), failures: state.failures };
+  }
+
+  /** Forgets counters that no longer count nor lock anything, so spraying many usernames does not grow the store forever. */
+  private async sweep(now: number): Promise<void> {
+    await this.counters.deleteMany({ firstFailureAt: { $lt: now - STALE_AFTER_MS }, lockedUntil: { $lt: now } });
   }
 }
 
-const userKey = (username: string) => `user:${emailDigest(username)}`;
-const addressKey = (address: string) => `address:${address}`;
+/** Usernames only as digests; an unknown address (a caller that sent none) is one address of its own. */
+const pairKey = (username: string, address: string | undefined) => `pair:${emailDigest(username)}:${address ?? 'unknown'}`;
+const addressKey = (address: string | undefined) => `address:${address ?? 'unknown'}`;
+const otpKey = (userId: string) => `otp:${userId}`;

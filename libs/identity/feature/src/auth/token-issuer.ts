@@ -57,8 +57,15 @@ export class TokenIssuer {
       .sign(key.privateKey);
   }
 
-  /** Verifies an access token signed by any of this service's keys; `allowExpired` for /auth/validate. */
+  /**
+   * Verifies an access token signed by any of this service's keys; `allowExpired` for /auth/validate.
+   * A token meant to live longer than the configured lifetime is refused.
+   */
   verify(token: string, allowExpired: boolean): Promise<VerifiedAccessToken> {
-    return verifyAccessToken(token, this.verificationKeys, { now: new Date(this.clock()), allowExpired });
+    return verifyAccessToken(token, this.verificationKeys, {
+      now: new Date(this.clock()),
+      allowExpired,
+      maxLifetimeSeconds: this.settings.accessTokenTtlSeconds,
+    });
   }
 }

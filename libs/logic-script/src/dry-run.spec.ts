@@ -1,4 +1,4 @@
-import { DryRunInput, evaluateCode, parseIsoDateTime, validateDryRunInput } from './dry-run';
+import { DryRunInput, MAX_DRY_RUN_PROBLEMS, dryRunProblems, evaluateCode, parseIsoDateTime, validateDryRunInput } from './dry-run';
 
 const lines = (...parts: string[]): string => parts.join('\n');
 
@@ -160,5 +160,19 @@ describe('evaluateCode', () => {
       valid: false,
       errors: [expect.objectContaining({ code: 'INVALID_INPUT' })],
     });
+  });
+});
+
+describe('dryRunProblems', () => {
+  it('names the field and the rule of each problem', () => {
+    expect(dryRunProblems({ visitor: { country: 1 }, routeKeys: ['ok', ''] })).toEqual([
+      { field: 'visitor.country', code: 'isString', message: 'visitor.country must be a string, got number' },
+      { field: 'routeKeys[1]', code: 'routeKey', message: expect.stringMatching(/^routeKeys\[1\] must match/) },
+    ]);
+    expect(dryRunProblems({})).toEqual([{ field: 'visitor', code: 'required', message: expect.stringMatching(/^visitor is required/) }]);
+  });
+
+  it(`reports at most ${MAX_DRY_RUN_PROBLEMS} problems`, () => {
+    expect(dryRunProblems({ visitor: {}, routeKeys: Array.from({ length: 10_000 }, () => '') })).toHaveLength(MAX_DRY_RUN_PROBLEMS);
   });
 });

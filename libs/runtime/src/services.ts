@@ -16,7 +16,19 @@ import { AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
-import { authConfig, authOptionsFrom, bootstrapAdminFrom, bootstrapConfig, commonConfig, httpConfig, natsConfig, opsConfig, storeConfig } from './config';
+import {
+  authConfig,
+  authOptionsFrom,
+  bootstrapAdminFrom,
+  bootstrapConfig,
+  commonConfig,
+  edgeConfig,
+  edgeOptionsFrom,
+  httpConfig,
+  natsConfig,
+  opsConfig,
+  storeConfig,
+} from './config';
 import { openStores } from './stores';
 import { RunningApp } from './standalone';
 
@@ -95,11 +107,12 @@ export async function startScriptsService(env: NodeJS.ProcessEnv = process.env):
   return startNatsService('scripts-service', ScriptsFeatureModule, config, () => []);
 }
 
-export const gatewayConfig = { ...commonConfig, ...httpConfig, ...natsConfig };
+export const gatewayConfig = { ...commonConfig, ...httpConfig, ...edgeConfig, ...natsConfig };
 
 /** Distributed mode's HTTP edge: the same /v1 surface, forwarded over NATS. */
 export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
   const config = loadConfig(gatewayConfig, env);
+  const edge = edgeOptionsFrom(config);
   const logger = createLogger('gateway', config.LOG_LEVEL);
   const client = new NatsServiceClient(config.NATS_URL, { timeoutMs: config.RPC_TIMEOUT_MS, logger });
   const metrics = createMetricsRegistry({ defaultLabels: { app: 'gateway' } });
@@ -107,10 +120,10 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promis
   client.warmUp();
   const natsReady = { name: 'nats', check: () => client.connected };
   @Module({
-    imports: [GatewayModule.forRoot({ client, metrics, apiKeyCacheMs: config.API_KEY_CACHE_MS, readiness: [natsReady] })],
+    imports: [GatewayModule.forRoot({ client, metrics, apiKeyCacheMs: config.API_KEY_CACHE_MS, rateLimit: edge.rateLimit, readiness: [natsReady] })],
   })
   class GatewayAppModule {}
-  const app = await createGatewayApp(GatewayAppModule, new PinoNestLogger(logger), { trustProxy: config.TRUST_PROXY });
+  const app = await createGatewayApp(GatewayAppModule, new PinoNestLogger(logger), { trustProxy: config.TRUST_PROXY, ...edge.http });
   await app.listen(config.PORT, config.HOST);
   const port = (app.getHttpServer().address() as { port: number }).port;
   logger.info({ port }, 'gateway listening');

@@ -14,10 +14,10 @@ import { AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
-import { authConfig, authOptionsFrom, bootstrapAdminFrom, bootstrapConfig, commonConfig, httpConfig, storeConfig } from './config';
+import { authConfig, authOptionsFrom, bootstrapAdminFrom, bootstrapConfig, commonConfig, edgeConfig, edgeOptionsFrom, httpConfig, storeConfig } from './config';
 import { openStores } from './stores';
 
-export const standaloneConfig = { ...commonConfig, ...httpConfig, ...storeConfig, ...bootstrapConfig, ...authConfig };
+export const standaloneConfig = { ...commonConfig, ...httpConfig, ...edgeConfig, ...storeConfig, ...bootstrapConfig, ...authConfig };
 export type StandaloneConfig = Config<typeof standaloneConfig>;
 
 export interface RunningApp {
@@ -35,6 +35,7 @@ export interface RunningApp {
 export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp & { app: NestFastifyApplication }> {
   const config = loadConfig(standaloneConfig, env);
   const bootstrapAdmin = bootstrapAdminFrom(config);
+  const edge = edgeOptionsFrom(config);
   const logger = createLogger('standalone', config.LOG_LEVEL);
   const stores = await openStores(config);
   const bus = new InProcessBus({ copyPayloads: false });
@@ -52,6 +53,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
         client,
         metrics,
         apiKeyCacheMs: config.API_KEY_CACHE_MS,
+        rateLimit: edge.rateLimit,
         readiness: [
           { name: 'assets', check: () => started.app?.get(AssetsHealth).ready() ?? false },
           { name: 'identity', check: () => started.app?.get(IdentityHealth).ready() ?? false },
@@ -61,7 +63,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   })
   class StandaloneModule {}
 
-  const app = await createGatewayApp(StandaloneModule, new PinoNestLogger(logger), { trustProxy: config.TRUST_PROXY });
+  const app = await createGatewayApp(StandaloneModule, new PinoNestLogger(logger), { trustProxy: config.TRUST_PROXY, ...edge.http });
   started.app = app;
   app.connectMicroservice({ strategy: new InProcessServer(bus) });
   await app.startAllMicroservices();

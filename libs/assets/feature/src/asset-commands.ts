@@ -5,6 +5,7 @@ import {
   CallerContext,
   DuplicateRequestDto,
   ErrorCodes,
+  ID_RULE,
   MoveCategoryRequestDto,
   ParentMutationRequestDto,
   ServiceError,
@@ -65,7 +66,7 @@ export class AssetCommands {
     if (!current) throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${id} not found`);
     const record = this.toRecord(kind, dto, current);
     for (const field of kind.immutableFields ?? []) {
-      if (record[field] !== current[field]) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `${field} cannot be changed`);
+      if (record[field] !== current[field]) throw ServiceError.invalidField(field, 'immutable', `${field} cannot be changed`);
     }
     if (record.idCategory !== current.idCategory) await this.checkCategoryReference(kind, context, record.idCategory);
     const events = decideAsset({ type: 'UpdateAsset', record }, loaded.state, { kind: kind.kind, id });
@@ -76,7 +77,7 @@ export class AssetCommands {
   async duplicate(kind: AssetKindDescriptor, context: CallerContext, { query, body }: AssetRequestBody): Promise<{ id: string }> {
     const sourceId = query[kind.idField];
     if (typeof sourceId !== 'string' || !isValidAssetId(sourceId)) {
-      throw ServiceError.badRequest(ErrorCodes.INVALID_ID, `query parameter ${kind.idField} must be a valid asset id`);
+      throw ServiceError.invalidField(kind.idField, 'isAssetId', `query parameter ${kind.idField} must be a valid id (${ID_RULE})`, ErrorCodes.INVALID_ID);
     }
     const request = validateBody(DuplicateRequestDto, body);
     const source = (await this.repository.load(kind.kind, context.accountId, sourceId)).state.record;
@@ -189,7 +190,7 @@ export class AssetCommands {
     const record: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(dto)) if (value !== undefined) record[key] = value;
     for (const field of kind.derivedFields ?? []) delete record[field];
-    if (record.status === 'deleted') throw ServiceError.badRequest(ErrorCodes.VALIDATION, 'status deleted is set by the delete endpoint, not by save');
+    if (record.status === 'deleted') throw ServiceError.invalidField('status', 'isIn', 'status deleted is set by the delete endpoint, not by save');
     // Placement fields keep their current value when an update leaves them out.
     record.status = record.status ?? current?.status ?? 'active';
     if (kind.categoryType) record.idCategory = record.idCategory ?? current?.idCategory ?? '';
@@ -201,14 +202,13 @@ export class AssetCommands {
     if (!kind.categoryType || typeof idCategory !== 'string' || idCategory === '') return;
     const category = await this.queries.current('category', context.accountId, idCategory);
     if (!category || category.status === 'deleted') {
-      throw ServiceError.badRequest(ErrorCodes.VALIDATION, `category ${idCategory} does not exist`, [
-        { field: 'idCategory', problems: ['category not found'] },
-      ]);
+      throw ServiceError.invalidField('idCategory', 'exists', `idCategory: category ${idCategory} does not exist`);
     }
     if (category.categoryType !== kind.categoryType) {
-      throw ServiceError.badRequest(
-        ErrorCodes.VALIDATION,
-        `category ${idCategory} is of type ${String(category.categoryType)}, ${kind.kind} needs ${kind.categoryType}`,
+      throw ServiceError.invalidField(
+        'idCategory',
+        'categoryType',
+        `idCategory: category ${idCategory} is of type ${String(category.categoryType)}, ${kind.kind} needs ${kind.categoryType}`,
       );
     }
   }

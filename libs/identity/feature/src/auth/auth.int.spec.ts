@@ -115,7 +115,7 @@ describe('authentication (identity feature on SQLite and the embedded read store
     expect(slept.slice(4)).toEqual([125, 250, 500, 1000, 1000, 1000]);
     // Locked: even the right password is refused, with a retry time.
     const locked = await failureOf(login('carol@example.com', 'a good password'));
-    expect(locked).toMatchObject({ status: 429, details: [{ retryAfterSeconds: 900 }] });
+    expect(locked).toMatchObject({ status: 429, retryAfterSeconds: 900 });
     // Another user from the same address logs in.
     await expect(login('dave@example.com', 'a good password')).resolves.toHaveProperty('tokens');
     // After the lock, the right password works, and a success clears the count.

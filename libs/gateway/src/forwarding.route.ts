@@ -12,10 +12,11 @@ const ANONYMOUS: Principal = { accountId: '', userId: '', permissions: [] };
 
 /**
  * Every forwarded /v1 route (the asset families, logic scripts ...) in one Fastify handler driven by
- * the route table: authenticate, count the request against its credential's rate limit, check the permission, forward `{ context, body: { query, body } }`
- * to the route's subject, and answer with the service's result. It is registered on Fastify
- * directly rather than as a Nest controller: it is the hot path of every request, needs none of
- * Nest's per-route machinery, and its failures reach the same error handler.
+ * the route table: authenticate, count the request against its credential's rate limit, check the
+ * permission, forward `{ context, body: { query, body } }` to the route's subject, and answer with
+ * the service's result. It is registered on Fastify directly rather than as a Nest controller: it
+ * is the hot path of every request, needs none of Nest's per-route machinery, and its failures
+ * reach the same error handler.
  */
 @Injectable()
 export class ForwardingRoute implements OnModuleInit {

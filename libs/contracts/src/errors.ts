@@ -1,33 +1,58 @@
+import { boundErrorText } from './error-text';
+
 /**
  * Typed service errors. They cross the wire as plain `{ status, code, message, details }` objects
  * and the gateway maps `status` to the HTTP answer.
  */
 export type ServiceErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 503 | 507;
 
+/**
+ * One problem of a rejected request, the one shape of every `details` entry: the field it is about
+ * (a dotted path; '' for the request as a whole), the rule it breaks (`required`, `isString`,
+ * `isAssetId` ...), and a sentence that names the field.
+ */
+export interface ErrorDetail {
+  field: string;
+  code: string;
+  message: string;
+}
+
 export interface ServiceErrorShape {
   status: ServiceErrorStatus;
   code: string;
   message: string;
-  details?: unknown[];
+  details?: ErrorDetail[];
   /** Set on 500s only: the id under which the failure was logged. */
   correlationId?: string;
+  /** Set on 429s: when to try again (the gateway answers it as Retry-After). */
+  retryAfterSeconds?: number;
 }
 
+/**
+ * A service's refusal. Its message and details are bounded when it is made (see boundErrorText), so
+ * no error, over NATS or in an HTTP answer, echoes more than 1 KiB of what the client sent.
+ */
 export class ServiceError extends Error {
+  readonly details: ErrorDetail[];
+
   constructor(
     readonly status: ServiceErrorStatus,
     readonly code: string,
     message: string,
-    readonly details: unknown[] = [],
+    details: ErrorDetail[] = [],
     readonly correlationId?: string,
+    readonly retryAfterSeconds?: number,
   ) {
-    super(message);
+    const bounded = boundErrorText(message, details);
+    super(bounded.message);
+    this.details = bounded.details;
     this.name = 'ServiceError';
   }
 
   toJSON(): ServiceErrorShape {
     const shape: ServiceErrorShape = { status: this.status, code: this.code, message: this.message, details: this.details };
     if (this.correlationId) shape.correlationId = this.correlationId;
+    if (this.retryAfterSeconds !== undefined) shape.retryAfterSeconds = this.retryAfterSeconds;
     return shape;
   }
 
@@ -37,11 +62,15 @@ export class ServiceError extends Error {
   }
 
   static fromShape(shape: ServiceErrorShape): ServiceError {
-    return new ServiceError(shape.status, shape.code, shape.message, shape.details ?? [], shape.correlationId);
+    return new ServiceError(shape.status, shape.code, shape.message, shape.details ?? [], shape.correlationId, shape.retryAfterSeconds);
   }
 
-  static badRequest(code: string, message: string, details: unknown[] = []) {
+  static badRequest(code: string, message: string, details: ErrorDetail[] = []) {
     return new ServiceError(400, code, message, details);
+  }
+  /** A 400 about one field: the message names the field, and is its one detail. */
+  static invalidField(field: string, rule: string, message: string, code: string = ErrorCodes.VALIDATION) {
+    return new ServiceError(400, code, message, [{ field, code: rule, message }]);
   }
   static unauthorized(message = 'not authorized') {
     return new ServiceError(401, 'AUTH.UNAUTHORIZED', message);
@@ -52,11 +81,11 @@ export class ServiceError extends Error {
   static notFound(code: string, message: string) {
     return new ServiceError(404, code, message);
   }
-  static conflict(code: string, message: string, details: unknown[] = []) {
+  static conflict(code: string, message: string, details: ErrorDetail[] = []) {
     return new ServiceError(409, code, message, details);
   }
-  static tooManyRequests(message: string, retryAfterSeconds: number) {
-    return new ServiceError(429, 'AUTH.TOO_MANY_ATTEMPTS', message, [{ retryAfterSeconds }]);
+  static tooManyRequests(message: string, retryAfterSeconds: number, code = 'AUTH.TOO_MANY_ATTEMPTS') {
+    return new ServiceError(429, code, message, [], undefined, retryAfterSeconds);
   }
   static unavailable(message = 'service unavailable') {
     return new ServiceError(503, 'SERVICE.UNAVAILABLE', message);
@@ -77,6 +106,10 @@ export const ErrorCodes = {
   REPLY_TOO_LARGE: 'RPC.REPLY_TOO_LARGE',
   /** A message on a service subject that is not a request in the transport's format. */
   MALFORMED_MESSAGE: 'RPC.MALFORMED_MESSAGE',
+  JSON_TOO_DEEP: 'REQUEST.JSON_TOO_DEEP',
+  UNSUPPORTED_MEDIA_TYPE: 'REQUEST.UNSUPPORTED_MEDIA_TYPE',
+  MALFORMED_URL: 'REQUEST.MALFORMED_URL',
+  RATE_LIMITED: 'REQUEST.RATE_LIMITED',
   INVALID_ID: 'REQUEST.INVALID_ID',
   ASSET_NOT_FOUND: 'ASSET.NOT_FOUND',
   ASSET_EXISTS: 'ASSET.ALREADY_EXISTS',

@@ -5,3 +5,4 @@ export * from './validation';
 export * from './assets';
 export * from './identity';
 export * from './scripts';
+export * from './error-text';

@@ -6,15 +6,17 @@ import { ServiceClient } from '@funnel/platform';
 import { ROUTE_TABLE, SERVICE_CLIENT } from './gateway.tokens';
 import { RouteTable } from './route-table';
 import { Credentials, bearerTokenOf, requirePermission } from './credentials';
+import { CredentialRateLimit } from './limits/credential-rate-limit';
 
 const ANONYMOUS: Principal = { accountId: '', userId: '', permissions: [] };
 
 /**
  * Every forwarded /v1 route (the asset families, logic scripts ...) in one Fastify handler driven by
- * the route table: authenticate, check the permission, forward `{ context, body: { query, body } }`
- * to the route's subject, and answer with the service's result. It is registered on Fastify
- * directly rather than as a Nest controller: it is the hot path of every request, needs none of
- * Nest's per-route machinery, and its failures reach the same error handler.
+ * the route table: authenticate, count the request against its credential's rate limit, check the
+ * permission, forward `{ context, body: { query, body } }` to the route's subject, and answer with
+ * the service's result. It is registered on Fastify directly rather than as a Nest controller: it
+ * is the hot path of every request, needs none of Nest's per-route machinery, and its failures
+ * reach the same error handler.
  */
 @Injectable()
 export class ForwardingRoute implements OnModuleInit {
@@ -23,6 +25,7 @@ export class ForwardingRoute implements OnModuleInit {
     @Inject(ROUTE_TABLE) private readonly routes: RouteTable,
     @Inject(SERVICE_CLIENT) private readonly client: ServiceClient,
     private readonly credentials: Credentials,
+    private readonly rateLimit: CredentialRateLimit,
   ) {}
 
   onModuleInit(): void {
@@ -36,10 +39,14 @@ export class ForwardingRoute implements OnModuleInit {
 
   async forward(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const path = request.url.slice(3).split('?', 1)[0];
-    const route = this.routes.match(request.method, path);
+    // Fastify serves HEAD on GET routes with the GET handler, and drops the body it sends.
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    const route = this.routes.match(method, path);
     if (!route) throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `no route ${request.method} /v1${path}`);
     const correlationId = String(request.id);
-    const principal = route !== 'method-not-allowed' && route.permission === 'public' ? ANONYMOUS : await this.credentials.authenticate(request);
+    const isPublic = route !== 'method-not-allowed' && route.permission === 'public';
+    const principal = isPublic ? ANONYMOUS : await this.credentials.authenticate(request);
+    if (!isPublic) this.rateLimit.enforce(principal, reply);
     if (route === 'method-not-allowed') throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `${request.method} is not served on /v1${path}`);
     if (route.permission !== 'public' && route.permission !== 'authenticated') requirePermission(principal, route.permission);
     const query: Record<string, string | string[]> = {};

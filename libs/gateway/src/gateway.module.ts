@@ -11,6 +11,7 @@ import { IdsHttpController } from './ids.http.controller';
 import { HealthHttpController, MetricsHttpController } from './health.http.controller';
 import { scriptRoutes } from './script-routes';
 import { identityRoutes } from './identity-routes';
+import { CredentialRateLimit, DEFAULT_RATE_LIMIT, RateLimitOptions } from './limits/credential-rate-limit';
 
 export interface GatewayOptions {
   client: ServiceClient;
@@ -25,6 +26,8 @@ export interface GatewayOptions {
   accessTokenTtlSeconds?: number;
   /** When failed credential attempts block a client address (per replica). */
   credentialFailures?: CredentialFailurePolicy;
+  /** Per-credential rate limit of this gateway replica (default 100 requests/s, bursts of 200). */
+  rateLimit?: RateLimitOptions;
 }
 
 export function gatewayRoutes(extra: ForwardedRoute[] = []): ForwardedRoute[] {
@@ -46,6 +49,7 @@ export class GatewayModule {
         { provide: METRICS_REGISTRY, useValue: options.metrics },
         { provide: READINESS_CHECKS, useValue: options.readiness },
         { provide: ROUTE_TABLE, useValue: new RouteTable(gatewayRoutes(options.extraRoutes)) },
+        { provide: CredentialRateLimit, useValue: new CredentialRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT, options.clock) },
         { provide: API_KEY_AUTHENTICATOR, useValue: new ApiKeyAuthenticator(options.client, Math.min(options.apiKeyCacheMs ?? 2000, 5000)) },
       ],
     };

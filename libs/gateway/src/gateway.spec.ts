@@ -28,9 +28,10 @@ describe('RouteTable', () => {
 
 describe('toHttpError', () => {
   it('maps service errors to their status and the error body', () => {
-    expect(toHttpError(ServiceError.conflict('ASSET.ALREADY_EXISTS', 'exists', [{ a: 1 }]), 'c1')).toEqual({
+    const details = [{ field: 'idTag', code: 'exists', message: 'idTag exists' }];
+    expect(toHttpError(ServiceError.conflict('ASSET.ALREADY_EXISTS', 'exists', details), 'c1')).toEqual({
       status: 409,
-      body: { error: 'exists', code: 'ASSET.ALREADY_EXISTS', details: [{ a: 1 }] },
+      body: { error: 'exists', code: 'ASSET.ALREADY_EXISTS', details },
     });
     expect(toHttpError({ status: 503, code: 'SERVICE.UNAVAILABLE', message: 'down' }, 'c1').status).toBe(503);
   });

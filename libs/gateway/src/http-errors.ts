@@ -1,8 +1,9 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { ErrorCodes, ServiceError } from '@funnel/contracts';
+import { ErrorCodes, ErrorDetail, ServiceError, boundErrorText } from '@funnel/contracts';
 import { createLogger } from '@funnel/platform';
+import { MAX_BODY_BYTES } from './limits/json-body';
 
 const logger = createLogger('gateway-errors');
 
@@ -12,18 +13,28 @@ export interface HttpErrorAnswer {
   headers?: Record<string, string>;
 }
 
-/** A 429's details carry `retryAfterSeconds`; clients read it from the Retry-After header too. */
+/** A 429 carries `retryAfterSeconds`, which clients read from the Retry-After header. */
 function retryAfterOf(error: ServiceError): Record<string, string> | undefined {
-  const seconds = (error.details?.[0] as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+  const seconds = error.retryAfterSeconds;
   return error.status === 429 && typeof seconds === 'number' ? { 'retry-after': String(Math.max(1, Math.ceil(seconds))) } : undefined;
 }
 
-/** Fastify's own rejections (before any handler runs) carry a status and an FST_ code. */
-function fastifyCode(status: number, code: string | undefined, message: string): string {
-  if (status === 413) return ErrorCodes.BODY_TOO_LARGE;
-  if (code?.startsWith('FST_ERR_CTP') || /JSON/.test(message)) return ErrorCodes.MALFORMED_JSON;
-  if (status === 404) return ErrorCodes.ROUTE_NOT_FOUND;
-  return ErrorCodes.VALIDATION;
+/** Fastify's own rejections (before any handler runs) carry a status and an FST_ code: a stable code and our own words. */
+function fastifyRejection(status: number, code: string | undefined, message: string): { code: string; message: string } {
+  if (status === 413) return { code: ErrorCodes.BODY_TOO_LARGE, message: `the body is larger than ${MAX_BODY_BYTES} bytes` };
+  if (status === 415 || code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return { code: ErrorCodes.UNSUPPORTED_MEDIA_TYPE, message: 'the body must be JSON, sent as Content-Type: application/json' };
+  }
+  if (code === 'FST_ERR_BAD_URL') return { code: ErrorCodes.MALFORMED_URL, message: 'the URL is malformed (a percent-encoded sequence is not valid UTF-8)' };
+  if (code?.startsWith('FST_ERR_CTP') || /json/i.test(message)) return { code: ErrorCodes.MALFORMED_JSON, message };
+  if (status === 404) return { code: ErrorCodes.ROUTE_NOT_FOUND, message };
+  return { code: ErrorCodes.VALIDATION, message };
+}
+
+/** The error body, its texts bounded like a ServiceError's. */
+function errorBody(code: string, message: string, details: ErrorDetail[] = []): Record<string, unknown> {
+  const bounded = boundErrorText(message, details);
+  return { error: bounded.message, code, details: bounded.details };
 }
 
 /**
@@ -36,7 +47,7 @@ export function toHttpError(error: unknown, correlationId: string): HttpErrorAns
     const headers = retryAfterOf(serviceError);
     return {
       status: serviceError.status,
-      body: { error: serviceError.message, code: serviceError.code, details: serviceError.details ?? [] },
+      body: { error: serviceError.message, code: serviceError.code, details: serviceError.details },
       ...(headers ? { headers } : {}),
     };
   }
@@ -48,33 +59,31 @@ export function toHttpError(error: unknown, correlationId: string): HttpErrorAns
   if (error instanceof HttpException) {
     const status = error.getStatus();
     if (status < 500) {
-      return { status, body: { error: error.message, code: fastifyCode(status, undefined, error.message), details: [] } };
+      const rejection = fastifyRejection(status, undefined, error.message);
+      return { status, body: errorBody(rejection.code, rejection.message) };
     }
   }
   const fastifyError = error as { statusCode?: number; code?: string; message?: string };
   if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    return {
-      status: fastifyError.statusCode,
-      body: {
-        error: fastifyError.message ?? 'bad request',
-        code: fastifyCode(fastifyError.statusCode, fastifyError.code, fastifyError.message ?? ''),
-        details: [],
-      },
-    };
+    const rejection = fastifyRejection(fastifyError.statusCode, fastifyError.code, fastifyError.message ?? 'bad request');
+    return { status: fastifyError.statusCode, body: errorBody(rejection.code, rejection.message) };
   }
   const id = correlationId || randomUUID();
   logger.error({ correlationId: id, err: error }, 'unexpected failure');
   return { status: 500, body: { correlationId: id } };
 }
 
+/** Sends the error answer of `error` on `reply`. */
+export function sendHttpError(error: unknown, request: FastifyRequest | undefined, reply: FastifyReply): void {
+  const answer = toHttpError(error, String(request?.id ?? ''));
+  if (answer.headers) void reply.headers(answer.headers);
+  void reply.status(answer.status).send(answer.body);
+}
+
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
   catch(error: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const request = http.getRequest<FastifyRequest>();
-    const reply = http.getResponse<FastifyReply>();
-    const answer = toHttpError(error, String(request?.id ?? ''));
-    if (answer.headers) void reply.headers(answer.headers);
-    void reply.status(answer.status).send(answer.body);
+    sendHttpError(error, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
   }
 }

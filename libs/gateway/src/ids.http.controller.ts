@@ -1,18 +1,22 @@
-import { Controller, Get, Query, Req } from '@nestjs/common';
-import { FastifyRequest } from 'fastify';
-import { ErrorCodes, ServiceError, generateAssetId } from '@funnel/contracts';
+import { Controller, Get, Query, Req, Res } from '@nestjs/common';
+import { FastifyReply, FastifyRequest } from 'fastify';
+import { ServiceError, generateAssetId } from '@funnel/contracts';
 import { Credentials } from './credentials';
+import { CredentialRateLimit } from './limits/credential-rate-limit';
 
 /** GET /v1/ids/generate?count=N: ids in the one accepted format, for clients that cannot make their own. */
 @Controller('v1/ids')
 export class IdsHttpController {
-  constructor(private readonly credentials: Credentials) {}
+  constructor(
+    private readonly credentials: Credentials,
+    private readonly rateLimit: CredentialRateLimit,
+  ) {}
 
   @Get('generate')
-  async generate(@Req() request: FastifyRequest, @Query('count') count?: string): Promise<{ ids: string[] }> {
-    await this.credentials.authenticate(request);
+  async generate(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query('count') count?: string): Promise<{ ids: string[] }> {
+    this.rateLimit.enforce(await this.credentials.authenticate(request), reply);
     const n = count === undefined ? 1 : Number(count);
-    if (!Number.isInteger(n) || n < 1 || n > 1000) throw ServiceError.badRequest(ErrorCodes.VALIDATION, 'count must be an integer from 1 to 1000');
+    if (!Number.isInteger(n) || n < 1 || n > 1000) throw ServiceError.invalidField('count', 'range', 'count must be an integer from 1 to 1000');
     const now = Date.now();
     return { ids: Array.from({ length: n }, () => generateAssetId(now)) };
   }

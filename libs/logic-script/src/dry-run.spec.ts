@@ -1,4 +1,4 @@
-import { DryRunInput, evaluateCode } from './dry-run';
+import { DryRunInput, dryRunProblems, evaluateCode } from './dry-run';
 
 const lines = (...parts: string[]): string => parts.join('\n');
 
@@ -66,5 +66,21 @@ describe('evaluateCode', () => {
       valid: false,
       errors: [expect.objectContaining({ code: 'INVALID_INPUT' })],
     });
+  });
+});
+
+describe('dryRunProblems', () => {
+  it('names the field and the rule of each problem', () => {
+    expect(dryRunProblems({ visitor: { country: 1 }, routeKeys: ['ok', ''] })).toEqual([
+      { field: 'visitor.country', code: 'isString', message: 'visitor.country must be a string, got number' },
+      { field: 'routeKeys[1]', code: 'routeKey', message: expect.stringMatching(/^routeKeys\[1\] must match/) },
+    ]);
+    expect(dryRunProblems({})).toEqual([{ field: 'visitor', code: 'required', message: expect.stringMatching(/^visitor is required/) }]);
+  });
+
+  it('reports at most 20 problems, then counts the rest', () => {
+    const problems = dryRunProblems({ visitor: {}, routeKeys: Array.from({ length: 10_000 }, () => '') });
+    expect(problems).toHaveLength(21);
+    expect(problems[20]).toEqual({ field: '', code: 'moreProblems', message: 'and 9980 more problems' });
   });
 });

@@ -5,7 +5,8 @@ import { compile, evaluate, EvaluationResult } from './evaluator';
 import { FALLBACK_ROUTE_KEY } from './rules';
 import type { ValidationResult } from './validate';
 
-export { DRY_RUN_LIMITS, parseIsoDateTime, validateDryRunInput } from '@funnel/visitor-context';
+export { DRY_RUN_LIMITS, dryRunProblems, parseIsoDateTime, validateDryRunInput } from '@funnel/visitor-context';
+export type { DryRunProblem } from '@funnel/visitor-context';
 export type { DryRunInput } from '@funnel/visitor-context';
 
 export type DryRunResult = EvaluationResult & ValidationResult;

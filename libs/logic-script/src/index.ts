@@ -15,5 +15,6 @@ export { DIAGNOSTIC_CODES } from './diagnostics';
 export type { Diagnostic, DiagnosticCode } from './diagnostics';
 export { languageCatalog } from './catalog';
 export type { LanguageCatalog, CatalogVariable, CatalogHelper, CatalogOperator, CatalogTemplate } from './catalog';
-export { evaluateCode, validateDryRunInput, parseIsoDateTime, DRY_RUN_LIMITS } from './dry-run';
+export { evaluateCode, dryRunProblems, validateDryRunInput, parseIsoDateTime, DRY_RUN_LIMITS } from './dry-run';
+export type { DryRunProblem } from './dry-run';
 export type { DryRunInput, DryRunResult, DryRunOptions } from './dry-run';

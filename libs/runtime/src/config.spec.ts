@@ -2,7 +2,7 @@ import { ConfigError, loadConfig } from '@funnel/platform';
 import { tempDir } from '@funnel/testing';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bootstrapAdminFrom, httpConfig, natsAccessFrom, natsConfig, natsInboxConfig, opsConfig, storeConfig } from './config';
+import { bootstrapAdminFrom, edgeConfig, edgeOptionsFrom, httpConfig, natsAccessFrom, natsConfig, natsInboxConfig, opsConfig, storeConfig } from './config';
 
 describe('bootstrap admin configuration', () => {
   const good = { BOOTSTRAP_ADMIN_EMAIL: 'a@b.co', BOOTSTRAP_ADMIN_PASSWORD: 'long enough', BOOTSTRAP_API_KEY: 'k'.repeat(16) };
@@ -109,5 +109,29 @@ describe('HTTP configuration', () => {
   it('refuses the removed TRUST_PROXY, naming what replaces it', () => {
     expect(() => loadConfig(httpConfig, { TRUST_PROXY: 'true' })).toThrow(ConfigError);
     expect(() => loadConfig(httpConfig, { TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY must be unset \(removed: .*TRUSTED_PROXIES\)/);
+  });
+});
+
+describe('edge configuration', () => {
+  it('defaults to 100 requests/s in bursts of 200, 10/30/65 s timeouts, and no CORS origin', () => {
+    expect(edgeOptionsFrom(loadConfig(edgeConfig, {}))).toEqual({
+      http: { corsOrigins: [], timeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 65_000 } },
+      rateLimit: { perSecond: 100, burst: 200 },
+    });
+  });
+
+  it('reads a comma-separated origin list and refuses anything that is not an origin', () => {
+    expect(loadConfig(edgeConfig, { CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' }).CORS_ORIGINS).toEqual([
+      'https://app.example.com',
+      'http://localhost:5173',
+    ]);
+    for (const bad of ['*', 'app.example.com', 'https://app.example.com/', 'https://app.example.com/path']) {
+      expect(() => loadConfig(edgeConfig, { CORS_ORIGINS: bad })).toThrow(/CORS_ORIGINS must be comma-separated origins/);
+    }
+  });
+
+  it('refuses a headers timeout longer than the request timeout', () => {
+    const config = loadConfig(edgeConfig, { HTTP_HEADERS_TIMEOUT_MS: '40000' });
+    expect(() => edgeOptionsFrom(config)).toThrow('Invalid configuration: HTTP_HEADERS_TIMEOUT_MS must be at most HTTP_REQUEST_TIMEOUT_MS (30000)');
   });
 });

@@ -16,6 +16,7 @@ import {
   string,
   url,
 } from '@funnel/platform';
+import type { GatewayHttpOptions, RateLimitOptions } from '@funnel/gateway';
 import { AuthOptions, BootstrapAdmin } from '@funnel/identity-feature';
 
 /** Variables every app reads. */
@@ -86,6 +87,44 @@ export const httpConfig = {
 export const accessTokenConfig = {
   ACCESS_TOKEN_TTL_SECONDS: int({ min: 1, max: 259200, default: 259200 }),
 };
+
+/** Browser origins such as `https://app.example.com`: scheme, host and port, no path; none when unset. */
+function origins(): ConfigRule<string[]> {
+  return {
+    description: 'comma-separated origins such as https://app.example.com (scheme, host, optional port; no path) (default none)',
+    read(raw) {
+      if (raw === undefined) return [];
+      const list = raw
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter((origin) => origin !== '');
+      return list.every((origin) => URL.canParse(origin) && new URL(origin).origin === origin) ? list : INVALID_CONFIG_VALUE;
+    },
+  };
+}
+
+/** The gateway's edge limits: per-credential rate limit, slow-client timeouts, CORS. */
+export const edgeConfig = {
+  RATE_LIMIT_PER_SECOND: int({ min: 1, max: 1_000_000, default: 100 }),
+  RATE_LIMIT_BURST: int({ min: 1, max: 1_000_000, default: 200 }),
+  HTTP_HEADERS_TIMEOUT_MS: int({ min: 100, max: 600_000, default: 10_000 }),
+  HTTP_REQUEST_TIMEOUT_MS: int({ min: 100, max: 600_000, default: 30_000 }),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: int({ min: 100, max: 600_000, default: 65_000 }),
+  CORS_ORIGINS: origins(),
+};
+
+export function edgeOptionsFrom(config: Config<typeof edgeConfig>): { http: GatewayHttpOptions; rateLimit: RateLimitOptions } {
+  if (config.HTTP_HEADERS_TIMEOUT_MS > config.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS', 'bound', `must be at most HTTP_REQUEST_TIMEOUT_MS (${config.HTTP_REQUEST_TIMEOUT_MS})`);
+  }
+  return {
+    http: {
+      corsOrigins: config.CORS_ORIGINS,
+      timeouts: { headersMs: config.HTTP_HEADERS_TIMEOUT_MS, requestMs: config.HTTP_REQUEST_TIMEOUT_MS, keepAliveMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS },
+    },
+    rateLimit: { perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST },
+  };
+}
 
 /** Tokens and the identity service's key file. */
 export const authConfig = {

@@ -24,6 +24,8 @@ import {
   bootstrapAdminFrom,
   bootstrapConfig,
   commonConfig,
+  edgeConfig,
+  edgeOptionsFrom,
   gatewayOptionsFrom,
   httpConfig,
   natsAccessFrom,
@@ -119,11 +121,12 @@ export async function startScriptsService(env: NodeJS.ProcessEnv = process.env):
   return startNatsService('scripts-service', ScriptsFeatureModule, config, () => []);
 }
 
-export const gatewayConfig = { ...commonConfig, ...httpConfig, ...natsConfig, ...natsInboxConfig, ...accessTokenConfig };
+export const gatewayConfig = { ...commonConfig, ...httpConfig, ...edgeConfig, ...natsConfig, ...natsInboxConfig, ...accessTokenConfig };
 
 /** Distributed mode's HTTP edge: the same /v1 surface, forwarded over NATS. */
 export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
   const config = loadConfig(gatewayConfig, env);
+  const edge = edgeOptionsFrom(config);
   const logger = createLogger('gateway', config.LOG_LEVEL);
   const client = new NatsServiceClient(config.NATS_URL, {
     timeoutMs: config.RPC_TIMEOUT_MS,
@@ -136,10 +139,10 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promis
   client.warmUp();
   const natsReady = { name: 'nats', check: () => client.connected };
   @Module({
-    imports: [GatewayModule.forRoot({ client, metrics, ...gatewayOptionsFrom(config), readiness: [natsReady] })],
+    imports: [GatewayModule.forRoot({ client, metrics, ...gatewayOptionsFrom(config), rateLimit: edge.rateLimit, readiness: [natsReady] })],
   })
   class GatewayAppModule {}
-  const app = await createGatewayApp(GatewayAppModule, new PinoNestLogger(logger), { trustedProxies: config.TRUSTED_PROXIES });
+  const app = await createGatewayApp(GatewayAppModule, new PinoNestLogger(logger), { trustedProxies: config.TRUSTED_PROXIES, ...edge.http });
   await app.listen(config.PORT, config.HOST);
   const port = (app.getHttpServer().address() as { port: number }).port;
   logger.info({ port }, 'gateway listening');

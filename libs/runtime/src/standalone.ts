@@ -14,10 +14,21 @@ import { AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
-import { authConfig, authOptionsFrom, bootstrapAdminFrom, bootstrapConfig, commonConfig, gatewayOptionsFrom, httpConfig, storeConfig } from './config';
+import {
+  authConfig,
+  authOptionsFrom,
+  bootstrapAdminFrom,
+  bootstrapConfig,
+  commonConfig,
+  edgeConfig,
+  edgeOptionsFrom,
+  gatewayOptionsFrom,
+  httpConfig,
+  storeConfig,
+} from './config';
 import { openStores } from './stores';
 
-export const standaloneConfig = { ...commonConfig, ...httpConfig, ...storeConfig, ...bootstrapConfig, ...authConfig };
+export const standaloneConfig = { ...commonConfig, ...httpConfig, ...edgeConfig, ...storeConfig, ...bootstrapConfig, ...authConfig };
 export type StandaloneConfig = Config<typeof standaloneConfig>;
 
 export interface RunningApp {
@@ -35,6 +46,7 @@ export interface RunningApp {
 export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp & { app: NestFastifyApplication }> {
   const config = loadConfig(standaloneConfig, env);
   const bootstrapAdmin = bootstrapAdminFrom(config);
+  const edge = edgeOptionsFrom(config);
   const logger = createLogger('standalone', config.LOG_LEVEL);
   const stores = await openStores(config);
   const bus = new InProcessBus({ copyPayloads: false });
@@ -52,6 +64,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
         client,
         metrics,
         ...gatewayOptionsFrom(config),
+        rateLimit: edge.rateLimit,
         readiness: [
           { name: 'assets', check: () => started.app?.get(AssetsHealth).ready() ?? false },
           { name: 'identity', check: () => started.app?.get(IdentityHealth).ready() ?? false },
@@ -61,7 +74,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   })
   class StandaloneModule {}
 
-  const app = await createGatewayApp(StandaloneModule, new PinoNestLogger(logger), { trustedProxies: config.TRUSTED_PROXIES });
+  const app = await createGatewayApp(StandaloneModule, new PinoNestLogger(logger), { trustedProxies: config.TRUSTED_PROXIES, ...edge.http });
   started.app = app;
   app.connectMicroservice({ strategy: new InProcessServer(bus) });
   await app.startAllMicroservices();

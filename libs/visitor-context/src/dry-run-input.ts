@@ -60,33 +60,48 @@ export function parseIsoDateTime(text: string): Date | null {
   return Number.isNaN(date.getTime()) ? null : date;
 }
 
+/** One problem with a dry-run input: the field (a path such as visitor.country, or '' for the whole input), a rule code, and a sentence. */
+export interface DryRunProblem {
+  field: string;
+  code: string;
+  message: string;
+}
+
 /**
- * Every problem with a dry-run input, as sentences naming the field ("visitor.country must be a string").
- * An empty list means the input is valid. Pure: no clock, no I/O.
+ * Every problem with a dry-run input, each naming its field: the first `maxProblems`, then one that
+ * counts the rest. Client-chosen names are echoed cut to `maxEchoedName` characters. An empty list
+ * means the input is valid. Pure: no clock, no I/O.
  */
-export function validateDryRunInput(input: unknown): string[] {
-  const problems: string[] = [];
-  if (!isPlainObject(input)) return [`the input must be an object, got ${describeType(input)}`];
+export function dryRunProblems(input: unknown): DryRunProblem[] {
+  const problems: DryRunProblem[] = [];
+  let more = 0;
+  const report = (field: string, code: string, message: string) => {
+    if (problems.length < DRY_RUN_LIMITS.maxProblems) problems.push({ field, code, message });
+    else more++;
+  };
+  if (!isPlainObject(input)) return [{ field: '', code: 'isObject', message: `the input must be an object, got ${describeType(input)}` }];
   for (const key of Object.keys(input)) {
-    if (!TOP_LEVEL_FIELDS.has(key)) problems.push(`${shown(key)} is not a dry-run field; the fields are ${[...TOP_LEVEL_FIELDS].join(', ')}`);
+    if (!TOP_LEVEL_FIELDS.has(key))
+      report(shown(key), 'unknownField', `${shown(key)} is not a dry-run field; the fields are ${[...TOP_LEVEL_FIELDS].join(', ')}`);
   }
 
   const visitor = input['visitor'];
-  if (visitor === undefined) problems.push('visitor is required (an object of visitor attributes, may be empty)');
-  else if (!isPlainObject(visitor)) problems.push(`visitor must be an object, got ${describeType(visitor)}`);
+  if (visitor === undefined) report('visitor', 'required', 'visitor is required (an object of visitor attributes, may be empty)');
+  else if (!isPlainObject(visitor)) report('visitor', 'isObject', `visitor must be an object, got ${describeType(visitor)}`);
   else {
     for (const [name, value] of Object.entries(visitor)) {
+      const field = `visitor.${shown(name)}`;
       if (name === 'utcOffsetHours') {
-        if (!isUtcOffsetHours(value)) problems.push(`visitor.utcOffsetHours must be a whole number from ${MIN_UTC_OFFSET_HOURS} to ${MAX_UTC_OFFSET_HOURS}`);
+        if (!isUtcOffsetHours(value)) report(field, 'range', `${field} must be a whole number from ${MIN_UTC_OFFSET_HOURS} to ${MAX_UTC_OFFSET_HOURS}`);
       } else if (TIME_VARIABLES.has(name)) {
-        problems.push(`visitor.${name} cannot be set: it is derived from time; set time instead`);
+        report(field, 'derived', `${field} cannot be set: it is derived from time; set time instead`);
       } else if (!STRING_VARIABLES.has(name)) {
         const similar = [...STRING_VARIABLES].find((v) => v.toLowerCase() === name.toLowerCase());
-        problems.push(`visitor.${shown(name)} is not a visitor attribute${similar ? ` (did you mean ${similar}?)` : ''}`);
+        report(field, 'unknownField', `${field} is not a visitor attribute${similar ? ` (did you mean ${similar}?)` : ''}`);
       } else if (typeof value !== 'string') {
-        problems.push(`visitor.${name} must be a string, got ${describeType(value)}`);
+        report(field, 'isString', `${field} must be a string, got ${describeType(value)}`);
       } else if (value.length > DRY_RUN_LIMITS.maxValueLength) {
-        problems.push(`visitor.${name} is longer than ${DRY_RUN_LIMITS.maxValueLength} characters`);
+        report(field, 'maxLength', `${field} is longer than ${DRY_RUN_LIMITS.maxValueLength} characters`);
       }
     }
   }
@@ -95,49 +110,56 @@ export function validateDryRunInput(input: unknown): string[] {
     const record = input[field];
     if (record === undefined) continue;
     if (!isPlainObject(record)) {
-      problems.push(`${field} must be an object of names to strings, got ${describeType(record)}`);
+      report(field, 'isObject', `${field} must be an object of names to strings, got ${describeType(record)}`);
       continue;
     }
     const entries = Object.entries(record);
-    if (entries.length > DRY_RUN_LIMITS.maxEntries) problems.push(`${field} has more than ${DRY_RUN_LIMITS.maxEntries} entries`);
+    if (entries.length > DRY_RUN_LIMITS.maxEntries) report(field, 'maxEntries', `${field} has more than ${DRY_RUN_LIMITS.maxEntries} entries`);
     for (const [name, value] of entries) {
-      if (!isFieldName(name)) problems.push(`${field} name ${JSON.stringify(shown(name))} must be 1 to 64 letters, digits, underscores, spaces or hyphens`);
-      if (typeof value !== 'string') problems.push(`${field}[${JSON.stringify(shown(name))}] must be a string, got ${describeType(value)}`);
-      else if (value.length > DRY_RUN_LIMITS.maxValueLength)
-        problems.push(`${field}[${JSON.stringify(shown(name))}] is longer than ${DRY_RUN_LIMITS.maxValueLength} characters`);
+      const entry = `${field}[${JSON.stringify(shown(name))}]`;
+      if (!isFieldName(name))
+        report(entry, 'fieldName', `${field} name ${JSON.stringify(shown(name))} must be 1 to 64 letters, digits, underscores, spaces or hyphens`);
+      if (typeof value !== 'string') report(entry, 'isString', `${entry} must be a string, got ${describeType(value)}`);
+      else if (value.length > DRY_RUN_LIMITS.maxValueLength) report(entry, 'maxLength', `${entry} is longer than ${DRY_RUN_LIMITS.maxValueLength} characters`);
     }
   }
 
   const tags = input['visitorTags'];
   if (tags !== undefined) {
-    if (!Array.isArray(tags)) problems.push(`visitorTags must be an array of tag ids, got ${describeType(tags)}`);
+    if (!Array.isArray(tags)) report('visitorTags', 'isArray', `visitorTags must be an array of tag ids, got ${describeType(tags)}`);
     else {
-      if (tags.length > DRY_RUN_LIMITS.maxVisitorTags) problems.push(`visitorTags has more than ${DRY_RUN_LIMITS.maxVisitorTags} entries`);
+      if (tags.length > DRY_RUN_LIMITS.maxVisitorTags)
+        report('visitorTags', 'maxEntries', `visitorTags has more than ${DRY_RUN_LIMITS.maxVisitorTags} entries`);
       tags.forEach((tag, i) => {
-        if (typeof tag !== 'string' || tag.length === 0) problems.push(`visitorTags[${i}] must be a non-empty string`);
-        else if (tag.length > DRY_RUN_LIMITS.maxValueLength) problems.push(`visitorTags[${i}] is longer than ${DRY_RUN_LIMITS.maxValueLength} characters`);
+        if (typeof tag !== 'string' || tag.length === 0) report(`visitorTags[${i}]`, 'isNotEmpty', `visitorTags[${i}] must be a non-empty string`);
+        else if (tag.length > DRY_RUN_LIMITS.maxValueLength)
+          report(`visitorTags[${i}]`, 'maxLength', `visitorTags[${i}] is longer than ${DRY_RUN_LIMITS.maxValueLength} characters`);
       });
     }
   }
 
   const time = input['time'];
   if (time !== undefined && (typeof time !== 'string' || parseIsoDateTime(time) === null)) {
-    problems.push('time must be an ISO 8601 date-time with a zone, e.g. 2025-03-01T18:30:00Z or 2025-03-01T13:30:00-05:00');
+    report('time', 'isoDateTime', 'time must be an ISO 8601 date-time with a zone, e.g. 2025-03-01T18:30:00Z or 2025-03-01T13:30:00-05:00');
   }
 
   const routeKeys = input['routeKeys'];
   if (routeKeys !== undefined) {
-    if (!Array.isArray(routeKeys)) problems.push(`routeKeys must be an array of route keys, got ${describeType(routeKeys)}`);
+    if (!Array.isArray(routeKeys)) report('routeKeys', 'isArray', `routeKeys must be an array of route keys, got ${describeType(routeKeys)}`);
     else {
-      if (routeKeys.length > DRY_RUN_LIMITS.maxRouteKeys) problems.push(`routeKeys has more than ${DRY_RUN_LIMITS.maxRouteKeys} entries`);
+      if (routeKeys.length > DRY_RUN_LIMITS.maxRouteKeys) report('routeKeys', 'maxEntries', `routeKeys has more than ${DRY_RUN_LIMITS.maxRouteKeys} entries`);
       routeKeys.forEach((key, i) => {
-        if (!isRouteKey(key)) problems.push(`routeKeys[${i}] must match ${ROUTE_KEY_PATTERN.source}`);
+        if (!isRouteKey(key)) report(`routeKeys[${i}]`, 'routeKey', `routeKeys[${i}] must match ${ROUTE_KEY_PATTERN.source}`);
       });
     }
   }
-  if (problems.length <= DRY_RUN_LIMITS.maxProblems) return problems;
-  const shownProblems = problems.slice(0, DRY_RUN_LIMITS.maxProblems);
-  return [...shownProblems, `and ${problems.length - shownProblems.length} more problems`];
+  if (more > 0) problems.push({ field: '', code: 'moreProblems', message: `and ${more} more problems` });
+  return problems;
+}
+
+/** Every problem with a dry-run input, as sentences naming the field ("visitor.country must be a string"). */
+export function validateDryRunInput(input: unknown): string[] {
+  return dryRunProblems(input).map((problem) => problem.message);
 }
 
 /** The instant a valid dry-run input describes: its time, else `now` (the system clock when absent). */

@@ -9,7 +9,8 @@ export { VisitorContext } from './visitor-context';
 export type { VisitorAttributes, VisitorData } from './visitor-context';
 export { VARIABLES, VARIABLES_BY_NAME, STRING_VARIABLE_NAMES, INTEGER_VARIABLE_NAMES, TIME_VARIABLE_NAMES, readVariable } from './variables';
 export type { VisitorVariable } from './variables';
-export { DRY_RUN_LIMITS, validateDryRunInput, parseIsoDateTime, dryRunInstant, visitorContextOf } from './dry-run-input';
+export { DRY_RUN_LIMITS, dryRunProblems, validateDryRunInput, parseIsoDateTime, dryRunInstant, visitorContextOf } from './dry-run-input';
+export type { DryRunProblem } from './dry-run-input';
 export type { DryRunInput } from './dry-run-input';
 export {
   ROUTE_KEY_PATTERN,

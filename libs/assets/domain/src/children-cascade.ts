@@ -21,14 +21,15 @@ export function resolveChildrenDecision(
 ): ChildrenDecision {
   const { cascadeAction, targetParentID } = request;
   if (cascadeAction !== undefined && !allowedActions.includes(cascadeAction)) {
-    throw ServiceError.badRequest(ErrorCodes.CASCADE_INVALID, `cascadeAction ${cascadeAction} is not allowed here`);
+    throw ServiceError.invalidField('cascadeAction', 'isIn', `cascadeAction ${cascadeAction} is not allowed here`, ErrorCodes.CASCADE_INVALID);
   }
   if (cascadeAction === 'move') {
-    if (!targetParentID) throw ServiceError.badRequest(ErrorCodes.CASCADE_INVALID, 'targetParentID is required when cascadeAction is move');
+    if (!targetParentID)
+      throw ServiceError.invalidField('targetParentID', 'required', 'targetParentID is required when cascadeAction is move', ErrorCodes.CASCADE_INVALID);
     return { action: 'move', targetParentID };
   }
   if (targetParentID !== undefined) {
-    throw ServiceError.badRequest(ErrorCodes.CASCADE_INVALID, 'targetParentID is only allowed when cascadeAction is move');
+    throw ServiceError.invalidField('targetParentID', 'notAllowed', 'targetParentID is only allowed when cascadeAction is move', ErrorCodes.CASCADE_INVALID);
   }
   if (cascadeAction === 'cascade') return { action: 'cascade' };
   if (cascadeAction === 'orphan') return { action: 'orphan' };
@@ -47,7 +48,12 @@ export function checkMoveTarget(options: {
 }): void {
   const { targetId, target, parents, typeField } = options;
   if (parents.some((p) => p.id === targetId)) {
-    throw ServiceError.badRequest(ErrorCodes.CASCADE_INVALID, `targetParentID ${targetId} is one of the entries being changed`);
+    throw ServiceError.invalidField(
+      'targetParentID',
+      'notAnEntry',
+      `targetParentID ${targetId} is one of the entries being changed`,
+      ErrorCodes.CASCADE_INVALID,
+    );
   }
   if (!target || target.status === 'deleted') {
     throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `target parent ${targetId} not found`);
@@ -55,8 +61,9 @@ export function checkMoveTarget(options: {
   if (typeField) {
     const mismatch = parents.find((p) => p.record[typeField] !== target[typeField]);
     if (mismatch) {
-      throw ServiceError.badRequest(
-        ErrorCodes.CASCADE_INVALID,
+      throw ServiceError.invalidField(
+        'targetParentID',
+        typeField,
         `target parent ${targetId} has ${typeField} ${String(target[typeField])}, entry ${mismatch.id} has ${String(mismatch.record[typeField])}`,
       );
     }

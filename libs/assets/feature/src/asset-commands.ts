@@ -6,6 +6,7 @@ import {
   CallerContext,
   DuplicateRequestDto,
   ErrorCodes,
+  ID_RULE,
   MoveCategoryRequestDto,
   ParentMutationRequestDto,
   ServiceError,
@@ -68,7 +69,7 @@ export class AssetCommands {
     if (!current) throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${id} not found`);
     const record = await this.prepareRecord(kind, context, dto, current);
     for (const field of kind.immutableFields ?? []) {
-      if (record[field] !== current[field]) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `${field} cannot be changed`);
+      if (record[field] !== current[field]) throw ServiceError.invalidField(field, 'immutable', `${field} cannot be changed`);
     }
     const events = decideAsset({ type: 'UpdateAsset', record }, loaded.state, { kind: kind.kind, id });
     const result = await this.repository.append(kind.kind, context, id, events, loaded.revision);
@@ -78,7 +79,7 @@ export class AssetCommands {
   async duplicate(kind: AssetKindDescriptor, context: CallerContext, { query, body }: AssetRequestBody): Promise<{ id: string }> {
     const sourceId = query[kind.idField];
     if (typeof sourceId !== 'string' || !isValidAssetId(sourceId)) {
-      throw ServiceError.badRequest(ErrorCodes.INVALID_ID, `query parameter ${kind.idField} must be a valid asset id`);
+      throw ServiceError.invalidField(kind.idField, 'isAssetId', `query parameter ${kind.idField} must be a valid id (${ID_RULE})`, ErrorCodes.INVALID_ID);
     }
     const request = validateBody(DuplicateRequestDto, body);
     const source = (await this.repository.load(kind.kind, context.accountId, sourceId)).state.record;
@@ -209,7 +210,7 @@ export class AssetCommands {
     const record: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(dto)) if (value !== undefined) record[key] = value;
     for (const field of kind.derivedFields ?? []) delete record[field];
-    if (record.status === 'deleted') throw ServiceError.badRequest(ErrorCodes.VALIDATION, 'status deleted is set by the delete endpoint, not by save');
+    if (record.status === 'deleted') throw ServiceError.invalidField('status', 'isIn', 'status deleted is set by the delete endpoint, not by save');
     // Placement fields keep their current value when an update leaves them out.
     record.status = record.status ?? current?.status ?? 'active';
     if (categoryTypesOf(kind).length > 0) record.idCategory = record.idCategory ?? current?.idCategory ?? '';
@@ -229,13 +230,14 @@ export class AssetCommands {
     if (!needed) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `${kind.kind} ${id} is local to a funnel and cannot be placed in a category`);
     const category = await this.queries.current('category', context.accountId, idCategory);
     if (!category || category.status === 'deleted') {
-      throw ServiceError.badRequest(ErrorCodes.VALIDATION, `category ${idCategory} does not exist`, [
-        { field: 'idCategory', code: 'notFound', message: `category ${idCategory} does not exist` },
-      ]);
+      throw ServiceError.invalidField('idCategory', 'exists', `idCategory: category ${idCategory} does not exist`);
     }
     if (category.categoryType !== needed) {
-      const message = `category ${idCategory} is of type ${String(category.categoryType)}, ${kind.kind} ${id} needs ${needed}`;
-      throw ServiceError.badRequest(ErrorCodes.VALIDATION, message, [{ field: 'idCategory', code: 'categoryType', message }]);
+      throw ServiceError.invalidField(
+        'idCategory',
+        'categoryType',
+        `idCategory: category ${idCategory} is of type ${String(category.categoryType)}, ${kind.kind} ${id} needs ${needed}`,
+      );
     }
   }
 

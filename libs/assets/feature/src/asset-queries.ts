@@ -117,7 +117,7 @@ export class AssetQueries {
       const value = f.required ? requiredParam(query, f.param) : optionalParam(query, f.param);
       if (value === undefined) continue;
       if (f.allowed && !f.allowed.includes(value)) {
-        throw ServiceError.badRequest(ErrorCodes.VALIDATION, `query parameter ${f.param} must be one of ${f.allowed.join(', ')}`);
+        throw ServiceError.invalidField(f.param, 'isIn', `query parameter ${f.param} must be one of ${f.allowed.join(', ')}`);
       }
       condition[f.field === 'idCategory' ? 'idCategory' : `record.${f.field}`] = f.values?.[value] ?? value;
     }

@@ -10,7 +10,7 @@ function single(query: Query, name: string): string | undefined {
 
 export function requiredParam(query: Query, name: string): string {
   const value = single(query, name);
-  if (value === undefined) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `query parameter ${name} is required`);
+  if (value === undefined) throw ServiceError.invalidField(name, 'required', `query parameter ${name} is required`);
   return value;
 }
 
@@ -20,28 +20,30 @@ export function optionalParam(query: Query, name: string): string | undefined {
 
 export function idParam(query: Query, name: string): string {
   const value = requiredParam(query, name);
-  if (!isValidAssetId(value)) throw ServiceError.badRequest(ErrorCodes.INVALID_ID, `query parameter ${name}: ${ID_RULE}`);
+  if (!isValidAssetId(value))
+    throw ServiceError.invalidField(name, 'isAssetId', `query parameter ${name} must be a valid id (${ID_RULE})`, ErrorCodes.INVALID_ID);
   return value;
 }
 
 /** Multi-id parameter: comma-separated, and/or repeated. */
 export function idsParam(query: Query, name: string): string[] {
   const raw = query[name];
-  if (raw === undefined) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `query parameter ${name} is required`);
+  if (raw === undefined) throw ServiceError.invalidField(name, 'required', `query parameter ${name} is required`);
   const ids = (Array.isArray(raw) ? raw : [raw])
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
     .filter((v) => v !== '');
   if (ids.length > MAX_BULK_IDS) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `query parameter ${name} may list at most ${MAX_BULK_IDS} ids`);
   const bad = ids.find((id) => !isValidAssetId(id));
-  if (bad !== undefined) throw ServiceError.badRequest(ErrorCodes.INVALID_ID, `query parameter ${name}: ${bad}: ${ID_RULE}`);
+  if (bad !== undefined)
+    throw ServiceError.invalidField(name, 'isAssetId', `query parameter ${name}: ${bad} is not a valid id (${ID_RULE})`, ErrorCodes.INVALID_ID);
   return [...new Set(ids)];
 }
 
 export function statusParam(query: Query, required: boolean, fallback: StatusFilter): StatusFilter {
   const value = required ? requiredParam(query, 'status') : (optionalParam(query, 'status') ?? fallback);
   if (!(STATUS_FILTERS as readonly string[]).includes(value)) {
-    throw ServiceError.badRequest(ErrorCodes.VALIDATION, `query parameter status must be one of ${STATUS_FILTERS.join(', ')}`);
+    throw ServiceError.invalidField('status', 'isIn', `query parameter status must be one of ${STATUS_FILTERS.join(', ')}`);
   }
   return value as StatusFilter;
 }

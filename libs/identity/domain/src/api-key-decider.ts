@@ -63,9 +63,11 @@ function notFound(): ServiceError {
 export function grantablePermissions(requested: readonly string[], grantor: readonly string[]): string[] {
   const unknown = requested.filter((p) => !isPermission(p));
   if (unknown.length) {
-    throw ServiceError.badRequest(ErrorCodes.VALIDATION, `unknown permission(s): ${unknown.join(', ')}; known: ${PERMISSIONS.join(', ')}`, [
-      { field: 'permissions', problems: unknown.map((p) => `unknown permission ${JSON.stringify(p)}`) },
-    ]);
+    throw ServiceError.badRequest(
+      ErrorCodes.VALIDATION,
+      `unknown permission(s): ${unknown.join(', ')}; known: ${PERMISSIONS.join(', ')}`,
+      unknown.map((p) => ({ field: 'permissions', code: 'isIn', message: `permissions: unknown permission ${JSON.stringify(p)}` })),
+    );
   }
   const lacking = PERMISSIONS.filter((p) => requested.includes(p) && !grantor.includes(p));
   if (lacking.length) throw ServiceError.forbidden(`a key cannot be granted permissions its creator lacks: ${lacking.join(', ')}`);

@@ -48,7 +48,9 @@ describe('user settings rule', () => {
     expect(error).toMatchObject({
       status: 413,
       code: 'SETTINGS.TOO_LARGE',
-      details: [{ size: USER_SETTINGS_MAX_BYTES + 1, maxBytes: USER_SETTINGS_MAX_BYTES }],
+      details: [
+        { field: '', code: 'maxBytes', message: `settings are ${USER_SETTINGS_MAX_BYTES + 1} bytes as JSON; at most ${USER_SETTINGS_MAX_BYTES} are allowed` },
+      ],
     });
   });
 

@@ -48,14 +48,15 @@ export function userSettingsSize(json: string): number {
  */
 export function checkUserSettings(value: unknown): string {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw ServiceError.badRequest(ErrorCodes.VALIDATION, 'settings must be a JSON object', [{ field: 'body', problems: ['must be a JSON object'] }]);
+    throw ServiceError.badRequest(ErrorCodes.VALIDATION, 'settings must be a JSON object', [
+      { field: '', code: 'isObject', message: 'settings must be a JSON object' },
+    ]);
   }
   const json = JSON.stringify(value);
   const size = userSettingsSize(json);
   if (size > USER_SETTINGS_MAX_BYTES) {
-    throw new ServiceError(413, ErrorCodes.SETTINGS_TOO_LARGE, `settings are ${size} bytes as JSON; at most ${USER_SETTINGS_MAX_BYTES} are allowed`, [
-      { size, maxBytes: USER_SETTINGS_MAX_BYTES },
-    ]);
+    const message = `settings are ${size} bytes as JSON; at most ${USER_SETTINGS_MAX_BYTES} are allowed`;
+    throw new ServiceError(413, ErrorCodes.SETTINGS_TOO_LARGE, message, [{ field: '', code: 'maxBytes', message }]);
   }
   return json;
 }

@@ -25,8 +25,16 @@ async function replyErrorOf(filter: RpcErrorFilter, exception: unknown, data: un
 describe('RpcErrorFilter', () => {
   it('answers a ServiceError with its plain shape', async () => {
     const logs = captureLogs();
-    const error = await replyErrorOf(new RpcErrorFilter(logs.logger), ServiceError.conflict('ASSET.CONCURRENT_MODIFICATION', 'retry', [{ expected: 3 }]));
-    expect(error).toEqual({ status: 409, code: 'ASSET.CONCURRENT_MODIFICATION', message: 'retry', details: [{ expected: 3 }] });
+    const error = await replyErrorOf(
+      new RpcErrorFilter(logs.logger),
+      ServiceError.conflict('ASSET.CONCURRENT_MODIFICATION', 'retry', [{ field: 'id', code: 'revision', message: 'expected 3' }]),
+    );
+    expect(error).toEqual({
+      status: 409,
+      code: 'ASSET.CONCURRENT_MODIFICATION',
+      message: 'retry',
+      details: [{ field: 'id', code: 'revision', message: 'expected 3' }],
+    });
     expect(error).not.toBeInstanceOf(Error);
     expect(logs.entries).toEqual([]);
   });

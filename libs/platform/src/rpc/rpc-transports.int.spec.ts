@@ -59,7 +59,7 @@ class DemoController {
       case 'observable':
         return of({ text: body.text, via: 'observable' });
       case 'not-found':
-        throw new ServiceError(404, 'DEMO.NOT_FOUND', 'no such demo', [{ field: 'id', value: body.text }]);
+        throw new ServiceError(404, 'DEMO.NOT_FOUND', 'no such demo', [{ field: 'id', code: 'exists', message: String(body.text) }]);
       case 'crash':
         throw new Error(CRASH_MESSAGE);
       case 'hang':
@@ -187,7 +187,12 @@ function describeRpcTransport(transportName: string, createHarness: () => Promis
 
     it('turns a ServiceError thrown by the handler into the same ServiceError for the caller', async () => {
       const error = await failureOf(client.request(DEMO_SUBJECT, demoRequest({ mode: 'not-found', text: 'tag-9' })));
-      expect(error.toJSON()).toEqual({ status: 404, code: 'DEMO.NOT_FOUND', message: 'no such demo', details: [{ field: 'id', value: 'tag-9' }] });
+      expect(error.toJSON()).toEqual({
+        status: 404,
+        code: 'DEMO.NOT_FOUND',
+        message: 'no such demo',
+        details: [{ field: 'id', code: 'exists', message: 'tag-9' }],
+      });
     });
 
     it('turns an unexpected handler error into a 500 whose correlation id is in the service log', async () => {

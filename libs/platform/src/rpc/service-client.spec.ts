@@ -68,8 +68,14 @@ describe('ProxyServiceClient', () => {
     await expect(client.request('assets.visitortag.archive', request)).resolves.toBeUndefined();
   });
 
-  it('turns a ServiceError shape into a ServiceError with status, code, message and details', async () => {
-    const shape = { status: 404, code: 'ASSET.NOT_FOUND', message: 'no such tag', details: [{ id: 'x' }] };
+  it('turns a ServiceError shape into a ServiceError with status, code, message, details and retry delay', async () => {
+    const shape = {
+      status: 429,
+      code: 'AUTH.TOO_MANY_ATTEMPTS',
+      message: 'wait',
+      details: [{ field: 'id', code: 'exists', message: 'x' }],
+      retryAfterSeconds: 30,
+    };
     const client = new ProxyServiceClient(
       proxyReplying(() => throwError(() => shape)),
       { logger: captureLogs().logger },

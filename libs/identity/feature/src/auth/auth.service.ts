@@ -43,11 +43,10 @@ function loginLocked(lockedMs: number): ServiceError {
 /** The user's one-time codes are locked after too many wrong ones: 429 with the time to wait. */
 function otpLocked(lockedMs: number): ServiceError {
   const seconds = Math.ceil(lockedMs / 1000);
-  return new ServiceError(
-    429,
-    ErrorCodes.MFA_LOCKED,
+  return ServiceError.tooManyRequests(
     `too many wrong one-time codes; the second factor is locked, try again in ${Math.ceil(seconds / 60)} minute(s)`,
-    [{ retryAfterSeconds: seconds }],
+    seconds,
+    ErrorCodes.MFA_LOCKED,
   );
 }
 

@@ -1,0 +1,59 @@
+import { FastifyInstance } from 'fastify';
+import { ErrorCodes, ServiceError } from '@funnel/contracts';
+
+/** The largest request body (413 above). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** The deepest JSON nesting a body may have (objects and arrays together). */
+export const MAX_JSON_DEPTH = 64;
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const OPEN_BRACE = 123;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACE = 125;
+const CLOSE_BRACKET = 93;
+
+/**
+ * Whether JSON text nests objects and arrays deeper than `maxDepth`, found by one scan of the text
+ * (brackets inside strings do not count) before anything is parsed: a deep document never reaches
+ * the parser, the validators or the transport, each of which recurses.
+ */
+export function jsonNestsDeeperThan(text: string, maxDepth: number): boolean {
+  if (text.length <= maxDepth) return false;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      for (i++; i < text.length; i++) {
+        const s = text.charCodeAt(i);
+        if (s === BACKSLASH) i++;
+        else if (s === QUOTE) break;
+      }
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > maxDepth) return true;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/**
+ * The only body parser of the gateway: `application/json` (any charset), parsed by Fastify's own
+ * parser (which refuses `__proto__` and `constructor` keys) once the nesting is known to be at most
+ * MAX_JSON_DEPTH. Every other content type is left without a parser, so Fastify answers 415 to it
+ * (form bodies, text, multipart): every route of the API takes JSON.
+ */
+export function useJsonBodiesOnly(fastify: FastifyInstance): void {
+  const parse = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH)) {
+      done(ServiceError.badRequest(ErrorCodes.JSON_TOO_DEEP, `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+      return;
+    }
+    parse(request, text, done);
+  });
+}

@@ -1,0 +1,327 @@
+import { connect } from 'node:net';
+import { generateAssetId } from '@funnel/contracts';
+import { Deployment, describeInBothModes } from './harness';
+
+const ORIGIN = 'https://app.example.com';
+const RATE = { perSecond: 1, burst: 10 };
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: any;
+}
+
+/** A request with the headers of the answer (the harness's `call` drops them). */
+async function send(
+  d: Deployment,
+  method: string,
+  path: string,
+  options: { key?: string; body?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (options.key) headers['x-api-key'] = options.key;
+  if (options.body !== undefined) headers['content-type'] = headers['content-type'] ?? 'application/json';
+  const response = await fetch(`${d.api.baseUrl}${path}`, { method, headers, body: options.body });
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = text;
+  }
+  return { status: response.status, headers: response.headers, text, body };
+}
+
+/** `{"a":{"a":...{}}}` with `levels` objects. */
+const nested = (levels: number) => '{"a":'.repeat(levels - 1) + '{}' + '}'.repeat(levels - 1);
+
+/** Opens a raw connection, writes `data`, and resolves with what the server sent once it closed the connection. */
+function rawExchange(port: number, data: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(data));
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => (received += chunk));
+    socket.on('close', () => resolve(received));
+    socket.on('error', reject);
+  });
+}
+
+const portOf = (d: Deployment) => Number(new URL(d.api.baseUrl).port);
+
+function expectOneDetailShape(body: { details: unknown[] }) {
+  expect(Array.isArray(body.details)).toBe(true);
+  for (const detail of body.details) {
+    expect(Object.keys(detail as object).sort()).toEqual(['code', 'field', 'message']);
+    const { field, code, message } = detail as Record<string, unknown>;
+    expect([typeof field, typeof code, typeof message]).toEqual(['string', 'string', 'string']);
+  }
+}
+
+describeInBothModes(
+  '/v1 edge limits',
+  (d) => {
+    let accounts = 0;
+    const newKey = async () => (await d().newAccount(`limits-${++accounts}-${d().mode}@example.com`)).apiKey;
+
+    describe('per-credential rate limit', () => {
+      it('answers RateLimit headers, then 429 with Retry-After once a credential has spent its burst; other credentials are not affected', async () => {
+        const key = await newKey();
+        const first = await send(d(), 'GET', '/ids/generate', { key });
+        expect(first.status).toBe(200);
+        expect(first.headers.get('ratelimit-limit')).toBe(String(RATE.burst));
+        expect(first.headers.get('ratelimit-remaining')).toBe(String(RATE.burst - 1));
+        expect(Number(first.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(1);
+
+        let limited: Answer | undefined;
+        for (let i = 0; i < RATE.burst * 3 && !limited; i++) {
+          const answer = await send(d(), 'GET', '/visitortag/list/', { key });
+          if (answer.status === 429) limited = answer;
+          else expect(answer.status).toBe(200);
+        }
+        expect(limited).toBeDefined();
+        expect(limited!.body).toEqual({ error: expect.stringMatching(/rate limit/i), code: 'REQUEST.RATE_LIMITED', details: [] });
+        expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(limited!.headers.get('ratelimit-remaining')).toBe('0');
+        expect(limited!.headers.get('x-correlation-id')).toBeTruthy();
+
+        const other = await send(d(), 'GET', '/visitortag/list/', { key: await newKey() });
+        expect(other.status).toBe(200);
+        expect(other.headers.get('ratelimit-remaining')).toBe(String(RATE.burst - 1));
+      });
+
+      it('counts an access token per user, answers RateLimit headers on errors after authentication, and none to anonymous requests', async () => {
+        const email = `limits-${++accounts}-${d().mode}@example.com`;
+        const { apiKey } = await d().newAccount(email);
+        const login = await send(d(), 'POST', '/auth/login', { body: JSON.stringify({ username: email, password: 'another password' }) });
+        expect(login.status).toBe(200);
+        expect(login.headers.get('ratelimit-limit')).toBeNull();
+        const bearer = { authorization: `Bearer ${login.body.tokens.access_token}` };
+        const missing = `/visitortag/find/byId/?idTag=${generateAssetId()}`;
+        const first = await send(d(), 'GET', missing, { headers: bearer });
+        expect(first.status).toBe(404);
+        expect(first.headers.get('ratelimit-remaining')).toBe(String(RATE.burst - 1));
+        expect((await send(d(), 'GET', missing, { headers: bearer })).headers.get('ratelimit-remaining')).toBe(String(RATE.burst - 2));
+        // The user's API key is a credential of its own.
+        expect((await send(d(), 'GET', missing, { key: apiKey })).headers.get('ratelimit-remaining')).toBe(String(RATE.burst - 1));
+        expect((await send(d(), 'GET', '/visitortag/list/')).headers.get('ratelimit-limit')).toBeNull();
+      });
+    });
+
+    describe('request bodies', () => {
+      it('answers 400 to JSON nested deeper than 64 levels on every route, public ones included', async () => {
+        const key = await newKey();
+        expect((await send(d(), 'POST', '/usersettings/save/', { key, body: nested(64) })).status).toBe(200);
+        for (const [method, path] of [
+          ['POST', '/usersettings/save/'],
+          ['POST', '/visitortag/save/'],
+          ['PUT', '/category/archive/'],
+          ['POST', '/logicscripts/evaluate'],
+          ['POST', '/apikeys/generate/'],
+          ['POST', '/auth/login'],
+        ]) {
+          for (const levels of [65, 3330]) {
+            const answer = await send(d(), method, path, { key, body: nested(levels) });
+            expect({ path, levels, status: answer.status }).toEqual({ path, levels, status: 400 });
+            expect(answer.body).toEqual({ error: expect.stringMatching(/64 levels/), code: 'REQUEST.JSON_TOO_DEEP', details: [] });
+            expect(answer.headers.get('x-correlation-id')).toBeTruthy();
+          }
+        }
+      });
+
+      it('never echoes more than 1 KiB of the input in an error body', async () => {
+        const key = await newKey();
+        const longName = 'Q'.repeat(700_000);
+        const cases: [string, string, unknown][] = [
+          ['POST', '/apikeys/generate/', { name: 'k', permissions: [longName] }],
+          ['POST', '/logicscripts/evaluate', { code: 'route "a"', visitor: {}, routeKeys: Array.from({ length: 200_000 }, () => '') }],
+          ['POST', '/logicscripts/evaluate', { code: 'route "a"', visitor: { [longName]: 'x' } }],
+          ['POST', '/visitortag/save/', { idTag: longName, tagName: 'x' }],
+          ['POST', '/auth/login', { username: 7, password: longName }],
+        ];
+        for (const [method, path, body] of cases) {
+          const payload = JSON.stringify(body);
+          expect(payload.length).toBeGreaterThan(500_000);
+          const answer = await send(d(), method, path, { key, body: payload });
+          expect({ path, status: answer.status }).toEqual({ path, status: 400 });
+          expect(Buffer.byteLength(answer.text)).toBeLessThanOrEqual(4096);
+          const longestRun = Math.max(0, ...(answer.text.match(/Q+/g) ?? []).map((run) => run.length));
+          expect(longestRun).toBeLessThanOrEqual(1024);
+          expectOneDetailShape(answer.body);
+        }
+      });
+
+      it.each([
+        ['application/x-www-form-urlencoded', 'idTag=AAAAAAAAAAAA&tagName=x'],
+        ['text/plain', '{"idTag":"AAAAAAAAAAAA","tagName":"x"}'],
+        ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--'],
+      ])('answers 415 to a %s body on a JSON route', async (contentType, body) => {
+        const key = await newKey();
+        const answer = await send(d(), 'POST', '/visitortag/save/', { key, body, headers: { 'content-type': contentType } });
+        expect(answer.status).toBe(415);
+        expect(answer.body).toEqual({ error: expect.stringMatching(/application\/json/), code: 'REQUEST.UNSUPPORTED_MEDIA_TYPE', details: [] });
+        expect(answer.headers.get('x-correlation-id')).toBeTruthy();
+      });
+
+      it('treats null in an optional field as absent: it is never stored', async () => {
+        const key = await newKey();
+        const idTag = generateAssetId();
+        const saved = await send(d(), 'POST', '/visitortag/save/', {
+          key,
+          body: JSON.stringify({ idTag, tagName: 'Nulls', color: null, tagType: null, idCategory: null, status: null }),
+        });
+        expect(saved.status).toBe(200);
+        const found = await send(d(), 'GET', `/visitortag/find/byId/?idTag=${idTag}`, { key });
+        expect(found.body).toEqual({ idTag, tagName: 'Nulls', status: 'active', idCategory: '', categoryName: '' });
+
+        const generated = await send(d(), 'POST', '/apikeys/generate/', { key, body: JSON.stringify({ name: 'before', permissions: ['assets:read'] }) });
+        const updated = await send(d(), 'PUT', '/apikeys/update/', { key, body: JSON.stringify({ id: generated.body.id, name: null, enabled: null }) });
+        expect(updated.status).toBe(200);
+        expect(updated.body).toMatchObject({ name: 'before', enabled: true });
+      });
+
+      it('answers 400 "is required" when a required field is null', async () => {
+        const key = await newKey();
+        const answer = await send(d(), 'POST', '/visitortag/save/', { key, body: JSON.stringify({ idTag: generateAssetId(), tagName: null }) });
+        expect(answer.status).toBe(400);
+        expect(answer.body.details).toEqual([{ field: 'tagName', code: 'required', message: 'tagName is required' }]);
+      });
+    });
+
+    describe('URLs and methods', () => {
+      it('answers a malformed URL with the standard error body and a correlation id', async () => {
+        const answer = await send(d(), 'GET', '/%E0%A4%A');
+        expect(answer.status).toBe(400);
+        expect(answer.body).toEqual({ error: expect.stringMatching(/URL/), code: 'REQUEST.MALFORMED_URL', details: [] });
+        expect(answer.headers.get('x-correlation-id')).toBeTruthy();
+      });
+
+      it('answers HEAD on every GET route, with the GET answer’s status and headers and no body', async () => {
+        const key = await newKey();
+        for (const path of ['/visitortag/list/', '/category/list/?status=all&categoryType=visitorTag', '/ids/generate', '/usersettings/', '/auth/jwks']) {
+          const get = await send(d(), 'GET', path, { key });
+          const head = await send(d(), 'HEAD', path, { key });
+          expect({ path, status: head.status }).toEqual({ path, status: get.status });
+          expect(head.status).toBe(200);
+          expect(head.text).toBe('');
+          expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+        }
+        const live = await fetch(d().api.baseUrl.replace(/\/v1$/, '/health/live'), { method: 'HEAD' });
+        expect(live.status).toBe(200);
+        expect((await send(d(), 'HEAD', '/visitortag/save/', { key })).status).toBe(404);
+      });
+    });
+
+    describe('CORS', () => {
+      it('answers a preflight from a listed origin and exposes the headers clients read', async () => {
+        const preflight = await send(d(), 'OPTIONS', '/visitortag/list/', {
+          headers: { origin: ORIGIN, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' },
+        });
+        expect(preflight.status).toBe(204);
+        expect(preflight.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+        expect(preflight.headers.get('access-control-allow-methods')).toMatch(/GET/);
+        expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toMatch(/x-api-key/);
+
+        const key = await newKey();
+        const get = await send(d(), 'GET', '/visitortag/list/', { key, headers: { origin: ORIGIN } });
+        expect(get.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+        expect(get.headers.get('access-control-expose-headers')?.toLowerCase()).toMatch(/x-correlation-id/);
+        expect(get.headers.get('access-control-expose-headers')?.toLowerCase()).toMatch(/ratelimit-remaining/);
+      });
+
+      it('gives no CORS grant to an origin that is not listed', async () => {
+        const preflight = await send(d(), 'OPTIONS', '/visitortag/list/', {
+          headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'GET' },
+        });
+        expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+        const key = await newKey();
+        const get = await send(d(), 'GET', '/visitortag/list/', { key, headers: { origin: 'https://evil.example.com' } });
+        expect(get.status).toBe(200);
+        expect(get.headers.get('access-control-allow-origin')).toBeNull();
+      });
+    });
+
+    describe('slow clients', () => {
+      it('closes a connection whose body never completes', async () => {
+        const received = await rawExchange(
+          portOf(d()),
+          'POST /v1/auth/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"username":',
+        );
+        expect(received).toMatch(/^HTTP\/1\.1 408/);
+      }, 15_000);
+
+      it('closes a connection whose headers never complete', async () => {
+        const received = await rawExchange(portOf(d()), 'GET /v1/auth/jwks HTTP/1.1\r\nHost: localhost\r\nX-Slow: ');
+        expect(received).toMatch(/^HTTP\/1\.1 408/);
+      }, 15_000);
+
+      it('closes an idle keep-alive connection', async () => {
+        const received = await rawExchange(portOf(d()), 'GET /v1/auth/jwks HTTP/1.1\r\nHost: localhost\r\nConnection: keep-alive\r\n\r\n');
+        expect(received).toMatch(/^HTTP\/1\.1 200/);
+      }, 15_000);
+    });
+
+    describe('validation errors', () => {
+      it('names a missing field as required, first', async () => {
+        const key = await newKey();
+        const answer = await send(d(), 'POST', '/visitortag/save/', { key, body: JSON.stringify({ idTag: generateAssetId() }) });
+        expect(answer.status).toBe(400);
+        expect(answer.body).toEqual({
+          error: 'invalid body: tagName is required',
+          code: 'REQUEST.VALIDATION_FAILED',
+          details: [{ field: 'tagName', code: 'required', message: 'tagName is required' }],
+        });
+      });
+
+      it('does not double field names, and reports a wrong type before the rules of the type', async () => {
+        const key = await newKey();
+        const answer = await send(d(), 'POST', '/visitortag/save/', { key, body: JSON.stringify({ idTag: 'abc', tagName: 42 }) });
+        expect(answer.status).toBe(400);
+        expect(answer.body.error).not.toMatch(/idTag: idTag/);
+        expect(answer.body.error).toMatch(/^invalid body: idTag /);
+        expect(answer.body.details).toEqual([
+          { field: 'idTag', code: 'isAssetId', message: expect.stringMatching(/^idTag must be a valid id \(an id is 12 characters/) },
+          { field: 'tagName', code: 'isString', message: 'tagName must be a string' },
+        ]);
+      });
+
+      it('answers details of one shape, { field, code, message }, from every service', async () => {
+        const key = await newKey();
+        const cases: [string, string, string | undefined, number][] = [
+          ['POST', '/visitortag/save/', JSON.stringify({ idTag: generateAssetId(), tagName: 'x', idCategory: generateAssetId() }), 400],
+          ['PUT', '/visitortag/archive/', JSON.stringify({ entries: ['nope'] }), 400],
+          ['DELETE', '/category/delete/', JSON.stringify({ entries: [generateAssetId()], cascadeAction: 'explode' }), 400],
+          ['POST', '/apikeys/generate/', JSON.stringify({ name: 'k', permissions: ['assets:fly'] }), 400],
+          ['PUT', '/apikeys/update/', JSON.stringify({ id: 'zz' }), 400],
+          ['POST', '/usersettings/save/', JSON.stringify([1]), 400],
+          ['POST', '/usersettings/save/', JSON.stringify({ big: 'x'.repeat(70_000) }), 413],
+          ['POST', '/logicscripts/validate', JSON.stringify({}), 400],
+          ['POST', '/logicscripts/evaluate', JSON.stringify({ code: 'route "a"', visitor: { country: 1 } }), 400],
+          ['POST', '/auth/login', JSON.stringify({ username: 'a' }), 400],
+          ['GET', '/ids/generate?count=0', undefined, 400],
+          ['GET', '/visitortag/find/byId/', undefined, 400],
+          ['POST', '/visitortag/save/', '{"idTag": ', 400],
+        ];
+        for (const [method, path, body, status] of cases) {
+          // A key per case: the cases together are more than the test's burst.
+          const answer = await send(d(), method, path, { key: await newKey(), body });
+          expect({ path, body, status: answer.status }).toEqual({ path, body, status });
+          expectOneDetailShape(answer.body);
+        }
+        const unknownPermission = await send(d(), 'POST', '/apikeys/generate/', { key, body: JSON.stringify({ name: 'k', permissions: ['assets:fly'] }) });
+        expect(unknownPermission.body.details).toEqual([{ field: 'permissions', code: 'isIn', message: expect.stringMatching(/must be one of/) }]);
+        const missingCode = await send(d(), 'POST', '/logicscripts/validate', { key, body: '{}' });
+        expect(missingCode.body.details).toEqual([{ field: 'code', code: 'required', message: 'code is required' }]);
+      });
+    });
+  },
+  {
+    RATE_LIMIT_PER_SECOND: String(RATE.perSecond),
+    RATE_LIMIT_BURST: String(RATE.burst),
+    CORS_ORIGINS: `${ORIGIN}, https://other.example.com`,
+    HTTP_HEADERS_TIMEOUT_MS: '500',
+    HTTP_REQUEST_TIMEOUT_MS: '1000',
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: '500',
+  },
+);

@@ -81,6 +81,6 @@ describe('dryRunProblems', () => {
   it('reports at most 20 problems, then counts the rest', () => {
     const problems = dryRunProblems({ visitor: {}, routeKeys: Array.from({ length: 10_000 }, () => '') });
     expect(problems).toHaveLength(21);
-    expect(problems[20]).toEqual({ field: '', code: 'moreProblems', message: 'and 9980 more problems' });
+    expect(problems[20]).toEqual({ field: '', code: 'moreProblems', message: 'and 9981 more problems' });
   });
 });

@@ -173,7 +173,7 @@ describeInBothModes(
         });
         expect(saved.status).toBe(200);
         const found = await send(d(), 'GET', `/visitortag/find/byId/?idTag=${idTag}`, { key });
-        expect(found.body).toEqual({ idTag, tagName: 'Nulls', status: 'active', idCategory: '', categoryName: '' });
+        expect(found.body).toEqual({ idTag, tagName: 'Nulls', status: 'active', idCategory: '', categoryName: '', owner: expect.any(String) });
 
         const generated = await send(d(), 'POST', '/apikeys/generate/', { key, body: JSON.stringify({ name: 'before', permissions: ['assets:read'] }) });
         const updated = await send(d(), 'PUT', '/apikeys/update/', { key, body: JSON.stringify({ id: generated.body.id, name: null, enabled: null }) });

@@ -1,5 +1,6 @@
 import { AssetKindDescriptor } from './asset-kind';
 import { CATEGORY_KIND } from './category';
+import { CONDITION_KIND } from './condition';
 import { OFFER_SOURCE_KIND } from './offer-source';
 import { PAGE_KIND } from './page';
 import { PAGE_GROUP_KIND } from './page-group';

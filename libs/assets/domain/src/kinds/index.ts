@@ -1,3 +1,4 @@
+import { conditionRules } from './condition';
 import type { KindRules } from './kind-rules';
 import { offerSourceRules } from './offer-source';
 import { pageGroupRules } from './page-group';
@@ -14,4 +15,5 @@ export const KIND_RULES: Readonly<Record<string, KindRules>> = {
   offersource: offerSourceRules,
   page: pageRules,
   pagegroup: pageGroupRules,
+  condition: conditionRules,
 };

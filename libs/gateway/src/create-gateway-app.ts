@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import { HttpErrorFilter } from './http-errors';
+import { registerRequestObservability } from './observability/request-observability';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -32,6 +33,7 @@ export async function createGatewayApp(
   // handler at init and hands errors to its exception filters.
   app.useGlobalFilters(new HttpErrorFilter());
   const fastify = app.getHttpAdapter().getInstance();
+  registerRequestObservability(app, logger);
   // A synchronous hook: an async one costs a promise per request on the hottest path.
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-correlation-id', request.id);

@@ -6,6 +6,7 @@ import { ServiceClient } from '@funnel/platform';
 import { ROUTE_TABLE, SERVICE_CLIENT } from './gateway.tokens';
 import { RouteTable } from './route-table';
 import { Credentials, bearerTokenOf, requirePermission } from './credentials';
+import { noteCaller } from './observability/request-observability';
 
 const ANONYMOUS: Principal = { accountId: '', userId: '', permissions: [] };
 
@@ -40,6 +41,7 @@ export class ForwardingRoute implements OnModuleInit {
     if (!route) throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `no route ${request.method} /v1${path}`);
     const correlationId = String(request.id);
     const principal = route !== 'method-not-allowed' && route.permission === 'public' ? ANONYMOUS : await this.credentials.authenticate(request);
+    noteCaller(request, principal);
     if (route === 'method-not-allowed') throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `${request.method} is not served on /v1${path}`);
     if (route.permission !== 'public' && route.permission !== 'authenticated') requirePermission(principal, route.permission);
     const query: Record<string, string | string[]> = {};

@@ -6,42 +6,62 @@ import {
   LeanServerNats,
   NatsServiceClient,
   ReadinessCheck,
+  RpcMetrics,
+  RpcMetricsInterceptor,
   createLogger,
   createMetricsRegistry,
   loadConfig,
   natsServerOptions,
+  pingController,
+  servicePingCheck,
   startOpsServer,
 } from '@funnel/platform';
+import { registerProjectionLagMetric } from '@funnel/projections';
 import { AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
 import { authConfig, authOptionsFrom, bootstrapAdminFrom, bootstrapConfig, commonConfig, httpConfig, natsConfig, opsConfig, storeConfig } from './config';
-import { openStores } from './stores';
+import { Stores, openStores } from './stores';
 import { RunningApp } from './standalone';
 
 const serviceConfig = { ...commonConfig, ...natsConfig, ...opsConfig };
 
+/** The services the gateway forwards to: its readiness pings each (`<service>.ping`). */
+export const GATEWAY_SERVICES = ['assets', 'identity', 'scripts'] as const;
+
+interface NatsService {
+  /** The app's name in logs and metrics, e.g. `assets-service`. */
+  name: string;
+  /** The subject prefix it serves, e.g. `assets`: it answers `<service>.ping`. */
+  service: (typeof GATEWAY_SERVICES)[number];
+  module: Type<unknown> | DynamicModule;
+  config: Config<typeof serviceConfig>;
+  checks: (app: INestMicroservice) => ReadinessCheck[];
+  /** Closed on shutdown; the lag of the projections running on its event store is on /metrics. */
+  stores?: Stores;
+  server?: LeanServerNats;
+}
+
 /**
  * A NATS-only service: its module's message handlers on `<service>.*` subjects in the service's
- * queue group, plus probes and metrics on OPS_PORT. SIGTERM drains (unsubscribe, finish in-flight) via Nest's hooks.
+ * queue group, `<service>.ping`, plus probes and metrics (RPC server, projection lag, process) on
+ * OPS_PORT. SIGTERM drains (unsubscribe, finish in-flight) via Nest's hooks.
  */
-async function startNatsService(
-  name: string,
-  module: Type<unknown> | DynamicModule,
-  config: Config<typeof serviceConfig>,
-  checks: (app: INestMicroservice) => ReadinessCheck[],
-  onClose: () => Promise<void> = async () => undefined,
-  server: LeanServerNats = new LeanServerNats(natsServerOptions(config.NATS_URL, name).options),
-): Promise<RunningApp> {
+async function startNatsService(options: NatsService): Promise<RunningApp> {
+  const { name, service, config, stores } = options;
   const logger = createLogger(name, config.LOG_LEVEL);
-  const app = await NestFactory.createMicroservice(module, {
-    strategy: server,
+  const metrics = createMetricsRegistry({ defaultLabels: { app: name } });
+  @Module({ imports: [options.module], controllers: [pingController(service)] })
+  class NatsServiceModule {}
+  const app = await NestFactory.createMicroservice(NatsServiceModule, {
+    strategy: options.server ?? new LeanServerNats(natsServerOptions(config.NATS_URL, name).options),
     logger: new PinoNestLogger(logger),
   });
+  app.useGlobalInterceptors(new RpcMetricsInterceptor(new RpcMetrics(metrics, 'server')));
+  if (stores) registerProjectionLagMetric(metrics, stores.eventStore);
   await app.listen();
-  const metrics = createMetricsRegistry({ defaultLabels: { app: name } });
-  const ops = await startOpsServer({ port: config.OPS_PORT, checks: checks(app), registry: metrics });
+  const ops = await startOpsServer({ port: config.OPS_PORT, checks: options.checks(app), registry: metrics });
   logger.info({ opsPort: ops.port }, `${name} listening on NATS`);
   return {
     port: ops.port,
@@ -49,7 +69,7 @@ async function startNatsService(
     async close() {
       await app.close();
       await ops.close();
-      await onClose();
+      await stores?.close();
     },
   };
 }
@@ -61,13 +81,14 @@ export async function startAssetsService(env: NodeJS.ProcessEnv = process.env): 
   const stores = await openStores(config);
   @Module({ imports: [AssetsFeatureModule.forRoot(stores)] })
   class AssetsServiceModule {}
-  return startNatsService(
-    'assets-service',
-    AssetsServiceModule,
+  return startNatsService({
+    name: 'assets-service',
+    service: 'assets',
+    module: AssetsServiceModule,
     config,
-    (app) => [{ name: 'read-model', check: () => app.get(AssetsHealth).ready() }],
-    () => stores.close(),
-  );
+    checks: (app) => [{ name: 'read-model', check: () => app.get(AssetsHealth).ready() }],
+    stores,
+  });
 }
 
 export const identityServiceConfig = { ...serviceConfig, ...storeConfig, ...bootstrapConfig, ...authConfig };
@@ -80,19 +101,20 @@ export async function startIdentityService(env: NodeJS.ProcessEnv = process.env)
   const server = new LeanServerNats(natsServerOptions(config.NATS_URL, 'identity-service').options);
   @Module({ imports: [IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin, auth: authOptionsFrom(config), events: server })] })
   class IdentityServiceModule {}
-  return startNatsService(
-    'identity-service',
-    IdentityServiceModule,
+  return startNatsService({
+    name: 'identity-service',
+    service: 'identity',
+    module: IdentityServiceModule,
     config,
-    (app) => [{ name: 'read-model', check: () => app.get(IdentityHealth).ready() }],
-    () => stores.close(),
+    checks: (app) => [{ name: 'read-model', check: () => app.get(IdentityHealth).ready() }],
+    stores,
     server,
-  );
+  });
 }
 
 export async function startScriptsService(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
   const config = loadConfig(serviceConfig, env);
-  return startNatsService('scripts-service', ScriptsFeatureModule, config, () => []);
+  return startNatsService({ name: 'scripts-service', service: 'scripts', module: ScriptsFeatureModule, config, checks: () => [] });
 }
 
 export const gatewayConfig = { ...commonConfig, ...httpConfig, ...natsConfig };
@@ -101,13 +123,14 @@ export const gatewayConfig = { ...commonConfig, ...httpConfig, ...natsConfig };
 export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
   const config = loadConfig(gatewayConfig, env);
   const logger = createLogger('gateway', config.LOG_LEVEL);
-  const client = new NatsServiceClient(config.NATS_URL, { timeoutMs: config.RPC_TIMEOUT_MS, logger });
   const metrics = createMetricsRegistry({ defaultLabels: { app: 'gateway' } });
+  const client = new NatsServiceClient(config.NATS_URL, { timeoutMs: config.RPC_TIMEOUT_MS, logger, metrics: new RpcMetrics(metrics, 'client') });
   // Connect now rather than on the first request, so readiness reflects NATS from the start.
   client.warmUp();
-  const natsReady = { name: 'nats', check: () => client.connected };
+  // Ready while NATS is connected and every service answers its ping.
+  const readiness = [{ name: 'nats', check: () => client.connected }, ...GATEWAY_SERVICES.map((service) => servicePingCheck(client, service))];
   @Module({
-    imports: [GatewayModule.forRoot({ client, metrics, apiKeyCacheMs: config.API_KEY_CACHE_MS, readiness: [natsReady] })],
+    imports: [GatewayModule.forRoot({ client, metrics, apiKeyCacheMs: config.API_KEY_CACHE_MS, readiness })],
   })
   class GatewayAppModule {}
   const app = await createGatewayApp(GatewayAppModule, new PinoNestLogger(logger), { trustProxy: config.TRUST_PROXY });

@@ -1,4 +1,5 @@
 import { INestApplicationContext, Module } from '@nestjs/common';
+import { NestMicroservice } from '@nestjs/microservices';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
   Config,
@@ -6,6 +7,8 @@ import {
   InProcessServiceClient,
   InProcessServer,
   PinoNestLogger,
+  RpcMetrics,
+  RpcMetricsInterceptor,
   createLogger,
   createMetricsRegistry,
   loadConfig,
@@ -14,6 +17,7 @@ import { AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
+import { registerProjectionLagMetric } from '@funnel/projections';
 import { authConfig, authOptionsFrom, bootstrapAdminFrom, bootstrapConfig, commonConfig, httpConfig, storeConfig } from './config';
 import { openStores } from './stores';
 
@@ -38,8 +42,10 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   const logger = createLogger('standalone', config.LOG_LEVEL);
   const stores = await openStores(config);
   const bus = new InProcessBus({ copyPayloads: false });
-  const client = new InProcessServiceClient(bus, { timeoutMs: config.RPC_TIMEOUT_MS, logger });
   const metrics = createMetricsRegistry({ defaultLabels: { app: 'standalone' } });
+  // The gateway's calls (client) and the services' handlers (server) are both measured, as in distributed mode.
+  const client = new InProcessServiceClient(bus, { timeoutMs: config.RPC_TIMEOUT_MS, logger, metrics: new RpcMetrics(metrics, 'client') });
+  registerProjectionLagMetric(metrics, stores.eventStore);
   // The readiness checks ask the app's modules, which exist only once the app is created.
   const started: { app?: NestFastifyApplication } = {};
 
@@ -63,7 +69,14 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
 
   const app = await createGatewayApp(StandaloneModule, new PinoNestLogger(logger), { trustProxy: config.TRUST_PROXY });
   started.app = app;
-  app.connectMicroservice({ strategy: new InProcessServer(bus) });
+  // A connected microservice builds its handlers (interceptors included) at once unless deferred, and it
+  // keeps its own global enhancers (the gateway's HTTP error filter must not answer RPC requests).
+  const services = app.connectMicroservice({ strategy: new InProcessServer(bus) }, { deferInitialization: true }) as NestMicroservice;
+  services.useGlobalInterceptors(new RpcMetricsInterceptor(new RpcMetrics(metrics, 'server')));
+  // Then what connectMicroservice does when not deferred; the app's own init runs the lifecycle hooks, once.
+  services.registerListeners();
+  services.setIsInitialized(true);
+  services.setIsInitHookCalled(true);
   await app.startAllMicroservices();
   await app.listen(config.PORT, config.HOST);
   const port = (app.getHttpServer().address() as { port: number }).port;

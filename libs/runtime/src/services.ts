@@ -7,10 +7,10 @@ import {
   NatsServiceClient,
   ReadinessCheck,
   RpcMetrics,
-  RpcMetricsInterceptor,
   createLogger,
   createMetricsRegistry,
   loadConfig,
+  measureRequestHandlers,
   natsServerOptions,
   pingController,
   servicePingCheck,
@@ -54,11 +54,11 @@ async function startNatsService(options: NatsService): Promise<RunningApp> {
   const metrics = createMetricsRegistry({ defaultLabels: { app: name } });
   @Module({ imports: [options.module], controllers: [pingController(service)] })
   class NatsServiceModule {}
-  const app = await NestFactory.createMicroservice(NatsServiceModule, {
-    strategy: options.server ?? new LeanServerNats(natsServerOptions(config.NATS_URL, name).options),
-    logger: new PinoNestLogger(logger),
-  });
-  app.useGlobalInterceptors(new RpcMetricsInterceptor(new RpcMetrics(metrics, 'server')));
+  const server = options.server ?? new LeanServerNats(natsServerOptions(config.NATS_URL, name).options);
+  const app = await NestFactory.createMicroservice(NatsServiceModule, { strategy: server, logger: new PinoNestLogger(logger) });
+  // Registers the handlers (and runs the modules' init hooks), so they can be measured before serving.
+  await app.init();
+  measureRequestHandlers(server, new RpcMetrics(metrics, 'server'));
   if (stores) registerProjectionLagMetric(metrics, stores.eventStore);
   await app.listen();
   const ops = await startOpsServer({ port: config.OPS_PORT, checks: options.checks(app), registry: metrics });

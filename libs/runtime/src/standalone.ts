@@ -1,5 +1,4 @@
 import { INestApplicationContext, Module } from '@nestjs/common';
-import { NestMicroservice } from '@nestjs/microservices';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
   Config,
@@ -8,10 +7,10 @@ import {
   InProcessServer,
   PinoNestLogger,
   RpcMetrics,
-  RpcMetricsInterceptor,
   createLogger,
   createMetricsRegistry,
   loadConfig,
+  measureRequestHandlers,
 } from '@funnel/platform';
 import { AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
@@ -69,14 +68,10 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
 
   const app = await createGatewayApp(StandaloneModule, new PinoNestLogger(logger), { trustProxy: config.TRUST_PROXY });
   started.app = app;
-  // A connected microservice builds its handlers (interceptors included) at once unless deferred, and it
-  // keeps its own global enhancers (the gateway's HTTP error filter must not answer RPC requests).
-  const services = app.connectMicroservice({ strategy: new InProcessServer(bus) }, { deferInitialization: true }) as NestMicroservice;
-  services.useGlobalInterceptors(new RpcMetricsInterceptor(new RpcMetrics(metrics, 'server')));
-  // Then what connectMicroservice does when not deferred; the app's own init runs the lifecycle hooks, once.
-  services.registerListeners();
-  services.setIsInitialized(true);
-  services.setIsInitHookCalled(true);
+  const services = new InProcessServer(bus);
+  // Registers the services' handlers at once; they are measured from then on.
+  app.connectMicroservice({ strategy: services });
+  measureRequestHandlers(services, new RpcMetrics(metrics, 'server'));
   await app.startAllMicroservices();
   await app.listen(config.PORT, config.HOST);
   const port = (app.getHttpServer().address() as { port: number }).port;

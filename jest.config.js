@@ -22,6 +22,8 @@ const transformIgnorePatterns = ['/node_modules/(?!(jose|otpauth)/)'];
 
 const common = {
   rootDir: __dirname,
+  // Jest's cache stays with the dependencies rather than under the OS temp dir, which a run leaves as it found it.
+  cacheDirectory: '<rootDir>/node_modules/.cache/jest',
   testEnvironment: 'node',
   transform,
   transformIgnorePatterns,
@@ -33,8 +35,6 @@ const common = {
 
 module.exports = {
   testTimeout: 60000,
-  // Jest's cache stays with the dependencies rather than under the OS temp dir, which a run leaves as it found it.
-  cacheDirectory: '<rootDir>/node_modules/.cache/jest',
   // Keep-alive sockets of Node's fetch to servers the e2e suites already closed can hold the
   // worker open after the last test; every suite closes its own servers and stores.
   forceExit: true,

@@ -65,7 +65,9 @@ describe('gateway access log and HTTP metrics', () => {
 
   it('logs failures with their status, and no account before a credential is verified', async () => {
     const before = accessLines().length;
-    expect((await gateway.fastify.inject({ method: 'GET', url: '/v1/visitortag/list', headers: { 'x-api-key': 'wrong-key-0123456789' } })).statusCode).toBe(401);
+    expect((await gateway.fastify.inject({ method: 'GET', url: '/v1/visitortag/list', headers: { 'x-api-key': 'wrong-key-0123456789' } })).statusCode).toBe(
+      401,
+    );
     expect((await gateway.fastify.inject({ method: 'GET', url: '/v1/visitortag/find/byId?idTag=x', headers: { 'x-api-key': API_KEY } })).statusCode).toBe(404);
 
     const [unauthorized, notFound] = accessLines().slice(before);

@@ -22,6 +22,8 @@ const transformIgnorePatterns = ['/node_modules/(?!(jose|otpauth)/)'];
 
 const common = {
   rootDir: __dirname,
+  // Jest's cache stays with the dependencies rather than under the OS temp dir, which a run leaves as it found it.
+  cacheDirectory: '<rootDir>/node_modules/.cache/jest',
   testEnvironment: 'node',
   transform,
   transformIgnorePatterns,

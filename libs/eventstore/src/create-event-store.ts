@@ -1,13 +1,13 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EventStore } from './event-store.port';
 import { EventStoreDbEventStore } from './eventstoredb-event-store';
 import { SqliteEventStore } from './sqlite-event-store';
+import { ensurePrivateDirectory } from './private-files';
 
 export interface CreateEventStoreOptions {
   /** EventStoreDB connection string; when absent the embedded SQLite store is used. */
   eventStoreUrl?: string;
-  /** Directory of the SQLite file (created when missing). */
+  /** Directory of the SQLite file (created 0700 when missing). */
   dataDir: string;
   /** SQLite file name inside dataDir (default `events.sqlite`). */
   fileName?: string;
@@ -15,6 +15,7 @@ export interface CreateEventStoreOptions {
 
 export function createEventStore(options: CreateEventStoreOptions): EventStore {
   if (options.eventStoreUrl) return new EventStoreDbEventStore(options.eventStoreUrl);
-  mkdirSync(options.dataDir, { recursive: true });
-  return new SqliteEventStore({ filename: join(options.dataDir, options.fileName ?? 'events.sqlite') });
+  const fileName = options.fileName ?? 'events.sqlite';
+  ensurePrivateDirectory(options.dataDir, [fileName]);
+  return new SqliteEventStore({ filename: join(options.dataDir, fileName) });
 }

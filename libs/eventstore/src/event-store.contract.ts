@@ -204,6 +204,23 @@ export function describeEventStoreContract(adapterName: string, factory: () => P
         expect(head).toEqual(newest.position);
         expect(comparePositions(head, before)).toBe(1);
       });
+
+      it('countEvents counts what a subscription from a position with those prefixes has yet to deliver, up to the limit', async () => {
+        // From the head rather than the start: an EventStoreDB log may hold other tests' events.
+        const before = await store.headPosition();
+        await store.append(stream('tag-1'), [event('A'), event('B')]);
+        await store.append(stream('user-1'), [event('C')]);
+        await store.append(stream('tag-2'), [event('D')]);
+        const [, second] = await store.readStream(stream('tag-1'));
+        const tags = [stream('tag-')];
+
+        expect(await store.countEvents({ after: before, streamNamePrefixes: [prefix], limit: 100 })).toBe(4);
+        expect(await store.countEvents({ after: before, streamNamePrefixes: tags, limit: 100 })).toBe(3);
+        expect(await store.countEvents({ after: second.position, streamNamePrefixes: tags, limit: 100 })).toBe(1);
+        expect(await store.countEvents({ after: second.position, streamNamePrefixes: [stream('user-'), stream('tag-')], limit: 100 })).toBe(2);
+        expect(await store.countEvents({ after: before, streamNamePrefixes: tags, limit: 2 })).toBe(2);
+        expect(await store.countEvents({ after: await store.headPosition(), streamNamePrefixes: [prefix], limit: 100 })).toBe(0);
+      });
     });
 
     describe('subscribeToAll', () => {

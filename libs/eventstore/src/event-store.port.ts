@@ -105,6 +105,15 @@ export interface SubscribeToAllOptions {
   batchSize?: number;
 }
 
+export interface CountEventsOptions {
+  /** Counts the events strictly after this position (START_POSITION: the whole log). */
+  after: GlobalPosition;
+  /** Only streams whose name starts with one of these prefixes (system streams never count). */
+  streamNamePrefixes?: string[];
+  /** Counting stops here, so a reader far behind costs a bounded read: the answer is at most `limit`. */
+  limit: number;
+}
+
 export interface Subscription {
   /** Resolves when the catch-up phase is done. */
   readonly caughtUp: Promise<void>;
@@ -118,6 +127,8 @@ export interface EventStore {
   subscribeToAll(options: SubscribeToAllOptions): Subscription;
   /** Position of the last event in the log (START_POSITION when empty). */
   headPosition(): Promise<GlobalPosition>;
+  /** How many events a subscription from `after` with these prefixes has yet to deliver (at most `limit`). */
+  countEvents(options: CountEventsOptions): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -26,6 +26,7 @@ import {
   WrongExpectedRevisionError,
   comparePositions,
   type AppendResult,
+  type CountEventsOptions,
   type EventMetadata,
   type EventStore,
   type ExpectedRevision,
@@ -39,6 +40,8 @@ import {
 
 const DEFAULT_BATCH_SIZE = 1000;
 const HEAD_SEARCH_PAGE = 256;
+/** countEvents reads $all (no server-side filter on reads) and stops after this many events per counted one asked for. */
+const COUNT_SCAN_FACTOR = 10;
 const RETRY_DELAY_MS = 250;
 const MAX_RETRY_DELAY_MS = 5000;
 /** The server reports "no position" (e.g. for some stream reads) as the largest unsigned 64-bit value. */
@@ -155,6 +158,36 @@ export class EventStoreDbEventStore implements EventStore {
       if (count === 0 || !oldest) return START_POSITION;
       from = oldest;
     }
+  }
+
+  /**
+   * Reads $all forward from `after` and counts the matching user events. Reads cannot filter on the
+   * server, so the scan stops after `limit * COUNT_SCAN_FACTOR` events: when other streams dominate
+   * the log the answer is a lower bound.
+   */
+  async countEvents(options: CountEventsOptions): Promise<number> {
+    if (options.limit <= 0) return 0;
+    const after = comparePositions(options.after, START_POSITION) === 0 ? undefined : options.after;
+    const prefixes = options.streamNamePrefixes?.filter((prefix) => prefix.length > 0) ?? [];
+    const read = this.client.readAll({
+      direction: FORWARDS,
+      fromPosition: after ? { commit: after.commit, prepare: after.prepare } : START,
+      maxCount: options.limit * COUNT_SCAN_FACTOR,
+    });
+    let count = 0;
+    for await (const resolved of read) {
+      const event = resolved.event;
+      if (!event || !isUserEvent(event)) continue;
+      // The read starts at `after` itself when an event sits there.
+      if (after && comparePositions(toPosition(event.position), after) <= 0) continue;
+      if (prefixes.length && !prefixes.some((prefix) => event.streamId.startsWith(prefix))) continue;
+      count += 1;
+      if (count >= options.limit) {
+        await read.cancel();
+        break;
+      }
+    }
+    return count;
   }
 
   async close(): Promise<void> {

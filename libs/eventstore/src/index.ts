@@ -3,3 +3,4 @@ export * from './sqlite-event-store';
 export * from './eventstoredb-event-store';
 export * from './create-event-store';
 export * from './event-store.contract';
+export * from './private-files';

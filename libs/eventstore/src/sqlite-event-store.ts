@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { LogSubscription } from './log-subscription';
+import { ensurePrivateFile, tightenFile } from './private-files';
 import {
   START_POSITION,
   WrongExpectedRevisionError,
   type AppendResult,
+  type CountEventsOptions,
   type EventStore,
   type ExpectedRevision,
   type GlobalPosition,
@@ -49,6 +51,7 @@ export class SqliteEventStore implements EventStore {
   private readonly selectHead: Database.Statement<[], number | null>;
   private readonly selectDataVersion: Database.Statement<[], number>;
   private readonly pageStatements = new Map<string, Database.Statement<unknown[], EventRow>>();
+  private readonly countStatements = new Map<string, Database.Statement<unknown[], number>>();
   private readonly appendTransaction: Database.Transaction<(streamName: string, events: NewEvent[], expected: ExpectedRevision) => AppendResult>;
   private readonly subscriptions = new Set<SqliteSubscription>();
   private readonly pollIntervalMs: number;
@@ -58,7 +61,12 @@ export class SqliteEventStore implements EventStore {
 
   constructor(options: SqliteEventStoreOptions) {
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    const onDisk = options.filename !== ':memory:' && options.filename !== '';
+    // The log holds every account's data: 0600, and its -wal and -shm files follow the database's mode.
+    if (onDisk) ensurePrivateFile(options.filename);
     this.db = new Database(options.filename);
+    // Files left by an earlier version with the default mode.
+    if (onDisk) for (const suffix of ['-wal', '-shm']) tightenFile(options.filename + suffix);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
     // Another process may hold the write lock for a moment; wait rather than fail.
@@ -127,6 +135,19 @@ export class SqliteEventStore implements EventStore {
     return head > 0 ? rowIdToPosition(head) : START_POSITION;
   }
 
+  async countEvents(options: CountEventsOptions): Promise<number> {
+    const prefixes = options.streamNamePrefixes ?? [];
+    const key = JSON.stringify(prefixes);
+    let statement = this.countStatements.get(key);
+    if (!statement) {
+      // The inner LIMIT bounds the rows scanned, however far behind the reader is.
+      statement = this.db.prepare<unknown[], number>(`SELECT COUNT(*) FROM (SELECT 1 FROM events WHERE position > ?${prefixClause(prefixes)} LIMIT ?)`).pluck();
+      this.countStatements.set(key, statement);
+    }
+    const after = Math.max(0, Number(options.after.commit));
+    return statement.get(after, ...prefixParams(prefixes), Math.max(0, options.limit)) ?? 0;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -170,16 +191,16 @@ export class SqliteEventStore implements EventStore {
     const key = prefixes && prefixes.length > 0 ? JSON.stringify(prefixes) : '';
     let statement = this.pageStatements.get(key);
     if (!statement) {
-      // substr() counts characters, so compare against the prefix's code-point length.
-      const prefixClause = prefixes?.length ? ` AND (${prefixes.map(() => 'substr(stream_name, 1, ?) = ?').join(' OR ')})` : '';
       statement = this.db
-        .prepare<unknown[], EventRow>(`SELECT ${SELECT_COLUMNS} FROM events WHERE position > ? AND position <= ?${prefixClause} ORDER BY position LIMIT ?`)
+        .prepare<unknown[], EventRow>(
+          `SELECT ${SELECT_COLUMNS} FROM events WHERE position > ? AND position <= ?${prefixClause(prefixes ?? [])} ORDER BY position LIMIT ?`,
+        )
         .raw();
       this.pageStatements.set(key, statement);
     }
-    const prefixParams = (prefixes ?? []).flatMap((prefix) => [[...prefix].length, prefix]);
+    const params = prefixParams(prefixes ?? []);
     const page = statement;
-    return (after, upTo, limit) => page.all(after, upTo, ...prefixParams, limit).map(toRecordedEvent);
+    return (after, upTo, limit) => page.all(after, upTo, ...params, limit).map(toRecordedEvent);
   }
 
   private forget(subscription: SqliteSubscription): void {
@@ -280,6 +301,15 @@ class SqliteSubscription extends LogSubscription {
       this.lastYieldAt = performance.now();
     }
   }
+}
+
+/** `AND (...)` selecting the streams of the given prefixes; substr() counts characters, so it gets the code-point length. */
+function prefixClause(prefixes: string[]): string {
+  return prefixes.length ? ` AND (${prefixes.map(() => 'substr(stream_name, 1, ?) = ?').join(' OR ')})` : '';
+}
+
+function prefixParams(prefixes: string[]): (string | number)[] {
+  return prefixes.flatMap((prefix) => [[...prefix].length, prefix]);
 }
 
 function revisionMatches(expected: ExpectedRevision, current: number | null): boolean {

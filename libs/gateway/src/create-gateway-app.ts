@@ -5,6 +5,7 @@ import { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { HttpErrorFilter, sendHttpError } from './http-errors';
 import { MAX_BODY_BYTES, useJsonBodiesOnly } from './limits/json-body';
+import { registerRequestObservability } from './observability/request-observability';
 
 export { MAX_BODY_BYTES, MAX_JSON_DEPTH } from './limits/json-body';
 
@@ -84,6 +85,7 @@ export async function createGatewayApp(
       maxAge: 600,
     });
   }
+  registerRequestObservability(app, logger);
   // A synchronous hook: an async one costs a promise per request on the hottest path.
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-correlation-id', request.id);

@@ -7,6 +7,7 @@ import { ROUTE_TABLE, SERVICE_CLIENT } from './gateway.tokens';
 import { RouteTable } from './route-table';
 import { Credentials, bearerTokenOf, requirePermission } from './credentials';
 import { CredentialRateLimit } from './limits/credential-rate-limit';
+import { noteCaller } from './observability/request-observability';
 
 const ANONYMOUS: Principal = { accountId: '', userId: '', permissions: [] };
 
@@ -47,6 +48,7 @@ export class ForwardingRoute implements OnModuleInit {
     const isPublic = route !== 'method-not-allowed' && route.permission === 'public';
     const principal = isPublic ? ANONYMOUS : await this.credentials.authenticate(request);
     if (!isPublic) this.rateLimit.enforce(principal, reply);
+    noteCaller(request, principal);
     if (route === 'method-not-allowed') throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `${request.method} is not served on /v1${path}`);
     if (route.permission !== 'public' && route.permission !== 'authenticated') requirePermission(principal, route.permission);
     const query: Record<string, string | string[]> = {};

@@ -3,6 +3,7 @@ import { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError, generateAssetId } from '@funnel/contracts';
 import { Credentials } from './credentials';
 import { CredentialRateLimit } from './limits/credential-rate-limit';
+import { noteCaller } from './observability/request-observability';
 
 /** GET /v1/ids/generate?count=N: ids in the one accepted format, for clients that cannot make their own. */
 @Controller('v1/ids')
@@ -14,7 +15,9 @@ export class IdsHttpController {
 
   @Get('generate')
   async generate(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query('count') count?: string): Promise<{ ids: string[] }> {
-    this.rateLimit.enforce(await this.credentials.authenticate(request), reply);
+    const principal = await this.credentials.authenticate(request);
+    noteCaller(request, principal);
+    this.rateLimit.enforce(principal, reply);
     const n = count === undefined ? 1 : Number(count);
     if (!Number.isInteger(n) || n < 1 || n > 1000) throw ServiceError.invalidField('count', 'range', 'count must be an integer from 1 to 1000');
     const now = Date.now();

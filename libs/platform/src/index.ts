@@ -14,6 +14,7 @@ export * from './in-process/in-process-server';
 export * from './in-process/in-process-client';
 export * from './ops/metrics';
 export * from './ops/readiness';
+export * from './ops/ping';
 export * from './ops/ops-server';
 export * from './ops/shutdown';
 export * from './rpc/nats-service-client';

@@ -1,2 +1,3 @@
 export * from './projection-runner';
 export * from './guarded-write';
+export * from './projection-lag';

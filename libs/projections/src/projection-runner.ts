@@ -7,6 +7,17 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
+/** How far projection lag is counted: more than this many events behind shows as this many. */
+export const PROJECTION_LAG_LIMIT = 10_000;
+
+/** The runners started on each event store, for the lag metric of the app that owns the store. */
+const runnersByStore = new WeakMap<EventStore, Set<ProjectionRunner>>();
+
+/** The projections currently running on `eventStore` (started and not stopped). */
+export function runningProjections(eventStore: EventStore): ProjectionRunner[] {
+  return [...(runnersByStore.get(eventStore) ?? [])];
+}
+
 export interface ProjectionRunnerOptions {
   /** Checkpoint name in the read store. */
   name: string;
@@ -33,10 +44,22 @@ export class ProjectionRunner {
 
   constructor(private readonly options: ProjectionRunnerOptions) {}
 
+  get name(): string {
+    return this.options.name;
+  }
+
+  /** Events of its streams appended after what it reflects (at most `limit`). */
+  lag(limit: number = PROJECTION_LAG_LIMIT): Promise<number> {
+    return this.options.eventStore.countEvents({ after: this.position, streamNamePrefixes: this.options.streamNamePrefixes, limit });
+  }
+
   /** Starts from the stored checkpoint; resolves once caught up with the log. */
   async start(): Promise<void> {
     const { name, eventStore, readStore, streamNamePrefixes } = this.options;
     this.position = (await readStore.checkpoints.get(name)) ?? START_POSITION;
+    let running = runnersByStore.get(eventStore);
+    if (!running) runnersByStore.set(eventStore, (running = new Set()));
+    running.add(this);
     this.subscription = eventStore.subscribeToAll({
       from: this.position,
       streamNamePrefixes,
@@ -91,6 +114,7 @@ export class ProjectionRunner {
   }
 
   async stop(): Promise<void> {
+    runnersByStore.get(this.options.eventStore)?.delete(this);
     await this.subscription?.stop();
     for (const w of this.waiters) {
       clearTimeout(w.timer);

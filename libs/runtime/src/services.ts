@@ -6,13 +6,18 @@ import {
   LeanServerNats,
   NatsServiceClient,
   ReadinessCheck,
+  RpcMetrics,
   createLogger,
   createMetricsRegistry,
   loadConfig,
+  measureRequestHandlers,
   natsAccessOptions,
   natsServerOptions,
+  pingController,
+  servicePingCheck,
   startOpsServer,
 } from '@funnel/platform';
+import { registerProjectionLagMetric } from '@funnel/projections';
 import { AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
@@ -34,12 +39,28 @@ import {
   opsConfig,
   storeConfig,
 } from './config';
-import { openStores } from './stores';
+import { Stores, openStores } from './stores';
 import { RunningApp } from './standalone';
 
 const serviceConfig = { ...commonConfig, ...natsConfig, ...opsConfig };
 
-/** The service's NATS server strategy: its queue group, with the app's NATS credentials. */
+/** The services the gateway forwards to: its readiness pings each (`<service>.ping`). */
+export const GATEWAY_SERVICES = ['assets', 'identity', 'scripts'] as const;
+
+interface NatsService {
+  /** The app's name in logs and metrics, e.g. `assets-service`. */
+  name: string;
+  /** The subject prefix it serves, e.g. `assets`: it answers `<service>.ping`. */
+  service: (typeof GATEWAY_SERVICES)[number];
+  module: Type<unknown> | DynamicModule;
+  config: Config<typeof serviceConfig>;
+  checks: (app: INestMicroservice) => ReadinessCheck[];
+  /** Closed on shutdown; the lag of the projections running on its event store is on /metrics. */
+  stores?: Stores;
+  server?: LeanServerNats;
+}
+
+/** The service's NATS server strategy: its queue group, with the app's NATS credentials and message bound. */
 function natsServer(config: Config<typeof serviceConfig>, name: string): LeanServerNats {
   return new LeanServerNats(natsServerOptions(config.NATS_URL, name, natsAccessOptions(natsAccessFrom(config))).options, {
     maxMessageBytes: config.RPC_MAX_MESSAGE_BYTES,
@@ -48,24 +69,23 @@ function natsServer(config: Config<typeof serviceConfig>, name: string): LeanSer
 
 /**
  * A NATS-only service: its module's message handlers on `<service>.*` subjects in the service's
- * queue group, plus probes and metrics on OPS_PORT. SIGTERM drains (unsubscribe, finish in-flight) via Nest's hooks.
+ * queue group, `<service>.ping`, plus probes and metrics (RPC server, projection lag, process) on
+ * OPS_PORT. SIGTERM drains (unsubscribe, finish in-flight) via Nest's hooks.
  */
-async function startNatsService(
-  name: string,
-  module: Type<unknown> | DynamicModule,
-  config: Config<typeof serviceConfig>,
-  checks: (app: INestMicroservice) => ReadinessCheck[],
-  onClose: () => Promise<void> = async () => undefined,
-  server: LeanServerNats = natsServer(config, name),
-): Promise<RunningApp> {
+async function startNatsService(options: NatsService): Promise<RunningApp> {
+  const { name, service, config, stores } = options;
   const logger = createLogger(name, config.LOG_LEVEL);
-  const app = await NestFactory.createMicroservice(module, {
-    strategy: server,
-    logger: new PinoNestLogger(logger),
-  });
-  await app.listen();
   const metrics = createMetricsRegistry({ defaultLabels: { app: name } });
-  const ops = await startOpsServer({ port: config.OPS_PORT, host: config.OPS_HOST, checks: checks(app), registry: metrics });
+  @Module({ imports: [options.module], controllers: [pingController(service)] })
+  class NatsServiceModule {}
+  const server = options.server ?? natsServer(config, name);
+  const app = await NestFactory.createMicroservice(NatsServiceModule, { strategy: server, logger: new PinoNestLogger(logger) });
+  // Registers the handlers (and runs the modules' init hooks), so they can be measured before serving.
+  await app.init();
+  measureRequestHandlers(server, new RpcMetrics(metrics, 'server'));
+  if (stores) registerProjectionLagMetric(metrics, stores.eventStore);
+  await app.listen();
+  const ops = await startOpsServer({ port: config.OPS_PORT, host: config.OPS_HOST, checks: options.checks(app), registry: metrics });
   logger.info({ opsPort: ops.port }, `${name} listening on NATS`);
   return {
     port: ops.port,
@@ -73,7 +93,7 @@ async function startNatsService(
     async close() {
       await app.close();
       await ops.close();
-      await onClose();
+      await stores?.close();
     },
   };
 }
@@ -82,18 +102,17 @@ export const assetsServiceConfig = { ...serviceConfig, ...storeConfig };
 
 export async function startAssetsService(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
   const config = loadConfig(assetsServiceConfig, env);
-  const server = natsServer(config, 'assets-service');
   const stores = await openStores(config);
   @Module({ imports: [AssetsFeatureModule.forRoot(stores)] })
   class AssetsServiceModule {}
-  return startNatsService(
-    'assets-service',
-    AssetsServiceModule,
+  return startNatsService({
+    name: 'assets-service',
+    service: 'assets',
+    module: AssetsServiceModule,
     config,
-    (app) => [{ name: 'read-model', check: () => app.get(AssetsHealth).ready() }],
-    () => stores.close(),
-    server,
-  );
+    checks: (app) => [{ name: 'read-model', check: () => app.get(AssetsHealth).ready() }],
+    stores,
+  });
 }
 
 export const identityServiceConfig = { ...serviceConfig, ...storeConfig, ...bootstrapConfig, ...authConfig };
@@ -106,19 +125,20 @@ export async function startIdentityService(env: NodeJS.ProcessEnv = process.env)
   const stores = await openStores(config);
   @Module({ imports: [IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin, auth: authOptionsFrom(config), events: server })] })
   class IdentityServiceModule {}
-  return startNatsService(
-    'identity-service',
-    IdentityServiceModule,
+  return startNatsService({
+    name: 'identity-service',
+    service: 'identity',
+    module: IdentityServiceModule,
     config,
-    (app) => [{ name: 'read-model', check: () => app.get(IdentityHealth).ready() }],
-    () => stores.close(),
+    checks: (app) => [{ name: 'read-model', check: () => app.get(IdentityHealth).ready() }],
+    stores,
     server,
-  );
+  });
 }
 
 export async function startScriptsService(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
   const config = loadConfig(serviceConfig, env);
-  return startNatsService('scripts-service', ScriptsFeatureModule, config, () => []);
+  return startNatsService({ name: 'scripts-service', service: 'scripts', module: ScriptsFeatureModule, config, checks: () => [] });
 }
 
 export const gatewayConfig = { ...commonConfig, ...httpConfig, ...edgeConfig, ...natsConfig, ...natsInboxConfig, ...accessTokenConfig };
@@ -128,18 +148,20 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promis
   const config = loadConfig(gatewayConfig, env);
   const edge = edgeOptionsFrom(config);
   const logger = createLogger('gateway', config.LOG_LEVEL);
+  const metrics = createMetricsRegistry({ defaultLabels: { app: 'gateway' } });
   const client = new NatsServiceClient(config.NATS_URL, {
     timeoutMs: config.RPC_TIMEOUT_MS,
     logger,
+    metrics: new RpcMetrics(metrics, 'client'),
     access: natsAccessFrom(config),
     maxMessageBytes: config.RPC_MAX_MESSAGE_BYTES,
   });
-  const metrics = createMetricsRegistry({ defaultLabels: { app: 'gateway' } });
   // Connect now rather than on the first request, so readiness reflects NATS from the start.
   client.warmUp();
-  const natsReady = { name: 'nats', check: () => client.connected };
+  // Ready while NATS is connected and every service answers its ping.
+  const readiness = [{ name: 'nats', check: () => client.connected }, ...GATEWAY_SERVICES.map((service) => servicePingCheck(client, service))];
   @Module({
-    imports: [GatewayModule.forRoot({ client, metrics, ...gatewayOptionsFrom(config), rateLimit: edge.rateLimit, readiness: [natsReady] })],
+    imports: [GatewayModule.forRoot({ client, metrics, ...gatewayOptionsFrom(config), rateLimit: edge.rateLimit, readiness })],
   })
   class GatewayAppModule {}
   const app = await createGatewayApp(GatewayAppModule, new PinoNestLogger(logger), { trustedProxies: config.TRUSTED_PROXIES, ...edge.http });

@@ -6,14 +6,17 @@ import {
   InProcessServiceClient,
   InProcessServer,
   PinoNestLogger,
+  RpcMetrics,
   createLogger,
   createMetricsRegistry,
   loadConfig,
+  measureRequestHandlers,
 } from '@funnel/platform';
 import { AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
+import { registerProjectionLagMetric } from '@funnel/projections';
 import {
   authConfig,
   authOptionsFrom,
@@ -50,8 +53,10 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   const logger = createLogger('standalone', config.LOG_LEVEL);
   const stores = await openStores(config);
   const bus = new InProcessBus({ copyPayloads: false });
-  const client = new InProcessServiceClient(bus, { timeoutMs: config.RPC_TIMEOUT_MS, logger });
   const metrics = createMetricsRegistry({ defaultLabels: { app: 'standalone' } });
+  // The gateway's calls (client) and the services' handlers (server) are both measured, as in distributed mode.
+  const client = new InProcessServiceClient(bus, { timeoutMs: config.RPC_TIMEOUT_MS, logger, metrics: new RpcMetrics(metrics, 'client') });
+  registerProjectionLagMetric(metrics, stores.eventStore);
   // The readiness checks ask the app's modules, which exist only once the app is created.
   const started: { app?: NestFastifyApplication } = {};
 
@@ -76,7 +81,10 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
 
   const app = await createGatewayApp(StandaloneModule, new PinoNestLogger(logger), { trustedProxies: config.TRUSTED_PROXIES, ...edge.http });
   started.app = app;
-  app.connectMicroservice({ strategy: new InProcessServer(bus) });
+  const services = new InProcessServer(bus);
+  // Registers the services' handlers at once; they are measured from then on.
+  app.connectMicroservice({ strategy: services });
+  measureRequestHandlers(services, new RpcMetrics(metrics, 'server'));
   await app.startAllMicroservices();
   await app.listen(config.PORT, config.HOST);
   const port = (app.getHttpServer().address() as { port: number }).port;

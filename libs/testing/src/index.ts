@@ -1,3 +1,4 @@
 export * from './nats-server';
 export * from './net';
 export * from './temp-dir';
+export * from './cleanup';

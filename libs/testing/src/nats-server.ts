@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { cleanUpLater } from './cleanup';
 import { freePort, greets, waitUntil } from './net';
 import { tempDir } from './temp-dir';
 
@@ -32,10 +33,6 @@ const COMMAND = 'nats-server';
 const STOP_GRACE_MS = 5000;
 const STDERR_TAIL_CHARS = 2000;
 
-/** Running servers, killed if the test process exits without stopping them. */
-const running = new Set<ChildProcess>();
-process.once('exit', () => running.forEach((child) => child.kill('SIGKILL')));
-
 /** Spawns `nats-server` from PATH on a free port and waits until it accepts connections. */
 export async function startNatsServer(options: NatsServerOptions = {}): Promise<RunningNatsServer> {
   if (!isOnPath(COMMAND)) {
@@ -46,6 +43,15 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   const args = ['-a', HOST, '-p', String(port), ...(store ? ['-js', '-sd', store.path] : [])];
   const startTimeoutMs = options.startTimeoutMs ?? 10_000;
   let child: ChildProcess | undefined;
+  // A server the test did not stop is killed after its test file, before its store is removed.
+  cleanUpLater(async () => {
+    const serverProcess = child;
+    child = undefined;
+    if (!serverProcess || serverProcess.exitCode !== null || serverProcess.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => serverProcess.once('exit', () => resolve()));
+    serverProcess.kill('SIGKILL');
+    await exited;
+  });
 
   const start = async () => {
     // The configuration file is needed only while the server starts: removed once it runs, so a
@@ -55,13 +61,11 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     if (configDir) writeFileSync(configArgs[1], options.config!, { mode: 0o600 });
     const serverProcess = spawn(COMMAND, [...args, ...configArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
     child = serverProcess;
-    running.add(serverProcess);
     let stderr = '';
     serverProcess.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-STDERR_TAIL_CHARS)));
     let exited = false;
     serverProcess.once('exit', () => {
       exited = true;
-      running.delete(serverProcess);
     });
     serverProcess.once('error', (error) => {
       exited = true;

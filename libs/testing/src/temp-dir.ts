@@ -1,33 +1,28 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cleanUpLater } from './cleanup';
 
 export interface TempDir {
   path: string;
-  /** Deletes the directory now; otherwise it goes when the process exits. */
+  /** Deletes the directory now; otherwise it goes after the test file (or at process exit outside Jest). */
   remove(): void;
 }
 
-const pending = new Set<string>();
-let cleanupRegistered = false;
-
-/** A fresh directory under the OS temp dir, removed by `remove()` or at process exit at the latest. */
+/** A fresh directory under the OS temp dir, removed by `remove()` or after the test file that made it at the latest. */
 export function tempDir(prefix: string): TempDir {
   const path = mkdtempSync(join(tmpdir(), `${prefix.replace(/[^\w.-]/g, '_')}-`));
-  pending.add(path);
-  if (!cleanupRegistered) {
-    cleanupRegistered = true;
-    process.once('exit', () => pending.forEach(removeQuietly));
-  }
+  const forget = cleanUpLater(() => removeQuietly(path));
   return {
     path,
     remove: () => {
-      pending.delete(path);
+      forget();
       removeQuietly(path);
     },
   };
 }
 
 function removeQuietly(path: string): void {
-  rmSync(path, { recursive: true, force: true });
+  // A process that was just killed may still be closing files in it: retry a directory that is not empty yet.
+  rmSync(path, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
 }

@@ -1,6 +1,7 @@
 import type { WritePacket } from '@nestjs/microservices';
 import { type RpcRequest, ServiceError } from '@funnel/contracts';
 import { captureLogs } from '../logging/log-capture';
+import { RpcMetrics, createMetricsRegistry } from '../ops/metrics';
 import { InProcessBus, type InProcessEndpoint } from './in-process-bus';
 import { InProcessServiceClient } from './in-process-service-client';
 
@@ -82,5 +83,27 @@ describe('InProcessServiceClient timeouts', () => {
     const late = await settled(client.request('demo.thing.get', request));
     expect(late.error).toMatchObject({ status: 503 });
     expect(late.ms).toBeGreaterThanOrEqual(95);
+  });
+
+  it('counts and times requests by subject and outcome with the metrics option', async () => {
+    const bus = new InProcessBus();
+    const { endpoint, pending } = manualEndpoint();
+    bus.register(endpoint, { requestPatterns: ['demo.thing.get'], eventPatterns: [] });
+    const registry = createMetricsRegistry({ defaultMetrics: false });
+    const client = new InProcessServiceClient(bus, { timeoutMs: 1000, logger: captureLogs().logger, metrics: new RpcMetrics(registry, 'client') });
+
+    const ok = client.request('demo.thing.get', request);
+    pending[0].respond({ response: 1, isDisposed: true });
+    await ok;
+    const failed = settled(client.request('demo.thing.get', request));
+    pending[1].respond({ err: ServiceError.notFound('DEMO.NOT_FOUND', 'no such thing'), isDisposed: true });
+    await failed;
+    await settled(client.request('demo.nobody.home', request));
+
+    const text = await registry.metrics();
+    expect(text).toContain('rpc_client_requests_total{subject="demo.thing.get",outcome="ok"} 1');
+    expect(text).toContain('rpc_client_requests_total{subject="demo.thing.get",outcome="client_error"} 1');
+    expect(text).toContain('rpc_client_requests_total{subject="demo.nobody.home",outcome="unavailable"} 1');
+    expect(text).toContain('rpc_client_request_duration_seconds_count{subject="demo.thing.get",outcome="ok"} 1');
   });
 });

@@ -2,6 +2,7 @@ import { type RpcRequest, ServiceError } from '@funnel/contracts';
 import { NO_MESSAGE_HANDLER } from '@nestjs/microservices/constants';
 import type { Logger } from 'pino';
 import { createLogger } from '../logging/logger';
+import { type RpcMetrics, rpcOutcomeOf } from '../ops/metrics';
 import { DEFAULT_RPC_TIMEOUT_MS, type ServiceClient, toServiceError } from '../rpc/service-client';
 import type { EventHandler } from '../rpc/event-publisher';
 import type { InProcessBus } from './in-process-bus';
@@ -14,6 +15,7 @@ import type { InProcessBus } from './in-process-bus';
 export class InProcessServiceClient implements ServiceClient {
   private readonly timeoutMs: number;
   private readonly logger: Logger;
+  private readonly metrics?: RpcMetrics;
   /**
    * Requests awaiting their reply. All share one timeout, so insertion order is deadline order and
    * one timer, set for the oldest, serves them all: a setTimeout/clearTimeout pair per request was a
@@ -24,15 +26,21 @@ export class InProcessServiceClient implements ServiceClient {
 
   constructor(
     private readonly bus: InProcessBus,
-    options: { timeoutMs?: number; logger?: Logger } = {},
+    options: { timeoutMs?: number; logger?: Logger; metrics?: RpcMetrics } = {},
   ) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS;
     this.logger = options.logger ?? createLogger('rpc-client');
+    this.metrics = options.metrics;
   }
 
   request<T>(subject: string, payload: RpcRequest): Promise<T> {
+    const startedAt = performance.now();
     const endpoint = this.bus.requestEndpoint(subject);
-    if (!endpoint) return Promise.reject(toServiceError(NO_MESSAGE_HANDLER, subject, payload, this.logger));
+    if (!endpoint) {
+      const error = toServiceError(NO_MESSAGE_HANDLER, subject, payload, this.logger);
+      this.metrics?.observe(subject, rpcOutcomeOf(error), (performance.now() - startedAt) / 1000);
+      return Promise.reject(error);
+    }
     return new Promise<T>((resolve, reject) => {
       let response: unknown;
       let settled = false;
@@ -46,8 +54,13 @@ export class InProcessServiceClient implements ServiceClient {
       const finish = (error?: unknown) => {
         settled = true;
         this.stopWaiting(waiting);
-        if (error === undefined) resolve(response as T);
-        else reject(toServiceError(error, subject, payload, this.logger));
+        if (error === undefined) {
+          this.metrics?.observe(subject, 'ok', (performance.now() - startedAt) / 1000);
+          return resolve(response as T);
+        }
+        const serviceError = toServiceError(error, subject, payload, this.logger);
+        this.metrics?.observe(subject, rpcOutcomeOf(serviceError), (performance.now() - startedAt) / 1000);
+        reject(serviceError);
       };
       this.startWaiting(waiting);
       const cancel = endpoint.deliverRequest(subject, payload, (packet) => {

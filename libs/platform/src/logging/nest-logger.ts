@@ -8,6 +8,11 @@ import type { Logger } from 'pino';
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
+  /** The pino logger underneath, for code that writes structured lines itself (the access log). */
+  get pino(): Logger {
+    return this.logger;
+  }
+
   log(message: unknown, ...optionalParams: unknown[]): void {
     this.write('info', message, optionalParams);
   }

@@ -1,5 +1,7 @@
 import { ServiceError } from '@funnel/contracts';
-import { createMetricsRegistry, RpcMetrics, rpcOutcomeOf } from './metrics';
+import type { MessageHandler } from '@nestjs/microservices';
+import { isObservable, lastValueFrom, throwError } from 'rxjs';
+import { createMetricsRegistry, measureRequestHandlers, RpcMetrics, rpcOutcomeOf } from './metrics';
 
 describe('rpcOutcomeOf', () => {
   it.each<[unknown, string]>([
@@ -34,5 +36,38 @@ describe('RpcMetrics', () => {
     const registry = createMetricsRegistry({ defaultLabels: { app: 'gateway' } });
     const text = await registry.metrics();
     expect(text).toMatch(/process_cpu_user_seconds_total\{app="gateway"\}/);
+  });
+});
+
+describe('measureRequestHandlers', () => {
+  const handler = (body: (data: unknown) => unknown, extra: Partial<MessageHandler> = {}): MessageHandler =>
+    Object.assign(async (data: unknown) => body(data), extra) as MessageHandler;
+
+  it('counts and times each request handler by subject, leaving plain results plain and event handlers alone', async () => {
+    const event = handler(() => undefined, { isEventHandler: true });
+    const handlers = new Map<string, MessageHandler>([
+      ['assets.visitortag.findById', handler((data) => ({ echoed: data }), { extras: { x: 1 } })],
+      ['assets.visitortag.create', handler(() => throwError(() => ServiceError.conflict('ASSET.ALREADY_EXISTS', 'exists').toJSON()))],
+      ['assets.visitortag.delete', handler(() => Promise.reject(new Error('boom')))],
+      ['identity.apikeys.revoked', event],
+    ]);
+    const registry = createMetricsRegistry({ defaultMetrics: false });
+    measureRequestHandlers({ getHandlers: () => handlers }, new RpcMetrics(registry, 'server'));
+
+    const found = await handlers.get('assets.visitortag.findById')!('x');
+    expect(isObservable(found)).toBe(false);
+    expect(found).toEqual({ echoed: 'x' });
+    expect(handlers.get('assets.visitortag.findById')!.extras).toEqual({ x: 1 });
+    const conflict = await handlers.get('assets.visitortag.create')!({});
+    await expect(lastValueFrom(conflict as never)).rejects.toMatchObject({ status: 409 });
+    await expect(handlers.get('assets.visitortag.delete')!({})).rejects.toThrow('boom');
+    expect(handlers.get('identity.apikeys.revoked')).toBe(event);
+
+    const text = await registry.metrics();
+    expect(text).toContain('rpc_server_requests_total{subject="assets.visitortag.findById",outcome="ok"} 1');
+    expect(text).toContain('rpc_server_requests_total{subject="assets.visitortag.create",outcome="client_error"} 1');
+    expect(text).toContain('rpc_server_requests_total{subject="assets.visitortag.delete",outcome="server_error"} 1');
+    expect(text).toContain('rpc_server_request_duration_seconds_count{subject="assets.visitortag.findById",outcome="ok"} 1');
+    expect(text).not.toContain('identity.apikeys.revoked');
   });
 });

@@ -1,7 +1,8 @@
 import { ServiceError } from '@funnel/contracts';
 import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import type { MessageHandler, Server } from '@nestjs/microservices';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { type Observable, tap } from 'rxjs';
+import { type Observable, isObservable, tap } from 'rxjs';
 
 export { Registry } from 'prom-client';
 
@@ -85,7 +86,53 @@ export class RpcMetrics {
 }
 
 /**
+ * Counts and times every request handler of a transport server (rpc_server_*): call it once the
+ * app is initialized (the handlers are registered) and before it serves. Each handler Nest built
+ * (pipes, filters ... included) is wrapped in place, so a plain result stays a plain result: a
+ * global interceptor would do the same, but turns every result into an Observable, and that
+ * reply path cost about 90 µs of CPU per request in standalone mode, more than doubling it.
+ * A failing handler answers with an Observable that errors (the exception filter's); its error is
+ * classified when it comes.
+ */
+export function measureRequestHandlers(server: Pick<Server, 'getHandlers'>, metrics: RpcMetrics): void {
+  const handlers = server.getHandlers();
+  for (const [subject, handler] of handlers) {
+    if (handler.isEventHandler) continue;
+    const measured: MessageHandler = async (data, context) => {
+      const startedAt = performance.now();
+      const seconds = () => (performance.now() - startedAt) / 1000;
+      let result: unknown;
+      try {
+        result = await handler(data, context);
+      } catch (error) {
+        metrics.observe(subject, rpcOutcomeOf(error), seconds());
+        throw error;
+      }
+      if (!isObservable(result)) {
+        metrics.observe(subject, 'ok', seconds());
+        return result;
+      }
+      let observed = false;
+      const observeOnce = (outcome: RpcOutcome) => {
+        if (observed) return;
+        observed = true;
+        metrics.observe(subject, outcome, seconds());
+      };
+      return result.pipe(
+        tap({
+          next: () => observeOnce('ok'),
+          complete: () => observeOnce('ok'),
+          error: (error: unknown) => observeOnce(rpcOutcomeOf(error)),
+        }),
+      );
+    };
+    handlers.set(subject, Object.assign(measured, { next: handler.next, isEventHandler: handler.isEventHandler, extras: handler.extras }));
+  }
+}
+
+/**
  * Counts and times every message handler of a service: `app.useGlobalInterceptors(new RpcMetricsInterceptor(metrics))`.
+ * It costs an Observable per request (see measureRequestHandlers, which the apps use).
  * It sees the handler's own error (before the exception filter turns it into a reply).
  */
 @Injectable()

@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { IdentityService } from '@funnel/identity-feature';
 import { FUNNEL_NATS_LAYOUT, createNatsUsers, natsAuthorizationConfig, natsUserEnv } from '@funnel/platform';
-import { startNatsServer } from '@funnel/testing';
+import { startNatsServer, tempDir } from '@funnel/testing';
 import { RunningApp, startStandalone } from '../standalone';
 import { startAssetsService, startGateway, startIdentityService, startScriptsService } from '../services';
 
@@ -84,7 +81,9 @@ async function accountMaker(identity: () => IdentityService | undefined) {
 
 /** `env` adds or overrides variables (e.g. a short ACCESS_TOKEN_TTL_SECONDS). */
 export async function standaloneDeployment(env: NodeJS.ProcessEnv = {}): Promise<Deployment> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'funnel-e2e-'));
+  // Removed by cleanup(), or after the test file when a deployment fails to start.
+  const dir = tempDir('funnel-e2e');
+  const dataDir = dir.path;
   let running: RunningApp;
   let api!: Api;
   const start = async () => {
@@ -101,13 +100,15 @@ export async function standaloneDeployment(env: NodeJS.ProcessEnv = {}): Promise
     newAccount: await accountMaker(() => running.context?.get(IdentityService)),
     stop: () => running.close(),
     restart: start,
-    cleanup: async () => rmSync(dataDir, { recursive: true, force: true }),
+    cleanup: async () => dir.remove(),
   };
   return deployment;
 }
 
 export async function distributedDeployment(extraEnv: NodeJS.ProcessEnv = {}): Promise<Deployment> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'funnel-e2e-'));
+  // Removed by cleanup(), or after the test file when a deployment fails to start.
+  const dir = tempDir('funnel-e2e');
+  const dataDir = dir.path;
   // Secured as deployed: each app connects with its own NATS user and only the permissions it needs.
   const natsUsers = createNatsUsers(FUNNEL_NATS_LAYOUT);
   const nats = await startNatsServer({ config: natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, natsUsers) });
@@ -145,7 +146,7 @@ export async function distributedDeployment(extraEnv: NodeJS.ProcessEnv = {}): P
     cleanup: async () => {
       await stop();
       await nats.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      dir.remove();
     },
   };
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { type JWK, type CryptoKey, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK } from 'jose';
@@ -47,7 +47,8 @@ export class IdentityKeys {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read identity keys from ${file}: ${(error as Error).message}`);
       content = { signing: [await newSigningJwk()], encryption: [newEncryptionKey()] };
-      mkdirSync(dirname(file), { recursive: true });
+      // Only the service's user may list the directory of its keys (and of its event log, by default).
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
       try {
         writeFileSync(file, JSON.stringify(content, null, 2), { flag: 'wx', mode: 0o600 });
       } catch (writeError) {
@@ -70,6 +71,8 @@ export class IdentityKeys {
     content.signing.unshift(signing);
     content.encryption.unshift(newEncryptionKey());
     writeFileSync(file, JSON.stringify(content, null, 2), { mode: 0o600 });
+    // `mode` applies only when the file is created: a file an earlier version wrote keeps its mode otherwise.
+    chmodSync(file, 0o600);
     return { kid: signing.kid! };
   }
 

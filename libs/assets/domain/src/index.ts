@@ -4,3 +4,4 @@ export * from './children-cascade';
 export * from './duplicate';
 export * from './asset-registry';
 export * from './kinds';
+export * from './secret-fields';

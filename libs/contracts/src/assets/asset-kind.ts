@@ -118,8 +118,29 @@ export interface AssetKindDescriptor {
   typeFilter?: QueryFilter;
   /** Extra filters accepted by find/byCategory. */
   findByCategoryFilters?: QueryFilter[];
+  /** Write-only secrets (see SecretField). */
+  secretFields?: SecretField[];
+  /** Values unique among the account's live assets of the kind (see UniqueField). */
+  uniqueFields?: UniqueField[];
   /** Fields renamed since events were first stored (old name to current name): stored events are read with the current names. */
   renamedFields?: Readonly<Record<string, string>>;
+}
+
+/** A write-only field: accepted on writes, stored encrypted, answered as `********` plus a flag. */
+export interface SecretField {
+  /** Path of the secret in the record, e.g. `destination.basicAuth.password`. */
+  path: string;
+  /** Top-level boolean on reads: whether one is stored, e.g. `hasBasicAuthPassword`. */
+  flag: string;
+  /** Not even the placeholder is shown (a webhook's signing secret has routes of its own). */
+  hidden?: boolean;
+}
+
+/** A field whose value is unique among an account's live assets of the kind (claimed in its own stream). */
+export interface UniqueField {
+  field: string;
+  /** The 409's code, e.g. `SHORTLINK.SLUG_TAKEN`. */
+  code: string;
 }
 
 /** Every category type that manages a kind: its fixed one, or each one its type field can give. */

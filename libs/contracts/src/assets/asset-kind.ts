@@ -16,6 +16,11 @@ export const ASSET_OPERATIONS = [
   'moveCategory',
   'findByType',
   'evaluate',
+  'findByName',
+  'findBySlug',
+  'secret',
+  'rotateSecret',
+  'test',
 ] as const;
 export type AssetOperation = (typeof ASSET_OPERATIONS)[number];
 
@@ -36,6 +41,13 @@ export const ASSET_OPERATION_ROUTES: Record<AssetOperation, { method: 'GET' | 'P
   findByType: { method: 'GET', path: 'find/byType' },
   /** A dry run on the kind's own rules (conditions); reads only, so it needs assets:read. */
   evaluate: { method: 'POST', path: 'evaluate' },
+  findByName: { method: 'GET', path: 'find/byName' },
+  findBySlug: { method: 'GET', path: 'find/bySlug' },
+  /** A kind's signing secret in clear (webhook configs): only for those who may change the kind. */
+  secret: { method: 'GET', path: 'secret' },
+  rotateSecret: { method: 'POST', path: 'secret/rotate' },
+  /** A test delivery to the asset's destination (webhook configs). */
+  test: { method: 'POST', path: 'test' },
 };
 
 /** Operations that change nothing, whatever their HTTP method: they need `assets:read`. */
@@ -47,7 +59,16 @@ export const READ_OPERATIONS: ReadonlySet<AssetOperation> = new Set([
   'findByCategory',
   'findByType',
   'evaluate',
+  'findByName',
+  'findBySlug',
 ]);
+
+/** A lookup by one field's exact value among non-deleted assets: all matches, or the one match (404 when none). */
+export interface FieldLookup {
+  param: string;
+  field: string;
+  single?: boolean;
+}
 
 /** A query parameter that narrows list / find/byStatus results to documents whose field equals it. */
 export interface QueryFilter {
@@ -118,6 +139,15 @@ export interface AssetKindDescriptor {
   typeFilter?: QueryFilter;
   /** Extra filters accepted by find/byCategory. */
   findByCategoryFilters?: QueryFilter[];
+  /** find/byName and find/bySlug: which field each looks up. */
+  lookups?: Partial<Record<'findByName' | 'findBySlug', FieldLookup>>;
+  /**
+   * Save creates or updates (both POST and PUT): an existing id is updated, a new one created, and a
+   * record without an id gets one from the service, answered as `{ <idField> }` (AI node settings).
+   */
+  upsert?: boolean;
+  /** Fields a duplicate's bodyUpdates may set; others are ignored (absent: any field). */
+  duplicateUpdatableFields?: string[];
   /** Write-only secrets (see SecretField). */
   secretFields?: SecretField[];
   /** Values unique among the account's live assets of the kind (see UniqueField). */

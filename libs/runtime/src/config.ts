@@ -242,3 +242,13 @@ export function bootstrapAdminFrom(config: {
     throw new ConfigError('BOOTSTRAP_API_KEY', 'format', 'must be 16..128 printable characters without spaces (value hidden)');
   return { email: email!, password: password!, apiKey: apiKey! };
 }
+
+/** The key file that encrypts assets' write-only secrets (webhook and middleware credentials). */
+export const assetSecretsConfig = {
+  /** Default `<DATA_DIR>/asset-secrets.json`, created (0600) when absent; the same file on every assets replica. */
+  ASSET_SECRETS_FILE: string({ optional: true }),
+};
+
+export function assetSecretsFileFrom(config: { ASSET_SECRETS_FILE?: string; DATA_DIR: string }): string {
+  return config.ASSET_SECRETS_FILE ?? join(config.DATA_DIR, 'asset-secrets.json');
+}

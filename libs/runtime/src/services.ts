@@ -18,12 +18,14 @@ import {
   startOpsServer,
 } from '@funnel/platform';
 import { registerProjectionLagMetric } from '@funnel/projections';
-import { AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
+import { AssetSecretBox, AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
 import {
   accessTokenConfig,
+  assetSecretsConfig,
+  assetSecretsFileFrom,
   authConfig,
   authOptionsFrom,
   bootstrapAdminFrom,
@@ -98,12 +100,13 @@ async function startNatsService(options: NatsService): Promise<RunningApp> {
   };
 }
 
-export const assetsServiceConfig = { ...serviceConfig, ...storeConfig };
+export const assetsServiceConfig = { ...serviceConfig, ...storeConfig, ...assetSecretsConfig };
 
 export async function startAssetsService(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
   const config = loadConfig(assetsServiceConfig, env);
   const stores = await openStores(config);
-  @Module({ imports: [AssetsFeatureModule.forRoot(stores)] })
+  const secrets = AssetSecretBox.openOrCreate(assetSecretsFileFrom(config));
+  @Module({ imports: [AssetsFeatureModule.forRoot({ ...stores, secrets })] })
   class AssetsServiceModule {}
   return startNatsService({
     name: 'assets-service',

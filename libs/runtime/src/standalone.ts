@@ -12,7 +12,7 @@ import {
   loadConfig,
   measureRequestHandlers,
 } from '@funnel/platform';
-import { AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
+import { AssetSecretBox, AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
@@ -28,10 +28,12 @@ import {
   gatewayOptionsFrom,
   httpConfig,
   storeConfig,
+  assetSecretsConfig,
+  assetSecretsFileFrom,
 } from './config';
 import { openStores } from './stores';
 
-export const standaloneConfig = { ...commonConfig, ...httpConfig, ...edgeConfig, ...storeConfig, ...bootstrapConfig, ...authConfig };
+export const standaloneConfig = { ...commonConfig, ...httpConfig, ...edgeConfig, ...storeConfig, ...assetSecretsConfig, ...bootstrapConfig, ...authConfig };
 export type StandaloneConfig = Config<typeof standaloneConfig>;
 
 export interface RunningApp {
@@ -62,7 +64,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
 
   @Module({
     imports: [
-      AssetsFeatureModule.forRoot(stores),
+      AssetsFeatureModule.forRoot({ ...stores, secrets: AssetSecretBox.openOrCreate(assetSecretsFileFrom(config)) }),
       IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin, auth: authOptionsFrom(config), events: bus }),
       ScriptsFeatureModule,
       GatewayModule.forRoot({

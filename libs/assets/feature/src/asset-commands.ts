@@ -29,8 +29,13 @@ import {
   decideAsset,
   duplicateRecord,
   resolveChildrenDecision,
+  SecretCipher,
+  applySecretWrites,
+  secretsAsPlaceholders,
 } from '@funnel/assets-domain';
-import { ASSET_REGISTRY } from './assets.tokens';
+import { ASSET_REGISTRY, SECRET_CIPHER } from './assets.tokens';
+import { AssetActions } from './asset-actions';
+import { UniqueClaims } from './unique-claims';
 import { AssetRepository } from './asset-repository';
 import { AssetProjector } from './asset-projector';
 import { AssetQueries } from './asset-queries';
@@ -54,26 +59,77 @@ export class AssetCommands {
     private readonly projector: AssetProjector,
     private readonly queries: AssetQueries,
     private readonly cascade: ChildrenCascade,
+    private readonly claims: UniqueClaims,
+    private readonly actions: AssetActions,
+    @Inject(SECRET_CIPHER) private readonly secrets: SecretCipher,
   ) {}
 
-  async create(kind: AssetKindDescriptor, context: CallerContext, { body }: AssetRequestBody): Promise<void> {
-    const record = await this.prepareRecord(kind, context, validateBody(kind.recordDto, body), null);
-    await this.decideAndAppend(kind, context, [String(record[kind.idField])], () => ({ type: 'CreateAsset', record }));
+  /** POST save/: creates (409 when the id exists); an upsert kind's save creates or updates. */
+  async create(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<unknown> {
+    if (kind.upsert) return this.upsert(kind, context, request);
+    const record = await this.prepareRecord(kind, context, validateBody(kind.recordDto, request.body), null);
+    await this.appendNew(kind, context, record, () => ({ type: 'CreateAsset', record }));
+    return undefined;
   }
 
-  async update(kind: AssetKindDescriptor, context: CallerContext, { body }: AssetRequestBody): Promise<void> {
-    const dto = validateBody(kind.recordDto, body) as Record<string, unknown>;
-    const id = String(dto[kind.idField]);
+  /** PUT save/: updates (404 when the id does not exist); an upsert kind's save creates or updates. */
+  async update(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<unknown> {
+    if (kind.upsert) return this.upsert(kind, context, request);
+    const dto = validateBody(kind.recordDto, request.body) as Record<string, unknown>;
+    await this.updateExisting(kind, context, String(dto[kind.idField]), dto, true);
+    return undefined;
+  }
+
+  /** Save of an upsert kind: a record without an id gets one (answered as `{ <idField> }`); an existing id is updated. */
+  private async upsert(kind: AssetKindDescriptor, context: CallerContext, { body }: AssetRequestBody): Promise<unknown> {
+    const given = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)[kind.idField] : undefined;
+    const id = given === undefined || given === null || given === '' ? generateAssetId() : given;
+    const dto = validateBody(kind.recordDto, { ...(body as object), [kind.idField]: id }) as Record<string, unknown>;
+    const existing = await this.updateExisting(kind, context, String(id), dto, false);
+    if (!existing) {
+      const record = await this.prepareRecord(kind, context, dto, null);
+      await this.appendNew(kind, context, record, () => ({ type: 'CreateAsset', record }));
+    }
+    return given === id ? undefined : { [kind.idField]: id };
+  }
+
+  /** Updates asset `id` from a validated record; false when it does not exist (a 404 when `required`). */
+  private async updateExisting(kind: AssetKindDescriptor, context: CallerContext, id: string, dto: object, required: boolean): Promise<boolean> {
     const loaded = await this.repository.load(kind.kind, context.accountId, id);
     const current = loaded.state.record;
-    if (!current) throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${id} not found`);
+    if (!current) {
+      if (required) throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${id} not found`);
+      return false;
+    }
     const record = await this.prepareRecord(kind, context, dto, current);
     for (const field of kind.immutableFields ?? []) {
       if (record[field] !== current[field]) throw ServiceError.invalidField(field, 'immutable', `${field} cannot be changed`);
     }
     const events = decideAsset({ type: 'UpdateAsset', record }, loaded.state, { kind: kind.kind, id });
-    const result = await this.repository.append(kind.kind, context, id, events, loaded.revision);
+    const claimed = await this.claims.claimAll(kind, context, id, record, current);
+    let result;
+    try {
+      result = await this.repository.append(kind.kind, context, id, events, loaded.revision);
+    } catch (error) {
+      await this.claims.releaseAll(kind, context, id, record, claimed);
+      throw error;
+    }
+    // The values it gave up are free again.
+    await this.claims.releaseAll(kind, context, id, current, claimed);
     await this.projector.waitFor(result.position);
+    return true;
+  }
+
+  /** Creates one asset, claiming its unique values first (released again when the create fails). */
+  private async appendNew(kind: AssetKindDescriptor, context: CallerContext, record: AssetRecord, command: () => AssetCommand): Promise<void> {
+    const id = String(record[kind.idField]);
+    const claimed = await this.claims.claimAll(kind, context, id, record, null);
+    try {
+      await this.decideAndAppend(kind, context, [id], command);
+    } catch (error) {
+      await this.claims.releaseAll(kind, context, id, record, claimed);
+      throw error;
+    }
   }
 
   async duplicate(kind: AssetKindDescriptor, context: CallerContext, { query, body }: AssetRequestBody): Promise<{ id: string }> {
@@ -85,11 +141,16 @@ export class AssetCommands {
     const source = (await this.repository.load(kind.kind, context.accountId, sourceId)).state.record;
     if (!source || source.status === 'deleted') throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${sourceId} not found`);
     const newId = generateAssetId();
-    const merged = duplicateRecord(kind, source, request, newId);
-    // bodyUpdates may carry anything: the copy must pass the same rules as a saved record.
-    const record = await this.prepareRecord(kind, context, validateBody(kind.recordDto, merged, 'duplicate'), null);
+    const updates = allowedUpdates(kind, request.bodyUpdates);
+    const merged = duplicateRecord(kind, secretsAsPlaceholders(source, kind.secretFields ?? []), { ...request, bodyUpdates: updates }, newId);
+    // A copy cannot share a unique value: unless bodyUpdates names one, it gets the source's plus `-` and 5 random characters.
+    for (const { field } of kind.uniqueFields ?? []) {
+      if (updates?.[field] === undefined && typeof source[field] === 'string') merged[field] = `${source[field]}-${generateAssetId().slice(-5)}`;
+    }
+    // bodyUpdates may carry anything: the copy must pass the same rules as a saved record. Secrets are copied.
+    const record = await this.prepareRecord(kind, context, validateBody(kind.recordDto, merged, 'duplicate'), null, source);
     record.status = 'active';
-    await this.decideAndAppend(kind, context, [newId], () => ({ type: 'CreateAsset', record, duplicatedFrom: sourceId }));
+    await this.appendNew(kind, context, record, () => ({ type: 'CreateAsset', record, duplicatedFrom: sourceId }));
     return { id: newId };
   }
 
@@ -102,7 +163,26 @@ export class AssetCommands {
   async delete(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<void> {
     if (kind.isParent) return this.mutateParents(kind, context, 'delete', request);
     const { entries } = validateBody(StringListDto, this.withLegacyIdFallback(kind, request));
+    if (!kind.uniqueFields?.length) return this.decideAndAppend(kind, context, entries, () => ({ type: 'DeleteAsset' }));
+    // A deleted asset gives its unique values back.
+    const before = await mapInTurns([...new Set(entries)], (id) => this.queries.current(kind.kind, context.accountId, id));
     await this.decideAndAppend(kind, context, entries, () => ({ type: 'DeleteAsset' }));
+    await forEachInTurns(before, async (record) => {
+      if (record) await this.claims.releaseAll(kind, context, String(record[kind.idField]), record);
+    });
+  }
+
+  /** A kind's own action (a webhook config's signing secret, its test delivery). */
+  async secret(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<unknown> {
+    return this.actions.run(kind, 'secret', context, request);
+  }
+
+  async rotateSecret(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<unknown> {
+    return this.actions.run(kind, 'rotateSecret', context, request);
+  }
+
+  async test(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<unknown> {
+    return this.actions.run(kind, 'test', context, request);
   }
 
   async unarchive(kind: AssetKindDescriptor, context: CallerContext, { body }: AssetRequestBody): Promise<void> {
@@ -194,12 +274,19 @@ export class AssetCommands {
    * dropped), placement kept from the current record when left out, the funnel-local scope rule,
    * the kind's own rules, its category and its references. Throws a 400 naming the fields otherwise.
    */
-  private async prepareRecord(kind: AssetKindDescriptor, context: CallerContext, dto: object, current: AssetRecord | null): Promise<AssetRecord> {
+  private async prepareRecord(
+    kind: AssetKindDescriptor,
+    context: CallerContext,
+    dto: object,
+    current: AssetRecord | null,
+    secretSource: AssetRecord | null = current,
+  ): Promise<AssetRecord> {
     let record = this.toRecord(kind, dto, current);
     const rules = this.registry.rules(kind.kind);
     const problems = rules.check?.(record) ?? [];
     if (problems.length) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `invalid ${kind.kind}: ${problems[0].message}`, problems);
     if (rules.normalize) record = rules.normalize(record, current);
+    record = applySecretWrites(record, kind.secretFields ?? [], secretSource, this.secrets);
     if (!current || record.idCategory !== current.idCategory) await this.checkCategoryReference(kind, context, record, record.idCategory);
     await this.checkReferences(kind, context, record);
     return record;
@@ -262,4 +349,10 @@ export class AssetCommands {
     });
     if (problems.length) throw ServiceError.badRequest(ErrorCodes.INVALID_REFERENCE, problems[0].message, problems);
   }
+}
+
+/** The bodyUpdates a duplicate honours: all, or only the kind's allowed fields. */
+function allowedUpdates(kind: AssetKindDescriptor, updates: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!updates || !kind.duplicateUpdatableFields) return updates;
+  return Object.fromEntries(Object.entries(updates).filter(([field]) => kind.duplicateUpdatableFields!.includes(field)));
 }

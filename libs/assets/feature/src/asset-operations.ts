@@ -13,9 +13,21 @@ const QUERY_OPERATIONS = [
   'findByCategory',
   'findByType',
   'evaluate',
+  'findByName',
+  'findBySlug',
 ] as const satisfies readonly (AssetOperation & keyof AssetQueries)[];
-const COMMAND_OPERATIONS = ['create', 'update', 'duplicate', 'delete', 'archive', 'unarchive', 'moveCategory'] as const satisfies readonly (AssetOperation &
-  keyof AssetCommands)[];
+const COMMAND_OPERATIONS = [
+  'create',
+  'update',
+  'duplicate',
+  'delete',
+  'archive',
+  'unarchive',
+  'moveCategory',
+  'secret',
+  'rotateSecret',
+  'test',
+] as const satisfies readonly (AssetOperation & keyof AssetCommands)[];
 type QueryOperation = (typeof QUERY_OPERATIONS)[number];
 type CommandOperation = (typeof COMMAND_OPERATIONS)[number];
 

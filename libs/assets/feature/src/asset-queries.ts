@@ -12,7 +12,7 @@ import {
 } from '@funnel/contracts';
 import { Filter, READ_STORE, ReadStore } from '@funnel/readstore';
 import { ASSET_REGISTRY } from './assets.tokens';
-import { AssetRecord, AssetRegistry } from '@funnel/assets-domain';
+import { AssetRecord, AssetRegistry, maskSecrets } from '@funnel/assets-domain';
 import { AssetDocument, assetDocumentId, assetsCollection } from './asset-documents';
 import { idParam, idsParam, optionalParam, requiredParam, statusCondition, statusParam } from './query-params';
 
@@ -72,6 +72,32 @@ export class AssetQueries {
       context,
       ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])),
     );
+  }
+
+  /** find/byName: full records of the non-deleted assets whose name is exactly `name`. */
+  async findByName(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<AssetRecord[] | AssetRecord> {
+    return this.lookup(kind, context, request, 'findByName');
+  }
+
+  /** find/bySlug: the non-deleted asset with that slug (404 when none). */
+  async findBySlug(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<AssetRecord[] | AssetRecord> {
+    return this.lookup(kind, context, request, 'findBySlug');
+  }
+
+  private async lookup(
+    kind: AssetKindDescriptor,
+    context: CallerContext,
+    { query }: AssetRequestBody,
+    operation: 'findByName' | 'findBySlug',
+  ): Promise<AssetRecord[] | AssetRecord> {
+    const lookup = kind.lookups?.[operation];
+    if (!lookup) throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `${kind.kind} has no ${operation}`);
+    const value = requiredParam(query, lookup.param);
+    const found = await this.findMany(kind, context, { [`record.${lookup.field}`]: value, status: { $ne: 'deleted' } });
+    if (!lookup.single) return found;
+    if (!found.length)
+      throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `no ${kind.kind} with ${lookup.param} ${value.length > 64 ? `${value.slice(0, 64)}…` : value}`);
+    return found[0];
   }
 
   /**
@@ -165,8 +191,12 @@ export class AssetQueries {
    * that then gains fields gets a new hidden class on every call, which showed in request profiles.
    */
   private async withCategoryNames(kind: AssetKindDescriptor, context: CallerContext, docs: AssetDocument[]): Promise<AssetRecord[]> {
-    // `owner` is the account: shown on every full record, never taken from a write.
-    for (const d of docs) d.record.owner = context.accountId;
+    // `owner` is the account: shown on every full record, never taken from a write. Secrets show as placeholders.
+    const secretFields = kind.secretFields ?? [];
+    for (const d of docs) {
+      d.record.owner = context.accountId;
+      if (secretFields.length) d.record = maskSecrets(d.record, secretFields);
+    }
     if (categoryTypesOf(kind).length === 0) return docs.map((d) => d.record);
     const categoryIds = new Set<string>();
     for (const d of docs) if (d.idCategory !== '') categoryIds.add(d.idCategory);

@@ -3,8 +3,11 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { ASSET_KINDS, AssetKindDescriptor } from '@funnel/contracts';
 import { EVENT_STORE, EventStore } from '@funnel/eventstore';
 import { READ_STORE, ReadStore } from '@funnel/readstore';
-import { AssetRegistry } from '@funnel/assets-domain';
-import { ASSET_REGISTRY, CLOCK, Clock } from './assets.tokens';
+import { AssetRegistry, SecretCipher } from '@funnel/assets-domain';
+import { ASSET_REGISTRY, CLOCK, Clock, KIND_ACTIONS, SECRET_CIPHER } from './assets.tokens';
+import { AssetActions, KindActionSet } from './asset-actions';
+import { AssetSecretBox } from './secrets/asset-secret-box';
+import { UniqueClaims } from './unique-claims';
 import { AssetRepository } from './asset-repository';
 import { AssetProjector } from './asset-projector';
 import { AssetQueries } from './asset-queries';
@@ -18,6 +21,10 @@ export interface AssetsFeatureOptions {
   readStore: ReadStore;
   kinds?: readonly AssetKindDescriptor[];
   clock?: Clock;
+  /** Encrypts write-only secrets: the key file's box in the apps; a fresh in-memory key when absent (tests). */
+  secrets?: SecretCipher;
+  /** Kind-owned actions by kind name (see AssetActions); the registered defaults when absent. */
+  actions?: Readonly<Record<string, KindActionSet>>;
 }
 
 /** Rebuilds or catches up the read model before the service answers, then keeps it live. */
@@ -56,6 +63,10 @@ export class AssetsFeatureModule {
         { provide: READ_STORE, useValue: options.readStore },
         { provide: ASSET_REGISTRY, useValue: new AssetRegistry(kinds) },
         { provide: CLOCK, useValue: options.clock ?? (() => new Date()) },
+        { provide: SECRET_CIPHER, useValue: options.secrets ?? AssetSecretBox.ephemeral() },
+        { provide: KIND_ACTIONS, useValue: options.actions ?? {} },
+        UniqueClaims,
+        AssetActions,
         AssetRepository,
         AssetProjector,
         AssetQueries,

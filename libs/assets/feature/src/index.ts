@@ -5,3 +5,5 @@ export * from './asset-projector';
 export { AssetReply } from './assets.message.controller';
 export { AssetCommands } from './asset-commands';
 export { AssetQueries } from './asset-queries';
+export { AssetSecretBox } from './secrets/asset-secret-box';
+export type { KindAction, KindActionName, KindActionSet } from './asset-actions';

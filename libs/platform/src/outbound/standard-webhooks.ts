@@ -25,11 +25,11 @@ const MAX_KEY_BYTES = 64;
 export type WebhookBody = string | Uint8Array;
 
 /** The three headers that carry a message's identity and signature. */
-export interface StandardWebhookHeaders {
+export type StandardWebhookHeaders = {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
-}
+};
 
 /** A new signing secret: `whsec_` and the base64 of 32 random bytes. */
 export function generateSigningSecret(): string {

@@ -2,7 +2,18 @@ import { ConfigError, loadConfig } from '@funnel/platform';
 import { tempDir } from '@funnel/testing';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bootstrapAdminFrom, edgeConfig, edgeOptionsFrom, httpConfig, natsAccessFrom, natsConfig, natsInboxConfig, opsConfig, storeConfig } from './config';
+import {
+  bootstrapAdminFrom,
+  edgeConfig,
+  edgeOptionsFrom,
+  httpConfig,
+  natsAccessFrom,
+  natsConfig,
+  natsInboxConfig,
+  opsConfig,
+  outboundConfig,
+  storeConfig,
+} from './config';
 
 describe('bootstrap admin configuration', () => {
   const good = { BOOTSTRAP_ADMIN_EMAIL: 'a@b.co', BOOTSTRAP_ADMIN_PASSWORD: 'long enough', BOOTSTRAP_API_KEY: 'k'.repeat(16) };
@@ -133,5 +144,14 @@ describe('edge configuration', () => {
   it('refuses a headers timeout longer than the request timeout', () => {
     const config = loadConfig(edgeConfig, { HTTP_HEADERS_TIMEOUT_MS: '40000' });
     expect(() => edgeOptionsFrom(config)).toThrow('Invalid configuration: HTTP_HEADERS_TIMEOUT_MS must be at most HTTP_REQUEST_TIMEOUT_MS (30000)');
+  });
+});
+
+describe('outbound configuration', () => {
+  it('keeps the address rule on unless OUTBOUND_ALLOW_PRIVATE is true', () => {
+    expect(loadConfig(outboundConfig, {}).OUTBOUND_ALLOW_PRIVATE).toBe(false);
+    expect(loadConfig(outboundConfig, { OUTBOUND_ALLOW_PRIVATE: 'true' }).OUTBOUND_ALLOW_PRIVATE).toBe(true);
+    expect(loadConfig(outboundConfig, { OUTBOUND_ALLOW_PRIVATE: 'false' }).OUTBOUND_ALLOW_PRIVATE).toBe(false);
+    expect(() => loadConfig(outboundConfig, { OUTBOUND_ALLOW_PRIVATE: 'maybe' })).toThrow(/OUTBOUND_ALLOW_PRIVATE must be true or false/);
   });
 });

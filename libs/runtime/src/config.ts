@@ -5,6 +5,7 @@ import ipaddr from 'ipaddr.js';
 import {
   Config,
   ConfigError,
+  bool,
   ConfigRule,
   DEFAULT_GATEWAY_INBOX_PREFIX,
   INVALID_CONFIG_VALUE,
@@ -216,6 +217,12 @@ function mustBeReadable(variable: string, file: string): void {
     throw new ConfigError(variable, 'readable file', `must name a readable file, got ${JSON.stringify(file)}`);
   }
 }
+
+/** Requests the service makes to addresses users give it (webhook deliveries): see OutboundHttp. */
+export const outboundConfig = {
+  /** Lifts the rule that outgoing requests go to public addresses only: for tests and development only, never in production. */
+  OUTBOUND_ALLOW_PRIVATE: bool({ default: false }),
+};
 
 /** Health and metrics port of the NATS-only services. */
 export const opsConfig = {

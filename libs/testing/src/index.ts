@@ -2,3 +2,4 @@ export * from './nats-server';
 export * from './net';
 export * from './temp-dir';
 export * from './cleanup';
+export * from './self-signed-certificate';

@@ -1,3 +1,5 @@
 export * from './address-policy';
 export * from './guarded-lookup';
 export * from './outbound-http';
+export * from './standard-webhooks';
+export * from './webhook-delivery';

@@ -16,7 +16,7 @@ describe('OutboundHttp', () => {
       } else if (req.url === '/big') {
         res.writeHead(200).end(Buffer.alloc(200_000, 'x'));
       } else if (req.url === '/slow') {
-        setTimeout(() => res.writeHead(200).end('late'), 2000);
+        setTimeout(() => res.writeHead(200).end('late'), 2000).unref();
       } else {
         let body = '';
         req.on('data', (c: Buffer) => (body += c.toString()));
@@ -66,6 +66,11 @@ describe('OutboundHttp', () => {
     it('refuses other schemes', async () => {
       await expect(http.request({ url: 'file:///etc/passwd' })).rejects.toMatchObject({ code: 'OUTBOUND.INVALID_URL' });
       await expect(http.request({ url: 'not a url' })).rejects.toMatchObject({ code: 'OUTBOUND.INVALID_URL' });
+    });
+
+    it('refuses credentials in the URL, without echoing them', async () => {
+      const error = await http.request({ url: 'https://user:hunter2@example.com/' }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'OUTBOUND.INVALID_URL', message: 'credentials in the URL are not allowed' });
     });
   });
 

@@ -10,6 +10,8 @@ export interface OutboundHttpOptions {
   timeoutMs?: number;
   /** The most of a response body that is read; the rest is dropped and `truncated` set. Default 64 KiB. */
   maxResponseBytes?: number;
+  /** PEM certificates trusted for https instead of Node's bundled CAs: tests trust their self-signed server with it. */
+  ca?: string | string[];
 }
 
 export interface OutboundRequest {
@@ -54,6 +56,7 @@ export function assertOutboundUrl(raw: string, allowPrivate: boolean): URL {
     throw new OutboundRefusedError('OUTBOUND.INVALID_URL', 'not an absolute URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundRefusedError('OUTBOUND.INVALID_URL', `${url.protocol} URLs are not allowed`);
+  if (url.username || url.password) throw new OutboundRefusedError('OUTBOUND.INVALID_URL', 'credentials in the URL are not allowed');
   const literal = ipLiteralOf(url.hostname);
   if (literal !== undefined && !allowPrivate && !isPublicAddress(literal)) {
     throw new OutboundRefusedError('OUTBOUND.ADDRESS_REFUSED', `${literal} is not a public address`);
@@ -80,7 +83,11 @@ export class OutboundHttp {
     this.timeoutMs = options.timeoutMs ?? 3000;
     this.maxResponseBytes = options.maxResponseBytes ?? 64 * 1024;
     this.agent = new Agent({
-      connect: { lookup: guardedLookup(options.resolver ?? systemResolver, this.allowPrivate), timeout: this.timeoutMs },
+      connect: {
+        lookup: guardedLookup(options.resolver ?? systemResolver, this.allowPrivate),
+        timeout: this.timeoutMs,
+        ...(options.ca !== undefined ? { ca: options.ca } : {}),
+      },
       keepAliveTimeout: 10_000,
       // undici follows no redirects unless a redirect interceptor is composed in: a 3xx comes back as is.
     });

@@ -113,8 +113,18 @@ export class AssetCommands {
   async moveCategory(kind: AssetKindDescriptor, context: CallerContext, { body }: AssetRequestBody): Promise<void> {
     const { entries, idCategory } = validateBody(MoveCategoryRequestDto, body);
     if (categoryTypesOf(kind).length === 0) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `${kind.kind} assets are not kept in categories`);
-    // Each entry is checked against the category: its type may depend on the entry (a page's pageType), and a funnel-local asset has none.
-    const records = await mapInTurns([...new Set(entries)], (id) => this.queries.current(kind.kind, context.accountId, id));
+    // Each entry is checked against the category: its type may depend on the entry (a page's pageType).
+    const records = await mapInTurns(entries, (id) => this.queries.current(kind.kind, context.accountId, id));
+    // A funnel-local asset is not category-managed: it is never moved, not even to uncategorized.
+    const local = records.findIndex((record) => record !== null && isLocal(kind, record));
+    if (local >= 0) {
+      const field = `entries[${local}]`;
+      throw ServiceError.invalidField(
+        field,
+        'notAllowed',
+        `${field}: ${kind.kind} ${entries[local]} is local to a funnel (${kind.scopeField} is set) and is not kept in categories`,
+      );
+    }
     for (const record of records) if (record) await this.checkCategoryReference(kind, context, record, idCategory);
     await this.decideAndAppend(kind, context, entries, () => ({ type: 'MoveAssetToCategory', idCategory }));
   }
@@ -227,7 +237,8 @@ export class AssetCommands {
     if (categoryTypesOf(kind).length === 0 || typeof idCategory !== 'string' || idCategory === '') return;
     const id = String(record[kind.idField]);
     const needed = categoryTypeOfRecord(kind, record);
-    if (!needed) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `${kind.kind} ${id} is local to a funnel and cannot be placed in a category`);
+    if (!needed)
+      throw ServiceError.invalidField('idCategory', 'notAllowed', `idCategory: ${kind.kind} ${id} is local to a funnel and cannot be placed in a category`);
     const category = await this.queries.current('category', context.accountId, idCategory);
     if (!category || category.status === 'deleted') {
       throw ServiceError.invalidField('idCategory', 'exists', `idCategory: category ${idCategory} does not exist`);

@@ -67,10 +67,11 @@ export class AssetCommands {
     const loaded = await this.repository.load(kind.kind, context.accountId, id);
     const current = loaded.state.record;
     if (!current) throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${id} not found`);
-    const record = await this.prepareRecord(kind, context, dto, current);
+    // Checked first: a changed type would otherwise show as the rules and references of the other type failing.
     for (const field of kind.immutableFields ?? []) {
-      if (record[field] !== current[field]) throw ServiceError.invalidField(field, 'immutable', `${field} cannot be changed`);
+      if (dto[field] !== current[field]) throw ServiceError.invalidField(field, 'immutable', `${field} cannot be changed`);
     }
+    const record = await this.prepareRecord(kind, context, dto, current);
     const events = decideAsset({ type: 'UpdateAsset', record }, loaded.state, { kind: kind.kind, id });
     const result = await this.repository.append(kind.kind, context, id, events, loaded.revision);
     await this.projector.waitFor(result.position);

@@ -638,6 +638,7 @@ describeInBothModes(
           },
         ]);
 
+        expect(groupIds(await call('GET', '/pagegroup/find/byCategory/?idCategory=&categoryType=landerGroup'), ids)).toEqual([global]);
         ok(await call('PUT', '/page/group/archive/', { body: { entries: [localA] } }));
         ok(await call('DELETE', '/page/group/delete/', { body: { entries: [localB] } }));
         const byType = async (query: string) => groupIds(await call('GET', `/page/group/find/byType/?${query}`), ids);
@@ -697,6 +698,8 @@ describeInBothModes(
           expect({ case: i, status: res.status, code: res.body.code }).toEqual({ case: i, status: 400, code: 'ASSET.INVALID_REFERENCE' });
           expect(res.body.details).toEqual([{ field: cases[i][3], code: 'reference', message: expect.stringContaining(cases[i][4]) }]);
         });
+        const typeChange = await call('PUT', '/pagegroup/save/', { body: { ...group, pageType: 'offer' } });
+        expect([typeChange.status, typeChange.body.details]).toEqual([400, [expect.objectContaining({ field: 'pageType', code: 'immutable' })]]);
         const repeated = await call('POST', '/pagegroup/save/', { body: pageGroup('lander', [live.idPage, live.idPage]) });
         expect([repeated.status, repeated.body.details?.[0]?.field]).toEqual([400, 'pages[1].idPage']);
         const weights = await call('POST', '/pagegroup/save/', { body: { ...pageGroup('lander', []), pages: [{ idPage: live.idPage, weight: 10_001 }] } });
@@ -783,6 +786,8 @@ describeInBothModes(
         expect(await list('status=active&globalOnly=true')).toEqual(sortedIds(inCat, global));
         expect(await list('status=archived')).toEqual([]);
         expect((await call('GET', '/condition/list/')).status).toBe(400);
+        // Uncategorized holds the global conditions only: a local one is in no category.
+        expect(among(await call('GET', '/condition/find/byCategory/?idCategory='), 'idCondition', ids).map((c) => c.idCondition)).toEqual([global]);
         expect((await call('GET', `/condition/list/?status=active&idFunnel=${funnel}`)).body).toEqual([
           {
             idCondition: local,
@@ -966,19 +971,17 @@ describeInBothModes(
         const legacyId = newId();
         const log = new Database(join(d().dataDir, 'events.sqlite'));
         try {
-          log
-            .prepare('INSERT INTO events (stream_name, revision, event_id, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-            .run(
-              `category-${me.accountId}.${legacyId}`,
-              0,
-              randomUUID(),
-              'CategoryCreated',
-              JSON.stringify({
-                record: { idCategory: legacyId, categoryName: 'Legacy', categoryType: 'offerGroup', status: 'active', uiSettings: { open: true } },
-              }),
-              JSON.stringify({ accountId: me.accountId, actorId: 'legacy', correlationId: 'legacy', occurredAt: new Date().toISOString(), schemaVersion: 1 }),
-              Date.now(),
-            );
+          log.prepare('INSERT INTO events (stream_name, revision, event_id, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+            `category-${me.accountId}.${legacyId}`,
+            0,
+            randomUUID(),
+            'CategoryCreated',
+            JSON.stringify({
+              record: { idCategory: legacyId, categoryName: 'Legacy', categoryType: 'offerGroup', status: 'active', uiSettings: { open: true } },
+            }),
+            JSON.stringify({ accountId: me.accountId, actorId: 'legacy', correlationId: 'legacy', occurredAt: new Date().toISOString(), schemaVersion: 1 }),
+            Date.now(),
+          );
         } finally {
           log.close();
         }

@@ -8,6 +8,8 @@
  * figure reported is the median over the rounds. Each paired row also gives the server processes' CPU
  * time per request (from /proc, on Linux): it moves far less with the neighbours' load than req/s.
  */
+// @funnel/contracts declares its DTOs with class-transformer decorators, which need the metadata API loaded first.
+import 'reflect-metadata';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -135,6 +137,29 @@ async function seedTag(base: string): Promise<string> {
   return idTag;
 }
 
+/** Saves `count` landers (ten requests at a time) and answers their ids. */
+async function seedPages(base: string, count: number): Promise<string[]> {
+  const ids = Array.from({ length: count }, () => generateAssetId());
+  for (let i = 0; i < ids.length; i += 10) {
+    await Promise.all(
+      ids.slice(i, i + 10).map(async (idPage, n) => {
+        const r = await fetch(`${base}/page/save/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+          body: JSON.stringify({
+            idPage,
+            pageType: 'lander',
+            pageName: `bench lander ${i + n}`,
+            baseURL: 'https://lp.example.com/bench?src={trafficSourceID}',
+          }),
+        });
+        if (r.status !== 200) throw new Error(`seeding pages failed: ${r.status} ${await r.text()}`);
+      }),
+    );
+  }
+  return ids;
+}
+
 async function main(): Promise<void> {
   const children: Child[] = [];
   const dirs: string[] = [];
@@ -180,6 +205,10 @@ async function main(): Promise<void> {
         standaloneServers,
       ),
     );
+    const pagesUrl = `${base}/page/find/byIds/?idPages=${(await seedPages(base, 100)).join(',')}`;
+    const pages = (await (await fetch(pagesUrl, { headers: { 'x-api-key': KEY } })).json()) as unknown[];
+    if (pages.length !== 100) throw new Error(`find/byIds answered ${pages.length} pages, not 100`);
+    recordPaired('standalone find/byIds (100 pages)', await paired(helloUrl, { url: pagesUrl, headers: { 'x-api-key': KEY } }, standaloneServers));
     await stopAll();
 
     process.stdout.write('distributed: gateway, identity and assets services as processes over NATS\n');

@@ -24,6 +24,15 @@ describe('RouteTable', () => {
     expect(table.match('PUT', '/category/move-category')).toBeUndefined();
     expect(table.match('PUT', '/visitortag/move-category')).toMatchObject({ subject: 'assets.visitortag.moveCategory' });
   });
+  it('serves page groups under both prefixes, and conditions with their dry run (a read)', () => {
+    for (const prefix of ['/page/group', '/pagegroup']) {
+      expect(table.match('GET', `${prefix}/find/byType/`)).toMatchObject({ subject: 'assets.pagegroup.findByType', permission: 'assets:read' });
+      expect(table.match('PUT', `${prefix}/move-category/`)).toMatchObject({ subject: 'assets.pagegroup.moveCategory', permission: 'assets:write' });
+    }
+    expect(table.match('POST', '/condition/save/')).toMatchObject({ subject: 'assets.condition.create', permission: 'assets:write' });
+    expect(table.match('POST', '/condition/evaluate/')).toMatchObject({ subject: 'assets.condition.evaluate', permission: 'assets:read' });
+    expect(table.match('GET', '/page/find/byType/')).toBeUndefined();
+  });
 });
 
 describe('toHttpError', () => {

@@ -2,7 +2,7 @@ import { ServiceError } from '@funnel/contracts';
 import { checkMoveTarget, childCommandFor, childStatusesFor, resolveChildrenDecision } from './children-cascade';
 import { duplicateRecord } from './duplicate';
 import { AssetRecord } from './asset-events';
-import { VISITOR_TAG_KIND } from '@funnel/contracts';
+import { PAGE_GROUP_KIND, VISITOR_TAG_KIND } from '@funnel/contracts';
 
 function failure(fn: () => unknown): ServiceError {
   try {
@@ -85,4 +85,24 @@ describe('duplicateRecord', () => {
     expect(copy).toEqual({ idTag: 'NEWID0000000', tagName: 'b', color: 'blue', status: 'active', idCategory: 'C' });
   });
   it('parentId places the copy in a category', () => expect(duplicateRecord(VISITOR_TAG_KIND, source, { name: 'b', parentId: '' }, 'N').idCategory).toBe(''));
+
+  describe('of a kind with a funnel-local scope', () => {
+    const group: AssetRecord = { idPageGroup: 'G', pageGroupName: 'g', pageType: 'lander', restrictToFunnelId: '', status: 'active', idCategory: 'C' };
+    const local: AssetRecord = { ...group, restrictToFunnelId: 'F', idCategory: '' };
+    const copy = (source: AssetRecord, request: { parentId?: string; bodyUpdates?: Record<string, unknown> }) =>
+      duplicateRecord(PAGE_GROUP_KIND, source, { name: 'copy', ...request }, 'N');
+
+    it('given a local source, when copied, then the copy is local to the same funnel', () =>
+      expect(copy(local, {})).toMatchObject({ restrictToFunnelId: 'F', idCategory: '' }));
+    it('given bodyUpdates naming another funnel, when copied, then the copy is local to that one', () =>
+      expect(copy(local, { bodyUpdates: { restrictToFunnelId: 'H' } })).toMatchObject({ restrictToFunnelId: 'H', idCategory: '' }));
+    it('given a global source in a category, when made local, then the copy leaves the category', () =>
+      expect(copy(group, { bodyUpdates: { restrictToFunnelId: 'F' } })).toMatchObject({ restrictToFunnelId: 'F', idCategory: '' }));
+    it('given a category asked for explicitly, when made local, then the category is kept (for the save rules to refuse)', () => {
+      expect(copy(group, { parentId: 'D', bodyUpdates: { restrictToFunnelId: 'F' } }).idCategory).toBe('D');
+      expect(copy(group, { bodyUpdates: { restrictToFunnelId: 'F', idCategory: 'D' } }).idCategory).toBe('D');
+    });
+    it('given a global source, when copied, then the copy keeps its category', () =>
+      expect(copy(group, {})).toMatchObject({ restrictToFunnelId: '', idCategory: 'C' }));
+  });
 });

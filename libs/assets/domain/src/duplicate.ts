@@ -1,4 +1,4 @@
-import { AssetKindDescriptor, categoryTypesOf } from '@funnel/contracts';
+import { AssetKindDescriptor, categoryTypesOf, isLocal } from '@funnel/contracts';
 import { AssetRecord } from './asset-events';
 
 /** Fields a duplicate can never take from bodyUpdates: the service sets them after the merge. */
@@ -18,6 +18,8 @@ export function duplicateRecord(
   if (request.parentId !== undefined && categoryTypesOf(kind).length > 0) merged.idCategory = request.parentId;
   // A copy of a funnel-local asset stays local to the same funnel unless bodyUpdates says otherwise.
   Object.assign(merged, request.bodyUpdates ?? {});
+  // A copy made local leaves its source's category (a local asset is in none); a category asked for explicitly is kept, and refused.
+  if (isLocal(kind, merged) && request.parentId === undefined && request.bodyUpdates?.idCategory === undefined) merged.idCategory = '';
   for (const field of PROTECTED_FIELDS) delete merged[field];
   for (const field of kind.derivedFields ?? []) delete merged[field];
   merged[kind.idField] = newId;

@@ -94,17 +94,24 @@ export class AssetCommands {
   }
 
   /** Updates asset `id` from a validated record; false when it does not exist (a 404 when `required`). */
-  private async updateExisting(kind: AssetKindDescriptor, context: CallerContext, id: string, dto: object, required: boolean): Promise<boolean> {
+  private async updateExisting(
+    kind: AssetKindDescriptor,
+    context: CallerContext,
+    id: string,
+    dto: Record<string, unknown>,
+    required: boolean,
+  ): Promise<boolean> {
     const loaded = await this.repository.load(kind.kind, context.accountId, id);
     const current = loaded.state.record;
     if (!current) {
       if (required) throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${id} not found`);
       return false;
     }
-    const record = await this.prepareRecord(kind, context, dto, current);
+    // Checked first: a changed type would otherwise show as the rules and references of the other type failing.
     for (const field of kind.immutableFields ?? []) {
-      if (record[field] !== current[field]) throw ServiceError.invalidField(field, 'immutable', `${field} cannot be changed`);
+      if (dto[field] !== current[field]) throw ServiceError.invalidField(field, 'immutable', `${field} cannot be changed`);
     }
+    const record = await this.prepareRecord(kind, context, dto, current);
     const events = decideAsset({ type: 'UpdateAsset', record }, loaded.state, { kind: kind.kind, id });
     const claimed = await this.claims.claimAll(kind, context, id, record, current);
     let result;
@@ -193,8 +200,18 @@ export class AssetCommands {
   async moveCategory(kind: AssetKindDescriptor, context: CallerContext, { body }: AssetRequestBody): Promise<void> {
     const { entries, idCategory } = validateBody(MoveCategoryRequestDto, body);
     if (categoryTypesOf(kind).length === 0) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `${kind.kind} assets are not kept in categories`);
-    // Each entry is checked against the category: its type may depend on the entry (a page's pageType), and a funnel-local asset has none.
-    const records = await mapInTurns([...new Set(entries)], (id) => this.queries.current(kind.kind, context.accountId, id));
+    // Each entry is checked against the category: its type may depend on the entry (a page's pageType).
+    const records = await mapInTurns(entries, (id) => this.queries.current(kind.kind, context.accountId, id));
+    // A funnel-local asset is not category-managed: it is never moved, not even to uncategorized.
+    const local = records.findIndex((record) => record !== null && isLocal(kind, record));
+    if (local >= 0) {
+      const field = `entries[${local}]`;
+      throw ServiceError.invalidField(
+        field,
+        'notAllowed',
+        `${field}: ${kind.kind} ${entries[local]} is local to a funnel (${kind.scopeField} is set) and is not kept in categories`,
+      );
+    }
     for (const record of records) if (record) await this.checkCategoryReference(kind, context, record, idCategory);
     await this.decideAndAppend(kind, context, entries, () => ({ type: 'MoveAssetToCategory', idCategory }));
   }
@@ -314,7 +331,8 @@ export class AssetCommands {
     if (categoryTypesOf(kind).length === 0 || typeof idCategory !== 'string' || idCategory === '') return;
     const id = String(record[kind.idField]);
     const needed = categoryTypeOfRecord(kind, record);
-    if (!needed) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `${kind.kind} ${id} is local to a funnel and cannot be placed in a category`);
+    if (!needed)
+      throw ServiceError.invalidField('idCategory', 'notAllowed', `idCategory: ${kind.kind} ${id} is local to a funnel and cannot be placed in a category`);
     const category = await this.queries.current('category', context.accountId, idCategory);
     if (!category || category.status === 'deleted') {
       throw ServiceError.invalidField('idCategory', 'exists', `idCategory: category ${idCategory} does not exist`);

@@ -45,10 +45,11 @@ export class AssetQueries {
     return this.slim(kind, await this.findMany(kind, context, { ...statusCondition(status), ...this.filters([kind.typeFilter], query) }));
   }
 
-  /** Full records of the non-deleted assets in one category. */
+  /** Full records of the non-deleted assets in one category (`""`: uncategorized); funnel-local assets are in none. */
   async findByCategory(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetRecord[]> {
     const idCategory = requiredParam(query, 'idCategory');
-    const condition = { idCategory, status: { $ne: 'deleted' }, ...this.filters(kind.findByCategoryFilters ?? [], query) };
+    const condition: Filter = { idCategory, status: { $ne: 'deleted' }, ...this.filters(kind.findByCategoryFilters ?? [], query) };
+    if (kind.scopeField) condition[`record.${kind.scopeField}`] = '';
     return this.findMany(kind, context, condition);
   }
 

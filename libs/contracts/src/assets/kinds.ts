@@ -15,6 +15,7 @@ export const ASSET_KINDS: readonly AssetKindDescriptor[] = [
   OFFER_SOURCE_KIND,
   PAGE_KIND,
   PAGE_GROUP_KIND,
+  CONDITION_KIND,
 ];
 
 export function assetKindByName(kind: string): AssetKindDescriptor | undefined {

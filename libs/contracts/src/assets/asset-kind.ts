@@ -24,6 +24,22 @@ export const ASSET_OPERATIONS = [
 ] as const;
 export type AssetOperation = (typeof ASSET_OPERATIONS)[number];
 
+/** The spec's common pattern of operations, which every category-managed family offers. */
+export const COMMON_ASSET_OPERATIONS: readonly AssetOperation[] = [
+  'list',
+  'findById',
+  'findByIds',
+  'findByStatus',
+  'findByCategory',
+  'create',
+  'update',
+  'duplicate',
+  'delete',
+  'archive',
+  'unarchive',
+  'moveCategory',
+];
+
 /** HTTP method and path (under a kind's prefix) of each operation. */
 export const ASSET_OPERATION_ROUTES: Record<AssetOperation, { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string }> = {
   list: { method: 'GET', path: 'list' },

@@ -1,5 +1,5 @@
 import { IsArray, IsOptional, IsString, Length } from 'class-validator';
-import { AssetKindDescriptor } from './asset-kind';
+import { AssetKindDescriptor, COMMON_ASSET_OPERATIONS } from './asset-kind';
 import { PlacedAssetDto } from './common-fields';
 import { IsAssetId, IsAssetIdOrEmpty } from './id-validators';
 import { NAME_MAX, NAME_MIN } from './requests';
@@ -23,21 +23,7 @@ export const CONDITION_KIND: AssetKindDescriptor = {
   nameField: 'conditionName',
   recordDto: ConditionDto,
   paths: ['/condition'],
-  operations: [
-    'list',
-    'findById',
-    'findByIds',
-    'findByStatus',
-    'findByCategory',
-    'create',
-    'update',
-    'duplicate',
-    'delete',
-    'archive',
-    'unarchive',
-    'moveCategory',
-    'evaluate',
-  ],
+  operations: [...COMMON_ASSET_OPERATIONS, 'evaluate'],
   categoryType: 'condition',
   scopeField: 'restrictToFunnelId',
   list: { statusRequired: true, defaultStatus: 'all', filters: [{ param: 'idCategory', field: 'idCategory', required: false }] },

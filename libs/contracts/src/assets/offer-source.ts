@@ -1,5 +1,5 @@
 import { IsIn, IsObject, IsOptional, IsString, Length, MaxLength } from 'class-validator';
-import { AssetKindDescriptor } from './asset-kind';
+import { AssetKindDescriptor, COMMON_ASSET_OPERATIONS } from './asset-kind';
 import { PlacedAssetDto } from './common-fields';
 import { IsAssetId } from './id-validators';
 import { NAME_MAX, NAME_MIN } from './requests';
@@ -33,20 +33,7 @@ export const OFFER_SOURCE_KIND: AssetKindDescriptor = {
   nameField: 'offerSourceName',
   recordDto: OfferSourceDto,
   paths: ['/offersource'],
-  operations: [
-    'list',
-    'findById',
-    'findByIds',
-    'findByStatus',
-    'findByCategory',
-    'create',
-    'update',
-    'duplicate',
-    'delete',
-    'archive',
-    'unarchive',
-    'moveCategory',
-  ],
+  operations: [...COMMON_ASSET_OPERATIONS],
   categoryType: 'offersources',
   list: { statusRequired: true, defaultStatus: 'all', filters: [{ param: 'idCategory', field: 'idCategory', required: false }] },
   findByStatusFilters: [],

@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
-import { AssetKindDescriptor } from './asset-kind';
+import { AssetKindDescriptor, COMMON_ASSET_OPERATIONS } from './asset-kind';
 import { PlacedAssetDto } from './common-fields';
 import { IsAssetId, IsAssetIdOrEmpty } from './id-validators';
 import { PAGE_TYPES, PageType } from './page';
@@ -35,21 +35,7 @@ export const PAGE_GROUP_KIND: AssetKindDescriptor = {
   nameField: 'pageGroupName',
   recordDto: PageGroupDto,
   paths: ['/page/group', '/pagegroup'],
-  operations: [
-    'list',
-    'findById',
-    'findByIds',
-    'findByStatus',
-    'findByType',
-    'findByCategory',
-    'create',
-    'update',
-    'duplicate',
-    'delete',
-    'archive',
-    'unarchive',
-    'moveCategory',
-  ],
+  operations: [...COMMON_ASSET_OPERATIONS, 'findByType'],
   categoryTypeFrom: { field: 'pageType', types: { lander: 'landerGroup', offer: 'offerGroup' } },
   scopeField: 'restrictToFunnelId',
   list: { statusRequired: true, defaultStatus: 'all', filters: [{ ...PAGE_TYPE_FILTER, required: true }] },

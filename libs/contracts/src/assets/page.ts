@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsNumber, IsOptional, IsString, Length, MaxLength, Min, ValidateNested } from 'class-validator';
-import { AssetKindDescriptor } from './asset-kind';
+import { AssetKindDescriptor, COMMON_ASSET_OPERATIONS } from './asset-kind';
 import { PlacedAssetDto } from './common-fields';
 import { IsAssetId } from './id-validators';
 import { NAME_MAX, NAME_MIN } from './requests';
@@ -42,20 +42,7 @@ export const PAGE_KIND: AssetKindDescriptor = {
   nameField: 'pageName',
   recordDto: PageDto,
   paths: ['/page'],
-  operations: [
-    'list',
-    'findById',
-    'findByIds',
-    'findByStatus',
-    'findByCategory',
-    'create',
-    'update',
-    'duplicate',
-    'delete',
-    'archive',
-    'unarchive',
-    'moveCategory',
-  ],
+  operations: [...COMMON_ASSET_OPERATIONS],
   categoryTypeFrom: { field: 'pageType', types: { lander: 'lander', offer: 'offer' } },
   list: {
     statusRequired: true,

@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsNumber, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { AssetKindDescriptor } from './asset-kind';
+import { AssetKindDescriptor, COMMON_ASSET_OPERATIONS } from './asset-kind';
 import { DECIMAL_TEXT, PlacedAssetDto } from './common-fields';
 import { IsAssetId } from './id-validators';
 import { NAME_MAX, NAME_MIN } from './requests';
@@ -53,20 +53,7 @@ export const TRAFFIC_SOURCE_KIND: AssetKindDescriptor = {
   nameField: 'trafficSourceName',
   recordDto: TrafficSourceDto,
   paths: ['/trafficsource'],
-  operations: [
-    'list',
-    'findById',
-    'findByIds',
-    'findByStatus',
-    'findByCategory',
-    'create',
-    'update',
-    'duplicate',
-    'delete',
-    'archive',
-    'unarchive',
-    'moveCategory',
-  ],
+  operations: [...COMMON_ASSET_OPERATIONS],
   categoryType: 'trafficsources',
   list: { statusRequired: true, defaultStatus: 'all', filters: [{ param: 'idCategory', field: 'idCategory', required: false }] },
   findByStatusFilters: [],

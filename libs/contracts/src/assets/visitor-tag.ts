@@ -1,5 +1,5 @@
 import { IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
-import { AssetKindDescriptor } from './asset-kind';
+import { AssetKindDescriptor, COMMON_ASSET_OPERATIONS } from './asset-kind';
 import { IsAssetId, IsAssetIdOrEmpty } from './id-validators';
 import { ASSET_STATUSES, AssetStatus, NAME_MAX, NAME_MIN } from './requests';
 
@@ -23,20 +23,7 @@ export const VISITOR_TAG_KIND: AssetKindDescriptor = {
   nameField: 'tagName',
   recordDto: VisitorTagDto,
   paths: ['/visitortag'],
-  operations: [
-    'list',
-    'findById',
-    'findByIds',
-    'findByStatus',
-    'findByCategory',
-    'create',
-    'update',
-    'duplicate',
-    'delete',
-    'archive',
-    'unarchive',
-    'moveCategory',
-  ],
+  operations: [...COMMON_ASSET_OPERATIONS],
   categoryType: 'visitorTag',
   list: {
     statusRequired: false,

@@ -1,5 +1,5 @@
 import { ERROR_MAX_DETAILS, ERROR_TEXT_MAX_BYTES, boundErrorText, truncateUtf8 } from './error-text';
-import { ServiceError } from './errors';
+import { type ErrorDetail, ServiceError } from './errors';
 
 const bytesOf = (bounded: { message: string; details: { field: string; code: string; message: string }[] }) =>
   Buffer.byteLength(bounded.message) + bounded.details.reduce((sum, d) => sum + Buffer.byteLength(d.field + d.code + d.message), 0);
@@ -32,5 +32,13 @@ describe('error text bounds', () => {
     expect(Buffer.byteLength(error.message)).toBeLessThanOrEqual(ERROR_TEXT_MAX_BYTES);
     const fromWire = ServiceError.fromShape({ status: 400, code: 'X', message: 'm', details: [{ field: 'a', code: 'b', message: 'Q'.repeat(10_000) }] });
     expect(bytesOf(fromWire)).toBeLessThanOrEqual(ERROR_TEXT_MAX_BYTES);
+  });
+
+  it("keeps a script diagnostic's line and column, and only when both are integers", () => {
+    const diagnostic = { field: 'code', code: 'FORBIDDEN_LOOP', message: 'for loops are not allowed', line: 3, column: 5 };
+    expect(boundErrorText('m', [diagnostic]).details).toEqual([diagnostic]);
+    const forged = { field: 'code', code: 'X', message: 'm', line: 'Q'.repeat(10_000), column: 1 } as unknown as ErrorDetail;
+    expect(boundErrorText('m', [forged]).details).toEqual([{ field: 'code', code: 'X', message: 'm' }]);
+    expect(ServiceError.fromShape({ status: 400, code: 'SCRIPT.INVALID', message: 'm', details: [diagnostic] }).details).toEqual([diagnostic]);
   });
 });

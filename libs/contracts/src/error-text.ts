@@ -40,6 +40,11 @@ export function boundErrorText(message: string, details: readonly ErrorDetail[])
       code: truncateUtf8(String(detail?.code ?? ''), CODE_MAX_BYTES),
       message: truncateUtf8(String(detail?.message ?? ''), DETAIL_MESSAGE_MAX_BYTES),
     };
+    // A script diagnostic's position is kept (numbers only: nothing a client sent).
+    if (Number.isInteger(detail?.line) && Number.isInteger(detail?.column)) {
+      bounded.line = detail.line;
+      bounded.column = detail.column;
+    }
     used += Buffer.byteLength(bounded.field) + Buffer.byteLength(bounded.code) + Buffer.byteLength(bounded.message);
     if (used > ERROR_TEXT_MAX_BYTES) break;
     kept.push(bounded);

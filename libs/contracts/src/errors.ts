@@ -15,6 +15,9 @@ export interface ErrorDetail {
   field: string;
   code: string;
   message: string;
+  /** Where in a text field the problem is (1-based), for a script's diagnostics. */
+  line?: number;
+  column?: number;
 }
 
 export interface ServiceErrorShape {
@@ -125,4 +128,6 @@ export const ErrorCodes = {
   /** Too many wrong one-time codes: the user's second factor is refused for a while (429 with Retry-After). */
   MFA_LOCKED: 'AUTH.MFA_LOCKED',
   MFA_STATE: 'AUTH.MFA_STATE',
+  /** A logic script's code does not pass the routing-script validator; the details are its diagnostics (with line and column). */
+  SCRIPT_INVALID: 'SCRIPT.INVALID',
 } as const;

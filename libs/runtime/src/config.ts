@@ -8,6 +8,7 @@ import {
   bool,
   ConfigRule,
   DEFAULT_GATEWAY_INBOX_PREFIX,
+  DEFAULT_SCRIPTS_INBOX_PREFIX,
   INVALID_CONFIG_VALUE,
   LOG_LEVELS,
   NatsAccess,
@@ -170,6 +171,11 @@ export const natsConfig = {
 /** The gateway's reply inboxes are `<prefix>.<id>`: its NATS permissions allow subscribing to `<prefix>.>` only. */
 export const natsInboxConfig = {
   NATS_INBOX_PREFIX: string({ default: DEFAULT_GATEWAY_INBOX_PREFIX }),
+};
+
+/** scripts-service reads logic scripts from assets-service: its replies come on `<prefix>.<id>` (its NATS user may subscribe to `<prefix>.>` only). */
+export const scriptsInboxConfig = {
+  NATS_INBOX_PREFIX: string({ default: DEFAULT_SCRIPTS_INBOX_PREFIX }),
 };
 
 const SUBJECT_PREFIX = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;

@@ -39,6 +39,7 @@ import {
   natsConfig,
   natsInboxConfig,
   opsConfig,
+  scriptsInboxConfig,
   storeConfig,
 } from './config';
 import { Stores, openStores } from './stores';
@@ -139,9 +140,31 @@ export async function startIdentityService(env: NodeJS.ProcessEnv = process.env)
   });
 }
 
+export const scriptsServiceConfig = { ...serviceConfig, ...scriptsInboxConfig };
+
+/** The scripts service; it reads saved logic scripts from assets-service (`assets.logicscript.findById`, its one call). */
 export async function startScriptsService(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
-  const config = loadConfig(serviceConfig, env);
-  return startNatsService({ name: 'scripts-service', service: 'scripts', module: ScriptsFeatureModule, config, checks: () => [] });
+  const config = loadConfig(scriptsServiceConfig, env);
+  const assets = new NatsServiceClient(config.NATS_URL, {
+    timeoutMs: config.RPC_TIMEOUT_MS,
+    logger: createLogger('scripts-service', config.LOG_LEVEL),
+    access: natsAccessFrom(config),
+    maxMessageBytes: config.RPC_MAX_MESSAGE_BYTES,
+  });
+  const running = await startNatsService({
+    name: 'scripts-service',
+    service: 'scripts',
+    module: ScriptsFeatureModule.forRoot({ assets }),
+    config,
+    checks: () => [],
+  });
+  return {
+    ...running,
+    async close() {
+      await running.close();
+      await assets.close();
+    },
+  };
 }
 
 export const gatewayConfig = { ...commonConfig, ...httpConfig, ...edgeConfig, ...natsConfig, ...natsInboxConfig, ...accessTokenConfig };

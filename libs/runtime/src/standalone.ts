@@ -66,7 +66,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
     imports: [
       AssetsFeatureModule.forRoot({ ...stores, secrets: AssetSecretBox.openOrCreate(assetSecretsFileFrom(config)) }),
       IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin, auth: authOptionsFrom(config), events: bus }),
-      ScriptsFeatureModule,
+      ScriptsFeatureModule.forRoot({ assets: client }),
       GatewayModule.forRoot({
         client,
         metrics,

@@ -31,6 +31,7 @@ import {
   resolveChildrenDecision,
   SecretCipher,
   applySecretWrites,
+  assertKindRules,
   secretsAsPlaceholders,
 } from '@funnel/assets-domain';
 import { ASSET_REGISTRY, SECRET_CIPHER } from './assets.tokens';
@@ -300,8 +301,7 @@ export class AssetCommands {
   ): Promise<AssetRecord> {
     let record = this.toRecord(kind, dto, current);
     const rules = this.registry.rules(kind.kind);
-    const problems = rules.check?.(record) ?? [];
-    if (problems.length) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `invalid ${kind.kind}: ${problems[0].message}`, problems);
+    assertKindRules(kind.kind, rules, record);
     if (rules.normalize) record = rules.normalize(record, current);
     record = applySecretWrites(record, kind.secretFields ?? [], secretSource, this.secrets);
     if (!current || record.idCategory !== current.idCategory) await this.checkCategoryReference(kind, context, record, record.idCategory);

@@ -12,7 +12,7 @@ import {
 } from '@funnel/contracts';
 import { Filter, READ_STORE, ReadStore } from '@funnel/readstore';
 import { ASSET_REGISTRY } from './assets.tokens';
-import { AssetRecord, AssetRegistry, maskSecrets } from '@funnel/assets-domain';
+import { AssetRecord, AssetRegistry, assertKindRules, maskSecrets } from '@funnel/assets-domain';
 import { AssetDocument, assetDocumentId, assetsCollection } from './asset-documents';
 import { idParam, idsParam, optionalParam, requiredParam, statusCondition, statusParam } from './query-params';
 
@@ -120,8 +120,7 @@ export class AssetQueries {
         unknown
       >;
       record = { ...dto, status: 'active' } as AssetRecord;
-      const problems = this.registry.rules(kind.kind).check?.(record) ?? [];
-      if (problems.length) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `invalid ${kind.kind}: ${problems[0].message}`, problems);
+      assertKindRules(kind.kind, this.registry.rules(kind.kind), record);
     } else if (id !== undefined) {
       record = await this.findById(kind, context, { query: { [kind.idField]: typeof id === 'string' ? id : '' }, body: undefined });
     } else {

@@ -10,3 +10,5 @@ export * from './offer-source';
 export * from './page';
 export * from './page-group';
 export * from './condition';
+export * from './logic-script';
+export * from './ai-node-setting';

@@ -1,6 +1,8 @@
+import { AI_NODE_SETTING_KIND } from './ai-node-setting';
 import { AssetKindDescriptor } from './asset-kind';
 import { CATEGORY_KIND } from './category';
 import { CONDITION_KIND } from './condition';
+import { LOGIC_SCRIPT_KIND } from './logic-script';
 import { OFFER_SOURCE_KIND } from './offer-source';
 import { PAGE_KIND } from './page';
 import { PAGE_GROUP_KIND } from './page-group';
@@ -16,6 +18,8 @@ export const ASSET_KINDS: readonly AssetKindDescriptor[] = [
   PAGE_KIND,
   PAGE_GROUP_KIND,
   CONDITION_KIND,
+  LOGIC_SCRIPT_KIND,
+  AI_NODE_SETTING_KIND,
 ];
 
 export function assetKindByName(kind: string): AssetKindDescriptor | undefined {

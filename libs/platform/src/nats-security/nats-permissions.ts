@@ -20,7 +20,8 @@ export const SERVICE_RESPONSES = { max: 10_000, expires: '2m' } as const;
  * - the gateway publishes requests under every service's root (never its events) and subscribes
  *   only to its own reply inboxes and to the services' events;
  * - a service subscribes to its own root (its queue group), publishes only its events, and answers
- *   the requests it received (`allow_responses`); it cannot call another service.
+ *   the requests it received (`allow_responses`); it calls another service only on the subjects its
+ *   `calls` name, and receives those replies on its own inboxes.
  */
 export function natsPermissions(layout: NatsLayout): Record<string, NatsPermissions> {
   const roots = layout.services.map((service) => service.subjectRoot);
@@ -30,10 +31,12 @@ export function natsPermissions(layout: NatsLayout): Record<string, NatsPermissi
       subscribe: { allow: [`${layout.gatewayInboxPrefix}.>`, ...roots.map((root) => `${root}.events.>`)] },
     },
   };
-  for (const { app, subjectRoot } of layout.services) {
+  for (const { app, subjectRoot, calls } of layout.services) {
+    const wildcard = calls?.subjects.find((subject) => /(^|\.)[*>](\.|$)/.test(subject));
+    if (wildcard) throw new Error(`${app} may call named subjects only, not ${wildcard}`);
     permissions[app] = {
-      publish: { allow: [`${subjectRoot}.events.>`] },
-      subscribe: { allow: [`${subjectRoot}.>`] },
+      publish: { allow: [`${subjectRoot}.events.>`, ...(calls?.subjects ?? [])] },
+      subscribe: { allow: [`${subjectRoot}.>`, ...(calls ? [`${calls.inboxPrefix}.>`] : [])] },
       allow_responses: { ...SERVICE_RESPONSES },
     };
   }

@@ -4,7 +4,7 @@ import { captureLogs } from '../logging/log-capture';
 import { LeanServerNats } from '../rpc/lean-server-nats';
 import { type NatsAccess, natsAccessOptions, natsServerOptions } from '../rpc/nats-options';
 import { NatsServiceClient } from '../rpc/nats-service-client';
-import { DEFAULT_GATEWAY_INBOX_PREFIX, FUNNEL_NATS_LAYOUT } from './nats-apps';
+import { DEFAULT_GATEWAY_INBOX_PREFIX, DEFAULT_SCRIPTS_INBOX_PREFIX, FUNNEL_NATS_LAYOUT, natsInboxPrefixOf } from './nats-apps';
 import { SERVICE_RESPONSES } from './nats-permissions';
 import { natsAuthorizationConfig } from './nats-server-config';
 import { createNatsUsers, currentNatsUser } from './nats-users';
@@ -30,7 +30,8 @@ describe('secured NATS', () => {
 
   const accessOf = (app: string): NatsAccess => {
     const { user, password } = currentNatsUser(users, app);
-    return { user, password, ...(app === 'gateway' ? { inboxPrefix: DEFAULT_GATEWAY_INBOX_PREFIX } : {}) };
+    const inboxPrefix = natsInboxPrefixOf(FUNNEL_NATS_LAYOUT, app);
+    return { user, password, ...(inboxPrefix ? { inboxPrefix } : {}) };
   };
 
   async function connectAs(app: string): Promise<NatsConnection> {
@@ -88,6 +89,12 @@ describe('secured NATS', () => {
     ['assets-service', 'identity.events.apiKeysRevoked'],
     ['assets-service', 'scripts.logicscript.evaluate'],
     ['scripts-service', 'assets.visitortag.list'],
+    ['scripts-service', 'assets.visitortag.findById'],
+    ['scripts-service', 'assets.logicscript.list'],
+    ['scripts-service', 'assets.logicscript.create'],
+    ['scripts-service', 'assets.logicscript.findByIds'],
+    ['scripts-service', 'assets.events.assetChanged'],
+    ['scripts-service', 'identity.apikeys.verify'],
     ['identity-service', 'assets.visitortag.create'],
   ])('keeps %s from publishing to %s', async (app, subject) => {
     const service = await connectAs(app);
@@ -99,6 +106,10 @@ describe('secured NATS', () => {
     ['assets-service', `${DEFAULT_GATEWAY_INBOX_PREFIX}.>`],
     ['identity-service', 'assets.>'],
     ['scripts-service', '>'],
+    ['scripts-service', 'assets.>'],
+    ['scripts-service', `${DEFAULT_GATEWAY_INBOX_PREFIX}.>`],
+    ['gateway', `${DEFAULT_SCRIPTS_INBOX_PREFIX}.>`],
+    ['assets-service', `${DEFAULT_SCRIPTS_INBOX_PREFIX}.>`],
   ])('keeps %s from subscribing to %s', async (app, subject) => {
     const service = await connectAs(app);
     expect(await subscribeOutcome(service, subject, app)).toMatchObject({ code: ErrorCode.PermissionsViolation });
@@ -141,6 +152,22 @@ describe('secured NATS', () => {
     try {
       const request = { context: { accountId: 'A', userId: 'U', permissions: [], correlationId: 'c' }, body: { n: 1 } };
       await expect(client.request('scripts.logicscript.language', request)).resolves.toEqual({ echoed: request });
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it('lets scripts-service read a logic script from assets-service (its one call) and receive the answer', async () => {
+    const server = new LeanServerNats(
+      natsServerOptions(nats.url, 'assets-service', { ...natsAccessOptions(accessOf('assets-service')), gracePeriod: 50 }).options,
+    );
+    server.addHandler('assets.logicscript.findById', async (data: unknown) => ({ result: { code: 'return "default"', asked: data } }), false);
+    await new Promise<void>((resolve, reject) => server.listen((error?: unknown) => (error ? reject(error) : resolve())));
+    const client = new NatsServiceClient(nats.url, { timeoutMs: 3000, logger: captureLogs().logger, access: accessOf('scripts-service') });
+    try {
+      const request = { context: { accountId: 'A', userId: 'U', permissions: [], correlationId: 'c' }, body: { query: { idLogicScript: 'X' } } };
+      await expect(client.request('assets.logicscript.findById', request)).resolves.toEqual({ result: { code: 'return "default"', asked: request } });
     } finally {
       await client.close();
       await server.close();

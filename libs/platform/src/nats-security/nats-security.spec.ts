@@ -1,4 +1,4 @@
-import { FUNNEL_NATS_LAYOUT, type NatsLayout } from './nats-apps';
+import { FUNNEL_NATS_LAYOUT, type NatsLayout, natsInboxPrefixOf } from './nats-apps';
 import { natsPermissions } from './nats-permissions';
 import { natsAuthorizationConfig } from './nats-server-config';
 import { type NatsUsers, createNatsUsers, currentNatsUser, retireNatsUsers, rotateNatsUsers } from './nats-users';
@@ -20,8 +20,33 @@ describe('NATS permissions', () => {
       },
       'assets-service': { publish: { allow: ['assets.events.>'] }, subscribe: { allow: ['assets.>'] }, allow_responses: { max: 10000, expires: '2m' } },
       'identity-service': { publish: { allow: ['identity.events.>'] }, subscribe: { allow: ['identity.>'] }, allow_responses: { max: 10000, expires: '2m' } },
-      'scripts-service': { publish: { allow: ['scripts.events.>'] }, subscribe: { allow: ['scripts.>'] }, allow_responses: { max: 10000, expires: '2m' } },
+      'scripts-service': {
+        publish: { allow: ['scripts.events.>', 'assets.logicscript.findById'] },
+        subscribe: { allow: ['scripts.>', '_INBOX_scripts.>'] },
+        allow_responses: { max: 10000, expires: '2m' },
+      },
     });
+  });
+
+  it('let a service call exactly the subjects of its calls entry, with replies on its own inboxes', () => {
+    const layout: NatsLayout = {
+      ...FUNNEL_NATS_LAYOUT,
+      services: [
+        ...FUNNEL_NATS_LAYOUT.services,
+        { app: 'billing-service', subjectRoot: 'billing', calls: { subjects: ['identity.accounts.get'], inboxPrefix: '_INBOX_billing' } },
+      ],
+    };
+    expect(natsPermissions(layout)['billing-service']).toMatchObject({
+      publish: { allow: ['billing.events.>', 'identity.accounts.get'] },
+      subscribe: { allow: ['billing.>', '_INBOX_billing.>'] },
+    });
+    expect(natsInboxPrefixOf(layout, 'billing-service')).toBe('_INBOX_billing');
+    expect(natsInboxPrefixOf(layout, 'gateway')).toBe('_INBOX_gateway');
+    expect(natsInboxPrefixOf(layout, 'assets-service')).toBeUndefined();
+    for (const wildcard of ['identity.>', 'identity.*.get', '>']) {
+      const widened: NatsLayout = { ...layout, services: [{ app: 'x-service', subjectRoot: 'x', calls: { subjects: [wildcard], inboxPrefix: '_INBOX_x' } }] };
+      expect(() => natsPermissions(widened)).toThrow(/named subjects only/);
+    }
   });
 
   it('follow the layout: a new service is one more entry', () => {

@@ -1,1 +1,2 @@
 export * from './scripts-feature.module';
+export * from './stored-logic-scripts';

@@ -3,6 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { RpcErrorFilter } from '@funnel/platform';
 import { ErrorCodes, RpcRequest, ScriptSubjects, ServiceError } from '@funnel/contracts';
 import { DryRunInput, dryRunProblems, evaluateCode, languageCatalog, validate } from '@funnel/logic-script';
+import { StoredLogicScripts } from './stored-logic-scripts';
 
 type Forwarded = RpcRequest<{ query?: unknown; body?: unknown }>;
 
@@ -30,6 +31,8 @@ function requireCode(body: Record<string, unknown>): string {
 @Controller()
 @UseFilters(new RpcErrorFilter())
 export class ScriptsMessageController {
+  constructor(private readonly stored: StoredLogicScripts) {}
+
   @MessagePattern(ScriptSubjects.language)
   language(): unknown {
     return languageCatalog;
@@ -40,13 +43,21 @@ export class ScriptsMessageController {
     return validate(requireCode(bodyOf(request)));
   }
 
+  /** A dry run of `code`, or of the caller's saved script `idLogicScript` (one of the two). */
   @MessagePattern(ScriptSubjects.evaluate)
-  evaluate(@Payload() request: Forwarded): unknown {
+  async evaluate(@Payload() request: Forwarded): Promise<unknown> {
     const body = bodyOf(request);
-    const code = requireCode(body);
-    const { code: _code, ...input } = body;
+    const { code: _code, idLogicScript, ...input } = body;
+    if (idLogicScript !== undefined && body.code !== undefined && body.code !== null) {
+      throw ServiceError.badRequest(ErrorCodes.VALIDATION, 'give code or idLogicScript, not both', [
+        { field: 'idLogicScript', code: 'notAllowed', message: 'idLogicScript cannot be combined with code' },
+      ]);
+    }
+    const code = idLogicScript === undefined ? requireCode(body) : undefined;
     const problems = dryRunProblems(input);
     if (problems.length) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `invalid evaluation input: ${problems[0].message}`, problems);
-    return evaluateCode(code, input as unknown as DryRunInput);
+    if (code !== undefined) return evaluateCode(code, input as unknown as DryRunInput);
+    if (!request?.context?.accountId) throw ServiceError.unauthorized();
+    return evaluateCode(await this.stored.codeOf(request.context, idLogicScript), input as unknown as DryRunInput);
   }
 }

@@ -1,5 +1,7 @@
+import { aiNodeSettingRules } from './ai-node-setting';
 import { conditionRules } from './condition';
 import type { KindRules } from './kind-rules';
+import { logicScriptRules } from './logic-script';
 import { offerSourceRules } from './offer-source';
 import { pageGroupRules } from './page-group';
 import { pageRules } from './page';
@@ -16,4 +18,6 @@ export const KIND_RULES: Readonly<Record<string, KindRules>> = {
   page: pageRules,
   pagegroup: pageGroupRules,
   condition: conditionRules,
+  logicscript: logicScriptRules,
+  ainodesetting: aiNodeSettingRules,
 };

@@ -1,3 +1,4 @@
+import { ErrorCodes, ServiceError } from '@funnel/contracts';
 import type { AssetRecord } from '../asset-events';
 
 /** One problem with a request, in the shape of every validation error's `details`. */
@@ -7,6 +8,9 @@ export interface FieldProblem {
   /** What rule it breaks, e.g. `pattern`, `unique`, `notAllowed`. */
   code: string;
   message: string;
+  /** Where in a text field the problem is (1-based): a logic script's diagnostics. */
+  line?: number;
+  column?: number;
 }
 
 /** A field of a record that names another asset, to be checked: it exists in the caller's account, is not deleted, and has `where`'s values. */
@@ -26,6 +30,11 @@ export interface AssetReference {
 export interface KindRules {
   /** Problems with a record that passed its DTO: cross-field and shape rules. */
   check?(record: AssetRecord): FieldProblem[];
+  /**
+   * The error code of the 400 that check's problems give (default `REQUEST.VALIDATION_FAILED`):
+   * a kind whose check is one validator of its own names it (a logic script's `SCRIPT.INVALID`).
+   */
+  checkCode?: string;
   /** The record as stored: fields the service sets, given the current record on update (null on create). */
   normalize?(record: AssetRecord, current: AssetRecord | null): AssetRecord;
   /** The fields that name other assets. */
@@ -37,4 +46,10 @@ export interface KindRules {
    * (the request body without the record): what it would answer. Throws a 400 for a bad input.
    */
   evaluate?(record: AssetRecord, input: Record<string, unknown>): unknown;
+}
+
+/** Runs a kind's check on a record: a 400 with the problems as details (code: the kind's checkCode, else REQUEST.VALIDATION_FAILED). */
+export function assertKindRules(kind: string, rules: KindRules, record: AssetRecord): void {
+  const problems = rules.check?.(record) ?? [];
+  if (problems.length) throw ServiceError.badRequest(rules.checkCode ?? ErrorCodes.VALIDATION, `invalid ${kind}: ${problems[0].message}`, problems);
 }

@@ -10,3 +10,4 @@ export * from './offer-source';
 export * from './page';
 export * from './page-group';
 export * from './condition';
+export * from './webhook-config';

@@ -4,6 +4,7 @@ import { offerSourceRules } from './offer-source';
 import { pageGroupRules } from './page-group';
 import { pageRules } from './page';
 import { trafficSourceRules } from './traffic-source';
+import { webhookConfigRules } from './webhook-config';
 
 export * from './kind-rules';
 export * from './url-rules';
@@ -16,4 +17,5 @@ export const KIND_RULES: Readonly<Record<string, KindRules>> = {
   page: pageRules,
   pagegroup: pageGroupRules,
   condition: conditionRules,
+  webhookconfig: webhookConfigRules,
 };

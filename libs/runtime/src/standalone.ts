@@ -36,7 +36,16 @@ import {
 } from './config';
 import { openStores } from './stores';
 
-export const standaloneConfig = { ...commonConfig, ...httpConfig, ...edgeConfig, ...storeConfig, ...assetSecretsConfig, ...outboundConfig, ...bootstrapConfig, ...authConfig };
+export const standaloneConfig = {
+  ...commonConfig,
+  ...httpConfig,
+  ...edgeConfig,
+  ...storeConfig,
+  ...assetSecretsConfig,
+  ...outboundConfig,
+  ...bootstrapConfig,
+  ...authConfig,
+};
 export type StandaloneConfig = Config<typeof standaloneConfig>;
 
 export interface RunningApp {

@@ -141,7 +141,8 @@ export class AssetCommands implements KindActionAssets {
 
   private async loadLive(kind: AssetKindDescriptor, context: CallerContext, id: string): Promise<LoadedAsset> {
     const loaded = await this.repository.load(kind.kind, context.accountId, id);
-    if (!loaded.state.record || loaded.state.record.status === 'deleted') throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${id} not found`);
+    if (!loaded.state.record || loaded.state.record.status === 'deleted')
+      throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${id} not found`);
     return loaded;
   }
 

@@ -34,10 +34,7 @@ describe('webhook config rules', () => {
   });
 
   it('given a bad URL and a username with a colon, then each is named', () => {
-    expect(codesOf(rules.check!(config({ url: 'mailto:a@example.com', basicAuth: { username: 'a:b' } })))).toEqual([
-      'url:isUrl',
-      'basicAuth.username:pattern',
-    ]);
+    expect(codesOf(rules.check!(config({ url: 'mailto:a@example.com', basicAuth: { username: 'a:b' } })))).toEqual(['url:isUrl', 'basicAuth.username:pattern']);
   });
 
   it('given bad header names, reserved ones, a repeat, a long or broken value, then each is named without echoing values', () => {

@@ -1,9 +1,4 @@
-import {
-  WEBHOOK_HEADERS_MAX,
-  WEBHOOK_HEADER_NAME_MAX,
-  WEBHOOK_HEADER_VALUE_MAX,
-  WEBHOOK_URL_MAX,
-} from '@funnel/contracts';
+import { WEBHOOK_HEADERS_MAX, WEBHOOK_HEADER_NAME_MAX, WEBHOOK_HEADER_VALUE_MAX, WEBHOOK_URL_MAX } from '@funnel/contracts';
 import { generateSigningSecret, isReservedDeliveryHeader } from '@funnel/platform';
 import { isEncryptedSecret } from '../secret-fields';
 import type { FieldProblem, KindRules } from './kind-rules';
@@ -44,19 +39,31 @@ export function checkDeliveryHeaders(headers: Record<string, unknown>, field: st
   for (const [name, value] of entries.slice(0, WEBHOOK_HEADERS_MAX + 1)) {
     const path = `${field}.${shown(name)}`;
     if (name.length > WEBHOOK_HEADER_NAME_MAX || !HEADER_NAME.test(name)) {
-      problems.push({ field: path, code: 'headerName', message: `${path} is not a valid header name (letters, digits and !#$%&'*+.^_\`|~-, at most ${WEBHOOK_HEADER_NAME_MAX})` });
+      problems.push({
+        field: path,
+        code: 'headerName',
+        message: `${path} is not a valid header name (letters, digits and !#$%&'*+.^_\`|~-, at most ${WEBHOOK_HEADER_NAME_MAX})`,
+      });
       continue;
     }
     const lower = name.toLowerCase();
     if (isReservedDeliveryHeader(name)) {
-      problems.push({ field: path, code: 'reserved', message: `${path}: the delivery sets ${name} itself (webhook-*, Content-Type, Host and connection headers are reserved)` });
+      problems.push({
+        field: path,
+        code: 'reserved',
+        message: `${path}: the delivery sets ${name} itself (webhook-*, Content-Type, Host and connection headers are reserved)`,
+      });
     } else if (hasBasicAuth && lower === 'authorization') {
       problems.push({ field: path, code: 'conflict', message: `${path}: basicAuth sets the Authorization header; use one or the other` });
     }
     if (seen.has(lower)) problems.push({ field: path, code: 'unique', message: `${path}: a header may be given once (names are case-insensitive)` });
     seen.add(lower);
     if (typeof value !== 'string' || value.length > WEBHOOK_HEADER_VALUE_MAX || !HEADER_VALUE.test(value)) {
-      problems.push({ field: path, code: 'headerValue', message: `${path} must be a string of at most ${WEBHOOK_HEADER_VALUE_MAX} characters without line breaks` });
+      problems.push({
+        field: path,
+        code: 'headerValue',
+        message: `${path} must be a string of at most ${WEBHOOK_HEADER_VALUE_MAX} characters without line breaks`,
+      });
     }
   }
   return problems;
@@ -72,7 +79,11 @@ export const webhookConfigRules: KindRules = {
   check(record) {
     const problems: FieldProblem[] = [];
     if (record.url !== undefined && !isDeliveryUrl(String(record.url))) {
-      problems.push({ field: 'url', code: 'isUrl', message: 'url must be an absolute http(s) URL without credentials (use basicAuth), at most 4096 characters' });
+      problems.push({
+        field: 'url',
+        code: 'isUrl',
+        message: 'url must be an absolute http(s) URL without credentials (use basicAuth), at most 4096 characters',
+      });
     }
     const basicAuth = record.basicAuth as { username?: string } | undefined;
     if (basicAuth && typeof basicAuth.username === 'string' && (basicAuth.username.includes(':') || CONTROL.test(basicAuth.username))) {

@@ -29,7 +29,11 @@ describe('webhook config rules', () => {
   });
 
   it('given a URL, headers and basic auth that follow the rules, when checked, then nothing is wrong', () => {
-    const record = config({ url: 'https://example.com/hook', headers: { 'X-Api-Key': 'k'.repeat(1024), Accept: '' }, basicAuth: { username: 'u' } });
+    const record = config({
+      url: 'https://example.com/hook',
+      headers: { 'X-Api-Key': 'k'.repeat(1024), Accept: '', 'X-Tab': 'a\tb' },
+      basicAuth: { username: 'u' },
+    });
     expect(rules.check!(record)).toEqual([]);
   });
 

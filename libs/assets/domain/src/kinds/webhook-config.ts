@@ -5,9 +5,14 @@ import type { FieldProblem, KindRules } from './kind-rules';
 
 /** An HTTP header name (RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** No control characters but the tab: a value cannot split or end a header line. */
-const HEADER_VALUE = /^[^\x00-\x08\x0a-\x1f\x7f]*$/;
-const CONTROL = /[\x00-\x1f\x7f]/;
+/** Whether a text holds a control character (C0 or DEL); `allowTab` lets a header value keep its tabs. */
+function hasControl(text: string, allowTab = false): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if ((code < 0x20 && !(allowTab && code === 0x09)) || code === 0x7f) return true;
+  }
+  return false;
+}
 
 /** An absolute http(s) URL with a host and no credentials in it (they belong in basicAuth). */
 export function isDeliveryUrl(text: string): boolean {
@@ -58,7 +63,7 @@ export function checkDeliveryHeaders(headers: Record<string, unknown>, field: st
     }
     if (seen.has(lower)) problems.push({ field: path, code: 'unique', message: `${path}: a header may be given once (names are case-insensitive)` });
     seen.add(lower);
-    if (typeof value !== 'string' || value.length > WEBHOOK_HEADER_VALUE_MAX || !HEADER_VALUE.test(value)) {
+    if (typeof value !== 'string' || value.length > WEBHOOK_HEADER_VALUE_MAX || hasControl(value, true)) {
       problems.push({
         field: path,
         code: 'headerValue',
@@ -86,7 +91,7 @@ export const webhookConfigRules: KindRules = {
       });
     }
     const basicAuth = record.basicAuth as { username?: string } | undefined;
-    if (basicAuth && typeof basicAuth.username === 'string' && (basicAuth.username.includes(':') || CONTROL.test(basicAuth.username))) {
+    if (basicAuth && typeof basicAuth.username === 'string' && (basicAuth.username.includes(':') || hasControl(basicAuth.username))) {
       problems.push({ field: 'basicAuth.username', code: 'pattern', message: 'basicAuth.username may not contain ":" or control characters' });
     }
     problems.push(...checkDeliveryHeaders((record.headers ?? {}) as Record<string, unknown>, 'headers', basicAuth !== undefined));

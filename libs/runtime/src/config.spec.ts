@@ -1,7 +1,8 @@
 import { ConfigError, loadConfig } from '@funnel/platform';
-import { tempDir } from '@funnel/testing';
+import { selfSignedCertificate, tempDir } from '@funnel/testing';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { rootCertificates } from 'node:tls';
 import {
   bootstrapAdminFrom,
   edgeConfig,
@@ -12,6 +13,7 @@ import {
   natsInboxConfig,
   opsConfig,
   outboundConfig,
+  outboundHttpOptionsFrom,
   storeConfig,
 } from './config';
 
@@ -153,5 +155,21 @@ describe('outbound configuration', () => {
     expect(loadConfig(outboundConfig, { OUTBOUND_ALLOW_PRIVATE: 'true' }).OUTBOUND_ALLOW_PRIVATE).toBe(true);
     expect(loadConfig(outboundConfig, { OUTBOUND_ALLOW_PRIVATE: 'false' }).OUTBOUND_ALLOW_PRIVATE).toBe(false);
     expect(() => loadConfig(outboundConfig, { OUTBOUND_ALLOW_PRIVATE: 'maybe' })).toThrow(/OUTBOUND_ALLOW_PRIVATE must be true or false/);
+  });
+
+  it('trusts the bundled CAs only, unless OUTBOUND_CA_FILE adds PEM certificates to them', () => {
+    expect(outboundHttpOptionsFrom(loadConfig(outboundConfig, {}))).toEqual({ allowPrivate: false });
+    const dir = tempDir('outbound-ca');
+    const file = join(dir.path, 'ca.pem');
+    const { cert } = selfSignedCertificate();
+    writeFileSync(file, cert);
+    const options = outboundHttpOptionsFrom(loadConfig(outboundConfig, { OUTBOUND_ALLOW_PRIVATE: 'true', OUTBOUND_CA_FILE: file }));
+    expect(options).toEqual({ allowPrivate: true, ca: [...rootCertificates, cert] });
+    writeFileSync(file, 'not a certificate');
+    expect(() => outboundHttpOptionsFrom(loadConfig(outboundConfig, { OUTBOUND_CA_FILE: file }))).toThrow(/OUTBOUND_CA_FILE must hold PEM certificates/);
+    expect(() => outboundHttpOptionsFrom(loadConfig(outboundConfig, { OUTBOUND_CA_FILE: join(dir.path, 'missing.pem') }))).toThrow(
+      /OUTBOUND_CA_FILE must name a readable file/,
+    );
+    dir.remove();
   });
 });

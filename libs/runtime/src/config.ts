@@ -1,5 +1,6 @@
 import { API_KEY_PATTERN } from '@funnel/contracts';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
 import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import {
@@ -12,6 +13,7 @@ import {
   INVALID_CONFIG_VALUE,
   LOG_LEVELS,
   NatsAccess,
+  OutboundHttpOptions,
   int,
   oneOf,
   port,
@@ -228,7 +230,19 @@ function mustBeReadable(variable: string, file: string): void {
 export const outboundConfig = {
   /** Lifts the rule that outgoing requests go to public addresses only: for tests and development only, never in production. */
   OUTBOUND_ALLOW_PRIVATE: bool({ default: false }),
+  /** Extra CA certificates (PEM file) trusted for outgoing TLS besides the bundled ones: receivers behind a private CA. */
+  OUTBOUND_CA_FILE: string({ optional: true }),
 };
+
+/** The outgoing client's options: the address rule, and Node's bundled CAs plus OUTBOUND_CA_FILE's. */
+export function outboundHttpOptionsFrom(config: Config<typeof outboundConfig>): OutboundHttpOptions {
+  const file = config.OUTBOUND_CA_FILE;
+  if (file === undefined) return { allowPrivate: config.OUTBOUND_ALLOW_PRIVATE };
+  mustBeReadable('OUTBOUND_CA_FILE', file);
+  const pem = readFileSync(file, 'utf8');
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError('OUTBOUND_CA_FILE', 'PEM', `must hold PEM certificates, got ${JSON.stringify(file)}`);
+  return { allowPrivate: config.OUTBOUND_ALLOW_PRIVATE, ca: [...rootCertificates, pem] };
+}
 
 /** Health and metrics port of the NATS-only services. */
 export const opsConfig = {

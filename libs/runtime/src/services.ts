@@ -13,12 +13,13 @@ import {
   measureRequestHandlers,
   natsAccessOptions,
   natsServerOptions,
+  OutboundHttp,
   pingController,
   servicePingCheck,
   startOpsServer,
 } from '@funnel/platform';
 import { registerProjectionLagMetric } from '@funnel/projections';
-import { AssetSecretBox, AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
+import { AssetSecretBox, AssetsFeatureModule, AssetsHealth, assetKindActions } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
@@ -26,6 +27,8 @@ import {
   accessTokenConfig,
   assetSecretsConfig,
   assetSecretsFileFrom,
+  outboundConfig,
+  outboundHttpOptionsFrom,
   authConfig,
   authOptionsFrom,
   bootstrapAdminFrom,
@@ -101,15 +104,16 @@ async function startNatsService(options: NatsService): Promise<RunningApp> {
   };
 }
 
-export const assetsServiceConfig = { ...serviceConfig, ...storeConfig, ...assetSecretsConfig };
+export const assetsServiceConfig = { ...serviceConfig, ...storeConfig, ...assetSecretsConfig, ...outboundConfig };
 
 export async function startAssetsService(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
   const config = loadConfig(assetsServiceConfig, env);
+  const outbound = new OutboundHttp(outboundHttpOptionsFrom(config));
   const stores = await openStores(config);
   const secrets = AssetSecretBox.openOrCreate(assetSecretsFileFrom(config));
-  @Module({ imports: [AssetsFeatureModule.forRoot({ ...stores, secrets })] })
+  @Module({ imports: [AssetsFeatureModule.forRoot({ ...stores, secrets, actions: assetKindActions({ secrets, http: outbound }) })] })
   class AssetsServiceModule {}
-  return startNatsService({
+  const running = await startNatsService({
     name: 'assets-service',
     service: 'assets',
     module: AssetsServiceModule,
@@ -117,6 +121,13 @@ export async function startAssetsService(env: NodeJS.ProcessEnv = process.env): 
     checks: (app) => [{ name: 'read-model', check: () => app.get(AssetsHealth).ready() }],
     stores,
   });
+  return {
+    ...running,
+    async close() {
+      await running.close();
+      await outbound.close();
+    },
+  };
 }
 
 export const identityServiceConfig = { ...serviceConfig, ...storeConfig, ...bootstrapConfig, ...authConfig };

@@ -11,8 +11,9 @@ import {
   createMetricsRegistry,
   loadConfig,
   measureRequestHandlers,
+  OutboundHttp,
 } from '@funnel/platform';
-import { AssetSecretBox, AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
+import { AssetSecretBox, AssetsFeatureModule, AssetsHealth, assetKindActions } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
@@ -30,10 +31,21 @@ import {
   storeConfig,
   assetSecretsConfig,
   assetSecretsFileFrom,
+  outboundConfig,
+  outboundHttpOptionsFrom,
 } from './config';
 import { openStores } from './stores';
 
-export const standaloneConfig = { ...commonConfig, ...httpConfig, ...edgeConfig, ...storeConfig, ...assetSecretsConfig, ...bootstrapConfig, ...authConfig };
+export const standaloneConfig = {
+  ...commonConfig,
+  ...httpConfig,
+  ...edgeConfig,
+  ...storeConfig,
+  ...assetSecretsConfig,
+  ...outboundConfig,
+  ...bootstrapConfig,
+  ...authConfig,
+};
 export type StandaloneConfig = Config<typeof standaloneConfig>;
 
 export interface RunningApp {
@@ -61,10 +73,12 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   registerProjectionLagMetric(metrics, stores.eventStore);
   // The readiness checks ask the app's modules, which exist only once the app is created.
   const started: { app?: NestFastifyApplication } = {};
+  const secrets = AssetSecretBox.openOrCreate(assetSecretsFileFrom(config));
+  const outbound = new OutboundHttp(outboundHttpOptionsFrom(config));
 
   @Module({
     imports: [
-      AssetsFeatureModule.forRoot({ ...stores, secrets: AssetSecretBox.openOrCreate(assetSecretsFileFrom(config)) }),
+      AssetsFeatureModule.forRoot({ ...stores, secrets, actions: assetKindActions({ secrets, http: outbound }) }),
       IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin, auth: authOptionsFrom(config), events: bus }),
       ScriptsFeatureModule.forRoot({ assets: client }),
       GatewayModule.forRoot({
@@ -97,6 +111,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
     port,
     async close() {
       await app.close();
+      await outbound.close();
       await stores.close();
     },
   };

@@ -65,6 +65,16 @@ describe('write-only secrets', () => {
     expect(maskSecrets(update, FIELDS)).toMatchObject({ hasBasicAuthPassword: false, hasHmacSecret: false, hasSigningSecret: true });
   });
 
+  it('given an update without the object a secret lives in, then that secret is removed (a top-level one is kept)', () => {
+    const update = applySecretWrites(record({ destination: { url: 'https://y.example' } }), FIELDS, saved, cipher);
+    expect(at(update, 'destination.basicAuth')).toBeUndefined();
+    expect(at(update, 'destination.hmacSecret')).toEqual(at(saved, 'destination.hmacSecret'));
+    expect(at(update, 'signingSecret')).toEqual(at(saved, 'signingSecret'));
+    const withoutDestination = applySecretWrites(record({}), FIELDS, saved, cipher);
+    expect(withoutDestination).not.toHaveProperty('destination');
+    expect(maskSecrets(withoutDestination, FIELDS)).toMatchObject({ hasBasicAuthPassword: false, hasHmacSecret: false, hasSigningSecret: true });
+  });
+
   it('given a stored record, then its secrets become placeholders that a save keeps (duplicate)', () => {
     const copy = secretsAsPlaceholders(saved, FIELDS);
     expect(at(copy, 'destination.basicAuth.password')).toBe(SECRET_PLACEHOLDER);

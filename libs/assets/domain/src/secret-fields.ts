@@ -52,16 +52,23 @@ function setSecret(record: Record<string, unknown>, path: string, value: unknown
   else parent[key] = value;
 }
 
+/** Whether the object a nested secret lives in (`basicAuth` of `basicAuth.password`) is in the record. */
+function hasParent(record: Record<string, unknown>, path: string): boolean {
+  return parentOf(record, path, false)[0] !== undefined;
+}
+
 /**
  * The record as stored: every secret field sent in clear is encrypted; one left out or sent as the
  * placeholder keeps the previous record's value (an update, or the source of a duplicate); `null`
- * or `""` removes it.
+ * or `""` removes it, and so does leaving out the object it lives in (a save without `basicAuth`
+ * has no basic-auth password).
  */
 export function applySecretWrites(record: AssetRecord, fields: readonly SecretField[], previous: AssetRecord | null, cipher: SecretCipher): AssetRecord {
   if (!fields.length) return record;
   const stored = { ...record } as AssetRecord;
   for (const { path } of fields) {
     const sent = secretAt(stored, path);
+    if (sent === undefined && !hasParent(stored, path)) continue;
     if (sent === undefined || sent === SECRET_PLACEHOLDER) {
       const kept = previous ? secretAt(previous, path) : undefined;
       setSecret(stored, path, isEncryptedSecret(kept) ? kept : undefined);

@@ -1,11 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AssetKindDescriptor, AssetRequestBody, CallerContext, ErrorCodes, ServiceError } from '@funnel/contracts';
+import type { AssetRecord } from '@funnel/assets-domain';
 import { KIND_ACTIONS } from './assets.tokens';
 
 /** The operations a kind may implement itself (I/O of its own: a signing secret in clear, a test delivery). */
 export type KindActionName = 'secret' | 'rotateSecret' | 'test';
 
-export type KindAction = (kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody) => Promise<unknown>;
+/** What an action may do with its kind's assets: through the pipeline, never by writing events itself. */
+export interface KindActionAssets {
+  /** The asset as stored (secrets encrypted), read from its stream: a 404 when it does not exist or is deleted. */
+  stored(kind: AssetKindDescriptor, context: CallerContext, id: string): Promise<AssetRecord>;
+  /**
+   * Stores `change(current)` as an update of the asset (unique values claimed, appended at the revision
+   * it was loaded at, answered once the read model shows it); a 404 when it does not exist or is deleted.
+   * The change is the service's own: it is not run through the DTO or the kind's rules.
+   */
+  updateWith(kind: AssetKindDescriptor, context: CallerContext, id: string, change: (current: AssetRecord) => AssetRecord): Promise<AssetRecord>;
+}
+
+export type KindAction = (kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody, assets: KindActionAssets) => Promise<unknown>;
 
 /** One kind's actions; registered under KIND_ACTIONS by kind name. */
 export type KindActionSet = Partial<Record<KindActionName, KindAction>>;
@@ -15,9 +28,9 @@ export type KindActionSet = Partial<Record<KindActionName, KindAction>>;
 export class AssetActions {
   constructor(@Inject(KIND_ACTIONS) private readonly actions: Readonly<Record<string, KindActionSet>>) {}
 
-  run(kind: AssetKindDescriptor, name: KindActionName, context: CallerContext, request: AssetRequestBody): Promise<unknown> {
+  run(kind: AssetKindDescriptor, name: KindActionName, context: CallerContext, request: AssetRequestBody, assets: KindActionAssets): Promise<unknown> {
     const action = this.actions[kind.kind]?.[name];
     if (!action) throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `${kind.kind} has no ${name} operation`);
-    return action(kind, context, request);
+    return action(kind, context, request, assets);
   }
 }

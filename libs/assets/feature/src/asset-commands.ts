@@ -35,9 +35,9 @@ import {
   secretsAsPlaceholders,
 } from '@funnel/assets-domain';
 import { ASSET_REGISTRY, SECRET_CIPHER } from './assets.tokens';
-import { AssetActions } from './asset-actions';
+import { AssetActions, KindActionAssets } from './asset-actions';
 import { UniqueClaims } from './unique-claims';
-import { AssetRepository } from './asset-repository';
+import { AssetRepository, LoadedAsset } from './asset-repository';
 import { AssetProjector } from './asset-projector';
 import { AssetQueries } from './asset-queries';
 import { ChildrenCascade } from './children-cascade';
@@ -53,7 +53,7 @@ interface Decided {
  * revision, then answer once the read model shows the write (read-your-writes).
  */
 @Injectable()
-export class AssetCommands {
+export class AssetCommands implements KindActionAssets {
   constructor(
     @Inject(ASSET_REGISTRY) private readonly registry: AssetRegistry,
     private readonly repository: AssetRepository,
@@ -113,6 +113,13 @@ export class AssetCommands {
       if (dto[field] !== current[field]) throw ServiceError.invalidField(field, 'immutable', `${field} cannot be changed`);
     }
     const record = await this.prepareRecord(kind, context, dto, current);
+    await this.appendUpdate(kind, context, id, loaded, record);
+    return true;
+  }
+
+  /** Decides the update of a loaded asset to `record`, claims its unique values and appends at the loaded revision. */
+  private async appendUpdate(kind: AssetKindDescriptor, context: CallerContext, id: string, loaded: LoadedAsset, record: AssetRecord): Promise<void> {
+    const current = loaded.state.record;
     const events = decideAsset({ type: 'UpdateAsset', record }, loaded.state, { kind: kind.kind, id });
     const claimed = await this.claims.claimAll(kind, context, id, record, current);
     let result;
@@ -123,9 +130,28 @@ export class AssetCommands {
       throw error;
     }
     // The values it gave up are free again.
-    await this.claims.releaseAll(kind, context, id, current, claimed);
+    if (current) await this.claims.releaseAll(kind, context, id, current, claimed);
     await this.projector.waitFor(result.position);
-    return true;
+  }
+
+  /** For kind actions (see KindActionAssets): the asset as stored, from its stream. */
+  async stored(kind: AssetKindDescriptor, context: CallerContext, id: string): Promise<AssetRecord> {
+    return (await this.loadLive(kind, context, id)).state.record!;
+  }
+
+  /** For kind actions (see KindActionAssets): an update by the service's own change of the stored record. */
+  async updateWith(kind: AssetKindDescriptor, context: CallerContext, id: string, change: (current: AssetRecord) => AssetRecord): Promise<AssetRecord> {
+    const loaded = await this.loadLive(kind, context, id);
+    const record = change(loaded.state.record!);
+    await this.appendUpdate(kind, context, id, loaded, record);
+    return record;
+  }
+
+  private async loadLive(kind: AssetKindDescriptor, context: CallerContext, id: string): Promise<LoadedAsset> {
+    const loaded = await this.repository.load(kind.kind, context.accountId, id);
+    if (!loaded.state.record || loaded.state.record.status === 'deleted')
+      throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${id} not found`);
+    return loaded;
   }
 
   /** Creates one asset, claiming its unique values first (released again when the create fails). */
@@ -182,15 +208,15 @@ export class AssetCommands {
 
   /** A kind's own action (a webhook config's signing secret, its test delivery). */
   async secret(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<unknown> {
-    return this.actions.run(kind, 'secret', context, request);
+    return this.actions.run(kind, 'secret', context, request, this);
   }
 
   async rotateSecret(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<unknown> {
-    return this.actions.run(kind, 'rotateSecret', context, request);
+    return this.actions.run(kind, 'rotateSecret', context, request, this);
   }
 
   async test(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<unknown> {
-    return this.actions.run(kind, 'test', context, request);
+    return this.actions.run(kind, 'test', context, request, this);
   }
 
   async unarchive(kind: AssetKindDescriptor, context: CallerContext, { body }: AssetRequestBody): Promise<void> {

@@ -7,3 +7,5 @@ export { AssetCommands } from './asset-commands';
 export { AssetQueries } from './asset-queries';
 export { AssetSecretBox } from './secrets/asset-secret-box';
 export type { KindAction, KindActionName, KindActionSet } from './asset-actions';
+export type { KindActionAssets } from './asset-actions';
+export * from './actions';

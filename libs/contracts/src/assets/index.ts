@@ -12,3 +12,4 @@ export * from './page-group';
 export * from './condition';
 export * from './logic-script';
 export * from './ai-node-setting';
+export * from './webhook-config';

@@ -8,6 +8,7 @@ import { PAGE_KIND } from './page';
 import { PAGE_GROUP_KIND } from './page-group';
 import { TRAFFIC_SOURCE_KIND } from './traffic-source';
 import { VISITOR_TAG_KIND } from './visitor-tag';
+import { WEBHOOK_CONFIG_KIND } from './webhook-config';
 
 /** Every asset kind the API serves. Adding a kind = describing it here and registering its behaviour in the domain. */
 export const ASSET_KINDS: readonly AssetKindDescriptor[] = [
@@ -20,6 +21,7 @@ export const ASSET_KINDS: readonly AssetKindDescriptor[] = [
   CONDITION_KIND,
   LOGIC_SCRIPT_KIND,
   AI_NODE_SETTING_KIND,
+  WEBHOOK_CONFIG_KIND,
 ];
 
 export function assetKindByName(kind: string): AssetKindDescriptor | undefined {

@@ -6,6 +6,7 @@ import { offerSourceRules } from './offer-source';
 import { pageGroupRules } from './page-group';
 import { pageRules } from './page';
 import { trafficSourceRules } from './traffic-source';
+import { webhookConfigRules } from './webhook-config';
 
 export * from './kind-rules';
 export * from './url-rules';
@@ -20,4 +21,5 @@ export const KIND_RULES: Readonly<Record<string, KindRules>> = {
   condition: conditionRules,
   logicscript: logicScriptRules,
   ainodesetting: aiNodeSettingRules,
+  webhookconfig: webhookConfigRules,
 };

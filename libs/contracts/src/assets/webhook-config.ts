@@ -1,0 +1,86 @@
+import { Type } from 'class-transformer';
+import { IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, MaxLength, ValidateNested } from 'class-validator';
+import { AssetKindDescriptor } from './asset-kind';
+import { PlacedAssetDto } from './common-fields';
+import { IsAssetId } from './id-validators';
+import { NAME_MAX, NAME_MIN } from './requests';
+
+/** `custom` (default) or one of the automation platforms a config may be meant for. */
+export const WEBHOOK_TARGET_TYPES = ['custom', 'zapier', 'make', 'n8n', 'pabbly', 'integrately', 'pipedream', 'ifttt'] as const;
+export type WebhookTargetType = (typeof WEBHOOK_TARGET_TYPES)[number];
+export const WEBHOOK_DESCRIPTION_MAX = 4096;
+export const WEBHOOK_URL_MAX = 4096;
+export const WEBHOOK_HEADERS_MAX = 50;
+export const WEBHOOK_HEADER_NAME_MAX = 256;
+export const WEBHOOK_HEADER_VALUE_MAX = 1024;
+export const WEBHOOK_BASIC_AUTH_USERNAME_MAX = 256;
+export const WEBHOOK_BASIC_AUTH_PASSWORD_MAX = 1024;
+
+/** 409 of `test/`: the config's delivery switch is off. */
+export const WEBHOOK_DISABLED = 'WEBHOOK.DISABLED';
+/** 409 of `test/`: the config has no URL to deliver to. */
+export const WEBHOOK_NO_URL = 'WEBHOOK.NO_URL';
+
+/**
+ * Basic authentication of deliveries. `password` is write-only: reads show `********` (and
+ * `hasBasicAuthPassword`); sending `********` or leaving it out keeps it, `null` or `""` removes it.
+ */
+export class WebhookBasicAuthDto {
+  @IsString() @Length(1, WEBHOOK_BASIC_AUTH_USERNAME_MAX) username!: string;
+  @IsOptional() @IsString() @MaxLength(WEBHOOK_BASIC_AUTH_PASSWORD_MAX) password?: string | null;
+}
+
+/**
+ * WebhookConfig (write model). `url` and `headers` are checked by the domain's webhook-config rules.
+ * `signingSecret` is not a field clients write: the service generates it on create and it has
+ * routes of its own (`secret/`, `secret/rotate/`); a value sent in is dropped.
+ */
+export class WebhookConfigDto extends PlacedAssetDto {
+  @IsString() @IsAssetId() idWebhookConfig!: string;
+  @IsString() @Length(NAME_MIN, NAME_MAX) webhookConfigName!: string;
+  @IsOptional() @IsString() @MaxLength(WEBHOOK_DESCRIPTION_MAX) description = '';
+  @IsOptional() @IsBoolean() enabled = true;
+  @IsOptional() @IsIn(WEBHOOK_TARGET_TYPES) targetType: WebhookTargetType = 'custom';
+  @IsOptional() @IsString() @Length(1, WEBHOOK_URL_MAX) url?: string;
+  @IsOptional() @IsObject() headers: Record<string, string> = {};
+  @IsOptional() @ValidateNested() @Type(() => WebhookBasicAuthDto) basicAuth?: WebhookBasicAuthDto;
+}
+
+export const WEBHOOK_CONFIG_KIND: AssetKindDescriptor = {
+  kind: 'webhookconfig',
+  eventPrefix: 'WebhookConfig',
+  idField: 'idWebhookConfig',
+  idsParam: 'idWebhookConfigs',
+  nameField: 'webhookConfigName',
+  recordDto: WebhookConfigDto,
+  paths: ['/webhookconfig'],
+  // The common pattern every category-managed family offers (the spec's table names all but find/byStatus and find/byCategory), plus the kind's actions.
+  operations: [
+    'list',
+    'findById',
+    'findByIds',
+    'findByStatus',
+    'findByCategory',
+    'create',
+    'update',
+    'duplicate',
+    'delete',
+    'archive',
+    'unarchive',
+    'moveCategory',
+    'secret',
+    'rotateSecret',
+    'test',
+  ],
+  categoryType: 'webhookconfig',
+  list: { statusRequired: true, defaultStatus: 'all', filters: [{ param: 'idCategory', field: 'idCategory', required: false }] },
+  findByStatusFilters: [],
+  isParent: false,
+  derivedFields: ['categoryName'],
+  // WebhookConfigInfo: id, name, status, targetType, enabled, idCategory, categoryName (never the URL, headers or secrets).
+  slimFields: ['webhookConfigName', 'targetType', 'enabled'],
+  secretFields: [
+    { path: 'basicAuth.password', flag: 'hasBasicAuthPassword' },
+    { path: 'signingSecret', flag: 'hasSigningSecret', hidden: true },
+  ],
+};

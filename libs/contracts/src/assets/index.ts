@@ -10,3 +10,6 @@ export * from './offer-source';
 export * from './page';
 export * from './page-group';
 export * from './condition';
+export * from './secret-value';
+export * from './short-link';
+export * from './middleware-config';

@@ -6,6 +6,8 @@ import { PAGE_KIND } from './page';
 import { PAGE_GROUP_KIND } from './page-group';
 import { TRAFFIC_SOURCE_KIND } from './traffic-source';
 import { VISITOR_TAG_KIND } from './visitor-tag';
+import { SHORT_LINK_KIND } from './short-link';
+import { MIDDLEWARE_CONFIG_KIND } from './middleware-config';
 
 /** Every asset kind the API serves. Adding a kind = describing it here and registering its behaviour in the domain. */
 export const ASSET_KINDS: readonly AssetKindDescriptor[] = [
@@ -15,6 +17,8 @@ export const ASSET_KINDS: readonly AssetKindDescriptor[] = [
   OFFER_SOURCE_KIND,
   PAGE_KIND,
   PAGE_GROUP_KIND,
+  SHORT_LINK_KIND,
+  MIDDLEWARE_CONFIG_KIND,
 ];
 
 export function assetKindByName(kind: string): AssetKindDescriptor | undefined {

@@ -4,10 +4,13 @@ import { offerSourceRules } from './offer-source';
 import { pageGroupRules } from './page-group';
 import { pageRules } from './page';
 import { trafficSourceRules } from './traffic-source';
+import { shortLinkRules } from './short-link';
+import { middlewareConfigRules } from './middleware-config';
 
 export * from './kind-rules';
 export * from './url-rules';
 export * from './condition-rules';
+export * from './http-rules';
 
 /** Each kind's own rules, by kind name; a kind not listed has none beyond its DTO. */
 export const KIND_RULES: Readonly<Record<string, KindRules>> = {
@@ -16,4 +19,6 @@ export const KIND_RULES: Readonly<Record<string, KindRules>> = {
   page: pageRules,
   pagegroup: pageGroupRules,
   condition: conditionRules,
+  shortlink: shortLinkRules,
+  middlewareconfig: middlewareConfigRules,
 };

@@ -75,6 +75,15 @@ describe('write-only secrets', () => {
     expect(maskSecrets(withoutDestination, FIELDS)).toMatchObject({ hasBasicAuthPassword: false, hasHmacSecret: false, hasSigningSecret: true });
   });
 
+  it('given an update that leaves out the object holding a secret, then the secret goes with it', () => {
+    for (const basicAuth of [undefined, null]) {
+      const update = applySecretWrites(record({ destination: { url: 'https://y.example', basicAuth } }), FIELDS, saved, cipher);
+      expect(at(update, 'destination.basicAuth.password')).toBeUndefined();
+      expect(at(update, 'destination.hmacSecret')).toEqual(at(saved, 'destination.hmacSecret'));
+      expect(maskSecrets(update, FIELDS)).toMatchObject({ hasBasicAuthPassword: false, hasHmacSecret: true });
+    }
+  });
+
   it('given a stored record, then its secrets become placeholders that a save keeps (duplicate)', () => {
     const copy = secretsAsPlaceholders(saved, FIELDS);
     expect(at(copy, 'destination.basicAuth.password')).toBe(SECRET_PLACEHOLDER);

@@ -1,8 +1,8 @@
-import type { SecretField } from '@funnel/contracts';
+import { SECRET_PLACEHOLDER, type SecretField } from '@funnel/contracts';
 import type { AssetRecord } from './asset-events';
 
-/** What a secret looks like on reads; sent back on a write, it keeps the stored value. */
-export const SECRET_PLACEHOLDER = '********';
+/** What a secret looks like on reads (defined with the DTO rules that accept it back). */
+export { SECRET_PLACEHOLDER };
 
 /** A secret as stored in events and read models: never the clear text. */
 export interface EncryptedSecret {
@@ -60,8 +60,8 @@ function hasParent(record: Record<string, unknown>, path: string): boolean {
 /**
  * The record as stored: every secret field sent in clear is encrypted; one left out or sent as the
  * placeholder keeps the previous record's value (an update, or the source of a duplicate); `null`
- * or `""` removes it, and so does leaving out the object it lives in (a save without `basicAuth`
- * has no basic-auth password).
+ * or `""` removes it, and so does leaving out (or nulling) the object it lives in (a save without
+ * `basicAuth` has no basic-auth password).
  */
 export function applySecretWrites(record: AssetRecord, fields: readonly SecretField[], previous: AssetRecord | null, cipher: SecretCipher): AssetRecord {
   if (!fields.length) return record;
@@ -70,7 +70,8 @@ export function applySecretWrites(record: AssetRecord, fields: readonly SecretFi
     const sent = secretAt(stored, path);
     if (sent === undefined && !hasParent(stored, path)) continue;
     if (sent === undefined || sent === SECRET_PLACEHOLDER) {
-      const kept = previous ? secretAt(previous, path) : undefined;
+      const [parent] = parentOf(stored, path, false);
+      const kept = previous && parent ? secretAt(previous, path) : undefined;
       setSecret(stored, path, isEncryptedSecret(kept) ? kept : undefined);
     } else if (sent === null || sent === '') {
       setSecret(stored, path, undefined);

@@ -178,8 +178,11 @@ export class AssetCommands implements KindActionAssets {
     const updates = allowedUpdates(kind, request.bodyUpdates);
     const merged = duplicateRecord(kind, secretsAsPlaceholders(source, kind.secretFields ?? []), { ...request, bodyUpdates: updates }, newId);
     // A copy cannot share a unique value: unless bodyUpdates names one, it gets the source's plus `-` and 5 random characters.
-    for (const { field } of kind.uniqueFields ?? []) {
-      if (updates?.[field] === undefined && typeof source[field] === 'string') merged[field] = `${source[field]}-${generateAssetId().slice(-5)}`;
+    for (const { field, maxLength } of kind.uniqueFields ?? []) {
+      const value = source[field];
+      if (updates?.[field] !== undefined || typeof value !== 'string') continue;
+      const suffix = `-${generateAssetId().slice(-5)}`;
+      merged[field] = `${maxLength ? value.slice(0, maxLength - suffix.length) : value}${suffix}`;
     }
     // bodyUpdates may carry anything: the copy must pass the same rules as a saved record. Secrets are copied.
     const record = await this.prepareRecord(kind, context, validateBody(kind.recordDto, merged, 'duplicate'), null, source);

@@ -40,8 +40,10 @@ export function idsParam(query: Query, name: string): string[] {
   return [...new Set(ids)];
 }
 
+/** The `status` filter; where it is optional, absent or empty (`status=`) means `fallback`. */
 export function statusParam(query: Query, required: boolean, fallback: StatusFilter): StatusFilter {
-  const value = required ? requiredParam(query, 'status') : (optionalParam(query, 'status') ?? fallback);
+  const given = optionalParam(query, 'status');
+  const value = required ? requiredParam(query, 'status') : given === undefined || given === '' ? fallback : given;
   if (!(STATUS_FILTERS as readonly string[]).includes(value)) {
     throw ServiceError.invalidField('status', 'isIn', `query parameter status must be one of ${STATUS_FILTERS.join(', ')}`);
   }

@@ -32,7 +32,10 @@ export class UniqueClaims {
     private readonly queries: AssetQueries,
   ) {}
 
-  /** Claims every unique value of `record` for asset `id`; returns the claims made (to release if the save fails). */
+  /**
+   * Claims every unique value of `record` for asset `id`; returns the claims made (to release if the
+   * save fails). A value `id` already holds is not among them: a failed save must not free it.
+   */
   async claimAll(
     kind: AssetKindDescriptor,
     context: CallerContext,
@@ -45,8 +48,7 @@ export class UniqueClaims {
       for (const unique of kind.uniqueFields ?? []) {
         const value = record[unique.field];
         if (typeof value !== 'string' || value === '' || value === previous?.[unique.field]) continue;
-        await this.claim(kind, context, unique, value, id);
-        made.push(unique);
+        if (await this.claim(kind, context, unique, value, id)) made.push(unique);
       }
     } catch (error) {
       await this.releaseAll(kind, context, id, record, made);
@@ -69,10 +71,11 @@ export class UniqueClaims {
     }
   }
 
-  private async claim(kind: AssetKindDescriptor, context: CallerContext, unique: UniqueField, value: string, id: string): Promise<void> {
+  /** Claims `value` for asset `id`: true when claimed now, false when `id` already held it; a 409 when another asset does. */
+  private async claim(kind: AssetKindDescriptor, context: CallerContext, unique: UniqueField, value: string, id: string): Promise<boolean> {
     const stream = this.streamOf(kind, context, unique, value);
     const state = await this.load(stream);
-    if (state.holder === id) return;
+    if (state.holder === id) return false;
     if (state.holder && (Date.now() - state.claimedAt < STALE_AFTER_MS || (await this.stillHolds(kind, context, unique, value, state.holder)))) {
       throw this.taken(kind, unique, value);
     }
@@ -94,6 +97,7 @@ export class UniqueClaims {
       if (error instanceof WrongExpectedRevisionError) throw this.taken(kind, unique, value);
       throw error;
     }
+    return true;
   }
 
   private async release(kind: AssetKindDescriptor, context: CallerContext, unique: UniqueField, value: string, id: string): Promise<void> {

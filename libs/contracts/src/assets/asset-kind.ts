@@ -187,6 +187,8 @@ export interface UniqueField {
   field: string;
   /** The 409's code, e.g. `SHORTLINK.SLUG_TAKEN`. */
   code: string;
+  /** The field's longest value: a duplicate's generated value (`<value>-<5 random>`) is cut to fit it. */
+  maxLength?: number;
 }
 
 /** Every category type that manages a kind: its fixed one, or each one its type field can give. */

@@ -13,3 +13,6 @@ export * from './condition';
 export * from './logic-script';
 export * from './ai-node-setting';
 export * from './webhook-config';
+export * from './secret-value';
+export * from './short-link';
+export * from './middleware-config';

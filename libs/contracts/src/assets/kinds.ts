@@ -9,6 +9,8 @@ import { PAGE_GROUP_KIND } from './page-group';
 import { TRAFFIC_SOURCE_KIND } from './traffic-source';
 import { VISITOR_TAG_KIND } from './visitor-tag';
 import { WEBHOOK_CONFIG_KIND } from './webhook-config';
+import { SHORT_LINK_KIND } from './short-link';
+import { MIDDLEWARE_CONFIG_KIND } from './middleware-config';
 
 /** Every asset kind the API serves. Adding a kind = describing it here and registering its behaviour in the domain. */
 export const ASSET_KINDS: readonly AssetKindDescriptor[] = [
@@ -22,6 +24,8 @@ export const ASSET_KINDS: readonly AssetKindDescriptor[] = [
   LOGIC_SCRIPT_KIND,
   AI_NODE_SETTING_KIND,
   WEBHOOK_CONFIG_KIND,
+  SHORT_LINK_KIND,
+  MIDDLEWARE_CONFIG_KIND,
 ];
 
 export function assetKindByName(kind: string): AssetKindDescriptor | undefined {

@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, MaxLength, ValidateNested } from 'class-validator';
-import { AssetKindDescriptor } from './asset-kind';
+import { AssetKindDescriptor, COMMON_ASSET_OPERATIONS } from './asset-kind';
 import { PlacedAssetDto } from './common-fields';
 import { IsAssetId } from './id-validators';
 import { NAME_MAX, NAME_MIN } from './requests';
@@ -55,23 +55,7 @@ export const WEBHOOK_CONFIG_KIND: AssetKindDescriptor = {
   recordDto: WebhookConfigDto,
   paths: ['/webhookconfig'],
   // The common pattern every category-managed family offers (the spec's table names all but find/byStatus and find/byCategory), plus the kind's actions.
-  operations: [
-    'list',
-    'findById',
-    'findByIds',
-    'findByStatus',
-    'findByCategory',
-    'create',
-    'update',
-    'duplicate',
-    'delete',
-    'archive',
-    'unarchive',
-    'moveCategory',
-    'secret',
-    'rotateSecret',
-    'test',
-  ],
+  operations: [...COMMON_ASSET_OPERATIONS, 'secret', 'rotateSecret', 'test'],
   categoryType: 'webhookconfig',
   list: { statusRequired: true, defaultStatus: 'all', filters: [{ param: 'idCategory', field: 'idCategory', required: false }] },
   findByStatusFilters: [],

@@ -7,10 +7,13 @@ import { pageGroupRules } from './page-group';
 import { pageRules } from './page';
 import { trafficSourceRules } from './traffic-source';
 import { webhookConfigRules } from './webhook-config';
+import { shortLinkRules } from './short-link';
+import { middlewareConfigRules } from './middleware-config';
 
 export * from './kind-rules';
 export * from './url-rules';
 export * from './condition-rules';
+export * from './http-rules';
 
 /** Each kind's own rules, by kind name; a kind not listed has none beyond its DTO. */
 export const KIND_RULES: Readonly<Record<string, KindRules>> = {
@@ -22,4 +25,6 @@ export const KIND_RULES: Readonly<Record<string, KindRules>> = {
   logicscript: logicScriptRules,
   ainodesetting: aiNodeSettingRules,
   webhookconfig: webhookConfigRules,
+  shortlink: shortLinkRules,
+  middlewareconfig: middlewareConfigRules,
 };

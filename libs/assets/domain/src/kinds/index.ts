@@ -14,6 +14,7 @@ export * from './kind-rules';
 export * from './url-rules';
 export * from './condition-rules';
 export * from './http-rules';
+export * from './funnel';
 
 /** Each kind's own rules, by kind name; a kind not listed has none beyond its DTO. */
 export const KIND_RULES: Readonly<Record<string, KindRules>> = {

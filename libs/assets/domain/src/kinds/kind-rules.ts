@@ -21,6 +21,25 @@ export interface AssetReference {
   id: string;
   /** Fields the referenced record must hold these values in, e.g. `{ pageType: 'offer' }`. */
   where?: Readonly<Record<string, unknown>>;
+  /** The scopes the referenced record may be in (see ReferenceScope). */
+  scope?: ReferenceScope;
+}
+
+/**
+ * Where a referenced record may belong: its `field`, read as "" when absent, must hold one of
+ * `allowed`. A funnel names page groups and conditions that are global or local to itself:
+ * `{ field: 'restrictToFunnelId', allowed: ['', idFunnel] }`.
+ */
+export interface ReferenceScope {
+  field: string;
+  allowed: readonly string[];
+}
+
+/** Whether a referenced record is in the reference's scope (always, for a reference without one). */
+export function isInReferenceScope(reference: AssetReference, target: Readonly<Record<string, unknown>>): boolean {
+  if (!reference.scope) return true;
+  const value = target[reference.scope.field] ?? '';
+  return typeof value === 'string' && reference.scope.allowed.includes(value);
 }
 
 /**

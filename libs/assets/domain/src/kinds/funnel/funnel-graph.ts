@@ -1,0 +1,253 @@
+import { DECIMAL_TEXT, isValidAssetId } from '@funnel/contracts';
+import type { FieldProblem } from '../kind-rules';
+import { FieldChecks } from './field-checks';
+import { ProblemList, describeType, isPlainObject, plural, withArticle } from './funnel-problems';
+import { funnelReferences } from './funnel-references';
+import {
+  CONNECTION_PARAMS_FIELDS,
+  FUNNEL_PROBLEM_CODES as CODES,
+  FUNNEL_NODE_TYPES,
+  FUNNEL_LIMITS as L,
+  type FunnelNodeType,
+  NODE_PARAMS,
+  NODE_PARAMS_FIELDS,
+  OUTGOING,
+} from './funnel-types';
+import { checkNodeParams } from './node-params';
+
+/** A node of the funnel whose id is valid (the first one with that id). */
+interface KnownNode {
+  index: number;
+  type: FunnelNodeType | undefined;
+}
+
+/** What the connections out of one node take so far: route keys, middleware routes, action numbers (value: the connection's path). */
+interface Outgoing {
+  count: number;
+  taken: Map<string, string>;
+}
+
+const idNote = (what: 'node' | 'connection', id: unknown) => (isValidAssetId(id) ? ` (${what} ${id})` : '');
+
+/**
+ * Every problem that makes a funnel record unfit to store (the save's 400 `details`), each naming its
+ * field path (`nodes[3].nodePageGroupParams.idPageGroup`) and, in its message, the node or connection
+ * id; at most FUNNEL_LIMITS.maxProblems, then one counting the rest. An empty list: the graph is
+ * sound. Whether referenced assets exist, are live, of the right page type and in scope is the
+ * reference check's (funnelReferences); what the graph only should have is funnelWarnings'.
+ *
+ * The rules: at most 500 nodes and 2000 connections; node and connection ids are asset ids, unique
+ * among the funnel's ids (its own, its nodes', its connections'), and no node id is an asset id the
+ * funnel references; a node has a name (1..256), a known type, posX/posY from 0 to 1, and the params
+ * object of its type only (well formed); exactly one root when there are nodes; a connection joins
+ * two different nodes of the funnel, never into the root, and carries the params object of its source
+ * node's type only: rotator weight 0..1; page action number 1..64, one connection per number, and
+ * isConversion only from offer groups; 1..64 route keys (`^[a-z0-9_]{1,64}$`), each taken by one
+ * connection of the node; a middleware route id, likewise; a visitorTag or webhook node has one
+ * outgoing connection at most, an externalUrl node none. Cost-override keys and postback-override
+ * traffic sources are asset ids (each traffic source once), costs decimal text.
+ */
+export function checkFunnelGraph(record: Readonly<Record<string, unknown>>): FieldProblem[] {
+  const problems = new ProblemList();
+  const idFunnel = typeof record.idFunnel === 'string' ? record.idFunnel : undefined;
+  const nodes = boundedList(problems, 'nodes', record.nodes, L.maxNodes);
+  const connections = boundedList(problems, 'connections', record.connections, L.maxConnections);
+
+  const known = checkNodes(problems, nodes ?? [], idFunnel, referencedIds(record));
+  if (nodes && connections) checkConnections(problems, connections, known, idFunnel);
+  checkCostOverrides(problems, record.incomingTrafficCostOverrides);
+  checkPostbackOverrides(problems, record.postbackOverrides);
+  return problems.bounded();
+}
+
+/** A list field (absent is empty); undefined, with the problem, when it is not a list or is too long to check further. */
+function boundedList(problems: ProblemList, field: string, value: unknown, max: number): unknown[] | undefined {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) {
+    problems.add(field, CODES.INVALID_TYPE, `${field} must be a list, got ${describeType(value)}`);
+    return undefined;
+  }
+  if (value.length > max) {
+    problems.add(field, CODES.OUT_OF_RANGE, `${field}: a funnel has at most ${max} ${field}, got ${value.length}`);
+    return undefined;
+  }
+  return value;
+}
+
+/** The asset ids the funnel references (no node may have one as its id). */
+function referencedIds(record: Readonly<Record<string, unknown>>): Set<string> {
+  return new Set(funnelReferences(record).map(({ id }) => id));
+}
+
+function checkNodes(problems: ProblemList, nodes: unknown[], idFunnel: string | undefined, referenced: Set<string>): Map<string, KnownNode> {
+  const known = new Map<string, KnownNode>();
+  const roots: number[] = [];
+  nodes.forEach((node, i) => {
+    const at = `nodes[${i}]`;
+    const check = new FieldChecks(problems, idNote('node', isPlainObject(node) ? node.idNode : undefined));
+    if (!check.object(at, node)) return;
+
+    const idNode = node.idNode;
+    if (check.assetId(`${at}.idNode`, idNode)) {
+      const earlier = known.get(idNode);
+      if (earlier) check.add(`${at}.idNode`, CODES.DUPLICATE_ID, `nodes[${earlier.index}] has the same idNode`);
+      else if (idNode === idFunnel) check.add(`${at}.idNode`, CODES.DUPLICATE_ID, 'is the funnel id; a node needs an id of its own');
+      else if (referenced.has(idNode))
+        check.add(`${at}.idNode`, CODES.ID_IS_REFERENCE, 'is the id of an asset the funnel references; a node needs an id of its own');
+    }
+    check.text(`${at}.nodeName`, node.nodeName, L.minNameLength, L.maxNameLength);
+    const typeKnown = check.oneOf(`${at}.nodeType`, node.nodeType, FUNNEL_NODE_TYPES);
+    const type = typeKnown ? (node.nodeType as FunnelNodeType) : undefined;
+    check.number(`${at}.posX`, node.posX, 0, 1);
+    check.number(`${at}.posY`, node.posY, 0, 1);
+    if (isValidAssetId(idNode) && !known.has(idNode)) known.set(idNode, { index: i, type });
+    if (!type) return;
+
+    if (type === 'root') roots.push(i);
+    const own = NODE_PARAMS[type];
+    for (const field of NODE_PARAMS_FIELDS) {
+      if (field !== own.field && node[field] !== undefined)
+        check.add(`${at}.${field}`, CODES.NOT_ALLOWED, `does not fit ${withArticle(type)} node (its params are ${own.field})`);
+    }
+    const params = node[own.field];
+    if (params === undefined && !own.required) return;
+    if (check.object(`${at}.${own.field}`, params)) checkNodeParams(check, type, `${at}.${own.field}`, params);
+  });
+
+  if (nodes.length > 0 && roots.length === 0) problems.add('nodes', CODES.ONE_ROOT, 'nodes: a funnel with nodes has exactly one root node; there is none');
+  for (const i of roots.slice(1)) {
+    const note = idNote('node', (nodes[i] as Record<string, unknown>).idNode);
+    problems.add(`nodes[${i}].nodeType`, CODES.ONE_ROOT, `nodes[${i}].nodeType${note}: a funnel has one root node, nodes[${roots[0]}]`);
+  }
+  return known;
+}
+
+function checkConnections(problems: ProblemList, connections: unknown[], known: Map<string, KnownNode>, idFunnel: string | undefined): void {
+  const seen = new Map<string, number>();
+  const outgoing = new Map<string, Outgoing>();
+  connections.forEach((connection, j) => {
+    const at = `connections[${j}]`;
+    const check = new FieldChecks(problems, idNote('connection', isPlainObject(connection) ? connection.idConnection : undefined));
+    if (!check.object(at, connection)) return;
+
+    const idConnection = connection.idConnection;
+    if (check.assetId(`${at}.idConnection`, idConnection)) {
+      const earlier = seen.get(idConnection);
+      if (earlier !== undefined) check.add(`${at}.idConnection`, CODES.DUPLICATE_ID, `connections[${earlier}] has the same idConnection`);
+      else if (known.has(idConnection)) check.add(`${at}.idConnection`, CODES.DUPLICATE_ID, `nodes[${known.get(idConnection)!.index}] has this id`);
+      else if (idConnection === idFunnel) check.add(`${at}.idConnection`, CODES.DUPLICATE_ID, 'is the funnel id; a connection needs an id of its own');
+      if (earlier === undefined) seen.set(idConnection, j);
+    }
+
+    const source = nodeEnd(check, `${at}.idSourceNode`, connection.idSourceNode, known);
+    const target = nodeEnd(check, `${at}.idTargetNode`, connection.idTargetNode, known);
+    if (source && target && source === target) check.add(`${at}.idTargetNode`, CODES.SELF_CONNECTION, 'is the source node; a connection joins two nodes');
+    else if (target?.type === 'root') check.add(`${at}.idTargetNode`, CODES.INTO_ROOT, 'is the root node, where visitors enter; no connection leads into it');
+    if (!source?.type) return;
+
+    const sourceType = source.type;
+    const rule = OUTGOING[sourceType];
+    const out = outgoing.get(connection.idSourceNode as string) ?? { count: 0, taken: new Map<string, string>() };
+    outgoing.set(connection.idSourceNode as string, out);
+    out.count += 1;
+    if (rule.maxOutgoing !== undefined && out.count > rule.maxOutgoing) {
+      const allowed = rule.maxOutgoing === 0 ? 'no outgoing connection' : `at most ${plural(rule.maxOutgoing, 'outgoing connection')}`;
+      check.add(`${at}.idSourceNode`, CODES.TOO_MANY_OUTGOING, `${withArticle(sourceType)} node (nodes[${source.index}]) has ${allowed}`);
+    }
+    for (const field of CONNECTION_PARAMS_FIELDS) {
+      if (field !== rule.params && connection[field] !== undefined) {
+        const fits = rule.params ? `its params are ${rule.params}` : 'its connections carry no params';
+        check.add(`${at}.${field}`, CODES.NOT_ALLOWED, `does not fit a connection from ${withArticle(sourceType)} node (${fits})`);
+      }
+    }
+    if (!rule.params || !check.object(`${at}.${rule.params}`, connection[rule.params])) return;
+    checkConnectionParams(check, `${at}.${rule.params}`, connection[rule.params] as Record<string, unknown>, sourceType, out, at);
+  });
+}
+
+/** A connection end: an id of a node of the funnel. */
+function nodeEnd(check: FieldChecks, field: string, value: unknown, known: Map<string, KnownNode>): KnownNode | undefined {
+  if (!check.string(field, value)) return undefined;
+  const node = known.get(value);
+  if (!node) check.add(field, CODES.NOT_A_NODE, isValidAssetId(value) ? `names no node of the funnel (${value})` : 'names no node of the funnel');
+  return node;
+}
+
+function checkConnectionParams(
+  check: FieldChecks,
+  at: string,
+  params: Record<string, unknown>,
+  sourceType: FunnelNodeType,
+  out: Outgoing,
+  connectionAt: string,
+): void {
+  /** Claims a route key, middleware route or action number of the source node for this connection. */
+  const claim = (field: string, key: string, shown: string) => {
+    const holder = out.taken.get(key);
+    if (holder === connectionAt) check.add(field, CODES.ALREADY_TAKEN, `${shown} is already in the list`);
+    else if (holder) check.add(field, CODES.ALREADY_TAKEN, `${shown} is already taken by ${holder}, from the same node`);
+    else out.taken.set(key, connectionAt);
+  };
+  switch (sourceType) {
+    case 'root':
+    case 'rotator':
+      check.number(`${at}.weight`, params.weight, 0, 1);
+      return;
+    case 'landerGroup':
+    case 'offerGroup': {
+      if (check.number(`${at}.onActionNumber`, params.onActionNumber, L.minActionNumber, L.maxActionNumber, true)) {
+        claim(`${at}.onActionNumber`, `action:${params.onActionNumber}`, `action ${params.onActionNumber}`);
+      }
+      if (params.isConversion === undefined) return;
+      if (sourceType === 'landerGroup') check.add(`${at}.isConversion`, CODES.NOT_ALLOWED, 'is for connections from offer groups only');
+      else check.boolean(`${at}.isConversion`, params.isConversion);
+      return;
+    }
+    case 'middleware':
+      if (check.routeKey(`${at}.onRouteId`, params.onRouteId)) claim(`${at}.onRouteId`, `route:${params.onRouteId}`, `route ${params.onRouteId}`);
+      return;
+    default: {
+      const keys = params.onRouteKeys;
+      if (!check.list(`${at}.onRouteKeys`, keys, 1, L.maxRouteKeysPerConnection)) return;
+      keys.forEach((key, k) => {
+        if (check.routeKey(`${at}.onRouteKeys[${k}]`, key)) claim(`${at}.onRouteKeys[${k}]`, `route:${key}`, `route key ${key}`);
+      });
+    }
+  }
+}
+
+function checkCostOverrides(problems: ProblemList, overrides: unknown): void {
+  const field = 'incomingTrafficCostOverrides';
+  if (overrides === undefined) return;
+  const check = new FieldChecks(problems, '');
+  if (!check.object(field, overrides)) return;
+  const entries = Object.entries(overrides);
+  if (entries.length > L.maxTrafficSourceOverrides) {
+    check.add(field, CODES.OUT_OF_RANGE, `must hold at most ${L.maxTrafficSourceOverrides} traffic sources, got ${entries.length}`);
+    return;
+  }
+  for (const [id, cost] of entries) {
+    if (!isValidAssetId(id)) {
+      check.add(field, CODES.INVALID_ID, 'holds a key that is not a traffic source id (12 characters of 0-9, A-Z, a-z)');
+      continue;
+    }
+    if (check.string(`${field}.${id}`, cost) && !DECIMAL_TEXT.test(cost)) {
+      check.add(`${field}.${id}`, CODES.INVALID_TYPE, 'must be a decimal >= 0 with up to 6 decimals, as text');
+    }
+  }
+}
+
+function checkPostbackOverrides(problems: ProblemList, overrides: unknown): void {
+  const field = 'postbackOverrides';
+  if (overrides === undefined) return;
+  const check = new FieldChecks(problems, '');
+  if (!check.list(field, overrides, 0, L.maxTrafficSourceOverrides)) return;
+  const seen = new Map<string, number>();
+  overrides.forEach((override, k) => {
+    const at = `${field}[${k}]`;
+    if (!check.object(at, override) || !check.assetId(`${at}.idTrafficSource`, override.idTrafficSource)) return;
+    const earlier = seen.get(override.idTrafficSource);
+    if (earlier !== undefined) check.add(`${at}.idTrafficSource`, CODES.DUPLICATE_ID, `${field}[${earlier}] overrides the same traffic source`);
+    else seen.set(override.idTrafficSource, k);
+  });
+}

@@ -1,0 +1,103 @@
+import type { AssetReference } from '../kind-rules';
+import { isPlainObject } from './funnel-problems';
+import { FUNNEL_NODE_TYPES, type FunnelNodeType, NODE_PARAMS, PAGE_TYPE_OF_NODE } from './funnel-types';
+
+/** A field of a node's params that names an asset: the asset's kind, and whether the field is a list of ids. */
+export interface NodeReferenceField {
+  key: string;
+  kind: string;
+  list?: boolean;
+  /** Page groups and conditions may be local to a funnel: a funnel names only global ones and its own. */
+  funnelLocal?: boolean;
+}
+
+/** The assets each node type names, in its params object (NODE_PARAMS). */
+export const NODE_REFERENCE_FIELDS: Readonly<Record<FunnelNodeType, readonly NodeReferenceField[]>> = {
+  root: [],
+  rotator: [],
+  landerGroup: [{ key: 'idPageGroup', kind: 'pagegroup', funnelLocal: true }],
+  offerGroup: [{ key: 'idPageGroup', kind: 'pagegroup', funnelLocal: true }],
+  externalUrl: [],
+  condition: [{ key: 'idCondition', kind: 'condition', funnelLocal: true }],
+  logic: [{ key: 'idLogicScript', kind: 'logicscript' }],
+  visitorTag: [{ key: 'idTags', kind: 'visitortag', list: true }],
+  middleware: [{ key: 'idMiddlewareConfig', kind: 'middlewareconfig' }],
+  webhook: [{ key: 'idWebhookConfig', kind: 'webhookconfig' }],
+  ai: [{ key: 'idAINodeSetting', kind: 'ainodesetting' }],
+};
+
+/** The scope field of funnel-local assets (page groups, conditions): "" (or absent) is global. */
+export const FUNNEL_SCOPE_FIELD = 'restrictToFunnelId';
+
+/** The node's type when it is one; undefined otherwise. */
+export function nodeTypeOf(node: unknown): FunnelNodeType | undefined {
+  const type = isPlainObject(node) ? node.nodeType : undefined;
+  return typeof type === 'string' && (FUNNEL_NODE_TYPES as readonly string[]).includes(type) ? (type as FunnelNodeType) : undefined;
+}
+
+/** An asset id a node names: where (path from the node), which kind, the id. */
+export interface NodeAssetId {
+  path: string;
+  kind: string;
+  id: string;
+  funnelLocal: boolean;
+}
+
+/** The asset ids a node names in the params object of its type (string values only; a malformed node names none). */
+export function nodeAssetIds(node: unknown): NodeAssetId[] {
+  const type = nodeTypeOf(node);
+  if (!type) return [];
+  const paramsField = NODE_PARAMS[type].field;
+  const params = (node as Record<string, unknown>)[paramsField];
+  if (!isPlainObject(params)) return [];
+  const found: NodeAssetId[] = [];
+  for (const { key, kind, list, funnelLocal = false } of NODE_REFERENCE_FIELDS[type]) {
+    const value = params[key];
+    if (list) {
+      if (Array.isArray(value)) value.forEach((id, k) => typeof id === 'string' && found.push({ path: `${paramsField}.${key}[${k}]`, kind, id, funnelLocal }));
+    } else if (typeof value === 'string') {
+      found.push({ path: `${paramsField}.${key}`, kind, id: value, funnelLocal });
+    }
+  }
+  return found;
+}
+
+/**
+ * Every asset a funnel names, each to be checked by the generic reference check: the funnel group,
+ * what each node's params name (page groups of the node's pageType, conditions, logic scripts,
+ * visitor tags, middleware and webhook configs, AI node settings), and the traffic sources of the
+ * cost and postback overrides. Page groups and conditions carry a `scope`: global or local to this
+ * funnel. Every field that holds an id gives one reference, so one asset named by several nodes
+ * appears several times (the checker may look each distinct kind and id up once).
+ */
+export function funnelReferences(record: Readonly<Record<string, unknown>>): AssetReference[] {
+  const references: AssetReference[] = [];
+  const idFunnel = typeof record.idFunnel === 'string' ? record.idFunnel : '';
+  if (typeof record.idFunnelGroup === 'string' && record.idFunnelGroup !== '') {
+    references.push({ field: 'idFunnelGroup', kind: 'funnelgroup', id: record.idFunnelGroup });
+  }
+  if (Array.isArray(record.nodes)) {
+    record.nodes.forEach((node, i) => {
+      const type = nodeTypeOf(node);
+      const pageType = type && PAGE_TYPE_OF_NODE[type];
+      for (const { path, kind, id, funnelLocal } of nodeAssetIds(node)) {
+        const reference: AssetReference = { field: `nodes[${i}].${path}`, kind, id };
+        if (kind === 'pagegroup' && pageType) reference.where = { pageType };
+        if (funnelLocal) reference.scope = { field: FUNNEL_SCOPE_FIELD, allowed: ['', idFunnel] };
+        references.push(reference);
+      }
+    });
+  }
+  if (isPlainObject(record.incomingTrafficCostOverrides)) {
+    for (const id of Object.keys(record.incomingTrafficCostOverrides)) {
+      references.push({ field: `incomingTrafficCostOverrides.${id}`, kind: 'trafficsource', id });
+    }
+  }
+  if (Array.isArray(record.postbackOverrides)) {
+    record.postbackOverrides.forEach((override, k) => {
+      const id = isPlainObject(override) ? override.idTrafficSource : undefined;
+      if (typeof id === 'string') references.push({ field: `postbackOverrides[${k}].idTrafficSource`, kind: 'trafficsource', id });
+    });
+  }
+  return references;
+}

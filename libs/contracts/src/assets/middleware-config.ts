@@ -46,7 +46,7 @@ export class MiddlewareRouteDto {
 export class BasicAuthDto {
   @IsString()
   @Length(1, BASIC_AUTH_FIELD_MAX)
-  @Matches(/^[^:\x00-\x1f\x7f]+$/, { message: 'username must not hold a colon or control characters' })
+  @Matches(/^[^:\p{Cc}]+$/u, { message: 'username must not hold a colon or control characters' })
   username!: string;
   @IsSecretInput(1, BASIC_AUTH_FIELD_MAX) password?: string | null;
 }

@@ -6,7 +6,7 @@ import type { FieldProblem } from './kind-rules';
  * destination's own basic auth.
  */
 export function isAbsoluteHttpUrl(text: string): boolean {
-  if (/[\s\x00-\x1f\x7f]/.test(text)) return false;
+  if (/[\s\p{Cc}]/u.test(text)) return false;
   let url: URL;
   try {
     url = new URL(text);

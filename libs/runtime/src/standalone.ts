@@ -15,6 +15,7 @@ import {
 import { AssetSecretBox, AssetsFeatureModule, AssetsHealth } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
+import { BillingFeatureModule, BillingHealth } from '@funnel/billing-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
 import { registerProjectionLagMetric } from '@funnel/projections';
 import {
@@ -32,8 +33,18 @@ import {
   assetSecretsFileFrom,
 } from './config';
 import { openStores } from './stores';
+import { billingConfig, billingOptionsFrom } from './billing-config';
 
-export const standaloneConfig = { ...commonConfig, ...httpConfig, ...edgeConfig, ...storeConfig, ...assetSecretsConfig, ...bootstrapConfig, ...authConfig };
+export const standaloneConfig = {
+  ...commonConfig,
+  ...httpConfig,
+  ...edgeConfig,
+  ...storeConfig,
+  ...assetSecretsConfig,
+  ...bootstrapConfig,
+  ...authConfig,
+  ...billingConfig,
+};
 export type StandaloneConfig = Config<typeof standaloneConfig>;
 
 export interface RunningApp {
@@ -53,6 +64,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   const bootstrapAdmin = bootstrapAdminFrom(config);
   const edge = edgeOptionsFrom(config);
   const logger = createLogger('standalone', config.LOG_LEVEL);
+  const billing = billingOptionsFrom(config);
   const stores = await openStores(config);
   const bus = new InProcessBus({ copyPayloads: false });
   const metrics = createMetricsRegistry({ defaultLabels: { app: 'standalone' } });
@@ -67,6 +79,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
       AssetsFeatureModule.forRoot({ ...stores, secrets: AssetSecretBox.openOrCreate(assetSecretsFileFrom(config)) }),
       IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin, auth: authOptionsFrom(config), events: bus }),
       ScriptsFeatureModule,
+      BillingFeatureModule.forRoot({ ...stores, ...billing.options }),
       GatewayModule.forRoot({
         client,
         metrics,
@@ -75,6 +88,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
         readiness: [
           { name: 'assets', check: () => started.app?.get(AssetsHealth).ready() ?? false },
           { name: 'identity', check: () => started.app?.get(IdentityHealth).ready() ?? false },
+          { name: 'billing', check: () => started.app?.get(BillingHealth).ready() ?? false },
         ],
       }),
     ],
@@ -98,6 +112,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
     async close() {
       await app.close();
       await stores.close();
+      await billing.close();
     },
   };
 }

@@ -25,6 +25,7 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
     { app: 'assets-service', subjectRoot: 'assets' },
     { app: 'identity-service', subjectRoot: 'identity' },
     { app: 'scripts-service', subjectRoot: 'scripts' },
+    { app: 'billing-service', subjectRoot: 'billing' },
   ],
   gateway: 'gateway',
   gatewayInboxPrefix: DEFAULT_GATEWAY_INBOX_PREFIX,

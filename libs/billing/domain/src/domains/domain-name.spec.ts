@@ -1,5 +1,5 @@
 import { ServiceError } from '@funnel/contracts';
-import { normaliseDomain, parseReservedDomains } from './domain-name';
+import { normaliseDomain, parseReservedDomains, serviceDomains } from './domain-name';
 
 const reserved = parseReservedDomains(['funnel.io', ' Edge.Funnel-Cdn.net. ', '']);
 
@@ -95,5 +95,13 @@ describe('custom domain normalisation', () => {
 
   it('keeps the input short in the message', () => {
     expect(refusal(`${'x'.repeat(300)}.com`).message.length).toBeLessThan(200);
+  });
+});
+
+describe('service domains', () => {
+  it('are the reserved list and the registrable domain of the CNAME target', () => {
+    expect(serviceDomains(['Funnel.io', ''], 'edge.customers.funnel-cdn.net.')).toEqual(['funnel.io', 'funnel-cdn.net']);
+    expect(serviceDomains([], 'edge.example.co.uk')).toEqual(['example.co.uk']);
+    expect(serviceDomains(['example.co.uk'], 'edge.example.co.uk')).toEqual(['example.co.uk']);
   });
 });

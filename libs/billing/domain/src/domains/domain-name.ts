@@ -28,6 +28,13 @@ export function parseReservedDomains(list: readonly string[]): string[] {
   return list.map((entry) => entry.trim().toLowerCase().replace(/\.$/, '')).filter((entry) => entry !== '');
 }
 
+/** The service's own domains: the reserved list and the registrable domain of the edge's CNAME target. */
+export function serviceDomains(reserved: readonly string[], edgeCnameTarget: string): string[] {
+  const target = parseReservedDomains([edgeCnameTarget])[0];
+  const own = target ? (parse(target, { allowPrivateDomains: false }).domain ?? target) : undefined;
+  return [...new Set([...parseReservedDomains(reserved), ...(own ? [own] : [])])];
+}
+
 /**
  * Normalises and validates a custom domain: surrounding spaces trimmed, lower-cased, one trailing
  * dot removed, IDNA (UTS #46) to punycode; then it must be a hostname of LDH labels of 1..63

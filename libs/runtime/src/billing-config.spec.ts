@@ -61,6 +61,23 @@ describe('billing configuration', () => {
     }
   });
 
+  it('chooses the edge provider; Cloudflare needs its token and zone', async () => {
+    const options = (env: NodeJS.ProcessEnv) => billingOptionsFrom({ ...loadConfig(billingConfig, env), RPC_TIMEOUT_MS: 4000 });
+    const selfManaged = options({});
+    expect(selfManaged.options.edge.name).toBe('self-managed');
+    await selfManaged.close();
+    const cloudflare = options({ EDGE_PROVIDER: 'cloudflare', CLOUDFLARE_API_TOKEN: 't', CLOUDFLARE_ZONE_ID: 'z' });
+    expect(cloudflare.options.edge.name).toBe('cloudflare');
+    await cloudflare.close();
+    expect(() => options({ EDGE_PROVIDER: 'cloudflare', CLOUDFLARE_ZONE_ID: 'z' })).toThrow(
+      'Invalid configuration: CLOUDFLARE_API_TOKEN is required when EDGE_PROVIDER is cloudflare',
+    );
+    expect(() => options({ EDGE_PROVIDER: 'cloudflare', CLOUDFLARE_API_TOKEN: 't' })).toThrow(
+      'CLOUDFLARE_ZONE_ID is required when EDGE_PROVIDER is cloudflare',
+    );
+    expect(() => options({ EDGE_PROVIDER: 'akamai' })).toThrow('EDGE_PROVIDER must be one of self-managed, cloudflare');
+  });
+
   it('keeps the 3 s check inside the gateway RPC timeout', () => {
     expect(domainCheckTimeoutMs(4000)).toBe(3000);
     expect(domainCheckTimeoutMs(5000)).toBe(3000);

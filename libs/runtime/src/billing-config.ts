@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { Config, ConfigError, ConfigRule, INVALID_CONFIG_VALUE, OutboundHttp, dnsServersResolver, port, string } from '@funnel/platform';
+import { Config, ConfigError, ConfigRule, INVALID_CONFIG_VALUE, OutboundHttp, dnsServersResolver, oneOf, port, string, url } from '@funnel/platform';
 import { Catalog, CatalogError, DEFAULT_CATALOG, parseCatalog, serviceDomains } from '@funnel/billing-domain';
-import { BillingFeatureOptions, DomainChecker, SelfManagedEdge, dnsResolver } from '@funnel/billing-feature';
+import { BillingFeatureOptions, CloudflareEdge, DomainChecker, EdgeProvider, SelfManagedEdge, dnsResolver } from '@funnel/billing-feature';
 import { outboundConfig } from './config';
 
 /** A comma-separated list; each entry trimmed, empty ones dropped, every one checked by `valid`. */
@@ -41,6 +41,12 @@ function hostname(defaultValue: string): ConfigRule<string> {
 /** The billing service: custom domains (edge, routing check) and add-ons (catalog). */
 export const billingConfig = {
   ...outboundConfig,
+  /** Who serves the custom hostnames: the service's own ingress (self-managed) or Cloudflare for SaaS. */
+  EDGE_PROVIDER: oneOf(['self-managed', 'cloudflare'], { default: 'self-managed' }),
+  /** EDGE_PROVIDER=cloudflare: an API token with "SSL and Certificates: Edit" on the zone, and the zone's id. */
+  CLOUDFLARE_API_TOKEN: string({ optional: true }),
+  CLOUDFLARE_ZONE_ID: string({ optional: true }),
+  CLOUDFLARE_API_URL: url({ default: 'https://api.cloudflare.com/client/v4', protocols: ['https', 'http'] }),
   /** Where users point their custom domains (their CNAME target); its registrable domain is never registrable. */
   EDGE_CNAME_TARGET: hostname('edge.funnel.example'),
   /** When set, the edge's /debug/domain-check answer must carry it as `token`. */
@@ -91,7 +97,7 @@ export function billingOptionsFrom(config: BillingConfig): { options: Omit<Billi
     timeoutMs: domainCheckTimeoutMs(config.RPC_TIMEOUT_MS),
     edgeCheckToken: config.EDGE_CHECK_TOKEN,
   });
-  const edge = new SelfManagedEdge(dnsResolver(config.DNS_SERVERS));
+  const edge = edgeFrom(config);
   return {
     options: {
       edge,
@@ -101,4 +107,17 @@ export function billingOptionsFrom(config: BillingConfig): { options: Omit<Billi
     },
     close: () => http.close(),
   };
+}
+
+function edgeFrom(config: BillingConfig): EdgeProvider {
+  if (config.EDGE_PROVIDER === 'self-managed') return new SelfManagedEdge(dnsResolver(config.DNS_SERVERS));
+  for (const variable of ['CLOUDFLARE_API_TOKEN', 'CLOUDFLARE_ZONE_ID'] as const) {
+    if (config[variable] === undefined) throw new ConfigError(variable, 'set', 'is required when EDGE_PROVIDER is cloudflare');
+  }
+  return new CloudflareEdge({
+    apiToken: config.CLOUDFLARE_API_TOKEN!,
+    zoneId: config.CLOUDFLARE_ZONE_ID!,
+    apiUrl: config.CLOUDFLARE_API_URL,
+    timeoutMs: domainCheckTimeoutMs(config.RPC_TIMEOUT_MS),
+  });
 }

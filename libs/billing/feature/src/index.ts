@@ -7,3 +7,4 @@ export * from './checks/check-rate-limit';
 export * from './providers/billing-provider';
 export * from './domains/domains.service';
 export * from './subscription/subscription.service';
+export * from './edge/cloudflare-edge';

@@ -146,16 +146,18 @@ export class DomainsService {
     const name = this.pathDomain(domain);
     const recheck = (body as { recheck?: unknown } | null)?.recheck === true;
     const stream = DomainStreams.domain(context.accountId, name);
-    const first = await this.load(stream);
-    if (!first.state.record) throw domainNotFound(name);
+    let { state, revision } = await this.load(stream);
+    if (!state.record) throw domainNotFound(name);
     await this.rateLimit.take(context.accountId);
-    const routing = await this.checker.check(name);
-    this.logCheck(context, name, 'refresh', routing);
+    // The edge is asked while the check runs, so both fit in the gateway's time for one request.
+    const routing = this.checker.check(name);
+    const [observed, routed] = await Promise.allSettled([this.edge.observe(state.record, routing, { recheck }), routing]);
+    if (observed.status === 'rejected') throw observed.reason;
+    if (routed.status === 'rejected') throw routed.reason;
+    const edge = observed.value;
+    const check: CheckDomainResponse = { ...routed.value, edge_status: edge.status, edge_ssl_status: edge.sslStatus };
+    this.logCheck(context, name, 'refresh', check);
     for (let attempt = 1; ; attempt++) {
-      const { state, revision } = attempt === 1 ? first : await this.load(stream);
-      if (!state.record) throw domainNotFound(name);
-      const edge = await this.edge.observe(state.record, { ...routing, edge_status: '', edge_ssl_status: '' }, { recheck: recheck && attempt === 1 });
-      const check: CheckDomainResponse = { ...routing, edge_status: edge.status, edge_ssl_status: edge.sslStatus };
       try {
         const record = await this.append(
           context,
@@ -168,6 +170,8 @@ export class DomainsService {
         return { success: true, domain: domainInfoOf(record), check, ...NO_ERROR };
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw error;
+        // Another write came first (a delete, another refresh): decide again on what it left.
+        ({ state, revision } = await this.load(stream));
       }
     }
   }

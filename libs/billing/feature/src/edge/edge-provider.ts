@@ -1,5 +1,5 @@
-import { CheckDomainResponse } from '@funnel/contracts';
 import { DomainRecord, EdgeView } from '@funnel/billing-domain';
+import type { RoutingCheck } from '../checks/domain-checker';
 
 export interface ProvisionRequest {
   /** The normalised domain. */
@@ -19,10 +19,11 @@ export interface EdgeProvider {
   /** Creates the hostname at the edge: pending, with the records the user must add. */
   provision(request: ProvisionRequest): Promise<EdgeView>;
   /**
-   * The edge's current view of a registered domain. `check` is the routing check just made;
+   * The edge's current view of a registered domain. `check` is the routing check under way (it runs
+   * alongside, so both fit in one request's time; self-managed reads the certificate status from it);
    * `recheck` asks the edge to validate again (Cloudflare: PATCH with the same ssl object).
    */
-  observe(record: DomainRecord, check: CheckDomainResponse, options?: { recheck?: boolean }): Promise<EdgeView>;
+  observe(record: DomainRecord, check: Promise<RoutingCheck>, options?: { recheck?: boolean }): Promise<EdgeView>;
   /** Removes the hostname from the edge; removing one the edge no longer has succeeds. */
   deprovision(record: DomainRecord): Promise<void>;
 }

@@ -8,7 +8,7 @@ import { CheckDomainResponse } from '@funnel/contracts';
 import { DomainRecord } from '@funnel/billing-domain';
 import { OutboundHttp, dnsServersResolver } from '@funnel/platform';
 import { RunningDnsServer, selfSignedCertificate, startDnsServer, tempDir } from '@funnel/testing';
-import { DomainChecker } from '../checks/domain-checker';
+import { DomainChecker, RoutingCheck } from '../checks/domain-checker';
 import { SelfManagedEdge, dnsResolver } from './self-managed-edge';
 
 const run = promisify(execFile);
@@ -172,7 +172,7 @@ describe('self-managed edge and the routing check', () => {
 
   describe('ownership by TXT through DNS_SERVERS', () => {
     const edge = () => new SelfManagedEdge(dnsResolver([dns.address]));
-    const check = (found: boolean): CheckDomainResponse => ({
+    const check = async (found: boolean): Promise<RoutingCheck> => ({
       success: true,
       found,
       ssl_valid: found,
@@ -181,8 +181,6 @@ describe('self-managed edge and the routing check', () => {
       response_time_ms: 1,
       error_message: '',
       check_timestamp: 0,
-      edge_status: '',
-      edge_ssl_status: '',
       error_code: '',
     });
     const recordOf = async (domain: string, status: DomainRecord['status'] = 'pending'): Promise<DomainRecord> => ({

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { promises as dns } from 'node:dns';
-import { CheckDomainResponse, EdgeSslStatus } from '@funnel/contracts';
+import { EdgeSslStatus } from '@funnel/contracts';
 import { DomainRecord, EdgeView, nextDomainStatus } from '@funnel/billing-domain';
 import { EdgeProvider, ProvisionRequest } from './edge-provider';
+import type { RoutingCheck } from '../checks/domain-checker';
 
 /** Reads TXT records: node:dns's resolver, bound to DNS_SERVERS when given. */
 export interface TxtResolver {
@@ -44,12 +45,22 @@ export class SelfManagedEdge implements EdgeProvider {
     };
   }
 
-  async observe(record: DomainRecord, check: CheckDomainResponse): Promise<EdgeView> {
+  async observe(record: DomainRecord, pendingCheck: Promise<RoutingCheck>): Promise<EdgeView> {
     const { ownership } = record.edge;
     const verificationErrors: string[] = [];
     let ownershipVerified = false;
+    const lookup = this.resolver.resolveTxt(ownership.name);
+    // Both settle before either is read: a failed lookup must not leave the check's failure unobserved.
+    const [txt, check] = await Promise.all([
+      lookup.then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      ),
+      pendingCheck,
+    ]);
     try {
-      const records = (await this.resolver.resolveTxt(ownership.name)).map((chunks) => chunks.join(''));
+      if ('error' in txt) throw txt.error;
+      const records = txt.value.map((chunks) => chunks.join(''));
       ownershipVerified = records.includes(ownership.value);
       if (!ownershipVerified) {
         verificationErrors.push(records.length ? `the TXT record ${ownership.name} does not hold the expected value` : `no TXT record ${ownership.name} found`);
@@ -76,7 +87,7 @@ export class SelfManagedEdge implements EdgeProvider {
 }
 
 /** Active once a handshake proved a valid certificate; pending validation once one failed; initializing before any. */
-function sslStatusOf(previous: EdgeSslStatus, check: CheckDomainResponse): EdgeSslStatus {
+function sslStatusOf(previous: EdgeSslStatus, check: RoutingCheck): EdgeSslStatus {
   if (check.ssl_valid) return 'active';
   if (check.ssl_error) return 'pending_validation';
   return previous === 'active' ? 'pending_validation' : previous;

@@ -78,6 +78,34 @@ describe('billing configuration', () => {
     expect(() => options({ EDGE_PROVIDER: 'akamai' })).toThrow('EDGE_PROVIDER must be one of self-managed, cloudflare');
   });
 
+  it('chooses the billing provider; Stripe needs its key and a price for every add-on', async () => {
+    const dir = tempDir('billing-catalog');
+    try {
+      const file = join(dir.path, 'catalog.json');
+      writeFileSync(file, JSON.stringify({ ...DEFAULT_CATALOG, addons: DEFAULT_CATALOG.addons.map((a) => ({ ...a, stripe_price_id: `price_${a.tier}` })) }));
+      const options = (env: NodeJS.ProcessEnv) => billingOptionsFrom({ ...loadConfig(billingConfig, env), RPC_TIMEOUT_MS: 4000 });
+      const ledger = options({});
+      expect(ledger.options.billing?.name).toBe('ledger');
+      await ledger.close();
+      const stripe = options({
+        BILLING_PROVIDER: 'stripe',
+        STRIPE_SECRET_KEY: 'sk_test_x',
+        BILLING_CATALOG_FILE: file,
+        STRIPE_API_URL: 'http://127.0.0.1:12111',
+      });
+      expect(stripe.options.billing?.name).toBe('stripe');
+      await stripe.close();
+      expect(() => options({ BILLING_PROVIDER: 'stripe', BILLING_CATALOG_FILE: file })).toThrow(
+        'STRIPE_SECRET_KEY is required when BILLING_PROVIDER is stripe',
+      );
+      expect(() => options({ BILLING_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_x' })).toThrow(
+        'BILLING_CATALOG_FILE must give every add-on a stripe_price_id when BILLING_PROVIDER is stripe (missing: extra-custom-domain, extra-user, events-10m, events-50m)',
+      );
+    } finally {
+      dir.remove();
+    }
+  });
+
   it('keeps the 3 s check inside the gateway RPC timeout', () => {
     expect(domainCheckTimeoutMs(4000)).toBe(3000);
     expect(domainCheckTimeoutMs(5000)).toBe(3000);

@@ -2,7 +2,17 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { Config, ConfigError, ConfigRule, INVALID_CONFIG_VALUE, OutboundHttp, dnsServersResolver, oneOf, port, string, url } from '@funnel/platform';
 import { Catalog, CatalogError, DEFAULT_CATALOG, parseCatalog, serviceDomains } from '@funnel/billing-domain';
-import { BillingFeatureOptions, CloudflareEdge, DomainChecker, EdgeProvider, SelfManagedEdge, dnsResolver } from '@funnel/billing-feature';
+import {
+  BillingFeatureOptions,
+  BillingProvider,
+  CloudflareEdge,
+  DomainChecker,
+  EMBEDDED_LEDGER,
+  EdgeProvider,
+  SelfManagedEdge,
+  StripeBilling,
+  dnsResolver,
+} from '@funnel/billing-feature';
 import { outboundConfig } from './config';
 
 /** A comma-separated list; each entry trimmed, empty ones dropped, every one checked by `valid`. */
@@ -59,6 +69,12 @@ export const billingConfig = {
   DOMAIN_CHECK_PORT: port({ default: 443 }),
   /** A JSON file with the add-on catalog; the documented default catalog when unset. */
   BILLING_CATALOG_FILE: string({ optional: true }),
+  /** Where subscription changes go: the embedded ledger (the subscription's own events), or Stripe as well. */
+  BILLING_PROVIDER: oneOf(['ledger', 'stripe'], { default: 'ledger' }),
+  /** BILLING_PROVIDER=stripe: the secret (or restricted) key; the catalog's add-ons need their stripe_price_id. */
+  STRIPE_SECRET_KEY: string({ optional: true }),
+  /** Another Stripe API address (stripe-mock, tests); Stripe's own when unset. */
+  STRIPE_API_URL: url({ optional: true, protocols: ['https', 'http'] }),
 };
 
 export type BillingConfig = Config<typeof billingConfig> & { RPC_TIMEOUT_MS: number };
@@ -103,6 +119,7 @@ export function billingOptionsFrom(config: BillingConfig): { options: Omit<Billi
       edge,
       checker,
       catalog,
+      billing: billingProviderFrom(config, catalog),
       settings: { edgeCnameTarget: config.EDGE_CNAME_TARGET, reservedDomains: serviceDomains(config.RESERVED_DOMAINS, config.EDGE_CNAME_TARGET) },
     },
     close: () => http.close(),
@@ -118,6 +135,25 @@ function edgeFrom(config: BillingConfig): EdgeProvider {
     apiToken: config.CLOUDFLARE_API_TOKEN!,
     zoneId: config.CLOUDFLARE_ZONE_ID!,
     apiUrl: config.CLOUDFLARE_API_URL,
+    timeoutMs: domainCheckTimeoutMs(config.RPC_TIMEOUT_MS),
+  });
+}
+
+function billingProviderFrom(config: BillingConfig, catalog: Catalog): BillingProvider {
+  if (config.BILLING_PROVIDER === 'ledger') return EMBEDDED_LEDGER;
+  if (config.STRIPE_SECRET_KEY === undefined) throw new ConfigError('STRIPE_SECRET_KEY', 'set', 'is required when BILLING_PROVIDER is stripe');
+  const unpriced = catalog.addons.filter((addon) => !addon.stripe_price_id).map((addon) => addon.addon_id);
+  if (unpriced.length) {
+    throw new ConfigError(
+      'BILLING_CATALOG_FILE',
+      'stripe prices',
+      `must give every add-on a stripe_price_id when BILLING_PROVIDER is stripe (missing: ${unpriced.join(', ')})`,
+    );
+  }
+  return new StripeBilling({
+    secretKey: config.STRIPE_SECRET_KEY,
+    catalog,
+    apiUrl: config.STRIPE_API_URL,
     timeoutMs: domainCheckTimeoutMs(config.RPC_TIMEOUT_MS),
   });
 }

@@ -11,6 +11,7 @@ import { BillingFeatureModule, BillingHealth } from './billing-feature.module';
 import { BillingMessageController } from './billing.message.controller';
 import { DomainChecker } from './checks/domain-checker';
 import { SelfManagedEdge, TxtResolver } from './edge/self-managed-edge';
+import { BillingChange, BillingProvider } from './providers/billing-provider';
 
 const perm = ['billing:manage'];
 const alice: CallerContext = { accountId: 'ACCOUNT0000A', userId: 'USER0000000A', permissions: perm, correlationId: 'c-a' };
@@ -40,7 +41,7 @@ describe('billing feature over SQLite and the embedded read store', () => {
   const auditLogger = { log: (line: Record<string, unknown>) => audit.push(line) } as unknown as LoggerService;
 
   /** One replica of the billing service: its own read store, the shared event log. */
-  async function replica(): Promise<BillingMessageController> {
+  async function replica(billingProvider?: BillingProvider): Promise<BillingMessageController> {
     const app = await Test.createTestingModule({
       imports: [
         BillingFeatureModule.forRoot({
@@ -51,6 +52,7 @@ describe('billing feature over SQLite and the embedded read store', () => {
           settings: { edgeCnameTarget: 'edge.funnel.example', reservedDomains: ['funnel.example'] },
           clock: () => now,
           auditLogger,
+          billing: billingProvider,
         }),
       ],
     }).compile();
@@ -365,6 +367,57 @@ describe('billing feature over SQLite and the embedded read store', () => {
     const create = { 'idempotency-key': 'domain-1' };
     const made = await billing.createDomain(req(alice, { domain: 'go.example.com' }, undefined, create));
     expect(await billing.createDomain(req(alice, { domain: 'go.example.com' }, undefined, create))).toEqual(made);
+  });
+
+  it('applies each change at the billing provider first; a refusal there records nothing', async () => {
+    const applied: BillingChange[] = [];
+    let refuse = false;
+    const provider: BillingProvider = {
+      name: 'recording',
+      async apply(change) {
+        if (refuse) throw new ServiceError(503, 'BILLING_PROVIDER_UNAVAILABLE', 'down');
+        applied.push(change);
+      },
+    };
+    const withProvider = await replica(provider);
+    await withProvider.changeQuantity(req(alice, { addon_id: 'extra-user', quantity: 2 }, undefined, { 'idempotency-key': 'k-9' }));
+    await withProvider.switchAddon(req(alice, { current_addon_id: null, new_addon_id: 'events-10m' }));
+    expect(applied).toEqual([
+      {
+        accountId: alice.accountId,
+        kind: 'quantity',
+        changes: [{ addonId: 'extra-user', fromQuantity: 0, toQuantity: 2 }],
+        invoiceImmediately: false,
+        idempotencyKey: `${alice.accountId}:k-9`,
+      },
+      {
+        accountId: alice.accountId,
+        kind: 'switch',
+        changes: [{ addonId: 'events-10m', fromQuantity: 0, toQuantity: 1 }],
+        invoiceImmediately: true,
+        idempotencyKey: expect.stringMatching(new RegExp(`^${alice.accountId}:1:[0-9a-f]{32}$`)),
+      },
+    ]);
+    refuse = true;
+    const before = await eventStore.readStream(`billingsubscription-${alice.accountId}`);
+    expect(
+      await failure(withProvider.changeQuantity(req(alice, { addon_id: 'extra-user', quantity: 3 }, undefined, { 'idempotency-key': 'k-10' }))),
+    ).toMatchObject({
+      status: 503,
+    });
+    expect(await eventStore.readStream(`billingsubscription-${alice.accountId}`)).toHaveLength(before.length);
+    // The key was released: the same request runs again once the provider is back.
+    refuse = false;
+    await expect(
+      withProvider.changeQuantity(req(alice, { addon_id: 'extra-user', quantity: 3 }, undefined, { 'idempotency-key': 'k-10' })),
+    ).resolves.toMatchObject({
+      subscription: {
+        items: [
+          { addon_id: 'extra-user', quantity: 3 },
+          { addon_id: 'events-10m', quantity: 1 },
+        ],
+      },
+    });
   });
 
   it('refuses a caller without billing:manage (403) or without an account (401)', async () => {

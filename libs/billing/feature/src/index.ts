@@ -8,3 +8,4 @@ export * from './providers/billing-provider';
 export * from './domains/domains.service';
 export * from './subscription/subscription.service';
 export * from './edge/cloudflare-edge';
+export * from './providers/stripe-billing';

@@ -13,7 +13,7 @@ export interface Api {
     method: string,
     path: string,
     options?: { body?: unknown; rawBody?: string; key?: string; headers?: Record<string, string> },
-  ): Promise<{ status: number; body: any; text: string }>;
+  ): Promise<{ status: number; body: any; text: string; headers: Headers }>;
 }
 
 export function apiAt(baseUrl: string, defaultKey: string): Api {
@@ -35,7 +35,7 @@ export function apiAt(baseUrl: string, defaultKey: string): Api {
       } catch {
         body = text;
       }
-      return { status: response.status, body, text };
+      return { status: response.status, body, text, headers: response.headers };
     },
   };
 }

@@ -38,7 +38,10 @@ describe('billing feature over SQLite and the embedded read store', () => {
       return [[value]];
     },
   };
-  const auditLogger = { log: (line: Record<string, unknown>) => audit.push(line) } as unknown as LoggerService;
+  const auditLogger = {
+    log: (line: Record<string, unknown>) => audit.push(line),
+    error: (line: Record<string, unknown>) => audit.push(line),
+  } as unknown as LoggerService;
 
   /** One replica of the billing service: its own read store, the shared event log. */
   async function replica(billingProvider?: BillingProvider): Promise<BillingMessageController> {
@@ -418,6 +421,34 @@ describe('billing feature over SQLite and the embedded read store', () => {
         ],
       },
     });
+  });
+
+  it('keeps a domain change when the domain add-on cannot follow it (logged), and catches up on the next change', async () => {
+    let down = false;
+    const provider: BillingProvider = {
+      name: 'flaky',
+      async apply() {
+        if (down) throw new ServiceError(503, 'BILLING_PROVIDER_UNAVAILABLE', 'down');
+      },
+    };
+    const withProvider = await replica(provider);
+    for (const domain of ['a.example.org', 'b.example.org', 'c.example.org']) await withProvider.createDomain(req(alice, { domain }));
+    down = true;
+    await expect(withProvider.createDomain(req(alice, { domain: 'd.example.org' }))).resolves.toMatchObject({ success: true });
+    expect(audit).toContainEqual(
+      expect.objectContaining({
+        event: 'billing.domain_addon_sync_failed',
+        accountId: alice.accountId,
+        direction: 'raise',
+        code: 'BILLING_PROVIDER_UNAVAILABLE',
+      }),
+    );
+    expect((await withProvider.getSubscription(req(alice))).subscription.items).toEqual([]);
+    down = false;
+    await withProvider.createDomain(req(alice, { domain: 'shop.example.com' }));
+    expect((await withProvider.getSubscription(req(alice))).subscription.items).toEqual([
+      { addon_id: 'extra-custom-domain', quantity: 2, unit_price_cents: 500, tier: 'domains' },
+    ]);
   });
 
   it('refuses a caller without billing:manage (403) or without an account (401)', async () => {

@@ -105,7 +105,7 @@ export class DomainsService {
       await this.claims.release(context, name.domain, domainId);
       throw error;
     }
-    await this.subscription.followCustomDomains(context, 'raise');
+    await this.followDomains(context, 'raise', name.domain);
     return { success: true, domain: domainInfoOf(recorded), message: dnsInstructions(recorded, this.settings.edgeCnameTarget), ...NO_ERROR };
   }
 
@@ -124,7 +124,7 @@ export class DomainsService {
       },
     );
     await this.claims.release(context, name, state.record.id);
-    await this.subscription.followCustomDomains(context, 'lower');
+    await this.followDomains(context, 'lower', name);
     return { success: true, message: `${name} deleted`, ...NO_ERROR };
   }
 
@@ -231,6 +231,30 @@ export class DomainsService {
     await this.projector.waitFor(position);
     const next = events.reduce(evolveCustomDomain, state);
     return next.record ?? state.record!;
+  }
+
+  /**
+   * The domain add-on follows the domain count. The domain change is recorded by then, so a failure
+   * here (the billing provider down) does not fail it: it is logged, and the next domain change
+   * brings the add-on in line again.
+   */
+  private async followDomains(context: CallerContext, direction: 'raise' | 'lower', domain: string): Promise<void> {
+    try {
+      await this.subscription.followCustomDomains(context, direction);
+    } catch (error) {
+      this.audit.error(
+        {
+          msg: 'the domain add-on could not follow the domain count',
+          event: 'billing.domain_addon_sync_failed',
+          accountId: context.accountId,
+          correlationId: context.correlationId,
+          domain,
+          direction,
+          code: error instanceof ServiceError ? error.code : 'INTERNAL',
+        },
+        'BillingAudit',
+      );
+    }
   }
 
   /** The audit line of every check: who checked which domain, and what came out. */

@@ -22,6 +22,7 @@ export default [
             { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:feature', 'type:domain', 'type:util', 'type:data-access', 'type:testing'] },
             { sourceTag: 'scope:assets', onlyDependOnLibsWithTags: ['scope:assets', 'scope:shared'] },
             { sourceTag: 'scope:identity', onlyDependOnLibsWithTags: ['scope:identity', 'scope:shared'] },
+            { sourceTag: 'scope:billing', onlyDependOnLibsWithTags: ['scope:billing', 'scope:shared'] },
             { sourceTag: 'scope:scripts', onlyDependOnLibsWithTags: ['scope:scripts', 'scope:shared'] },
             { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared'] },
             { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },

@@ -28,7 +28,7 @@ describe('nats-credentials CLI', () => {
     expect(await runNatsCredentialsCli(['nats-credentials:create', dir.path], io)).toBe(0);
     const users = state();
     expect(read(NATS_AUTH_FILE)).toBe(natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, users));
-    for (const app of ['gateway', 'assets-service', 'identity-service', 'scripts-service']) {
+    for (const app of ['gateway', 'assets-service', 'identity-service', 'scripts-service', 'billing-service']) {
       expect(envOf(app)).toEqual({ NATS_USER: `${app}-1`, NATS_PASSWORD: users[app][0].password });
     }
     for (const name of [NATS_USERS_FILE, NATS_AUTH_FILE, natsEnvFile('gateway')]) expect(statSync(join(dir.path, name)).mode & 0o777).toBe(0o600);

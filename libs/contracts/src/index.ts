@@ -6,3 +6,4 @@ export * from './assets';
 export * from './identity';
 export * from './scripts';
 export * from './error-text';
+export * from './billing';

@@ -1,12 +1,13 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type JWK, SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { ACCESS_TOKEN } from '@funnel/contracts';
-import { IdentityRequestBody, IdentitySubjects, RpcRequest, ServiceError } from '@funnel/contracts';
+import { BillingSubjects, IdentityRequestBody, IdentitySubjects, RpcRequest, ServiceError } from '@funnel/contracts';
 import { ServiceClient, createMetricsRegistry } from '@funnel/platform';
 import { GatewayModule, GatewayOptions } from './gateway.module';
 import { createGatewayApp } from './create-gateway-app';
 
 const GOOD_KEY = 'good-key-0123456789abcdef';
+const BILLING_KEY = 'billing-key-0123456789abcdef';
 
 /** The gateway over a service client that records what it forwards; identity knows one API key and publishes `signingKeys`. */
 async function gatewayRecording(trustedProxies: string[], options: Partial<GatewayOptions> = {}, signingKeys: JWK[] = []) {
@@ -14,11 +15,15 @@ async function gatewayRecording(trustedProxies: string[], options: Partial<Gatew
   const client = {
     request: async <T>(subject: string, payload: RpcRequest<IdentityRequestBody>) => {
       if (subject === IdentitySubjects.authenticateApiKey) {
-        if ((payload.body as unknown as { key: string }).key !== GOOD_KEY) throw ServiceError.unauthorized();
+        const key = (payload.body as unknown as { key: string }).key;
+        if (key === BILLING_KEY) return { accountId: 'A1', userId: 'U1', permissions: ['billing:manage'], keyId: 'k2' } as T;
+        if (key !== GOOD_KEY) throw ServiceError.unauthorized();
         return { accountId: 'A1', userId: 'U1', permissions: ['assets:read'], keyId: 'k1' } as T;
       }
       if (subject === IdentitySubjects.signingKeys) return { keys: signingKeys } as T;
       forwarded.push({ subject, payload });
+      if (payload.body.params?.domain === 'missing.example.com') throw ServiceError.notFound('NOT_FOUND', 'no custom domain missing.example.com');
+      if (payload.body.params?.domain === 'broken.example.com') throw new Error('internal detail');
       return {} as T;
     },
     subscribe: () => () => undefined,
@@ -119,6 +124,61 @@ describe('failed credential attempts per client address', () => {
         expect(res.json().error).toContain('expired');
       }
       expect((await fastify.inject({ method: 'GET', url: '/v1/visitortag/list', headers: { 'x-api-key': GOOD_KEY } })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('billing routes', () => {
+  it('forward path parameters (decoded) and the Idempotency-Key header, and tell a fixed path from a pattern', async () => {
+    const { app, forwarded, fastify } = await gatewayRecording([]);
+    try {
+      const headers = { 'x-api-key': BILLING_KEY, 'idempotency-key': 'k-1' };
+      expect((await fastify.inject({ method: 'GET', url: '/v1/billing/domains/shop.example.com', headers })).statusCode).toBe(200);
+      expect((await fastify.inject({ method: 'POST', url: '/v1/billing/domains/xn--mnchen-3ya.de/refresh/', headers, payload: {} })).statusCode).toBe(200);
+      expect((await fastify.inject({ method: 'DELETE', url: '/v1/billing/domains/M%C3%BCnchen.de', headers })).statusCode).toBe(200);
+      expect((await fastify.inject({ method: 'POST', url: '/v1/billing/domains/check', headers, payload: { domain: 'a.example.com' } })).statusCode).toBe(200);
+      expect((await fastify.inject({ method: 'POST', url: '/v1/billing/addons', headers, payload: { addon_id: 'x', quantity: 1 } })).statusCode).toBe(200);
+      expect(forwarded.map((f) => [f.subject, f.payload.body.params, f.payload.body.headers])).toEqual([
+        [BillingSubjects.domainsGet, { domain: 'shop.example.com' }, undefined],
+        [BillingSubjects.domainsRefresh, { domain: 'xn--mnchen-3ya.de' }, undefined],
+        [BillingSubjects.domainsDelete, { domain: 'München.de' }, { 'idempotency-key': 'k-1' }],
+        [BillingSubjects.domainsCheck, undefined, undefined],
+        [BillingSubjects.addonsQuantity, undefined, { 'idempotency-key': 'k-1' }],
+      ]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('answer every failure in the billing body shape, with the usual statuses', async () => {
+    const { app, fastify } = await gatewayRecording([]);
+    const call = (method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: string) =>
+      fastify.inject({ method, url, headers: { 'content-type': 'application/json', ...headers }, ...(payload !== undefined ? { payload } : {}) });
+    try {
+      const noKey = await call('GET', '/v1/billing/domains', {});
+      expect(noKey.statusCode).toBe(401);
+      expect(noKey.json()).toEqual({ success: false, error_code: 'AUTH.UNAUTHORIZED', error_message: expect.any(String), details: [] });
+      const forbidden = await call('GET', '/v1/billing/subscription', { 'x-api-key': GOOD_KEY });
+      expect(forbidden.statusCode).toBe(403);
+      expect(forbidden.json()).toMatchObject({ success: false, error_code: 'AUTH.FORBIDDEN' });
+      const missing = await call('GET', '/v1/billing/domains/missing.example.com', { 'x-api-key': BILLING_KEY });
+      expect(missing.statusCode).toBe(404);
+      expect(missing.json()).toEqual({ success: false, error_code: 'NOT_FOUND', error_message: 'no custom domain missing.example.com', details: [] });
+      const badJson = await call('POST', '/v1/billing/domains', { 'x-api-key': BILLING_KEY }, '{"domain":');
+      expect(badJson.statusCode).toBe(400);
+      expect(badJson.json()).toMatchObject({ success: false, error_code: 'REQUEST.MALFORMED_JSON' });
+      const broken = await call('GET', '/v1/billing/domains/broken.example.com', { 'x-api-key': BILLING_KEY });
+      expect(broken.statusCode).toBe(500);
+      expect(broken.json()).toEqual({
+        success: false,
+        error_code: 'INTERNAL',
+        error_message: 'internal error',
+        correlationId: broken.headers['x-correlation-id'],
+      });
+      // Other routes keep the standard body.
+      expect((await call('GET', '/v1/visitortag/list', {})).json()).toMatchObject({ code: 'AUTH.UNAUTHORIZED', error: expect.any(String) });
     } finally {
       await app.close();
     }

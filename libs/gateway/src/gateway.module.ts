@@ -11,6 +11,7 @@ import { IdsHttpController } from './ids.http.controller';
 import { HealthHttpController, MetricsHttpController } from './health.http.controller';
 import { scriptRoutes } from './script-routes';
 import { identityRoutes } from './identity-routes';
+import { billingRoutes } from './billing-routes';
 import { CredentialRateLimit, DEFAULT_RATE_LIMIT, RateLimitOptions } from './limits/credential-rate-limit';
 
 export interface GatewayOptions {
@@ -31,7 +32,7 @@ export interface GatewayOptions {
 }
 
 export function gatewayRoutes(extra: ForwardedRoute[] = []): ForwardedRoute[] {
-  return [...assetRoutes(), ...scriptRoutes(), ...identityRoutes(), ...extra];
+  return [...assetRoutes(), ...scriptRoutes(), ...identityRoutes(), ...billingRoutes(), ...extra];
 }
 
 @Module({})

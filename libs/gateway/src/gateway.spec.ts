@@ -2,7 +2,8 @@ import { HttpException } from '@nestjs/common';
 import { IdentityEvents, ServiceError } from '@funnel/contracts';
 import { ServiceClient } from '@funnel/platform';
 import { RouteTable, assetRoutes } from './route-table';
-import { toHttpError } from './http-errors';
+import { billingRoutes } from './billing-routes';
+import { shapeErrorAnswer, toHttpError } from './http-errors';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
 import { requirePermission } from './credentials';
 
@@ -35,7 +36,35 @@ describe('RouteTable', () => {
   });
 });
 
+describe('RouteTable with path parameters', () => {
+  const table = new RouteTable(billingRoutes());
+  it('matches a parameter segment, decoded, and prefers a fixed path', () => {
+    expect(table.resolve('GET', '/billing/domains/shop.example.com/')).toMatchObject({
+      route: { subject: 'billing.domains.get' },
+      params: { domain: 'shop.example.com' },
+    });
+    expect(table.resolve('POST', '/billing/domains/M%C3%BCnchen.de/refresh')).toMatchObject({ params: { domain: 'München.de' } });
+    expect(table.resolve('POST', '/billing/domains/check')).toMatchObject({ route: { subject: 'billing.domains.check' }, params: {} });
+    expect(table.resolve('GET', '/billing/domains/check')).toMatchObject({ route: { subject: 'billing.domains.get' }, params: { domain: 'check' } });
+    expect(table.match('DELETE', '/billing/domains')).toBe('method-not-allowed');
+    expect(table.match('PUT', '/billing/domains/x.example.com')).toBe('method-not-allowed');
+    expect(table.match('GET', '/billing/domains/%E0%A4%A')).toBeUndefined();
+    expect(table.match('GET', '/billing/domains//refresh')).toBeUndefined();
+    expect(table.match('POST', '/billing/addons')).toMatchObject({ subject: 'billing.addons.quantity' });
+  });
+});
+
 describe('toHttpError', () => {
+  it('shapes an answer as the billing body when the route asks for it', () => {
+    const answer = toHttpError(ServiceError.tooManyRequests('slow down', 12, 'RATE_LIMITED'), 'c1');
+    expect(shapeErrorAnswer(answer, 'billing')).toEqual({
+      status: 429,
+      headers: { 'retry-after': '12' },
+      body: { success: false, error_code: 'RATE_LIMITED', error_message: 'slow down', details: [] },
+    });
+    expect(shapeErrorAnswer(answer, 'standard')).toBe(answer);
+  });
+
   it('maps service errors to their status and the error body', () => {
     const details = [{ field: 'idTag', code: 'exists', message: 'idTag exists' }];
     expect(toHttpError(ServiceError.conflict('ASSET.ALREADY_EXISTS', 'exists', details), 'c1')).toEqual({

@@ -13,6 +13,31 @@ export interface HttpErrorAnswer {
   headers?: Record<string, string>;
 }
 
+/**
+ * How a route's error answers look: `standard` is `{ error, code, details }` (a 500: `{ correlationId }`);
+ * `billing` is the billing area's `{ success: false, error_code, error_message, details }` (a 500
+ * adds `correlationId`). Same statuses and headers either way.
+ */
+export type ErrorBodyShape = 'standard' | 'billing';
+
+const errorBodyShapes = new WeakMap<object, ErrorBodyShape>();
+
+/** Marks the request's route's error shape, before anything can fail (body parsing included). */
+export function useErrorBodyShape(request: FastifyRequest, shape: ErrorBodyShape): void {
+  if (shape !== 'standard') errorBodyShapes.set(request, shape);
+}
+
+/** The answer in `shape`. */
+export function shapeErrorAnswer(answer: HttpErrorAnswer, shape: ErrorBodyShape): HttpErrorAnswer {
+  if (shape === 'standard') return answer;
+  const { error, code, details, correlationId } = answer.body as { error?: string; code?: string; details?: ErrorDetail[]; correlationId?: string };
+  const body: Record<string, unknown> =
+    correlationId !== undefined
+      ? { success: false, error_code: 'INTERNAL', error_message: 'internal error', correlationId }
+      : { success: false, error_code: code, error_message: error, details: details ?? [] };
+  return { ...answer, body };
+}
+
 /** A 429 carries `retryAfterSeconds`, which clients read from the Retry-After header. */
 function retryAfterOf(error: ServiceError): Record<string, string> | undefined {
   const seconds = error.retryAfterSeconds;
@@ -75,7 +100,8 @@ export function toHttpError(error: unknown, correlationId: string): HttpErrorAns
 
 /** Sends the error answer of `error` on `reply`. */
 export function sendHttpError(error: unknown, request: FastifyRequest | undefined, reply: FastifyReply): void {
-  const answer = toHttpError(error, String(request?.id ?? ''));
+  const shape = (request && errorBodyShapes.get(request)) ?? 'standard';
+  const answer = shapeErrorAnswer(toHttpError(error, String(request?.id ?? '')), shape);
   if (answer.headers) void reply.headers(answer.headers);
   void reply.status(answer.status).send(answer.body);
 }

@@ -6,5 +6,6 @@ export * from './api-key-authenticator';
 export * from './token-verifier';
 export * from './credentials';
 export * from './identity-routes';
+export * from './billing-routes';
 export * from './limits/rate-limiter';
 export * from './limits/credential-rate-limit';

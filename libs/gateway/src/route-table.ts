@@ -1,3 +1,4 @@
+import type { ErrorBodyShape } from './http-errors';
 import { ASSET_KINDS, ASSET_OPERATION_ROUTES, AssetKindDescriptor, Permission, READ_OPERATIONS, assetSubject } from '@funnel/contracts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -19,6 +20,16 @@ export interface ForwardedRoute {
   forwardBearerToken?: boolean;
   /** Forward the client's address (login throttling). */
   forwardSourceAddress?: boolean;
+  /** Request headers forwarded to the service (lower-case names), e.g. `idempotency-key`. */
+  forwardHeaders?: readonly string[];
+  /** The shape of its error answers: the standard `{ error, code, details }` (default), or the billing body. */
+  errorBody?: ErrorBodyShape;
+}
+
+/** A route matched to a path, with the path's parameters (`/billing/domains/:domain` gives `{ domain }`). */
+export interface MatchedRoute {
+  route: ForwardedRoute;
+  params: Record<string, string>;
 }
 
 export function assetRoutes(kinds: readonly AssetKindDescriptor[] = ASSET_KINDS): ForwardedRoute[] {
@@ -38,28 +49,74 @@ export function assetRoutes(kinds: readonly AssetKindDescriptor[] = ASSET_KINDS)
   );
 }
 
-/** Method + path lookup; paths are matched without their trailing slash. */
+interface PatternRoute {
+  route: ForwardedRoute;
+  /** The path's segments; `:name` ones match any one non-empty segment. */
+  segments: string[];
+}
+
+/**
+ * Method + path lookup; paths are matched without their trailing slash. A path may have parameter
+ * segments (`/billing/domains/:domain`); a fixed path wins over a pattern (`/billing/domains/check`).
+ */
 export class RouteTable {
   private readonly routes = new Map<string, ForwardedRoute>();
   private readonly paths = new Set<string>();
+  private readonly patterns: PatternRoute[] = [];
 
   constructor(routes: readonly ForwardedRoute[]) {
     for (const r of routes) {
       const key = `${r.method} ${r.path}`;
       if (this.routes.has(key)) throw new Error(`duplicate route ${key}`);
       this.routes.set(key, r);
-      this.paths.add(r.path);
+      if (r.path.includes('/:')) this.patterns.push({ route: r, segments: r.path.split('/') });
+      else this.paths.add(r.path);
     }
   }
 
   match(method: string, path: string): ForwardedRoute | 'method-not-allowed' | undefined {
+    const resolved = this.resolve(method, path);
+    return resolved && resolved !== 'method-not-allowed' ? resolved.route : resolved;
+  }
+
+  /** The route and its path parameters (percent-decoded); a parameter that does not decode matches nothing. */
+  resolve(method: string, path: string): MatchedRoute | 'method-not-allowed' | undefined {
     const normalized = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
     const route = this.routes.get(`${method} ${normalized}`);
-    if (route) return route;
-    return this.paths.has(normalized) ? 'method-not-allowed' : undefined;
+    if (route) return { route, params: {} };
+    let otherMethod = this.paths.has(normalized);
+    if (this.patterns.length) {
+      const segments = normalized.split('/');
+      for (const pattern of this.patterns) {
+        const params = paramsOf(pattern.segments, segments);
+        if (!params) continue;
+        if (pattern.route.method === method) return { route: pattern.route, params };
+        otherMethod = true;
+      }
+    }
+    return otherMethod ? 'method-not-allowed' : undefined;
   }
 
   all(): ForwardedRoute[] {
     return [...this.routes.values()];
   }
+}
+
+function paramsOf(pattern: readonly string[], segments: readonly string[]): Record<string, string> | undefined {
+  if (pattern.length !== segments.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i++) {
+    const expected = pattern[i];
+    if (expected.startsWith(':')) {
+      if (segments[i] === '') return undefined;
+      try {
+        params[expected.slice(1)] = decodeURIComponent(segments[i]);
+      } catch {
+        return undefined;
+      }
+    } else if (expected !== segments[i]) {
+      return undefined;
+    }
+  }
+  return params;
 }

@@ -2,3 +2,4 @@ export * from './config';
 export * from './stores';
 export * from './standalone';
 export * from './services';
+export * from './billing-config';

@@ -22,6 +22,7 @@ import { registerProjectionLagMetric } from '@funnel/projections';
 import { AssetSecretBox, AssetsFeatureModule, AssetsHealth, assetKindActions } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
+import { BillingFeatureModule, BillingHealth } from '@funnel/billing-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
 import {
   accessTokenConfig,
@@ -46,12 +47,13 @@ import {
   storeConfig,
 } from './config';
 import { Stores, openStores } from './stores';
+import { billingConfig, billingOptionsFrom } from './billing-config';
 import { RunningApp } from './standalone';
 
 const serviceConfig = { ...commonConfig, ...natsConfig, ...opsConfig };
 
 /** The services the gateway forwards to: its readiness pings each (`<service>.ping`). */
-export const GATEWAY_SERVICES = ['assets', 'identity', 'scripts'] as const;
+export const GATEWAY_SERVICES = ['assets', 'identity', 'scripts', 'billing'] as const;
 
 interface NatsService {
   /** The app's name in logs and metrics, e.g. `assets-service`. */
@@ -64,6 +66,8 @@ interface NatsService {
   /** Closed on shutdown; the lag of the projections running on its event store is on /metrics. */
   stores?: Stores;
   server?: LeanServerNats;
+  /** Releases what the app's adapters hold open (outgoing connections), after the app has stopped. */
+  onClose?: () => Promise<void>;
 }
 
 /** The service's NATS server strategy: its queue group, with the app's NATS credentials and message bound. */
@@ -100,6 +104,7 @@ async function startNatsService(options: NatsService): Promise<RunningApp> {
       await app.close();
       await ops.close();
       await stores?.close();
+      await options.onClose?.();
     },
   };
 }
@@ -176,6 +181,25 @@ export async function startScriptsService(env: NodeJS.ProcessEnv = process.env):
       await assets.close();
     },
   };
+}
+
+export const billingServiceConfig = { ...serviceConfig, ...storeConfig, ...billingConfig };
+
+export async function startBillingService(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
+  const config = loadConfig(billingServiceConfig, env);
+  const billing = billingOptionsFrom(config);
+  const stores = await openStores(config);
+  @Module({ imports: [BillingFeatureModule.forRoot({ ...stores, ...billing.options })] })
+  class BillingServiceModule {}
+  return startNatsService({
+    name: 'billing-service',
+    service: 'billing',
+    module: BillingServiceModule,
+    config,
+    checks: (app) => [{ name: 'read-model', check: () => app.get(BillingHealth).ready() }],
+    stores,
+    onClose: billing.close,
+  });
 }
 
 export const gatewayConfig = { ...commonConfig, ...httpConfig, ...edgeConfig, ...natsConfig, ...natsInboxConfig, ...accessTokenConfig };

@@ -16,6 +16,7 @@ import {
 import { AssetSecretBox, AssetsFeatureModule, AssetsHealth, assetKindActions } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
+import { BillingFeatureModule, BillingHealth } from '@funnel/billing-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
 import { registerProjectionLagMetric } from '@funnel/projections';
 import {
@@ -35,6 +36,7 @@ import {
   outboundHttpOptionsFrom,
 } from './config';
 import { openStores } from './stores';
+import { billingConfig, billingOptionsFrom } from './billing-config';
 
 export const standaloneConfig = {
   ...commonConfig,
@@ -45,6 +47,7 @@ export const standaloneConfig = {
   ...outboundConfig,
   ...bootstrapConfig,
   ...authConfig,
+  ...billingConfig,
 };
 export type StandaloneConfig = Config<typeof standaloneConfig>;
 
@@ -65,6 +68,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   const bootstrapAdmin = bootstrapAdminFrom(config);
   const edge = edgeOptionsFrom(config);
   const logger = createLogger('standalone', config.LOG_LEVEL);
+  const billing = billingOptionsFrom(config);
   const stores = await openStores(config);
   const bus = new InProcessBus({ copyPayloads: false });
   const metrics = createMetricsRegistry({ defaultLabels: { app: 'standalone' } });
@@ -81,6 +85,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
       AssetsFeatureModule.forRoot({ ...stores, secrets, actions: assetKindActions({ secrets, http: outbound }) }),
       IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin, auth: authOptionsFrom(config), events: bus }),
       ScriptsFeatureModule.forRoot({ assets: client }),
+      BillingFeatureModule.forRoot({ ...stores, ...billing.options }),
       GatewayModule.forRoot({
         client,
         metrics,
@@ -89,6 +94,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
         readiness: [
           { name: 'assets', check: () => started.app?.get(AssetsHealth).ready() ?? false },
           { name: 'identity', check: () => started.app?.get(IdentityHealth).ready() ?? false },
+          { name: 'billing', check: () => started.app?.get(BillingHealth).ready() ?? false },
         ],
       }),
     ],
@@ -113,6 +119,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
       await app.close();
       await outbound.close();
       await stores.close();
+      await billing.close();
     },
   };
 }

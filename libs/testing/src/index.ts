@@ -3,3 +3,4 @@ export * from './net';
 export * from './temp-dir';
 export * from './cleanup';
 export * from './self-signed-certificate';
+export * from './dns-server';

@@ -66,6 +66,10 @@ export interface IdentityRequestBody {
   bearerToken?: string;
   /** The client's address as the gateway sees it (login throttling). */
   sourceAddress?: string;
+  /** The path's parameters, decoded (`/billing/domains/:domain` gives `{ domain }`). */
+  params?: Record<string, string>;
+  /** The request headers the route forwards (lower-case names), e.g. `idempotency-key`. */
+  headers?: Record<string, string>;
 }
 
 /** The user object of session responses (spec: Authentication, item 6). */

@@ -44,6 +44,7 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
       subjectRoot: 'scripts',
       calls: { subjects: [assetSubject('logicscript', 'findById')], inboxPrefix: DEFAULT_SCRIPTS_INBOX_PREFIX },
     },
+    { app: 'billing-service', subjectRoot: 'billing' },
   ],
   gateway: 'gateway',
   gatewayInboxPrefix: DEFAULT_GATEWAY_INBOX_PREFIX,

@@ -15,8 +15,11 @@ describe('NATS permissions', () => {
   it('give each app only what its role needs', () => {
     expect(natsPermissions(FUNNEL_NATS_LAYOUT)).toEqual({
       gateway: {
-        publish: { allow: ['assets.>', 'identity.>', 'scripts.>'], deny: ['assets.events.>', 'identity.events.>', 'scripts.events.>'] },
-        subscribe: { allow: ['_INBOX_gateway.>', 'assets.events.>', 'identity.events.>', 'scripts.events.>'] },
+        publish: {
+          allow: ['assets.>', 'identity.>', 'scripts.>', 'billing.>'],
+          deny: ['assets.events.>', 'identity.events.>', 'scripts.events.>', 'billing.events.>'],
+        },
+        subscribe: { allow: ['_INBOX_gateway.>', 'assets.events.>', 'identity.events.>', 'scripts.events.>', 'billing.events.>'] },
       },
       'assets-service': { publish: { allow: ['assets.events.>'] }, subscribe: { allow: ['assets.>'] }, allow_responses: { max: 10000, expires: '2m' } },
       'identity-service': { publish: { allow: ['identity.events.>'] }, subscribe: { allow: ['identity.>'] }, allow_responses: { max: 10000, expires: '2m' } },
@@ -25,6 +28,7 @@ describe('NATS permissions', () => {
         subscribe: { allow: ['scripts.>', '_INBOX_scripts.>'] },
         allow_responses: { max: 10000, expires: '2m' },
       },
+      'billing-service': { publish: { allow: ['billing.events.>'] }, subscribe: { allow: ['billing.>'] }, allow_responses: { max: 10000, expires: '2m' } },
     });
   });
 
@@ -50,10 +54,10 @@ describe('NATS permissions', () => {
   });
 
   it('follow the layout: a new service is one more entry', () => {
-    const layout: NatsLayout = { ...FUNNEL_NATS_LAYOUT, services: [...FUNNEL_NATS_LAYOUT.services, { app: 'billing-service', subjectRoot: 'billing' }] };
+    const layout: NatsLayout = { ...FUNNEL_NATS_LAYOUT, services: [...FUNNEL_NATS_LAYOUT.services, { app: 'reporting-service', subjectRoot: 'reporting' }] };
     const permissions = natsPermissions(layout);
-    expect(permissions['gateway'].publish.allow).toContain('billing.>');
-    expect(permissions['billing-service'].subscribe.allow).toEqual(['billing.>']);
+    expect(permissions['gateway'].publish.allow).toContain('reporting.>');
+    expect(permissions['reporting-service'].subscribe.allow).toEqual(['reporting.>']);
   });
 });
 
@@ -63,7 +67,7 @@ describe('NATS server configuration', () => {
     const text = natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, users);
     expect(text).not.toMatch(/no_auth_user/);
     const { users: entries } = authorizationOf(text);
-    expect(entries.map(({ user }) => user)).toEqual(['gateway-1', 'assets-service-1', 'identity-service-1', 'scripts-service-1']);
+    expect(entries.map(({ user }) => user)).toEqual(['gateway-1', 'assets-service-1', 'identity-service-1', 'scripts-service-1', 'billing-service-1']);
     expect(entries[1]).toEqual({ ...users['assets-service'][0], permissions: natsPermissions(FUNNEL_NATS_LAYOUT)['assets-service'] });
   });
 
@@ -96,7 +100,7 @@ describe('NATS user rotation', () => {
     expect(rotated['gateway'][0]).toEqual(first['gateway'][0]);
     expect(currentNatsUser(rotated, 'gateway').user).toBe('gateway-2');
     expect(currentNatsUser(rotated, 'gateway').password).not.toBe(first['gateway'][0].password);
-    expect(authorizationOf(natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, rotated)).users).toHaveLength(8);
+    expect(authorizationOf(natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, rotated)).users).toHaveLength(10);
 
     const retired = retireNatsUsers(rotated);
     expect(retired['gateway']).toEqual([rotated['gateway'][1]]);

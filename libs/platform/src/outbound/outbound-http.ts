@@ -38,6 +38,8 @@ export class OutboundFailure extends Error {
   constructor(
     readonly code: 'OUTBOUND.TIMEOUT' | 'OUTBOUND.CONNECTION_FAILED' | 'OUTBOUND.TLS_FAILED',
     message: string,
+    /** The system's code of the failure when there is one (`CERT_HAS_EXPIRED`, `ECONNREFUSED` ...). */
+    readonly reason?: string,
   ) {
     super(message);
     this.name = 'OutboundFailure';
@@ -154,7 +156,7 @@ export class OutboundHttp {
     ) {
       return new OutboundFailure('OUTBOUND.TIMEOUT', 'no answer in time');
     }
-    if (TLS_CODES.test(code)) return new OutboundFailure('OUTBOUND.TLS_FAILED', `TLS failed: ${code}`);
-    return new OutboundFailure('OUTBOUND.CONNECTION_FAILED', `connection failed${code ? `: ${code}` : ''}`);
+    if (TLS_CODES.test(code)) return new OutboundFailure('OUTBOUND.TLS_FAILED', `TLS failed: ${code}`, code);
+    return new OutboundFailure('OUTBOUND.CONNECTION_FAILED', `connection failed${code ? `: ${code}` : ''}`, code || undefined);
   }
 }

@@ -2,7 +2,7 @@ import { IdentityService } from '@funnel/identity-feature';
 import { FUNNEL_NATS_LAYOUT, createNatsUsers, natsAuthorizationConfig, natsUserEnv } from '@funnel/platform';
 import { startNatsServer, tempDir } from '@funnel/testing';
 import { RunningApp, startStandalone } from '../standalone';
-import { startAssetsService, startGateway, startIdentityService, startScriptsService } from '../services';
+import { startAssetsService, startBillingService, startGateway, startIdentityService, startScriptsService } from '../services';
 
 export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery', apiKey: 'test-admin-key-0123456789' };
 
@@ -13,7 +13,7 @@ export interface Api {
     method: string,
     path: string,
     options?: { body?: unknown; rawBody?: string; key?: string; headers?: Record<string, string> },
-  ): Promise<{ status: number; body: any; text: string }>;
+  ): Promise<{ status: number; body: any; text: string; headers: Headers }>;
 }
 
 export function apiAt(baseUrl: string, defaultKey: string): Api {
@@ -35,7 +35,7 @@ export function apiAt(baseUrl: string, defaultKey: string): Api {
       } catch {
         body = text;
       }
-      return { status: response.status, body, text };
+      return { status: response.status, body, text, headers: response.headers };
     },
   };
 }
@@ -121,11 +121,12 @@ export async function distributedDeployment(extraEnv: NodeJS.ProcessEnv = {}): P
     apps.identity = await startIdentityService(envOf('identity-service'));
     apps.assets = await startAssetsService(envOf('assets-service'));
     apps.scripts = await startScriptsService(envOf('scripts-service'));
+    apps.billing = await startBillingService(envOf('billing-service'));
     apps.gateway = await startGateway(envOf('gateway'));
     api = apiAt(`http://127.0.0.1:${apps.gateway.port}/v1`, ADMIN.apiKey);
   };
   const stop = async () => {
-    for (const name of ['gateway', 'scripts', 'assets', 'identity']) {
+    for (const name of ['gateway', 'billing', 'scripts', 'assets', 'identity']) {
       await apps[name]?.close();
       apps[name] = undefined;
     }

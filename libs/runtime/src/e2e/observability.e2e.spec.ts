@@ -1,6 +1,6 @@
 import { generateAssetId } from '@funnel/contracts';
 import { type RunningNatsServer, type TempDir, eventually, startNatsServer, tempDir } from '@funnel/testing';
-import { startAssetsService, startGateway, startIdentityService, startScriptsService } from '../services';
+import { startAssetsService, startBillingService, startGateway, startIdentityService, startScriptsService } from '../services';
 import { type RunningApp, startStandalone } from '../standalone';
 import { ADMIN } from './harness';
 
@@ -46,7 +46,7 @@ describe('observability in distributed mode', () => {
   let dir: TempDir;
   let nats: RunningNatsServer;
   let env: NodeJS.ProcessEnv;
-  const apps: Partial<Record<'identity' | 'assets' | 'scripts' | 'gateway', RunningApp>> = {};
+  const apps: Partial<Record<'identity' | 'assets' | 'scripts' | 'billing' | 'gateway', RunningApp>> = {};
   const port = (name: keyof typeof apps) => apps[name]!.port;
 
   beforeAll(async () => {
@@ -56,11 +56,12 @@ describe('observability in distributed mode', () => {
     apps.identity = await startIdentityService(env);
     apps.assets = await startAssetsService(env);
     apps.scripts = await startScriptsService(env);
+    apps.billing = await startBillingService(env);
     apps.gateway = await startGateway(env);
   });
 
   afterAll(async () => {
-    for (const name of ['gateway', 'scripts', 'assets', 'identity'] as const) await apps[name]?.close();
+    for (const name of ['gateway', 'billing', 'scripts', 'assets', 'identity'] as const) await apps[name]?.close();
     await nats?.stop();
     dir?.remove();
   });
@@ -90,12 +91,14 @@ describe('observability in distributed mode', () => {
     for (const projection of ['identity-read-model', 'identity-user-settings', 'identity-sessions']) {
       expect(identity).toContain(`projection_lag_events{projection="${projection}",app="identity-service"} 0`);
     }
+    const billing = (await get(port('billing'), '/metrics')).text;
+    expect(billing).toContain('projection_lag_events{projection="billing-domains",app="billing-service"} 0');
   });
 
   it('answers every service ping, so the gateway is ready', async () => {
     const ready = await get(port('gateway'), '/health/ready');
     expect(ready.status).toBe(200);
-    expect(JSON.parse(ready.text)).toEqual({ ready: true, checks: { nats: true, assets: true, identity: true, scripts: true } });
+    expect(JSON.parse(ready.text)).toEqual({ ready: true, checks: { nats: true, assets: true, identity: true, scripts: true, billing: true } });
   });
 
   it('is not ready while a service does not answer its ping, and ready again once it does', async () => {
@@ -106,7 +109,7 @@ describe('observability in distributed mode', () => {
       expect(ready.status).toBe(503);
       return JSON.parse(ready.text);
     }, 15_000);
-    expect(notReady).toEqual({ ready: false, checks: { nats: true, assets: false, identity: true, scripts: true } });
+    expect(notReady).toEqual({ ready: false, checks: { nats: true, assets: false, identity: true, scripts: true, billing: true } });
 
     apps.assets = await startAssetsService(env);
     await eventually(async () => expect((await get(port('gateway'), '/health/ready')).status).toBe(200), 15_000);
@@ -133,7 +136,7 @@ describe('observability in standalone mode', () => {
     expect(text).toContain('rpc_server_requests_total{subject="assets.visitortag.create",outcome="ok",app="standalone"} 1');
     expect(sample(text, 'rpc_server_request_duration_seconds_count', { subject: 'assets.visitortag.create', outcome: 'ok' })).toBe(1);
     expect(text).toContain('http_requests_total{route="/v1/visitortag/save",method="POST",status="200",app="standalone"} 1');
-    for (const projection of ['assets-read-model', 'identity-read-model', 'identity-user-settings', 'identity-sessions']) {
+    for (const projection of ['assets-read-model', 'identity-read-model', 'identity-user-settings', 'identity-sessions', 'billing-domains']) {
       expect(text).toContain(`projection_lag_events{projection="${projection}",app="standalone"} 0`);
     }
   });

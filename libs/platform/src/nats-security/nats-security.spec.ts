@@ -37,14 +37,14 @@ describe('NATS permissions', () => {
       ...FUNNEL_NATS_LAYOUT,
       services: [
         ...FUNNEL_NATS_LAYOUT.services,
-        { app: 'billing-service', subjectRoot: 'billing', calls: { subjects: ['identity.accounts.get'], inboxPrefix: '_INBOX_billing' } },
+        { app: 'example-service', subjectRoot: 'example', calls: { subjects: ['identity.accounts.get'], inboxPrefix: '_INBOX_example' } },
       ],
     };
-    expect(natsPermissions(layout)['billing-service']).toMatchObject({
-      publish: { allow: ['billing.events.>', 'identity.accounts.get'] },
-      subscribe: { allow: ['billing.>', '_INBOX_billing.>'] },
+    expect(natsPermissions(layout)['example-service']).toMatchObject({
+      publish: { allow: ['example.events.>', 'identity.accounts.get'] },
+      subscribe: { allow: ['example.>', '_INBOX_example.>'] },
     });
-    expect(natsInboxPrefixOf(layout, 'billing-service')).toBe('_INBOX_billing');
+    expect(natsInboxPrefixOf(layout, 'example-service')).toBe('_INBOX_example');
     expect(natsInboxPrefixOf(layout, 'gateway')).toBe('_INBOX_gateway');
     expect(natsInboxPrefixOf(layout, 'assets-service')).toBeUndefined();
     for (const wildcard of ['identity.>', 'identity.*.get', '>']) {

@@ -1,0 +1,347 @@
+import { generateAssetId } from '@funnel/contracts';
+import { Deployment, describeInBothModes } from './harness';
+
+// Issue 11's funnel groups (with the legacy /campaign routes) and funnels end to end, in standalone
+// and distributed mode: a funnel built the way the spec's asset rules describe (its local page groups
+// and condition first, then the funnel), its save rejections (FUNNEL.INVALID with every problem),
+// references across accounts and to another funnel's local assets refused, validate's warnings,
+// the slim records with their joins, move, and the legacy campaign shapes.
+
+type Body = Record<string, any>;
+type Account = { apiKey: string; accountId: string };
+type Response = Awaited<ReturnType<Deployment['api']['call']>>;
+
+const newId = () => generateAssetId();
+
+function ok(res: Response, what = ''): Response {
+  if (res.status !== 200) throw new Error(`${what} answered ${res.status}: ${res.text}`);
+  return res;
+}
+
+const ROUTE = { idRoute: 'us', routeName: 'US', ruleGroups: [{ rules: [{ attribute: 'country', operator: 'is', values: ['US'] }] }] };
+
+const funnelGroup = (over: Body = {}) => ({ idFunnelGroup: newId(), funnelGroupName: `Spring ${newId()}`, ...over });
+
+/** Node and connection builders: positions and names that pass the graph rules. */
+const node = (nodeType: string, params: Body = {}, idNode = newId()) => ({ idNode, nodeName: nodeType, nodeType, posX: 0.5, posY: 0.5, ...params });
+const link = (from: Body, to: Body, params: Body = {}) => ({ idConnection: newId(), idSourceNode: from.idNode, idTargetNode: to.idNode, ...params });
+
+describeInBothModes('/v1 funnel groups and funnels', (d) => {
+  let me: Account;
+  let other: Account;
+  const call = (method: string, path: string, options: { body?: unknown; key?: string } = {}) => d().api.call(method, path, { key: me.apiKey, ...options });
+  const save = async (prefix: string, body: Body, key = me.apiKey) => {
+    ok(await call('POST', `${prefix}/save/`, { body, key }), `POST ${prefix}/save/`);
+    return body;
+  };
+  const getFunnel = (id: string) => call('GET', `/funnel/find/byId/?idFunnel=${id}`);
+
+  /** The spec's way: the group, then the funnel's local page groups (with their pages) and condition, then the funnel naming them. */
+  async function buildFunnel(key = me.apiKey, over: Body = {}) {
+    const group = await save('/funnelgroup', funnelGroup(), key);
+    const idFunnel = newId();
+    const source = await save('/offersource', { idOfferSource: newId(), offerSourceName: 'Network' }, key);
+    const landerPage = await save('/page', { idPage: newId(), pageType: 'lander', pageName: 'Quiz', baseURL: 'https://lp.example.com/q' }, key);
+    const offerPage = await save(
+      '/page',
+      {
+        idPage: newId(),
+        pageType: 'offer',
+        pageName: 'Sweeps',
+        baseURL: 'https://o.example.com/g',
+        offerParams: { idOfferSource: source.idOfferSource, payout: 1 },
+      },
+      key,
+    );
+    const landers = await save(
+      '/pagegroup',
+      { idPageGroup: newId(), pageGroupName: 'Landers', pageType: 'lander', restrictToFunnelId: idFunnel, pages: [{ idPage: landerPage.idPage }] },
+      key,
+    );
+    const offers = await save(
+      '/pagegroup',
+      { idPageGroup: newId(), pageGroupName: 'Offers', pageType: 'offer', restrictToFunnelId: idFunnel, pages: [{ idPage: offerPage.idPage }] },
+      key,
+    );
+    const condition = await save('/condition', { idCondition: newId(), conditionName: 'Geo', restrictToFunnelId: idFunnel, routes: [ROUTE] }, key);
+    const root = node('root');
+    const rotator = node('rotator', { nodeRotatorParams: { rotatorType: 'random' } });
+    const geo = node('condition', { nodeConditionParams: { idCondition: condition.idCondition } });
+    const landerNode = node('landerGroup', { nodePageGroupParams: { idPageGroup: landers.idPageGroup, accumulateUrlParams: true, additionalTokens: [] } });
+    const offerNode = node('offerGroup', { nodePageGroupParams: { idPageGroup: offers.idPageGroup } });
+    const exit = node('externalUrl', { nodeExternalUrlParams: { url: 'https://example.com/thanks' } });
+    const funnel = {
+      idFunnel,
+      idFunnelGroup: group.idFunnelGroup,
+      funnelName: 'Spring sale',
+      nodes: [root, rotator, geo, landerNode, offerNode, exit],
+      connections: [
+        link(root, rotator, { connectionRotatorParams: { weight: 1 } }),
+        link(rotator, geo, { connectionRotatorParams: { weight: 1 } }),
+        link(geo, landerNode, { connectionLogicParams: { onRouteKeys: ['us', 'default'] } }),
+        link(landerNode, offerNode, { connectionPageParams: { onActionNumber: 1 } }),
+        link(offerNode, exit, { connectionPageParams: { onActionNumber: 1, isConversion: true } }),
+      ],
+      ...over,
+    };
+    return { group, funnel, landers, offers, condition, nodes: { root, rotator, geo, landerNode, offerNode, exit } };
+  }
+
+  beforeAll(async () => {
+    [me, other] = await Promise.all([d().newAccount(`fn-${newId()}@example.com`), d().newAccount(`fn-other-${newId()}@example.com`)]);
+  });
+
+  describe('funnel groups', () => {
+    it('saves a group and answers the saved FunnelGroup; reads it back by id, ids and list (FunnelGroupInfo with its funnels)', async () => {
+      const body = funnelGroup({ trackingUrlParams: { utm_source: 'push' }, defaultCost: '0.05', meta: { color: 'teal' } });
+      const created = ok(await call('POST', '/funnelgroup/save/', { body }));
+      const full = { ...body, status: 'active', owner: me.accountId };
+      expect(created.body).toEqual(full);
+      expect(ok(await call('GET', `/funnelgroup/find/byId/?idFunnelGroup=${body.idFunnelGroup}`)).body).toEqual(full);
+      expect(ok(await call('GET', `/funnelgroup/find/byIds/?idFunnelGroups=${body.idFunnelGroup}`)).body).toEqual([full]);
+      const renamed = ok(await call('PUT', '/funnelgroup/save/', { body: { ...body, funnelGroupName: 'Summer' } }));
+      expect(renamed.body).toEqual({ ...full, funnelGroupName: 'Summer' });
+
+      const { group, funnel } = await buildFunnel();
+      await save('/funnel', funnel);
+      const list = ok(await call('GET', '/funnelgroup/list/?status=active')).body as Body[];
+      expect(list.find((g) => g.idFunnelGroup === body.idFunnelGroup)).toEqual({
+        idFunnelGroup: body.idFunnelGroup,
+        funnelGroupName: 'Summer',
+        status: 'active',
+        funnels: [],
+      });
+      expect(list.find((g) => g.idFunnelGroup === group.idFunnelGroup)).toEqual({
+        idFunnelGroup: group.idFunnelGroup,
+        funnelGroupName: group.funnelGroupName,
+        status: 'active',
+        funnels: [
+          {
+            idFunnel: funnel.idFunnel,
+            funnelName: 'Spring sale',
+            status: 'active',
+            idFunnelGroup: group.idFunnelGroup,
+            funnelGroupName: group.funnelGroupName,
+          },
+        ],
+      });
+      expect((await call('GET', '/funnelgroup/list/')).status).toBe(400);
+    });
+
+    it('answers find/byStatus with CampaignInfo (legacy names), and refuses 51 tracking parameters and a negative defaultCost', async () => {
+      const group = await save('/funnelgroup', funnelGroup());
+      const found = (ok(await call('GET', '/funnelgroup/find/byStatus/?status=active')).body as Body[]).find((g) => g.idCampaign === group.idFunnelGroup);
+      expect(found).toEqual({ idCampaign: group.idFunnelGroup, campaignName: group.funnelGroupName, status: 'active', funnels: [] });
+
+      const params = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`p${i}`, 'v']));
+      const tooMany = await call('POST', '/funnelgroup/save/', { body: funnelGroup({ trackingUrlParams: params }) });
+      expect(tooMany.status).toBe(400);
+      expect(tooMany.body.details[0].field).toBe('trackingUrlParams');
+      const negative = await call('POST', '/funnelgroup/save/', { body: funnelGroup({ defaultCost: '-1' }) });
+      expect(negative.body.details[0].field).toBe('defaultCost');
+      expect(ok(await call('POST', '/funnelgroup/save/', { body: funnelGroup({ defaultCost: '' }) })).body.defaultCost).toBe('');
+    });
+  });
+
+  describe('legacy /campaign routes', () => {
+    it('shows the same record as a Campaign (idCampaign, campaignName) on requests and answers; save answers no body; no unarchive', async () => {
+      const idCampaign = newId();
+      const saved = ok(await call('POST', '/campaign/save/', { body: { idCampaign, campaignName: 'Legacy' } }));
+      expect(saved.text).toBe('');
+      const full = { idCampaign, campaignName: 'Legacy', trackingUrlParams: {}, defaultCost: '', status: 'active', owner: me.accountId };
+      expect(ok(await call('GET', `/campaign/find/byId/?idCampaign=${idCampaign}`)).body).toEqual(full);
+      expect(ok(await call('GET', `/campaign/find/byIds/?idCampaigns=${idCampaign}`)).body).toEqual([full]);
+      expect(ok(await call('GET', `/funnelgroup/find/byId/?idFunnelGroup=${idCampaign}`)).body).toMatchObject({
+        idFunnelGroup: idCampaign,
+        funnelGroupName: 'Legacy',
+      });
+      const info = { idCampaign, campaignName: 'Legacy', status: 'active', funnels: [] };
+      expect(ok(await call('GET', '/campaign/list/?status=active')).body).toContainEqual(info);
+      expect(ok(await call('GET', '/campaign/find/byStatus/?status=all')).body).toContainEqual(info);
+
+      expect(ok(await call('PUT', '/campaign/save/', { body: { idCampaign, campaignName: 'Renamed' } })).text).toBe('');
+      const copy = ok(await call('POST', `/campaign/duplicate/?idCampaign=${idCampaign}`, { body: { name: 'Copy' } })).body;
+      expect(ok(await call('GET', `/campaign/find/byId/?idCampaign=${copy.id}`)).body).toMatchObject({ idCampaign: copy.id, campaignName: 'Copy' });
+      ok(await call('PUT', '/campaign/archive/', { body: { entries: [idCampaign] } }));
+      expect(ok(await call('GET', `/campaign/find/byId/?idCampaign=${idCampaign}`)).body.status).toBe('archived');
+      expect((await call('PUT', '/campaign/unarchive/', { body: { entries: [idCampaign] } })).status).toBe(404);
+      ok(await call('PUT', '/funnelgroup/unarchive/', { body: { entries: [idCampaign] } }));
+      ok(await call('DELETE', `/campaign/delete/?idCampaign=${idCampaign}`));
+      expect((await call('GET', `/campaign/find/byId/?idCampaign=${idCampaign}`)).status).toBe(404);
+    });
+  });
+
+  describe('funnels', () => {
+    it('saves a funnel built the spec way (local page groups and condition first) and serves every read route', async () => {
+      const { group, funnel } = await buildFunnel();
+      await save('/funnel', funnel);
+      const full = {
+        ...funnel,
+        funnelType: 'visual',
+        canvasWidth: 1000,
+        canvasHeight: 800,
+        trackingUrlParams: {},
+        incomingTrafficCostOverrides: {},
+        postbackOverrides: [],
+        defaultCost: '',
+        status: 'active',
+        owner: me.accountId,
+      };
+      const read = ok(await getFunnel(funnel.idFunnel)).body;
+      expect(read).toEqual(full);
+      expect('ipAnonymizer' in read).toBe(false);
+      expect(ok(await call('GET', `/funnel/find/byIds/?idFunnels=${funnel.idFunnel},${newId()}`)).body).toEqual([full]);
+      expect(ok(await call('GET', `/funnel/find/byCategory/?idFunnelGroup=${group.idFunnelGroup}`)).body).toEqual([full]);
+
+      const info = {
+        idFunnel: funnel.idFunnel,
+        funnelName: 'Spring sale',
+        status: 'active',
+        idFunnelGroup: group.idFunnelGroup,
+        funnelGroupName: group.funnelGroupName,
+      };
+      expect(ok(await call('GET', `/funnel/list/?status=active&idFunnelGroup=${group.idFunnelGroup}`)).body).toEqual([info]);
+      expect(ok(await call('GET', `/funnel/list/?status=active&idFunnelGroup=${group.idFunnelGroup}&funnelType=flow`)).body).toEqual([]);
+      expect((await call('GET', '/funnel/list/')).status).toBe(400);
+      expect(ok(await call('GET', '/funnel/find/byStatus/?status=all')).body).toContainEqual(info);
+      expect(ok(await call('GET', '/funnel/find/byType/?funnelType=visual')).body).toContainEqual(info);
+      expect((await call('GET', '/funnel/find/byType/')).status).toBe(400);
+
+      // A renamed group shows at once in its funnels' slim records.
+      ok(await call('PUT', '/funnelgroup/save/', { body: { ...group, funnelGroupName: 'Renamed group' } }));
+      expect(ok(await call('GET', `/funnel/list/?status=all&idFunnelGroup=${group.idFunnelGroup}`)).body[0].funnelGroupName).toBe('Renamed group');
+
+      // ipAnonymizer: false is kept as false; idCampaign names the group on writes.
+      const { idFunnelGroup, ...withoutGroup } = funnel;
+      ok(await call('PUT', '/funnel/save/', { body: { ...withoutGroup, idCampaign: idFunnelGroup, ipAnonymizer: false } }));
+      expect(ok(await getFunnel(funnel.idFunnel)).body).toMatchObject({ idFunnelGroup, ipAnonymizer: false });
+      expect(ok(await getFunnel(funnel.idFunnel)).body.idCampaign).toBeUndefined();
+    });
+
+    it('refuses a broken graph with 400 FUNNEL.INVALID listing every problem with its node or connection, and stores nothing', async () => {
+      const { funnel, nodes } = await buildFunnel();
+      const broken = {
+        ...funnel,
+        nodes: [...funnel.nodes, node('root'), { ...nodes.rotator }],
+        connections: [
+          ...funnel.connections,
+          link(nodes.geo, nodes.offerNode, { connectionLogicParams: { onRouteKeys: ['Bad-Key'] } }),
+          { ...link(nodes.root, nodes.rotator), idTargetNode: newId() },
+        ],
+      };
+      const res = await call('POST', '/funnel/save/', { body: broken });
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('FUNNEL.INVALID');
+      const fields = res.body.details.map((p: Body) => `${p.field} ${p.code}`);
+      expect(fields).toEqual(
+        expect.arrayContaining([
+          'nodes[7].idNode unique',
+          'connections[5].connectionLogicParams.onRouteKeys[0] routeKey',
+          'connections[6].idTargetNode notANode',
+          expect.stringMatching(/oneRoot$/),
+        ]),
+      );
+      expect(res.body.details.find((p: Body) => p.field === 'nodes[7].idNode').message).toContain(nodes.rotator.idNode);
+      expect((await getFunnel(funnel.idFunnel)).status).toBe(404);
+    });
+
+    it('refuses references to missing assets, assets of another account, the wrong page type, another funnel local asset and a deleted group', async () => {
+      const mine = await buildFunnel();
+      const theirs = await buildFunnel(other.apiKey);
+      const otherFunnel = await buildFunnel();
+      const swap = (nodeName: string, params: Body) => mine.funnel.nodes.map((n: Body) => (n.nodeType === nodeName ? { ...n, ...params } : n));
+      const cases: [string, Body, string][] = [
+        ['a missing condition', { nodes: swap('condition', { nodeConditionParams: { idCondition: newId() } }) }, 'nodes[2].nodeConditionParams.idCondition'],
+        [
+          'another account condition',
+          { nodes: swap('condition', { nodeConditionParams: { idCondition: theirs.condition.idCondition } }) },
+          'nodes[2].nodeConditionParams.idCondition',
+        ],
+        [
+          'an offer group in a lander node',
+          { nodes: swap('landerGroup', { nodePageGroupParams: { idPageGroup: mine.offers.idPageGroup } }) },
+          'nodes[3].nodePageGroupParams.idPageGroup',
+        ],
+        [
+          'another funnel local page group',
+          { nodes: swap('landerGroup', { nodePageGroupParams: { idPageGroup: otherFunnel.landers.idPageGroup } }) },
+          'nodes[3].nodePageGroupParams.idPageGroup',
+        ],
+        ['another account group', { idFunnelGroup: theirs.group.idFunnelGroup }, 'idFunnelGroup'],
+      ];
+      for (const [what, over, field] of cases) {
+        const res = await call('POST', '/funnel/save/', { body: { ...mine.funnel, ...over } });
+        expect([what, res.status, res.body.code, res.body.details.map((p: Body) => p.field)]).toEqual([what, 400, 'FUNNEL.INVALID', [field]]);
+      }
+      const local = await call('POST', '/funnel/save/', {
+        body: { ...mine.funnel, nodes: swap('landerGroup', { nodePageGroupParams: { idPageGroup: otherFunnel.landers.idPageGroup } }) },
+      });
+      expect(local.body.details[0].message).toContain('local to another funnel');
+
+      ok(await call('DELETE', '/funnelgroup/delete/', { body: { entries: [mine.group.idFunnelGroup] } }));
+      const deletedGroup = await call('POST', '/funnel/save/', { body: mine.funnel });
+      expect(deletedGroup.body.details.map((p: Body) => p.field)).toEqual(['idFunnelGroup']);
+      expect((await getFunnel(mine.funnel.idFunnel)).status).toBe(404);
+    });
+
+    it('validates without storing: errors as save gives them, warnings for what only should be there', async () => {
+      const { funnel, nodes, group } = await buildFunnel();
+      const sound = ok(await call('POST', '/funnel/validate/', { body: funnel })).body;
+      expect(sound).toEqual({ valid: true, errors: [], warnings: [] });
+      expect((await getFunnel(funnel.idFunnel)).status).toBe(404);
+
+      // The rotator's weight is 0.5, the offer group has no conversion, an empty page group, an unreachable node, a condition route with no connection.
+      const emptyGroup = await save('/pagegroup', {
+        idPageGroup: newId(),
+        pageGroupName: 'Empty',
+        pageType: 'lander',
+        restrictToFunnelId: funnel.idFunnel,
+        pages: [],
+      });
+      const stray = node('landerGroup', { nodePageGroupParams: { idPageGroup: emptyGroup.idPageGroup } });
+      const draft = {
+        ...funnel,
+        nodes: [...funnel.nodes, stray],
+        connections: funnel.connections.map((c: Body) =>
+          c.idSourceNode === nodes.rotator.idNode
+            ? { ...c, connectionRotatorParams: { weight: 0.5 } }
+            : c.idSourceNode === nodes.geo.idNode
+              ? { ...c, connectionLogicParams: { onRouteKeys: ['default'] } }
+              : c.idSourceNode === nodes.offerNode.idNode
+                ? { ...c, connectionPageParams: { onActionNumber: 1, isConversion: false } }
+                : c,
+        ),
+      };
+      const warned = ok(await call('POST', '/funnel/validate/', { body: draft })).body;
+      expect(warned.valid).toBe(true);
+      expect(warned.errors).toEqual([]);
+      expect(warned.warnings.map((w: Body) => w.code).sort()).toEqual(
+        ['emptyPageGroup', 'noConversion', 'unconnectedRoute', 'unreachable', 'weightsSum'].sort(),
+      );
+      // Save answers 200 even with warnings (drafts are normal).
+      ok(await call('POST', '/funnel/save/', { body: draft }));
+
+      const invalid = ok(
+        await call('POST', '/funnel/validate/', { body: { ...funnel, idFunnel: newId(), idFunnelGroup: newId(), nodes: [...funnel.nodes, node('root')] } }),
+      ).body;
+      expect(invalid.valid).toBe(false);
+      expect(invalid.errors.map((p: Body) => p.field)).toEqual(expect.arrayContaining(['idFunnelGroup', expect.stringMatching(/^nodes/)]));
+      const badShape = ok(await call('POST', '/funnel/validate/', { body: { idFunnel: newId(), idFunnelGroup: group.idFunnelGroup } })).body;
+      expect(badShape).toMatchObject({ valid: false, errors: [{ field: 'funnelName' }] });
+    });
+
+    it('moves funnels to another live group, and refuses a missing one', async () => {
+      const { funnel } = await buildFunnel();
+      await save('/funnel', funnel);
+      const target = await save('/funnelgroup', funnelGroup());
+      ok(await call('PUT', '/funnel/move/', { body: { entries: [funnel.idFunnel], idFunnelGroup: target.idFunnelGroup } }));
+      expect(ok(await getFunnel(funnel.idFunnel)).body.idFunnelGroup).toBe(target.idFunnelGroup);
+      expect(ok(await call('GET', `/funnel/find/byCategory/?idFunnelGroup=${target.idFunnelGroup}`)).body.map((f: Body) => f.idFunnel)).toEqual([
+        funnel.idFunnel,
+      ]);
+      const missing = await call('PUT', '/funnel/move/', { body: { entries: [funnel.idFunnel], idFunnelGroup: newId() } });
+      expect(missing.status).toBe(400);
+      expect(missing.body.details[0].field).toBe('idFunnelGroup');
+    });
+  });
+});

@@ -22,6 +22,11 @@ const cat = (id: string, categoryType: string, status: AssetRecord['status'] = '
 
 describe('resolveChildrenDecision', () => {
   it('delete with no option moves children to uncategorized', () => expect(resolveChildrenDecision('delete', {})).toEqual({ action: 'orphan' }));
+  it('children that need a parent: orphan is a 400, delete with no option leaves them alone', () => {
+    expect(failure(() => resolveChildrenDecision('delete', { cascadeAction: 'orphan' }, undefined, true)).code).toBe('ASSET.INVALID_CASCADE');
+    expect(resolveChildrenDecision('delete', {}, undefined, true)).toEqual({ action: 'untouched' });
+    expect(resolveChildrenDecision('archive', { cascadeAction: 'cascade' }, undefined, true)).toEqual({ action: 'cascade' });
+  });
   it('archive with no option leaves children alone', () => expect(resolveChildrenDecision('archive', {})).toEqual({ action: 'untouched' }));
   it.each(['delete', 'archive'] as const)('%s cascade', (op) =>
     expect(resolveChildrenDecision(op, { cascadeAction: 'cascade' })).toEqual({ action: 'cascade' }),

@@ -25,6 +25,7 @@ import {
   AssetRecord,
   AssetRegistry,
   ParentOperation,
+  ChildrenDecision,
   checkMoveTarget,
   decideAsset,
   duplicateRecord,
@@ -228,12 +229,14 @@ export class AssetCommands implements KindActionAssets {
   async archive(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<void> {
     if (kind.isParent) return this.mutateParents(kind, context, 'archive', request);
     const { entries } = validateBody(StringListDto, request.body);
+    if (kind.localKinds?.length) return this.applyChildrenDecision(kind, context, 'archive', entries, { action: 'cascade' });
     await this.decideAndAppend(kind, context, entries, () => ({ type: 'ArchiveAsset' }));
   }
 
   async delete(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<void> {
     if (kind.isParent) return this.mutateParents(kind, context, 'delete', request);
     const { entries } = validateBody(StringListDto, this.withLegacyIdFallback(kind, request));
+    if (kind.localKinds?.length) return this.applyChildrenDecision(kind, context, 'delete', entries, { action: 'cascade' });
     if (!kind.uniqueFields?.length) return this.decideAndAppend(kind, context, entries, () => ({ type: 'DeleteAsset' }));
     // A deleted asset gives its unique values back.
     const before = await mapInTurns([...new Set(entries)], (id) => this.queries.current(kind.kind, context.accountId, id));
@@ -315,8 +318,25 @@ export class AssetCommands implements KindActionAssets {
   private async mutateParents(kind: AssetKindDescriptor, context: CallerContext, operation: ParentOperation, request: AssetRequestBody): Promise<void> {
     const body = operation === 'delete' ? this.withLegacyIdFallback(kind, request) : request.body;
     const mutation = validateBody(ParentMutationRequestDto, body);
-    const decision = resolveChildrenDecision(operation, mutation);
-    const entries = [...new Set(mutation.entries)];
+    // Children held by a parent field (funnels in their group) need a parent: they cannot be orphaned.
+    const childrenNeedParent = this.registry.kinds.some((k) => k.parent?.kind === kind.kind);
+    const decision = resolveChildrenDecision(operation, mutation, undefined, childrenNeedParent);
+    await this.applyChildrenDecision(kind, context, operation, mutation.entries, decision);
+  }
+
+  /**
+   * Appends each parent's delete or archive carrying the children decision, then completes it (the
+   * process manager would complete it after a crash, from the log). A record with local assets
+   * (a funnel) is a parent of them, always with `cascade`.
+   */
+  private async applyChildrenDecision(
+    kind: AssetKindDescriptor,
+    context: CallerContext,
+    operation: ParentOperation,
+    ids: string[],
+    decision: ChildrenDecision,
+  ): Promise<void> {
+    const entries = [...new Set(ids)];
     const loaded = await mapInTurns(entries, async (id) => ({ id, ...(await this.repository.load(kind.kind, context.accountId, id)) }));
     if (decision.action === 'move') {
       const targetId = decision.targetParentID!;

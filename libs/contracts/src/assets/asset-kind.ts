@@ -189,6 +189,12 @@ export interface AssetKindDescriptor {
    * parameter, `move` moves entries to another parent, and a parent's ParentMutationRequest applies to them.
    */
   parent?: ParentField;
+  /**
+   * Kinds whose assets may be local to a record of this kind (their `scopeField` names it: a funnel's
+   * page groups and conditions). Delete and archive take them along (completed after a crash, like a
+   * parent's cascade); a duplicate copies them and points the copy at its copies.
+   */
+  localKinds?: string[];
   /** The same records under other paths and field names (funnel groups as the legacy campaigns). */
   views?: AssetKindView[];
   /** Fields renamed since events were first stored (old name to current name): stored events are read with the current names. */

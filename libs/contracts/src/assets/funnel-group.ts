@@ -36,7 +36,7 @@ export const FUNNEL_GROUP_KIND: AssetKindDescriptor = {
   operations: ['list', 'findById', 'findByIds', 'findByStatus', 'create', 'update', 'duplicate', 'delete', 'archive', 'unarchive'],
   list: { statusRequired: true, defaultStatus: 'all', filters: [] },
   findByStatusFilters: [],
-  isParent: false,
+  isParent: true,
   slimFields: ['funnelGroupName'],
   slimChildren: { kind: 'funnel', field: 'idFunnelGroup', as: 'funnels' },
   saveAnswersRecord: true,

@@ -76,5 +76,6 @@ export const FUNNEL_KIND: AssetKindDescriptor = {
   slimJoins: [{ field: 'idFunnelGroup', kind: 'funnelgroup', take: 'funnelGroupName', as: 'funnelGroupName' }],
   parent: { kind: 'funnelgroup', field: 'idFunnelGroup' },
   writeAliases: { idCampaign: 'idFunnelGroup' },
+  localKinds: ['pagegroup', 'condition'],
   derivedFields: ['funnelGroupName'],
 };

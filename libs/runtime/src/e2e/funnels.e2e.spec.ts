@@ -330,6 +330,64 @@ describeInBothModes('/v1 funnel groups and funnels', (d) => {
       expect(badShape).toMatchObject({ valid: false, errors: [{ field: 'funnelName' }] });
     });
 
+    it('delete and archive of a funnel take its local page groups and condition along, not global ones', async () => {
+      const built = await buildFunnel();
+      const globalGroup = await save('/pagegroup', { idPageGroup: newId(), pageGroupName: 'Global', pageType: 'lander', pages: [] });
+      const funnel = {
+        ...built.funnel,
+        nodes: [...built.funnel.nodes, node('landerGroup', { nodePageGroupParams: { idPageGroup: globalGroup.idPageGroup } })],
+      };
+      await save('/funnel', funnel);
+      const statusOf = async (path: string) => ok(await call('GET', path)).body.status;
+      const locals = [
+        `/pagegroup/find/byId/?idPageGroup=${built.landers.idPageGroup}`,
+        `/pagegroup/find/byId/?idPageGroup=${built.offers.idPageGroup}`,
+        `/condition/find/byId/?idCondition=${built.condition.idCondition}`,
+      ];
+      ok(await call('PUT', '/funnel/archive/', { body: { entries: [funnel.idFunnel] } }));
+      for (const path of locals) expect([path, await statusOf(path)]).toEqual([path, 'archived']);
+      expect(await statusOf(`/pagegroup/find/byId/?idPageGroup=${globalGroup.idPageGroup}`)).toBe('active');
+      ok(await call('PUT', '/funnel/unarchive/', { body: { entries: [funnel.idFunnel] } }));
+      expect(await statusOf(`/funnel/find/byId/?idFunnel=${funnel.idFunnel}`)).toBe('active');
+
+      ok(await call('DELETE', '/funnel/delete/', { body: { entries: [funnel.idFunnel] } }));
+      expect((await getFunnel(funnel.idFunnel)).status).toBe(404);
+      for (const path of locals) expect([path, (await call('GET', path)).status]).toEqual([path, 404]);
+      expect(await statusOf(`/pagegroup/find/byId/?idPageGroup=${globalGroup.idPageGroup}`)).toBe('active');
+    });
+
+    it('deletes and archives funnel groups with a ParentMutationRequest: cascade, move, untouched; orphan is a 400', async () => {
+      const a = await buildFunnel();
+      await save('/funnel', a.funnel);
+      const orphan = await call('DELETE', '/funnelgroup/delete/', { body: { entries: [a.group.idFunnelGroup], cascadeAction: 'orphan' } });
+      expect(orphan.status).toBe(400);
+      expect(orphan.body.code).toBe('ASSET.INVALID_CASCADE');
+
+      // Archive with move: the funnels go to the (archived, but not deleted) target group.
+      const target = await save('/funnelgroup', funnelGroup({ status: 'archived' }));
+      ok(
+        await call('PUT', '/funnelgroup/archive/', { body: { entries: [a.group.idFunnelGroup], cascadeAction: 'move', targetParentID: target.idFunnelGroup } }),
+      );
+      expect(ok(await getFunnel(a.funnel.idFunnel)).body).toMatchObject({ idFunnelGroup: target.idFunnelGroup, status: 'active' });
+      const toEntry = await call('PUT', '/funnelgroup/archive/', {
+        body: { entries: [target.idFunnelGroup], cascadeAction: 'move', targetParentID: target.idFunnelGroup },
+      });
+      expect(toEntry.status).toBe(400);
+
+      // Delete with no action leaves the funnels untouched.
+      const b = await buildFunnel();
+      await save('/funnel', b.funnel);
+      ok(await call('DELETE', `/funnelgroup/delete/?idFunnelGroup=${b.group.idFunnelGroup}`));
+      expect(ok(await getFunnel(b.funnel.idFunnel)).body.status).toBe('active');
+
+      // Delete with cascade: the group's funnels and their local assets.
+      ok(await call('DELETE', '/funnelgroup/delete/', { body: { entries: [target.idFunnelGroup], cascadeAction: 'cascade' } }));
+      expect((await call('GET', `/funnelgroup/find/byId/?idFunnelGroup=${target.idFunnelGroup}`)).status).toBe(404);
+      expect((await getFunnel(a.funnel.idFunnel)).status).toBe(404);
+      expect((await call('GET', `/condition/find/byId/?idCondition=${a.condition.idCondition}`)).status).toBe(404);
+      expect((await call('GET', `/pagegroup/find/byId/?idPageGroup=${a.landers.idPageGroup}`)).status).toBe(404);
+    });
+
     it('moves funnels to another live group, and refuses a missing one', async () => {
       const { funnel } = await buildFunnel();
       await save('/funnel', funnel);

@@ -211,7 +211,7 @@ export class AssetCommands implements KindActionAssets {
     if (!source || source.status === 'deleted') throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${sourceId} not found`);
     const newId = generateAssetId();
     const updates = allowedUpdates(kind, request.bodyUpdates);
-    const merged = duplicateRecord(kind, secretsAsPlaceholders(source, kind.secretFields ?? []), { ...request, bodyUpdates: updates }, newId);
+    let merged = duplicateRecord(kind, secretsAsPlaceholders(source, kind.secretFields ?? []), { ...request, bodyUpdates: updates }, newId);
     // A copy cannot share a unique value: unless bodyUpdates names one, it gets the source's plus `-` and 5 random characters.
     for (const { field, maxLength } of kind.uniqueFields ?? []) {
       const value = source[field];
@@ -219,11 +219,50 @@ export class AssetCommands implements KindActionAssets {
       const suffix = `-${generateAssetId().slice(-5)}`;
       merged[field] = `${maxLength ? value.slice(0, maxLength - suffix.length) : value}${suffix}`;
     }
+    // A record with local assets (a funnel) gets copies of them, which its copy names instead.
+    const locals = await this.localAssetsOf(kind, context, sourceId);
+    const idMap = new Map(locals.map(({ record, kind: localKind }) => [String(record[localKind.idField]), generateAssetId()]));
+    const remap = this.registry.rules(kind.kind).remapDuplicate;
+    if (remap) merged = remap(merged, idMap);
     // bodyUpdates may carry anything: the copy must pass the same rules as a saved record. Secrets are copied.
-    const record = await this.prepareRecord(kind, context, validateBody(kind.recordDto, merged, 'duplicate'), null, source);
+    const dto = validateBody(kind.recordDto, merged, 'duplicate');
+    // The local copies are stored first: no reader ever sees a copy naming assets that do not exist.
+    for (const { kind: localKind, record: local } of locals) {
+      const localId = idMap.get(String(local[localKind.idField]))!;
+      const copy = duplicateRecord(localKind, local, { name: String(local[localKind.nameField]), bodyUpdates: { [localKind.scopeField!]: newId } }, localId);
+      const prepared = await this.prepareRecord(localKind, context, validateBody(localKind.recordDto, copy, 'duplicate'), null, local);
+      await this.appendNew(localKind, context, prepared, () => ({ type: 'CreateAsset', record: prepared, duplicatedFrom: String(local[localKind.idField]) }));
+    }
+    const record = await this.prepareRecord(kind, context, dto, null, source);
     record.status = 'active';
     await this.appendNew(kind, context, record, () => ({ type: 'CreateAsset', record, duplicatedFrom: sourceId }));
+    await this.duplicateChildren(kind, context, sourceId, newId);
     return { id: newId };
+  }
+
+  /** The live local assets of a record (descriptor `localKinds`: a funnel's page groups and conditions). */
+  private async localAssetsOf(kind: AssetKindDescriptor, context: CallerContext, id: string): Promise<{ kind: AssetKindDescriptor; record: AssetRecord }[]> {
+    const found: { kind: AssetKindDescriptor; record: AssetRecord }[] = [];
+    for (const name of kind.localKinds ?? []) {
+      const localKind = this.registry.get(name);
+      if (!localKind.scopeField) continue;
+      for (const record of await this.queries.liveByField(name, context.accountId, localKind.scopeField, id)) found.push({ kind: localKind, record });
+    }
+    return found;
+  }
+
+  /** A parent's copy gets a copy of each of its live children (a funnel group's funnels, each duplicated as a funnel is). */
+  private async duplicateChildren(kind: AssetKindDescriptor, context: CallerContext, sourceId: string, newId: string): Promise<void> {
+    for (const childKind of this.registry.kinds) {
+      if (childKind.parent?.kind !== kind.kind) continue;
+      const children = await this.queries.liveByField(childKind.kind, context.accountId, childKind.parent.field, sourceId);
+      for (const child of children) {
+        await this.duplicate(childKind, context, {
+          query: { [childKind.idField]: String(child[childKind.idField]) },
+          body: { name: String(child[childKind.nameField]), parentId: newId },
+        });
+      }
+    }
   }
 
   async archive(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<void> {

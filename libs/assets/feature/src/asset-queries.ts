@@ -147,6 +147,12 @@ export class AssetQueries {
     return docs.filter((d) => d.status !== 'deleted').map((d) => d.record);
   }
 
+  /** The non-deleted records of one kind whose `field` holds `value` (a funnel's local assets, a group's funnels). */
+  async liveByField(kind: string, accountId: string, field: string, value: string): Promise<AssetRecord[]> {
+    const docs = await this.collection.find({ accountId, kind, status: { $ne: 'deleted' }, [`record.${field}`]: value }, { sort: { assetId: 1 } });
+    return docs.map((d) => d.record);
+  }
+
   private filters(filters: QueryFilter[], query: AssetRequestBody['query']): Filter {
     const condition: Filter = {};
     for (const f of filters) {

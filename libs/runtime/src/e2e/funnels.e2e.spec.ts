@@ -388,6 +388,43 @@ describeInBothModes('/v1 funnel groups and funnels', (d) => {
       expect((await call('GET', `/pagegroup/find/byId/?idPageGroup=${a.landers.idPageGroup}`)).status).toBe(404);
     });
 
+    it('duplicates a funnel with copies of its local assets, every id new and every reference remapped; a group duplicate copies its funnels', async () => {
+      const built = await buildFunnel();
+      await save('/funnel', built.funnel);
+      const target = await save('/funnelgroup', funnelGroup());
+      const { id } = ok(
+        await call('POST', `/funnel/duplicate/?idFunnel=${built.funnel.idFunnel}`, { body: { name: 'Copy', parentId: target.idFunnelGroup } }),
+      ).body;
+      const copy = ok(await getFunnel(id)).body;
+      expect(copy).toMatchObject({ idFunnel: id, funnelName: 'Copy', idFunnelGroup: target.idFunnelGroup, status: 'active' });
+      const sourceIds = new Set([...built.funnel.nodes.map((n: Body) => n.idNode), ...built.funnel.connections.map((c: Body) => c.idConnection)]);
+      for (const n of copy.nodes) expect(sourceIds.has(n.idNode)).toBe(false);
+      for (const c of copy.connections) expect(sourceIds.has(c.idConnection)).toBe(false);
+      // The same shape: node i of the copy is node i of the source, connection ends follow their nodes.
+      const index = (nodes: Body[], idNode: string) => nodes.findIndex((n) => n.idNode === idNode);
+      expect(copy.connections.map((c: Body) => [index(copy.nodes, c.idSourceNode), index(copy.nodes, c.idTargetNode)])).toEqual(
+        built.funnel.connections.map((c: Body) => [index(built.funnel.nodes, c.idSourceNode), index(built.funnel.nodes, c.idTargetNode)]),
+      );
+      const landerCopy = copy.nodes[3].nodePageGroupParams.idPageGroup;
+      const conditionCopy = copy.nodes[2].nodeConditionParams.idCondition;
+      expect(landerCopy).not.toBe(built.landers.idPageGroup);
+      expect(ok(await call('GET', `/pagegroup/find/byId/?idPageGroup=${landerCopy}`)).body).toMatchObject({ restrictToFunnelId: id, pageGroupName: 'Landers' });
+      expect(ok(await call('GET', `/condition/find/byId/?idCondition=${conditionCopy}`)).body).toMatchObject({
+        restrictToFunnelId: id,
+        routes: [expect.objectContaining({ idRoute: 'us' })],
+      });
+      // The source and its local assets are unchanged.
+      expect(ok(await getFunnel(built.funnel.idFunnel)).body.nodes[3].nodePageGroupParams.idPageGroup).toBe(built.landers.idPageGroup);
+      expect(
+        ok(await call('GET', `/pagegroup/list/?status=all&pageType=lander&idFunnel=${built.funnel.idFunnel}`)).body.map((g: Body) => g.idPageGroup),
+      ).toEqual([built.landers.idPageGroup]);
+
+      const groupCopy = ok(await call('POST', `/funnelgroup/duplicate/?idFunnelGroup=${target.idFunnelGroup}`, { body: { name: 'Group copy' } })).body;
+      const funnels = ok(await call('GET', `/funnel/list/?status=all&idFunnelGroup=${groupCopy.id}`)).body;
+      expect(funnels).toEqual([expect.objectContaining({ funnelName: 'Copy', idFunnelGroup: groupCopy.id, funnelGroupName: 'Group copy' })]);
+      expect(funnels[0].idFunnel).not.toBe(id);
+    });
+
     it('moves funnels to another live group, and refuses a missing one', async () => {
       const { funnel } = await buildFunnel();
       await save('/funnel', funnel);

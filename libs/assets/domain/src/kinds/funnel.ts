@@ -2,7 +2,15 @@ import { ErrorCodes } from '@funnel/contracts';
 import type { AssetRecord } from '../asset-events';
 import { type ConditionRoute, conditionRouteKeys } from './condition-rules';
 import type { AssetReader, KindRules } from './kind-rules';
-import { type FunnelWarningContext, checkFunnelGraph, funnelReferences, funnelWarnings, nodeAssetIds } from './funnel/index';
+import {
+  type FunnelRecord,
+  type FunnelWarningContext,
+  checkFunnelGraph,
+  duplicateFunnel,
+  funnelReferences,
+  funnelWarnings,
+  nodeAssetIds,
+} from './funnel/index';
 
 /** What funnelWarnings needs of the conditions, logic scripts and page groups a funnel's nodes name, read through `read`. */
 export async function funnelWarningContext(record: AssetRecord, read: AssetReader): Promise<FunnelWarningContext> {
@@ -37,5 +45,6 @@ export const funnelRules: KindRules = {
   referenceCode: ErrorCodes.FUNNEL_INVALID,
   check: (record) => checkFunnelGraph(record),
   references: (record) => funnelReferences(record),
+  remapDuplicate: (copy, idMap) => duplicateFunnel(copy as unknown as FunnelRecord, String(copy.idFunnel), idMap) as unknown as AssetRecord,
   warnings: async (record, read) => funnelWarnings(record, await funnelWarningContext(record, read)),
 };

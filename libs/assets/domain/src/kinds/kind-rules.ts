@@ -69,6 +69,11 @@ export interface KindRules {
    * caller's account (missing ones are left out).
    */
   warnings?(record: AssetRecord, read: AssetReader): Promise<FieldProblem[]>;
+  /**
+   * A duplicate's record made the copy's own: new ids inside it (a funnel's nodes and connections)
+   * and the ids of the copied local assets (`idMap`: source asset id to its copy's) put in.
+   */
+  remapDuplicate?(copy: AssetRecord, idMap: ReadonlyMap<string, string>): AssetRecord;
   /** Fields of the slim record computed from the full one (a page group's pageCount). */
   slim?(record: AssetRecord): Record<string, unknown>;
   /**

@@ -91,6 +91,37 @@ describeInBothModes('/v1 funnel groups and funnels', (d) => {
     [me, other] = await Promise.all([d().newAccount(`fn-${newId()}@example.com`), d().newAccount(`fn-other-${newId()}@example.com`)]);
   });
 
+  describe('routes', () => {
+    const ROUTES: [string, string][] = [
+      ...['list', 'find/byId', 'find/byIds', 'find/byStatus'].map((p): [string, string] => ['GET', p]),
+      ['POST', 'save'],
+      ['PUT', 'save'],
+      ['POST', 'duplicate'],
+      ['DELETE', 'delete'],
+      ['PUT', 'archive'],
+    ];
+    it('serves every route of the spec table under /funnelgroup, /campaign (no unarchive) and /funnel, each a 401 without a key', async () => {
+      const routes: [string, string][] = [
+        ...ROUTES.map(([m, p]): [string, string] => [m, `/funnelgroup/${p}/`]),
+        ['PUT', '/funnelgroup/unarchive/'],
+        ...ROUTES.map(([m, p]): [string, string] => [m, `/campaign/${p}/`]),
+        ...ROUTES.map(([m, p]): [string, string] => [m, `/funnel/${p}/`]),
+        ...['find/byType', 'find/byCategory'].map((p): [string, string] => ['GET', `/funnel/${p}/`]),
+        ['PUT', '/funnel/unarchive/'],
+        ['PUT', '/funnel/move/'],
+        ['POST', '/funnel/validate/'],
+      ];
+      for (const [method, path] of routes) {
+        expect([method, path, (await call(method, path, { key: '', body: method === 'GET' ? undefined : {} })).status]).toEqual([method, path, 401]);
+        const served = await call(method, path, { body: method === 'GET' ? undefined : {} });
+        expect([method, path, served.body?.code]).not.toEqual([method, path, 'REQUEST.ROUTE_NOT_FOUND']);
+      }
+      expect((await call('PUT', '/campaign/unarchive/', { body: { entries: [] } })).body.code).toBe('REQUEST.ROUTE_NOT_FOUND');
+      expect((await call('GET', `/funnelgroup/find/byId/?idFunnelGroup=${newId()}`)).status).toBe(404);
+      expect((await getFunnel(newId())).status).toBe(404);
+    });
+  });
+
   describe('funnel groups', () => {
     it('saves a group and answers the saved FunnelGroup; reads it back by id, ids and list (FunnelGroupInfo with its funnels)', async () => {
       const body = funnelGroup({ trackingUrlParams: { utm_source: 'push' }, defaultCost: '0.05', meta: { color: 'teal' } });

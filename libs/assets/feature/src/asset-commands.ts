@@ -211,7 +211,16 @@ export class AssetCommands implements KindActionAssets {
     if (!source || source.status === 'deleted') throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${sourceId} not found`);
     const newId = generateAssetId();
     const updates = allowedUpdates(kind, request.bodyUpdates);
-    let merged = duplicateRecord(kind, secretsAsPlaceholders(source, kind.secretFields ?? []), { ...request, bodyUpdates: updates }, newId);
+    // The copy is made from the stored record (secrets encrypted) and made the copy's own (new inner ids), then its
+    // secrets become placeholders: so it passes the DTO again, and each placeholder keeps the secret at the same place.
+    const locals = await this.localAssetsOf(kind, context, sourceId);
+    const idMap = new Map(locals.map(({ record, kind: localKind }) => [String(record[localKind.idField]), generateAssetId()]));
+    const remap = this.registry.rules(kind.kind).remapDuplicate;
+    const copied = duplicateRecord(kind, source, { ...request, bodyUpdates: updates }, newId);
+    const remapped = remap ? remap(copied, idMap) : copied;
+    const merged = secretsAsPlaceholders(remapped, kind.secretFields ?? []);
+    // A placeholder keeps the source's secret; a remapped copy's are at its own places (a funnel's new node ids).
+    const secretSource = remap ? remapped : source;
     // A copy cannot share a unique value: unless bodyUpdates names one, it gets the source's plus `-` and 5 random characters.
     for (const { field, maxLength } of kind.uniqueFields ?? []) {
       const value = source[field];
@@ -219,11 +228,6 @@ export class AssetCommands implements KindActionAssets {
       const suffix = `-${generateAssetId().slice(-5)}`;
       merged[field] = `${maxLength ? value.slice(0, maxLength - suffix.length) : value}${suffix}`;
     }
-    // A record with local assets (a funnel) gets copies of them, which its copy names instead.
-    const locals = await this.localAssetsOf(kind, context, sourceId);
-    const idMap = new Map(locals.map(({ record, kind: localKind }) => [String(record[localKind.idField]), generateAssetId()]));
-    const remap = this.registry.rules(kind.kind).remapDuplicate;
-    if (remap) merged = remap(merged, idMap);
     // bodyUpdates may carry anything: the copy must pass the same rules as a saved record. Secrets are copied.
     const dto = validateBody(kind.recordDto, merged, 'duplicate');
     // The local copies are stored first: no reader ever sees a copy naming assets that do not exist.
@@ -233,7 +237,7 @@ export class AssetCommands implements KindActionAssets {
       const prepared = await this.prepareRecord(localKind, context, validateBody(localKind.recordDto, copy, 'duplicate'), null, local);
       await this.appendNew(localKind, context, prepared, () => ({ type: 'CreateAsset', record: prepared, duplicatedFrom: String(local[localKind.idField]) }));
     }
-    const record = await this.prepareRecord(kind, context, dto, null, source);
+    const record = await this.prepareRecord(kind, context, dto, null, secretSource);
     record.status = 'active';
     await this.appendNew(kind, context, record, () => ({ type: 'CreateAsset', record, duplicatedFrom: sourceId }));
     await this.duplicateChildren(kind, context, sourceId, newId);

@@ -243,10 +243,15 @@ export interface AssetKindView {
 
 /** A write-only field: accepted on writes, stored encrypted, answered as `********` plus a flag. */
 export interface SecretField {
-  /** Path of the secret in the record, e.g. `destination.basicAuth.password`. */
+  /**
+   * Path of the secret in the record, e.g. `destination.basicAuth.password`; one `[]` names every
+   * item of a list (`nodes[].nodeMiddlewareRefParams.destinationOverrides.hmacSecret`).
+   */
   path: string;
-  /** Top-level boolean on reads: whether one is stored, e.g. `hasBasicAuthPassword`. */
-  flag: string;
+  /** Top-level boolean on reads: whether one is stored, e.g. `hasBasicAuthPassword` (none for a secret in list items: its placeholder shows it). */
+  flag?: string;
+  /** For a secret in list items: the item field that identifies an item across saves (`idNode`), so a kept secret is the same item's. */
+  itemKey?: string;
   /** Not even the placeholder is shown (a webhook's signing secret has routes of its own). */
   hidden?: boolean;
 }

@@ -77,5 +77,10 @@ export const FUNNEL_KIND: AssetKindDescriptor = {
   parent: { kind: 'funnelgroup', field: 'idFunnelGroup' },
   writeAliases: { idCampaign: 'idFunnelGroup' },
   localKinds: ['pagegroup', 'condition'],
+  // A middleware node's destination overrides are write-only like its config's (no flag: the placeholder shows one is stored).
+  secretFields: [
+    { path: 'nodes[].nodeMiddlewareRefParams.destinationOverrides.basicAuth.password', itemKey: 'idNode' },
+    { path: 'nodes[].nodeMiddlewareRefParams.destinationOverrides.hmacSecret', itemKey: 'idNode' },
+  ],
   derivedFields: ['funnelGroupName'],
 };

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { generateAssetId } from '@funnel/contracts';
 import { Deployment, describeInBothModes } from './harness';
 
@@ -12,6 +14,14 @@ type Account = { apiKey: string; accountId: string };
 type Response = Awaited<ReturnType<Deployment['api']['call']>>;
 
 const newId = () => generateAssetId();
+
+/** Every file under `dir`, recursively (the event log, its WAL ...). */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
 
 function ok(res: Response, what = ''): Response {
   if (res.status !== 200) throw new Error(`${what} answered ${res.status}: ${res.text}`);
@@ -454,6 +464,52 @@ describeInBothModes('/v1 funnel groups and funnels', (d) => {
       const funnels = ok(await call('GET', `/funnel/list/?status=all&idFunnelGroup=${groupCopy.id}`)).body;
       expect(funnels).toEqual([expect.objectContaining({ funnelName: 'Copy', idFunnelGroup: groupCopy.id, funnelGroupName: 'Group copy' })]);
       expect(funnels[0].idFunnel).not.toBe(id);
+    });
+
+    it("keeps a middleware node's override secrets write-only: placeholders on reads, kept on save back and duplicate, removed by null, never stored in clear", async () => {
+      const built = await buildFunnel();
+      const config = await save('/middlewareconfig', {
+        idMiddlewareConfig: newId(),
+        middlewareConfigName: 'Fraud check',
+        routes: [{ idRoute: 'fraud', priority: 10 }],
+        destination: { url: 'https://mw.example.com/score' },
+      });
+      const [password, hmacSecret] = [`pw-${newId()}-${newId()}`, `hmac-${newId()}-${newId()}`];
+      const middleware = node('middleware', {
+        nodeMiddlewareRefParams: {
+          idMiddlewareConfig: config.idMiddlewareConfig,
+          destinationOverrides: { basicAuth: { username: 'svc', password }, hmacSecret },
+        },
+      });
+      const funnel = {
+        ...built.funnel,
+        nodes: [...built.funnel.nodes, middleware],
+        connections: [...built.funnel.connections, link(middleware, built.nodes.exit, { connectionMiddlewareParams: { onRouteId: 'default' } })],
+      };
+      await save('/funnel', funnel);
+      const overridesOf = (record: Body) => record.nodes.find((n: Body) => n.nodeType === 'middleware').nodeMiddlewareRefParams.destinationOverrides;
+      const read = ok(await getFunnel(funnel.idFunnel)).body;
+      expect(overridesOf(read)).toEqual({ basicAuth: { username: 'svc', password: '********' }, hmacSecret: '********' });
+      expect(JSON.stringify(read)).not.toContain(hmacSecret);
+
+      ok(await call('PUT', '/funnel/save/', { body: read }));
+      expect(overridesOf(ok(await getFunnel(funnel.idFunnel)).body)).toEqual({ basicAuth: { username: 'svc', password: '********' }, hmacSecret: '********' });
+      const { id } = ok(await call('POST', `/funnel/duplicate/?idFunnel=${funnel.idFunnel}`, { body: { name: 'Copy' } })).body;
+      expect(overridesOf(ok(await getFunnel(id)).body)).toEqual({ basicAuth: { username: 'svc', password: '********' }, hmacSecret: '********' });
+
+      const withoutHmac = {
+        ...read,
+        nodes: read.nodes.map((n: Body) =>
+          n.nodeType === 'middleware'
+            ? { ...n, nodeMiddlewareRefParams: { ...n.nodeMiddlewareRefParams, destinationOverrides: { ...overridesOf(read), hmacSecret: null } } }
+            : n,
+        ),
+      };
+      ok(await call('PUT', '/funnel/save/', { body: withoutHmac }));
+      expect(overridesOf(ok(await getFunnel(funnel.idFunnel)).body)).toEqual({ basicAuth: { username: 'svc', password: '********' } });
+
+      const raw = filesUnder(d().dataDir).map((file) => readFileSync(file));
+      for (const secret of [password, hmacSecret]) expect(raw.filter((bytes) => bytes.includes(secret))).toEqual([]);
     });
 
     it('moves funnels to another live group, and refuses a missing one', async () => {

@@ -83,17 +83,17 @@ function forEachSecret(
   const before = previous ? secretAt(previous, at) : undefined;
   const previousItems = Array.isArray(before) ? before.filter(isObject) : [];
   const key = field.itemKey;
-  setSecret(
-    record,
-    at,
-    items.map((item) => {
-      if (!isObject(item)) return item;
-      const copy = { ...item };
-      const earlier = key === undefined ? undefined : previousItems.find((p) => p[key] === item[key]);
-      change(copy, itemPath, earlier ?? null);
-      return copy;
-    }),
-  );
+  // Only items that hold the secret's object are copied (most of a funnel's nodes are not middleware nodes).
+  let changed = false;
+  const updated = items.map((item) => {
+    if (!isObject(item) || !hasParent(item, itemPath)) return item;
+    changed = true;
+    const copy = { ...item };
+    const earlier = key === undefined ? undefined : previousItems.find((p) => p[key] === item[key]);
+    change(copy, itemPath, earlier ?? null);
+    return copy;
+  });
+  if (changed) setSecret(record, at, updated);
 }
 
 /** One secret as stored (see applySecretWrites). */

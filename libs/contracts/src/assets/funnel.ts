@@ -3,6 +3,7 @@ import { IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Length
 import { AssetKindDescriptor } from './asset-kind';
 import { DECIMAL_OR_EMPTY, DECIMAL_OR_EMPTY_MESSAGE, IsStringMap } from './common-fields';
 import { IsAssetId } from './id-validators';
+import { OpaqueJson } from '../validation';
 import { ASSET_STATUSES, AssetStatus, NAME_MAX, NAME_MIN } from './requests';
 import { POSTBACK_CODE_MAX, POSTBACK_TYPES } from './traffic-source';
 
@@ -35,8 +36,8 @@ export class FunnelDto {
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => PostbackOverrideDto) postbackOverrides: PostbackOverrideDto[] = [];
   @IsOptional() @IsBoolean() ipAnonymizer?: boolean;
   @IsOptional() @IsString() @Matches(DECIMAL_OR_EMPTY, { message: DECIMAL_OR_EMPTY_MESSAGE }) defaultCost = '';
-  @IsOptional() @IsArray() nodes: unknown[] = [];
-  @IsOptional() @IsArray() connections: unknown[] = [];
+  @IsOptional() @IsArray() @OpaqueJson() nodes: unknown[] = [];
+  @IsOptional() @IsArray() @OpaqueJson() connections: unknown[] = [];
   @IsOptional() @IsIn(ASSET_STATUSES) status?: AssetStatus;
   @IsOptional() @IsObject() meta?: Record<string, unknown>;
 }

@@ -165,6 +165,8 @@ describe('asset feature over SQLite and the embedded read store', () => {
       { expectedRevision: 0 },
     );
     await boot(eventStore);
+    // The cascade has written the children's events by now; the read model shows them once it reaches the log's head.
+    await app.get(AssetProjector).waitFor(await eventStore.headPosition());
     expect(await queries.current('funnel', 'ACCOUNT00001', idFunnel)).toMatchObject({ status: 'deleted' });
     expect(await queries.current('pagegroup', 'ACCOUNT00001', idPageGroup)).toMatchObject({ status: 'deleted' });
   });

@@ -10,10 +10,11 @@
  */
 // @funnel/contracts declares its DTOs with class-transformer decorators, which need the metadata API loaded first.
 import 'reflect-metadata';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateAssetId } from '@funnel/contracts';
+import { BENCH_FUNNEL_NODES, seedBenchFunnel } from './funnel.bench';
 import { LoadOptions, LoadResult, load } from './http-load';
 import { Child, freePort, runCommand, runTs, waitForHttp } from './processes';
 
@@ -209,6 +210,49 @@ async function main(): Promise<void> {
     const pages = (await (await fetch(pagesUrl, { headers: { 'x-api-key': KEY } })).json()) as unknown[];
     if (pages.length !== 100) throw new Error(`find/byIds answered ${pages.length} pages, not 100`);
     recordPaired('standalone find/byIds (100 pages)', await paired(helloUrl, { url: pagesUrl, headers: { 'x-api-key': KEY } }, standaloneServers));
+
+    // Funnels: find/byId of a 200-node funnel against raw Fastify serving the same bytes, and saves of such a funnel.
+    const funnel = await seedBenchFunnel(base, KEY);
+    const created = await fetch(`${base}/funnel/save/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+      body: JSON.stringify(funnel),
+    });
+    if (created.status !== 200) throw new Error(`saving the bench funnel failed: ${created.status} ${await created.text()}`);
+    const funnelUrl = `${base}/funnel/find/byId/?idFunnel=${String(funnel.idFunnel)}`;
+    const jsonFile = join(tmp(), 'funnel.json');
+    writeFileSync(jsonFile, await (await fetch(funnelUrl, { headers: { 'x-api-key': KEY } })).text());
+    const sameBytes = await runTs('tools/bench/fastify-json.ts', { BENCH_JSON_FILE: jsonFile }, /PORT=(\d+)/);
+    children.push(sameBytes);
+    recordPaired(
+      `standalone find/byId (${BENCH_FUNNEL_NODES}-node funnel) vs Fastify serving the same bytes`,
+      await paired(
+        `http://127.0.0.1:${sameBytes.match![1]}/json`,
+        { url: funnelUrl, headers: { 'x-api-key': KEY } },
+        { measure: [standalone.process.pid!], baseline: [sameBytes.process.pid!] },
+      ),
+      '>= 0.5',
+    );
+    await load({
+      url: `${base}/funnel/save/`,
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: () => JSON.stringify({ ...funnel, idFunnel: generateAssetId() }),
+      durationSeconds: 2,
+    });
+    const saves = await load({
+      url: `${base}/funnel/save/`,
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: () => JSON.stringify({ ...funnel, idFunnel: generateAssetId() }),
+      durationSeconds: DURATION,
+    });
+    record(
+      `standalone POST funnel/save (${BENCH_FUNNEL_NODES}-node funnel, every reference checked)`,
+      `${fmt(saves.requestsPerSecond)} saves/s, p99 ${saves.p99Ms} ms, non-2xx ${saves.non2xx}`,
+      '',
+      '>= 300/s',
+    );
     await stopAll();
 
     process.stdout.write('distributed: gateway, identity and assets services as processes over NATS\n');

@@ -130,4 +130,6 @@ export const ErrorCodes = {
   MFA_STATE: 'AUTH.MFA_STATE',
   /** A logic script's code does not pass the routing-script validator; the details are its diagnostics (with line and column). */
   SCRIPT_INVALID: 'SCRIPT.INVALID',
+  /** A funnel's graph or references do not fit the rules; the details name each node or connection and field. */
+  FUNNEL_INVALID: 'FUNNEL.INVALID',
 } as const;

@@ -1,8 +1,8 @@
-import { IsBoolean, IsOptional, IsString, Length } from 'class-validator';
+import { IsArray, IsBoolean, IsOptional, IsString, Length } from 'class-validator';
 import { IsAssetId } from './assets/id-validators';
 import { StringListDto } from './assets/requests';
 import { ServiceError } from './errors';
-import { validateBody } from './validation';
+import { OpaqueJson, validateBody } from './validation';
 
 class ThingDto {
   @IsString() @IsAssetId() id!: string;
@@ -56,5 +56,19 @@ describe('validateBody', () => {
 
   it('refuses a body that is not an object, with a detail of the same shape', () => {
     expect(failure([1]).details).toEqual([{ field: '', code: 'isObject', message: 'body must be a JSON object' }]);
+  });
+});
+
+describe('OpaqueJson fields', () => {
+  class GraphDto {
+    @IsString() name!: string;
+    @IsOptional() @IsArray() @OpaqueJson() items: unknown[] = [];
+  }
+
+  it('given an opaque field, then its value is taken as it is (not copied) and its rules still run; left out, it keeps its default', () => {
+    const items = [{ a: { b: [1, null] } }, 'x'];
+    expect(validateBody(GraphDto, { name: 'g', items }).items).toBe(items);
+    expect(validateBody(GraphDto, { name: 'g' }).items).toEqual([]);
+    expect(() => validateBody(GraphDto, { name: 'g', items: { not: 'a list' } })).toThrow(/items must be an array/);
   });
 });

@@ -34,6 +34,21 @@ function toDetails(errors: ValidationError[], prefix = ''): ErrorDetail[] {
   return out;
 }
 
+/** Per DTO class, the fields that class-transformer leaves as they are (see OpaqueJson). */
+const OPAQUE_FIELDS = new WeakMap<object, string[]>();
+
+/**
+ * A field whose value is taken as it is, not walked by class-transformer (its DTO rules still run:
+ * `@IsArray()` and the like). For large free-form JSON checked elsewhere, such as a funnel's nodes
+ * and connections, which class-transformer would otherwise copy object by object on every save.
+ */
+export function OpaqueJson(): PropertyDecorator {
+  return (target, property) => {
+    const fields = OPAQUE_FIELDS.get(target.constructor) ?? [];
+    OPAQUE_FIELDS.set(target.constructor, [...fields, String(property)]);
+  };
+}
+
 /** The body without its null-valued fields: a null is treated as absent, so it is never stored. */
 function withoutNulls(body: object): object {
   let copy: Record<string, unknown> | undefined;
@@ -58,7 +73,17 @@ export function validateBody<T extends object>(dto: new () => T, body: unknown, 
       { field: '', code: 'isObject', message: `${what} must be a JSON object` },
     ]);
   }
-  const instance = plainToInstance(dto, withoutNulls(body), { enableImplicitConversion: false });
+  const plain = withoutNulls(body) as Record<string, unknown>;
+  const opaque = (OPAQUE_FIELDS.get(dto) ?? []).filter((field) => plain[field] !== undefined);
+  let instance: T;
+  if (opaque.length) {
+    const rest = { ...plain };
+    for (const field of opaque) delete rest[field];
+    instance = plainToInstance(dto, rest, { enableImplicitConversion: false });
+    for (const field of opaque) (instance as Record<string, unknown>)[field] = plain[field];
+  } else {
+    instance = plainToInstance(dto, plain, { enableImplicitConversion: false });
+  }
   // `value: true` only lets toDetails tell a missing field from a wrong one; values are never echoed.
   const errors = validateSync(instance, { whitelist: true, forbidUnknownValues: true, validationError: { target: false, value: true } });
   if (errors.length) {

@@ -9,6 +9,7 @@ import { useErrorBodyShape } from './http-errors';
 import { Credentials, bearerTokenOf, requirePermission } from './credentials';
 import { CredentialRateLimit } from './limits/credential-rate-limit';
 import { noteCaller } from './observability/request-observability';
+import { renameAnswer, renameFields } from './field-renames';
 
 const ANONYMOUS: Principal = { accountId: '', userId: '', permissions: [] };
 
@@ -60,8 +61,10 @@ export class ForwardingRoute implements OnModuleInit {
     if (route === 'method-not-allowed') throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `${request.method} is not served on /v1${path}`);
     if (route.permission !== 'public' && route.permission !== 'authenticated') requirePermission(principal, route.permission);
     const query: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, string | string[]>)) if (name !== 'key') query[name] = value;
-    const body: IdentityRequestBody = { query, body: request.body };
+    const names = route.renames?.request;
+    for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, string | string[]>))
+      if (name !== 'key') query[names?.[name] ?? name] = value;
+    const body: IdentityRequestBody = { query, body: renameFields(request.body, names) };
     if (route.forwardBearerToken) body.bearerToken = bearerTokenOf(request);
     if (route.forwardSourceAddress) body.sourceAddress = request.ip;
     if (matched !== 'method-not-allowed' && matched && Object.keys(matched.params).length) body.params = matched.params;
@@ -76,7 +79,7 @@ export class ForwardingRoute implements OnModuleInit {
       keyId: principal.keyId,
     };
     const answer = await this.client.request<{ result?: unknown }>(route.subject, { context, body });
-    const payload = route.reply === 'result' ? answer?.result : answer;
+    const payload = route.noAnswer ? undefined : renameAnswer(route.reply === 'result' ? answer?.result : answer, route.renames?.answer);
     // No result means "no body" (save, delete, archive ... answer 200 with an empty body).
     return payload === undefined ? reply.send() : reply.send(payload);
   }

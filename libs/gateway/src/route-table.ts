@@ -1,5 +1,6 @@
 import type { ErrorBodyShape } from './http-errors';
-import { ASSET_KINDS, ASSET_OPERATION_ROUTES, AssetKindDescriptor, Permission, READ_OPERATIONS, assetSubject } from '@funnel/contracts';
+import { ASSET_KINDS, ASSET_OPERATION_ROUTES, AssetKindDescriptor, AssetOperation, Permission, READ_OPERATIONS, assetSubject } from '@funnel/contracts';
+import { FieldRenames, renamesOf } from './field-renames';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -24,6 +25,10 @@ export interface ForwardedRoute {
   forwardHeaders?: readonly string[];
   /** The shape of its error answers: the standard `{ error, code, details }` (default), or the billing body. */
   errorBody?: ErrorBodyShape;
+  /** A field-renaming view (legacy `/campaign/*`): names changed on the request and the answer (see AssetKindView). */
+  renames?: FieldRenames;
+  /** The answer is dropped: the route answers no body (the legacy campaign save). */
+  noAnswer?: boolean;
 }
 
 /** A route matched to a path, with the path's parameters (`/billing/domains/:domain` gives `{ domain }`). */
@@ -33,20 +38,34 @@ export interface MatchedRoute {
 }
 
 export function assetRoutes(kinds: readonly AssetKindDescriptor[] = ASSET_KINDS): ForwardedRoute[] {
-  return kinds.flatMap((kind) =>
-    kind.paths.flatMap((prefix) =>
-      kind.operations.map((operation) => {
-        const { method, path } = ASSET_OPERATION_ROUTES[operation];
-        return {
-          method,
-          path: `${prefix}/${path}`,
-          subject: assetSubject(kind.kind, operation),
-          permission: READ_OPERATIONS.has(operation) ? ('assets:read' as const) : ('assets:write' as const),
-          reply: 'result' as const,
-        };
-      }),
-    ),
-  );
+  return kinds.flatMap((kind) => {
+    const ownPathRenames = (operation: AssetOperation) => {
+      const view = kind.views?.find((v) => v.answersOnOwnPaths?.includes(operation));
+      return view ? { answer: renamesOf(view.fieldNames).answer } : undefined;
+    };
+    const own = kind.paths.flatMap((prefix) => kind.operations.map((operation) => assetRoute(kind, prefix, operation, ownPathRenames(operation))));
+    const views = (kind.views ?? []).flatMap((view) =>
+      view.paths.flatMap((prefix) =>
+        view.operations.map((operation) => ({
+          ...assetRoute(kind, prefix, operation, renamesOf(view.fieldNames)),
+          ...(view.noAnswer?.includes(operation) ? { noAnswer: true } : {}),
+        })),
+      ),
+    );
+    return [...own, ...views];
+  });
+}
+
+function assetRoute(kind: AssetKindDescriptor, prefix: string, operation: AssetOperation, renames: FieldRenames | undefined): ForwardedRoute {
+  const { method, path } = ASSET_OPERATION_ROUTES[operation];
+  return {
+    method,
+    path: `${prefix}/${path}`,
+    subject: assetSubject(kind.kind, operation),
+    permission: READ_OPERATIONS.has(operation) ? ('assets:read' as const) : ('assets:write' as const),
+    reply: 'result' as const,
+    ...(renames ? { renames } : {}),
+  };
 }
 
 interface PatternRoute {

@@ -2,7 +2,7 @@ import { ServiceError } from '@funnel/contracts';
 import { checkMoveTarget, childCommandFor, childStatusesFor, resolveChildrenDecision } from './children-cascade';
 import { duplicateRecord } from './duplicate';
 import { AssetRecord } from './asset-events';
-import { PAGE_GROUP_KIND, VISITOR_TAG_KIND } from '@funnel/contracts';
+import { FUNNEL_KIND, PAGE_GROUP_KIND, VISITOR_TAG_KIND } from '@funnel/contracts';
 
 function failure(fn: () => unknown): ServiceError {
   try {
@@ -22,6 +22,11 @@ const cat = (id: string, categoryType: string, status: AssetRecord['status'] = '
 
 describe('resolveChildrenDecision', () => {
   it('delete with no option moves children to uncategorized', () => expect(resolveChildrenDecision('delete', {})).toEqual({ action: 'orphan' }));
+  it('children that need a parent: orphan is a 400, delete with no option leaves them alone', () => {
+    expect(failure(() => resolveChildrenDecision('delete', { cascadeAction: 'orphan' }, undefined, true)).code).toBe('ASSET.INVALID_CASCADE');
+    expect(resolveChildrenDecision('delete', {}, undefined, true)).toEqual({ action: 'untouched' });
+    expect(resolveChildrenDecision('archive', { cascadeAction: 'cascade' }, undefined, true)).toEqual({ action: 'cascade' });
+  });
   it('archive with no option leaves children alone', () => expect(resolveChildrenDecision('archive', {})).toEqual({ action: 'untouched' }));
   it.each(['delete', 'archive'] as const)('%s cascade', (op) =>
     expect(resolveChildrenDecision(op, { cascadeAction: 'cascade' })).toEqual({ action: 'cascade' }),
@@ -83,6 +88,12 @@ describe('duplicateRecord', () => {
       'NEWID0000000',
     );
     expect(copy).toEqual({ idTag: 'NEWID0000000', tagName: 'b', color: 'blue', status: 'active', idCategory: 'C' });
+  });
+  it('parentId places a copy of a kind held by a parent record in that parent; absent or empty keeps the source parent', () => {
+    const funnel: AssetRecord = { idFunnel: 'F', funnelName: 'f', idFunnelGroup: 'G', status: 'active', nodes: [], connections: [] };
+    expect(duplicateRecord(FUNNEL_KIND, funnel, { name: 'c', parentId: 'H' }, 'N')).toMatchObject({ idFunnel: 'N', funnelName: 'c', idFunnelGroup: 'H' });
+    expect(duplicateRecord(FUNNEL_KIND, funnel, { name: 'c' }, 'N').idFunnelGroup).toBe('G');
+    expect(duplicateRecord(FUNNEL_KIND, funnel, { name: 'c', parentId: '' }, 'N').idFunnelGroup).toBe('G');
   });
   it('parentId places the copy in a category', () => expect(duplicateRecord(VISITOR_TAG_KIND, source, { name: 'b', parentId: '' }, 'N').idCategory).toBe(''));
 

@@ -12,16 +12,26 @@ export interface ParentMutation {
 /**
  * Turns a ParentMutationRequest into what happens to the children. `targetParentID` belongs to `move`
  * only. With no action, delete first moves children to uncategorized (orphan) while archive leaves
- * them alone.
+ * them alone. Children that require a parent (`childrenNeedParent`: funnels in their funnel group)
+ * cannot be orphaned: `orphan` is a 400, and delete with no action leaves them alone.
  */
 export function resolveChildrenDecision(
   operation: ParentOperation,
   request: ParentMutation,
   allowedActions: readonly CascadeAction[] = ['cascade', 'move', 'orphan'],
+  childrenNeedParent = false,
 ): ChildrenDecision {
   const { cascadeAction, targetParentID } = request;
   if (cascadeAction !== undefined && !allowedActions.includes(cascadeAction)) {
     throw ServiceError.invalidField('cascadeAction', 'isIn', `cascadeAction ${cascadeAction} is not allowed here`, ErrorCodes.CASCADE_INVALID);
+  }
+  if (childrenNeedParent && cascadeAction === 'orphan') {
+    throw ServiceError.invalidField(
+      'cascadeAction',
+      'isIn',
+      'cascadeAction orphan is not allowed here: the children need a parent (use cascade or move)',
+      ErrorCodes.CASCADE_INVALID,
+    );
   }
   if (cascadeAction === 'move') {
     if (!targetParentID)
@@ -33,7 +43,7 @@ export function resolveChildrenDecision(
   }
   if (cascadeAction === 'cascade') return { action: 'cascade' };
   if (cascadeAction === 'orphan') return { action: 'orphan' };
-  return { action: operation === 'delete' ? 'orphan' : 'untouched' };
+  return { action: operation === 'delete' && !childrenNeedParent ? 'orphan' : 'untouched' };
 }
 
 /**

@@ -16,6 +16,8 @@ export function duplicateRecord(
 ): AssetRecord {
   const merged: Record<string, unknown> = { ...source, [kind.nameField]: request.name };
   if (request.parentId !== undefined && categoryTypesOf(kind).length > 0) merged.idCategory = request.parentId;
+  // A kind held by a parent record (a funnel in its group) is copied into `parentId` when given, else into the same parent.
+  if (request.parentId !== undefined && request.parentId !== '' && kind.parent) merged[kind.parent.field] = request.parentId;
   // A copy of a funnel-local asset stays local to the same funnel unless bodyUpdates says otherwise.
   Object.assign(merged, request.bodyUpdates ?? {});
   // A copy made local leaves its source's category (a local asset is in none); a category asked for explicitly is kept, and refused.

@@ -90,3 +90,33 @@ describe('write-only secrets', () => {
     expect(applySecretWrites(copy, FIELDS, saved, cipher)).toEqual(saved);
   });
 });
+
+describe('write-only secrets in list items', () => {
+  const LIST: SecretField[] = [{ path: 'nodes[].overrides.hmacSecret', itemKey: 'idNode' }];
+  const nodes = (...items: unknown[]) => record({ nodes: items });
+  const saved = applySecretWrites(nodes({ idNode: 'A', overrides: { hmacSecret: 'secret-a' } }, { idNode: 'B' }, 'not an object'), LIST, null, cipher);
+  const secretOf = (r: AssetRecord, i: number) => at((r.nodes as AssetRecord[])[i], 'overrides.hmacSecret');
+
+  it('given a secret in an item, when saved, then it is encrypted in that item only, and shown as the placeholder without a flag', () => {
+    expect(JSON.stringify(saved)).not.toContain('secret-a');
+    expect(cipher.decrypt(secretOf(saved, 0) as EncryptedSecret)).toBe('secret-a');
+    expect((saved.nodes as unknown[])[1]).toEqual({ idNode: 'B' });
+    expect((saved.nodes as unknown[])[2]).toBe('not an object');
+    const shown = maskSecrets(saved, LIST);
+    expect(secretOf(shown, 0)).toBe(SECRET_PLACEHOLDER);
+    expect(Object.keys(shown)).toEqual(['status', 'nodes']);
+  });
+
+  it('given the placeholder, then the item with the same key keeps its secret, wherever it is in the list; null removes it', () => {
+    const moved = applySecretWrites(nodes({ idNode: 'B' }, { idNode: 'A', overrides: { hmacSecret: SECRET_PLACEHOLDER } }), LIST, saved, cipher);
+    expect(secretOf(moved, 1)).toEqual(secretOf(saved, 0));
+    const otherItem = applySecretWrites(nodes({ idNode: 'C', overrides: { hmacSecret: SECRET_PLACEHOLDER } }), LIST, saved, cipher);
+    expect(secretOf(otherItem, 0)).toBeUndefined();
+    const removed = applySecretWrites(nodes({ idNode: 'A', overrides: { hmacSecret: null } }), LIST, saved, cipher);
+    expect(secretOf(removed, 0)).toBeUndefined();
+  });
+
+  it('given a stored record, then its item secrets become placeholders that a save keeps (duplicate)', () => {
+    expect(applySecretWrites(secretsAsPlaceholders(saved, LIST), LIST, saved, cipher)).toEqual(saved);
+  });
+});

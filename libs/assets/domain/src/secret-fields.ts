@@ -57,41 +57,87 @@ function hasParent(record: Record<string, unknown>, path: string): boolean {
   return parentOf(record, path, false)[0] !== undefined;
 }
 
+/** `list[].item.path` as [`list`, `item.path`]; undefined for a path without a list. */
+function listPath(path: string): [string, string] | undefined {
+  const at = path.indexOf('[].');
+  return at < 0 ? undefined : [path.slice(0, at), path.slice(at + 3)];
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Applies `change` to the secret at `field.path` in `record` (in place): directly, or in a copy of
+ * each item of its list, given the previous record's item with the same `itemKey` (or null).
+ */
+function forEachSecret(
+  record: AssetRecord,
+  field: SecretField,
+  previous: AssetRecord | null,
+  change: (holder: Record<string, unknown>, path: string, previous: Record<string, unknown> | null) => void,
+): void {
+  const list = listPath(field.path);
+  if (!list) return change(record, field.path, previous);
+  const [at, itemPath] = list;
+  const items = secretAt(record, at);
+  if (!Array.isArray(items)) return;
+  const before = previous ? secretAt(previous, at) : undefined;
+  const previousItems = Array.isArray(before) ? before.filter(isObject) : [];
+  const key = field.itemKey;
+  // Only items that hold the secret's object are copied (most of a funnel's nodes are not middleware nodes).
+  let changed = false;
+  const updated = items.map((item) => {
+    if (!isObject(item) || !hasParent(item, itemPath)) return item;
+    changed = true;
+    const copy = { ...item };
+    const earlier = key === undefined ? undefined : previousItems.find((p) => p[key] === item[key]);
+    change(copy, itemPath, earlier ?? null);
+    return copy;
+  });
+  if (changed) setSecret(record, at, updated);
+}
+
+/** One secret as stored (see applySecretWrites). */
+function writeSecret(stored: Record<string, unknown>, path: string, previous: Record<string, unknown> | null, cipher: SecretCipher): void {
+  const sent = secretAt(stored, path);
+  if (sent === undefined && !hasParent(stored, path)) return;
+  if (sent === undefined || sent === SECRET_PLACEHOLDER) {
+    const [parent] = parentOf(stored, path, false);
+    const kept = previous && parent ? secretAt(previous, path) : undefined;
+    setSecret(stored, path, isEncryptedSecret(kept) ? kept : undefined);
+  } else if (sent === null || sent === '') {
+    setSecret(stored, path, undefined);
+  } else if (typeof sent === 'string') {
+    setSecret(stored, path, cipher.encrypt(sent));
+  } else if (!isEncryptedSecret(sent)) {
+    setSecret(stored, path, undefined);
+  }
+}
+
 /**
  * The record as stored: every secret field sent in clear is encrypted; one left out or sent as the
- * placeholder keeps the previous record's value (an update, or the source of a duplicate); `null`
- * or `""` removes it, and so does leaving out (or nulling) the object it lives in (a save without
- * `basicAuth` has no basic-auth password).
+ * placeholder keeps the previous record's value (an update, or the source of a duplicate; in a list,
+ * the previous item with the same key's); `null` or `""` removes it, and so does leaving out (or
+ * nulling) the object it lives in (a save without `basicAuth` has no basic-auth password).
  */
 export function applySecretWrites(record: AssetRecord, fields: readonly SecretField[], previous: AssetRecord | null, cipher: SecretCipher): AssetRecord {
   if (!fields.length) return record;
   const stored = { ...record } as AssetRecord;
-  for (const { path } of fields) {
-    const sent = secretAt(stored, path);
-    if (sent === undefined && !hasParent(stored, path)) continue;
-    if (sent === undefined || sent === SECRET_PLACEHOLDER) {
-      const [parent] = parentOf(stored, path, false);
-      const kept = previous && parent ? secretAt(previous, path) : undefined;
-      setSecret(stored, path, isEncryptedSecret(kept) ? kept : undefined);
-    } else if (sent === null || sent === '') {
-      setSecret(stored, path, undefined);
-    } else if (typeof sent === 'string') {
-      setSecret(stored, path, cipher.encrypt(sent));
-    } else if (!isEncryptedSecret(sent)) {
-      setSecret(stored, path, undefined);
-    }
-  }
+  for (const field of fields) forEachSecret(stored, field, previous, (holder, path, before) => writeSecret(holder, path, before, cipher));
   return stored;
 }
 
-/** The record as answered: each stored secret shows as the placeholder, and its flag says whether one is stored. */
+/** The record as answered: each stored secret shows as the placeholder, and its flag (if it has one) says whether one is stored. */
 export function maskSecrets(record: AssetRecord, fields: readonly SecretField[]): AssetRecord {
   if (!fields.length) return record;
   const shown = { ...record } as AssetRecord;
-  for (const { path, flag } of fields) {
-    const stored = isEncryptedSecret(secretAt(shown, path));
-    setSecret(shown, path, stored && !fields.find((f) => f.path === path)?.hidden ? SECRET_PLACEHOLDER : undefined);
-    shown[flag] = stored;
+  for (const field of fields) {
+    let stored = false;
+    forEachSecret(shown, field, null, (holder, path) => {
+      const here = isEncryptedSecret(secretAt(holder, path));
+      stored = stored || here;
+      setSecret(holder, path, here && !field.hidden ? SECRET_PLACEHOLDER : undefined);
+    });
+    if (field.flag) shown[field.flag] = stored;
   }
   return shown;
 }
@@ -100,6 +146,10 @@ export function maskSecrets(record: AssetRecord, fields: readonly SecretField[])
 export function secretsAsPlaceholders(record: AssetRecord, fields: readonly SecretField[]): AssetRecord {
   if (!fields.length) return record;
   const copy = { ...record } as AssetRecord;
-  for (const { path } of fields) if (isEncryptedSecret(secretAt(copy, path))) setSecret(copy, path, SECRET_PLACEHOLDER);
+  for (const field of fields) {
+    forEachSecret(copy, field, null, (holder, path) => {
+      if (isEncryptedSecret(secretAt(holder, path))) setSecret(holder, path, SECRET_PLACEHOLDER);
+    });
+  }
   return copy;
 }

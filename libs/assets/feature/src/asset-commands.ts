@@ -25,6 +25,7 @@ import {
   AssetRecord,
   AssetRegistry,
   ParentOperation,
+  ChildrenDecision,
   checkMoveTarget,
   decideAsset,
   duplicateRecord,
@@ -33,6 +34,9 @@ import {
   applySecretWrites,
   assertKindRules,
   secretsAsPlaceholders,
+  AssetReference,
+  FieldProblem,
+  isInReferenceScope,
 } from '@funnel/assets-domain';
 import { ASSET_REGISTRY, SECRET_CIPHER } from './assets.tokens';
 import { AssetActions, KindActionAssets } from './asset-actions';
@@ -68,24 +72,55 @@ export class AssetCommands implements KindActionAssets {
   /** POST save/: creates (409 when the id exists); an upsert kind's save creates or updates. */
   async create(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<unknown> {
     if (kind.upsert) return this.upsert(kind, context, request);
-    const record = await this.prepareRecord(kind, context, validateBody(kind.recordDto, request.body), null);
+    const record = await this.prepareRecord(kind, context, validateBody(kind.recordDto, withWriteAliases(kind, request.body)), null);
     await this.appendNew(kind, context, record, () => ({ type: 'CreateAsset', record }));
-    return undefined;
+    return this.saveAnswer(kind, context, String(record[kind.idField]));
   }
 
   /** PUT save/: updates (404 when the id does not exist); an upsert kind's save creates or updates. */
   async update(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<unknown> {
     if (kind.upsert) return this.upsert(kind, context, request);
-    const dto = validateBody(kind.recordDto, request.body) as Record<string, unknown>;
+    const dto = validateBody(kind.recordDto, withWriteAliases(kind, request.body)) as Record<string, unknown>;
     await this.updateExisting(kind, context, String(dto[kind.idField]), dto, true);
-    return undefined;
+    return this.saveAnswer(kind, context, String(dto[kind.idField]));
+  }
+
+  /** What save answers: nothing, or the saved record as find/byId shows it (descriptor `saveAnswersRecord`). */
+  private async saveAnswer(kind: AssetKindDescriptor, context: CallerContext, id: string): Promise<unknown> {
+    if (!kind.saveAnswersRecord) return undefined;
+    return this.queries.findById(kind, context, { query: { [kind.idField]: id }, body: undefined });
+  }
+
+  /**
+   * PUT move/: moves assets to another parent (descriptor `parent`: a funnel to another funnel group),
+   * body `{ entries, <parent field> }`. The parent must exist and not be deleted; every entry is
+   * checked first, then each is updated with the new parent.
+   */
+  async move(kind: AssetKindDescriptor, context: CallerContext, { body }: AssetRequestBody): Promise<void> {
+    const parent = kind.parent;
+    if (!parent) throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `${kind.kind} has no parent to move to`);
+    const { entries } = validateBody(StringListDto, body);
+    const target = (body as Record<string, unknown>)[parent.field];
+    if (typeof target !== 'string' || !isValidAssetId(target)) {
+      throw ServiceError.invalidField(parent.field, 'isAssetId', `${parent.field} must be a valid id (${ID_RULE})`, ErrorCodes.INVALID_ID);
+    }
+    const record = await this.queries.current(parent.kind, context.accountId, target);
+    if (!record || record.status === 'deleted')
+      throw ServiceError.invalidField(parent.field, 'exists', `${parent.field}: ${parent.kind} ${target} does not exist`);
+    const loaded = await mapInTurns([...new Set(entries)], async (id) => ({ id, ...(await this.repository.load(kind.kind, context.accountId, id)) }));
+    const decided: Decided[] = loaded.map(({ id, state, revision }) => {
+      const moved = state.record ? { ...state.record, [parent.field]: target } : state.record;
+      return { id, revision, events: decideAsset({ type: 'UpdateAsset', record: moved as AssetRecord }, state, { kind: kind.kind, id }) };
+    });
+    const appended = await this.appendAll(kind, context, decided);
+    if (appended.length) await this.projector.waitFor(appended[appended.length - 1].position);
   }
 
   /** Save of an upsert kind: a record without an id gets one (answered as `{ <idField> }`); an existing id is updated. */
   private async upsert(kind: AssetKindDescriptor, context: CallerContext, { body }: AssetRequestBody): Promise<unknown> {
     const given = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)[kind.idField] : undefined;
     const id = given === undefined || given === null || given === '' ? generateAssetId() : given;
-    const dto = validateBody(kind.recordDto, { ...(body as object), [kind.idField]: id }) as Record<string, unknown>;
+    const dto = validateBody(kind.recordDto, { ...(withWriteAliases(kind, body) as object), [kind.idField]: id }) as Record<string, unknown>;
     const existing = await this.updateExisting(kind, context, String(id), dto, false);
     if (!existing) {
       const record = await this.prepareRecord(kind, context, dto, null);
@@ -176,7 +211,16 @@ export class AssetCommands implements KindActionAssets {
     if (!source || source.status === 'deleted') throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${sourceId} not found`);
     const newId = generateAssetId();
     const updates = allowedUpdates(kind, request.bodyUpdates);
-    const merged = duplicateRecord(kind, secretsAsPlaceholders(source, kind.secretFields ?? []), { ...request, bodyUpdates: updates }, newId);
+    // The copy is made from the stored record (secrets encrypted) and made the copy's own (new inner ids), then its
+    // secrets become placeholders: so it passes the DTO again, and each placeholder keeps the secret at the same place.
+    const locals = await this.localAssetsOf(kind, context, sourceId);
+    const idMap = new Map(locals.map(({ record, kind: localKind }) => [String(record[localKind.idField]), generateAssetId()]));
+    const remap = this.registry.rules(kind.kind).remapDuplicate;
+    const copied = duplicateRecord(kind, source, { ...request, bodyUpdates: updates }, newId);
+    const remapped = remap ? remap(copied, idMap) : copied;
+    const merged = secretsAsPlaceholders(remapped, kind.secretFields ?? []);
+    // A placeholder keeps the source's secret; a remapped copy's are at its own places (a funnel's new node ids).
+    const secretSource = remap ? remapped : source;
     // A copy cannot share a unique value: unless bodyUpdates names one, it gets the source's plus `-` and 5 random characters.
     for (const { field, maxLength } of kind.uniqueFields ?? []) {
       const value = source[field];
@@ -185,21 +229,57 @@ export class AssetCommands implements KindActionAssets {
       merged[field] = `${maxLength ? value.slice(0, maxLength - suffix.length) : value}${suffix}`;
     }
     // bodyUpdates may carry anything: the copy must pass the same rules as a saved record. Secrets are copied.
-    const record = await this.prepareRecord(kind, context, validateBody(kind.recordDto, merged, 'duplicate'), null, source);
+    const dto = validateBody(kind.recordDto, merged, 'duplicate');
+    // The local copies are stored first: no reader ever sees a copy naming assets that do not exist.
+    for (const { kind: localKind, record: local } of locals) {
+      const localId = idMap.get(String(local[localKind.idField]))!;
+      const copy = duplicateRecord(localKind, local, { name: String(local[localKind.nameField]), bodyUpdates: { [localKind.scopeField!]: newId } }, localId);
+      const prepared = await this.prepareRecord(localKind, context, validateBody(localKind.recordDto, copy, 'duplicate'), null, local);
+      await this.appendNew(localKind, context, prepared, () => ({ type: 'CreateAsset', record: prepared, duplicatedFrom: String(local[localKind.idField]) }));
+    }
+    const record = await this.prepareRecord(kind, context, dto, null, secretSource);
     record.status = 'active';
     await this.appendNew(kind, context, record, () => ({ type: 'CreateAsset', record, duplicatedFrom: sourceId }));
+    await this.duplicateChildren(kind, context, sourceId, newId);
     return { id: newId };
+  }
+
+  /** The live local assets of a record (descriptor `localKinds`: a funnel's page groups and conditions). */
+  private async localAssetsOf(kind: AssetKindDescriptor, context: CallerContext, id: string): Promise<{ kind: AssetKindDescriptor; record: AssetRecord }[]> {
+    const found: { kind: AssetKindDescriptor; record: AssetRecord }[] = [];
+    for (const name of kind.localKinds ?? []) {
+      const localKind = this.registry.get(name);
+      if (!localKind.scopeField) continue;
+      for (const record of await this.queries.liveByField(name, context.accountId, localKind.scopeField, id)) found.push({ kind: localKind, record });
+    }
+    return found;
+  }
+
+  /** A parent's copy gets a copy of each of its live children (a funnel group's funnels, each duplicated as a funnel is). */
+  private async duplicateChildren(kind: AssetKindDescriptor, context: CallerContext, sourceId: string, newId: string): Promise<void> {
+    for (const childKind of this.registry.kinds) {
+      if (childKind.parent?.kind !== kind.kind) continue;
+      const children = await this.queries.liveByField(childKind.kind, context.accountId, childKind.parent.field, sourceId);
+      for (const child of children) {
+        await this.duplicate(childKind, context, {
+          query: { [childKind.idField]: String(child[childKind.idField]) },
+          body: { name: String(child[childKind.nameField]), parentId: newId },
+        });
+      }
+    }
   }
 
   async archive(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<void> {
     if (kind.isParent) return this.mutateParents(kind, context, 'archive', request);
     const { entries } = validateBody(StringListDto, request.body);
+    if (kind.localKinds?.length) return this.applyChildrenDecision(kind, context, 'archive', entries, { action: 'cascade' });
     await this.decideAndAppend(kind, context, entries, () => ({ type: 'ArchiveAsset' }));
   }
 
   async delete(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<void> {
     if (kind.isParent) return this.mutateParents(kind, context, 'delete', request);
     const { entries } = validateBody(StringListDto, this.withLegacyIdFallback(kind, request));
+    if (kind.localKinds?.length) return this.applyChildrenDecision(kind, context, 'delete', entries, { action: 'cascade' });
     if (!kind.uniqueFields?.length) return this.decideAndAppend(kind, context, entries, () => ({ type: 'DeleteAsset' }));
     // A deleted asset gives its unique values back.
     const before = await mapInTurns([...new Set(entries)], (id) => this.queries.current(kind.kind, context.accountId, id));
@@ -207,6 +287,33 @@ export class AssetCommands implements KindActionAssets {
     await forEachInTurns(before, async (record) => {
       if (record) await this.claims.releaseAll(kind, context, String(record[kind.idField]), record);
     });
+  }
+
+  /**
+   * POST validate/: a record checked as save would check it, and more, without storing it:
+   * `{ valid, errors, warnings }`. `errors` are save's 400 details (the DTO's; else the kind's
+   * check and references together); `warnings` are the kind's (KindRules.warnings) for a record
+   * without errors of shape. Reads only.
+   */
+  async validate(
+    kind: AssetKindDescriptor,
+    context: CallerContext,
+    { body }: AssetRequestBody,
+  ): Promise<{ valid: boolean; errors: FieldProblem[]; warnings: FieldProblem[] }> {
+    const rules = this.registry.rules(kind.kind);
+    if (!rules.warnings) throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `${kind.kind} has no validate`);
+    let record: AssetRecord;
+    try {
+      record = this.toRecord(kind, validateBody(kind.recordDto, withWriteAliases(kind, body)), null);
+    } catch (error) {
+      if (!(error instanceof ServiceError) || error.status !== 400) throw error;
+      return { valid: false, errors: problemsOf(error), warnings: [] };
+    }
+    const checked = rules.check?.(record) ?? [];
+    if (rules.normalize && !checked.length) record = rules.normalize(record, null);
+    const errors = [...checked, ...(await this.referenceProblems(kind, context, record))];
+    const warnings = checked.length ? [] : await rules.warnings(record, (of, ids) => this.queries.currentMany(of, context.accountId, ids));
+    return { valid: errors.length === 0, errors, warnings };
   }
 
   /** A kind's own action (a webhook config's signing secret, its test delivery). */
@@ -254,8 +361,25 @@ export class AssetCommands implements KindActionAssets {
   private async mutateParents(kind: AssetKindDescriptor, context: CallerContext, operation: ParentOperation, request: AssetRequestBody): Promise<void> {
     const body = operation === 'delete' ? this.withLegacyIdFallback(kind, request) : request.body;
     const mutation = validateBody(ParentMutationRequestDto, body);
-    const decision = resolveChildrenDecision(operation, mutation);
-    const entries = [...new Set(mutation.entries)];
+    // Children held by a parent field (funnels in their group) need a parent: they cannot be orphaned.
+    const childrenNeedParent = this.registry.kinds.some((k) => k.parent?.kind === kind.kind);
+    const decision = resolveChildrenDecision(operation, mutation, undefined, childrenNeedParent);
+    await this.applyChildrenDecision(kind, context, operation, mutation.entries, decision);
+  }
+
+  /**
+   * Appends each parent's delete or archive carrying the children decision, then completes it (the
+   * process manager would complete it after a crash, from the log). A record with local assets
+   * (a funnel) is a parent of them, always with `cascade`.
+   */
+  private async applyChildrenDecision(
+    kind: AssetKindDescriptor,
+    context: CallerContext,
+    operation: ParentOperation,
+    ids: string[],
+    decision: ChildrenDecision,
+  ): Promise<void> {
+    const entries = [...new Set(ids)];
     const loaded = await mapInTurns(entries, async (id) => ({ id, ...(await this.repository.load(kind.kind, context.accountId, id)) }));
     if (decision.action === 'move') {
       const targetId = decision.targetParentID!;
@@ -375,13 +499,26 @@ export class AssetCommands implements KindActionAssets {
     }
   }
 
-  /** Every field naming another asset names a live one of the right kind and type in the caller's account. */
+  /**
+   * Every field naming another asset names a live one of the right kind and type in the caller's
+   * account, in the reference's scope (a funnel names page groups that are global or its own). Each
+   * distinct asset is read once, however many fields name it (a funnel's nodes often share one).
+   */
   private async checkReferences(kind: AssetKindDescriptor, context: CallerContext, record: AssetRecord): Promise<void> {
+    const problems = await this.referenceProblems(kind, context, record);
+    const code = this.registry.rules(kind.kind).referenceCode ?? ErrorCodes.INVALID_REFERENCE;
+    if (problems.length) throw ServiceError.badRequest(code, problems[0].message, problems);
+  }
+
+  private async referenceProblems(kind: AssetKindDescriptor, context: CallerContext, record: AssetRecord): Promise<FieldProblem[]> {
     const references = this.registry.rules(kind.kind).references?.(record) ?? [];
-    if (!references.length) return;
-    const targets = await mapInTurns(references, (ref) => this.queries.current(ref.kind, context.accountId, ref.id));
-    const problems = references.flatMap((ref, i) => {
-      const target = targets[i];
+    if (!references.length) return [];
+    const keyOf = (ref: AssetReference) => `${ref.kind}\u0000${ref.id}`;
+    const distinct = [...new Map(references.map((ref) => [keyOf(ref), ref])).values()];
+    const found = await mapInTurns(distinct, (ref) => this.queries.current(ref.kind, context.accountId, ref.id));
+    const targets = new Map(distinct.map((ref, i) => [keyOf(ref), found[i]]));
+    const problems = references.flatMap((ref) => {
+      const target = targets.get(keyOf(ref));
       if (!target || target.status === 'deleted') {
         return [{ field: ref.field, code: 'reference', message: `${ref.field}: ${ref.kind} ${ref.id} does not exist` }];
       }
@@ -392,10 +529,29 @@ export class AssetCommands implements KindActionAssets {
           { field: ref.field, code: 'reference', message: `${ref.field}: ${ref.kind} ${ref.id} has ${field} ${String(target[field])}, not ${String(value)}` },
         ];
       }
+      if (!isInReferenceScope(ref, target)) {
+        return [{ field: ref.field, code: 'reference', message: `${ref.field}: ${ref.kind} ${ref.id} is local to another funnel` }];
+      }
       return [];
     });
-    if (problems.length) throw ServiceError.badRequest(ErrorCodes.INVALID_REFERENCE, problems[0].message, problems);
+    return problems;
   }
+}
+
+/** A 400's details (or one problem from its message). */
+function problemsOf(error: ServiceError): FieldProblem[] {
+  return error.details.length ? (error.details as FieldProblem[]) : [{ field: '', code: error.code, message: error.message }];
+}
+
+/** A write's body with each alias (descriptor `writeAliases`) given as its field, when the field itself is left out. */
+function withWriteAliases(kind: AssetKindDescriptor, body: unknown): unknown {
+  if (!kind.writeAliases || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const named = { ...(body as Record<string, unknown>) };
+  for (const [alias, field] of Object.entries(kind.writeAliases)) {
+    if (named[field] === undefined && named[alias] !== undefined) named[field] = named[alias];
+    delete named[alias];
+  }
+  return named;
 }
 
 /** The bodyUpdates a duplicate honours: all, or only the kind's allowed fields. */

@@ -27,6 +27,8 @@ const COMMAND_OPERATIONS = [
   'secret',
   'rotateSecret',
   'test',
+  'move',
+  'validate',
 ] as const satisfies readonly (AssetOperation & keyof AssetCommands)[];
 type QueryOperation = (typeof QUERY_OPERATIONS)[number];
 type CommandOperation = (typeof COMMAND_OPERATIONS)[number];

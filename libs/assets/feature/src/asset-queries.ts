@@ -30,25 +30,28 @@ export class AssetQueries {
   async list(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetRecord[]> {
     const status = statusParam(query, kind.list.statusRequired, kind.list.defaultStatus);
     const condition = { ...statusCondition(status), ...this.filters(kind.list.filters, query), ...this.scopeFilter(kind, query) };
-    return this.slim(kind, await this.findMany(kind, context, condition));
+    return this.slim(kind, context, await this.findMany(kind, context, condition));
   }
 
   async findByStatus(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetRecord[]> {
     const status = statusParam(query, true, 'all');
-    return this.slim(kind, await this.findMany(kind, context, { ...statusCondition(status), ...this.filters(kind.findByStatusFilters, query) }));
+    return this.slim(kind, context, await this.findMany(kind, context, { ...statusCondition(status), ...this.filters(kind.findByStatusFilters, query) }));
   }
 
   /** Slim records of one type (a page group's pageType); `status` defaults to not-deleted. */
   async findByType(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetRecord[]> {
     if (!kind.typeFilter) throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `${kind.kind} has no types`);
     const status = statusParam(query, false, 'not-deleted');
-    return this.slim(kind, await this.findMany(kind, context, { ...statusCondition(status), ...this.filters([kind.typeFilter], query) }));
+    return this.slim(kind, context, await this.findMany(kind, context, { ...statusCondition(status), ...this.filters([kind.typeFilter], query) }));
   }
 
   /** Full records of the non-deleted assets in one category (`""`: uncategorized); funnel-local assets are in none. */
   async findByCategory(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetRecord[]> {
-    const idCategory = requiredParam(query, 'idCategory');
-    const condition: Filter = { idCategory, status: { $ne: 'deleted' }, ...this.filters(kind.findByCategoryFilters ?? [], query) };
+    // A kind kept in a parent record (a funnel in its funnel group) has that record as its category.
+    const placement: Filter = kind.parent
+      ? { [`record.${kind.parent.field}`]: requiredParam(query, kind.parent.field) }
+      : { idCategory: requiredParam(query, 'idCategory') };
+    const condition: Filter = { ...placement, status: { $ne: 'deleted' }, ...this.filters(kind.findByCategoryFilters ?? [], query) };
     if (kind.scopeField) condition[`record.${kind.scopeField}`] = '';
     return this.findMany(kind, context, condition);
   }
@@ -137,6 +140,19 @@ export class AssetQueries {
     return doc?.record ?? null;
   }
 
+  /** The live records of one kind among `ids` (missing ones left out), for command-side reads (a funnel's warnings). */
+  async currentMany(kind: string, accountId: string, ids: readonly string[]): Promise<AssetRecord[]> {
+    if (!ids.length) return [];
+    const docs = await this.collection.find({ _id: { $in: ids.map((id) => assetDocumentId(kind, accountId, id)) } });
+    return docs.filter((d) => d.status !== 'deleted').map((d) => d.record);
+  }
+
+  /** The non-deleted records of one kind whose `field` holds `value` (a funnel's local assets, a group's funnels). */
+  async liveByField(kind: string, accountId: string, field: string, value: string): Promise<AssetRecord[]> {
+    const docs = await this.collection.find({ accountId, kind, status: { $ne: 'deleted' }, [`record.${field}`]: value }, { sort: { assetId: 1 } });
+    return docs.map((d) => d.record);
+  }
+
   private filters(filters: QueryFilter[], query: AssetRequestBody['query']): Filter {
     const condition: Filter = {};
     for (const f of filters) {
@@ -161,13 +177,16 @@ export class AssetQueries {
     return globalOnly === 'true' ? { [`record.${kind.scopeField}`]: '' } : {};
   }
 
-  /** The kind's slim projection: the id, its slim fields, status and placement, then its computed fields. */
-  private slim(kind: AssetKindDescriptor, records: AssetRecord[]): AssetRecord[] {
+  /**
+   * The kind's slim projection: the id, its slim fields, status and placement, then its computed
+   * fields, its joined fields (descriptor `slimJoins`) and its children's slim records (`slimChildren`).
+   */
+  private async slim(kind: AssetKindDescriptor, context: CallerContext, records: AssetRecord[]): Promise<AssetRecord[]> {
     const fields = kind.slimFields;
     if (!fields) return records;
     const placed = categoryTypesOf(kind).length > 0;
     const computed = this.registry.rules(kind.kind).slim;
-    return records.map((record) => {
+    const slims = records.map((record) => {
       const slim: Record<string, unknown> = { [kind.idField]: record[kind.idField] };
       for (const field of fields) slim[field] = record[field];
       slim.status = record.status;
@@ -178,6 +197,35 @@ export class AssetQueries {
       if (computed) Object.assign(slim, computed(record));
       return slim as AssetRecord;
     });
+    await this.joinSlimFields(kind, context, slims);
+    await this.addSlimChildren(kind, context, slims);
+    return slims;
+  }
+
+  /** Each slim join's field, read from the records it names with one query per join (`""` when the record is gone). */
+  private async joinSlimFields(kind: AssetKindDescriptor, context: CallerContext, slims: AssetRecord[]): Promise<void> {
+    for (const join of kind.slimJoins ?? []) {
+      const ids = [...new Set(slims.map((s) => s[join.field]).filter((id): id is string => typeof id === 'string' && id !== ''))];
+      const found = await this.currentMany(join.kind, context.accountId, ids);
+      const byId = new Map(found.map((r) => [String(r[this.registry.get(join.kind).idField]), r[join.take]]));
+      for (const slim of slims) slim[join.as] = byId.get(String(slim[join.field])) ?? '';
+    }
+  }
+
+  /** The slim records of every parent's live children, read with one query for all the parents. */
+  private async addSlimChildren(kind: AssetKindDescriptor, context: CallerContext, slims: AssetRecord[]): Promise<void> {
+    const children = kind.slimChildren;
+    if (!children || !slims.length) return;
+    const childKind = this.registry.get(children.kind);
+    const parentIds = slims.map((s) => String(s[kind.idField]));
+    const docs = await this.collection.find(
+      { accountId: context.accountId, kind: children.kind, status: { $ne: 'deleted' }, [`record.${children.field}`]: { $in: parentIds } },
+      { sort: { assetId: 1 } },
+    );
+    const childSlims = await this.slim(childKind, context, await this.withCategoryNames(childKind, context, docs));
+    const byParent = new Map<string, AssetRecord[]>(parentIds.map((id) => [id, []]));
+    for (const child of childSlims) byParent.get(String(child[children.field]))?.push(child);
+    for (const slim of slims) slim[children.as] = byParent.get(String(slim[kind.idField])) ?? [];
   }
 
   private async findMany(kind: AssetKindDescriptor, context: CallerContext, condition: Filter): Promise<AssetRecord[]> {

@@ -1,6 +1,15 @@
 import { Test } from '@nestjs/testing';
 import { INestApplicationContext } from '@nestjs/common';
-import { CallerContext, ServiceError, VISITOR_TAG_KIND, CATEGORY_KIND, generateAssetId } from '@funnel/contracts';
+import {
+  CallerContext,
+  ServiceError,
+  VISITOR_TAG_KIND,
+  CATEGORY_KIND,
+  FUNNEL_GROUP_KIND,
+  FUNNEL_KIND,
+  PAGE_GROUP_KIND,
+  generateAssetId,
+} from '@funnel/contracts';
 import { EventStore, ReadStreamOptions, SqliteEventStore } from '@funnel/eventstore';
 import { EmbeddedReadStore } from '@funnel/readstore';
 import { AssetRegistry } from '@funnel/assets-domain';
@@ -137,6 +146,29 @@ describe('asset feature over SQLite and the embedded read store', () => {
     await boot(eventStore);
     const all = await queries.findByStatus(VISITOR_TAG_KIND, context(), { query: { status: 'all' }, body: undefined });
     expect(all.find((t) => t.idTag === child.idTag)).toMatchObject({ idCategory: '', status: 'active' });
+  });
+
+  it('a funnel group cascade cut short by a crash deletes the funnels and their local assets at the next start', async () => {
+    const [idFunnelGroup, idFunnel, idPageGroup] = [generateAssetId(), generateAssetId(), generateAssetId()];
+    await commands.create(FUNNEL_GROUP_KIND, context(), { query: {}, body: { idFunnelGroup, funnelGroupName: 'g' } });
+    await commands.create(PAGE_GROUP_KIND, context(), {
+      query: {},
+      body: { idPageGroup, pageGroupName: 'local', pageType: 'lander', restrictToFunnelId: idFunnel, pages: [] },
+    });
+    await commands.create(FUNNEL_KIND, context(), { query: {}, body: { idFunnel, idFunnelGroup, funnelName: 'f' } });
+    await app.close();
+    // The group's decision is in the log, but the process stopped before its funnels were reached.
+    const registry = new AssetRegistry(ASSET_KINDS);
+    await eventStore.append(
+      registry.streamName('funnelgroup', 'ACCOUNT00001', idFunnelGroup),
+      [{ type: 'FunnelGroupDeleted', data: { children: { action: 'cascade' } } }],
+      { expectedRevision: 0 },
+    );
+    await boot(eventStore);
+    // The cascade has written the children's events by now; the read model shows them once it reaches the log's head.
+    await app.get(AssetProjector).waitFor(await eventStore.headPosition());
+    expect(await queries.current('funnel', 'ACCOUNT00001', idFunnel)).toMatchObject({ status: 'deleted' });
+    expect(await queries.current('pagegroup', 'ACCOUNT00001', idPageGroup)).toMatchObject({ status: 'deleted' });
   });
 
   it('a later change to a child is not undone by replaying an older cascade', async () => {

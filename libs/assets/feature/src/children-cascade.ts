@@ -2,7 +2,16 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import { AssetKindDescriptor, CallerContext, ServiceError } from '@funnel/contracts';
 import { EVENT_STORE, EventStore, GlobalPosition, RecordedEvent, START_POSITION, Subscription, comparePositions } from '@funnel/eventstore';
 import { READ_STORE, ReadStore } from '@funnel/readstore';
-import { AssetRecord, AssetRegistry, ChildrenDecision, ParentOperation, childCommandFor, childStatusesFor, decideAsset } from '@funnel/assets-domain';
+import {
+  AssetCommand,
+  AssetRecord,
+  AssetRegistry,
+  ChildrenDecision,
+  ParentOperation,
+  childCommandFor,
+  childStatusesFor,
+  decideAsset,
+} from '@funnel/assets-domain';
 import { ASSET_REGISTRY } from './assets.tokens';
 import { AssetRepository } from './asset-repository';
 import { AssetProjector } from './asset-projector';
@@ -10,6 +19,13 @@ import { assetsCollection } from './asset-documents';
 
 const PROCESS_MANAGER_NAME = 'assets-children-cascade';
 const MAX_ATTEMPTS = 5;
+
+/** Where children of one kind name their parent: `idCategory`, a parent field, or (local assets) a scope field. */
+interface ChildHold {
+  kind: AssetKindDescriptor;
+  field: string;
+  local: boolean;
+}
 
 export interface ParentMutationDone {
   parentKind: AssetKindDescriptor;
@@ -47,39 +63,65 @@ export class ChildrenCascade implements OnApplicationShutdown {
   async complete(done: ParentMutationDone): Promise<GlobalPosition> {
     const command = childCommandFor(done.operation, done.decision);
     if (!command) return START_POSITION;
-    const childKinds = this.childKinds(done.parentKind, done.parent);
-    if (!childKinds.length) return START_POSITION;
+    const holds = this.childrenHeldBy(done.parentKind, done.parent).filter((h) => h.local || done.decision.action !== 'orphan' || h.field === 'idCategory');
+    if (!holds.length) return START_POSITION;
     await this.projector.waitFor(done.decidedAt);
-    const children = await this.collection.find({
-      accountId: done.accountId,
-      kind: { $in: childKinds.map((k) => k.kind) },
-      idCategory: done.parentId,
-      status: { $in: childStatusesFor(done.operation, done.decision) },
-    });
     let last = START_POSITION;
-    for (const child of children) {
-      const position = await this.applyToChild(child.kind, child.assetId, done, command);
-      if (comparePositions(position, last) > 0) last = position;
+    for (const hold of holds) {
+      const children = await this.collection.find({
+        accountId: done.accountId,
+        kind: hold.kind.kind,
+        [hold.field === 'idCategory' ? 'idCategory' : `record.${hold.field}`]: done.parentId,
+        status: { $in: childStatusesFor(done.operation, done.decision) },
+      });
+      for (const child of children) {
+        const position = await this.applyToChild(hold, child.assetId, done, command);
+        if (comparePositions(position, last) > 0) last = position;
+      }
     }
     return last;
   }
 
-  private childKinds(parentKind: AssetKindDescriptor, parent: AssetRecord): AssetKindDescriptor[] {
-    if (parentKind.kind === 'category') return this.registry.childKindsOf(String(parent.categoryType));
-    return [];
+  /**
+   * Where a parent's children are, by kind: the kinds its category type manages (in `idCategory`),
+   * the kinds whose `parent` it is (in that field), and its local kinds (in their scope field; a
+   * local asset always goes with its record, whatever the decision).
+   */
+  private childrenHeldBy(parentKind: AssetKindDescriptor, parent: AssetRecord): ChildHold[] {
+    const holds: ChildHold[] = [];
+    if (parentKind.kind === 'category') {
+      for (const kind of this.registry.childKindsOf(String(parent.categoryType))) holds.push({ kind, field: 'idCategory', local: false });
+    }
+    for (const kind of this.registry.kinds) if (kind.parent?.kind === parentKind.kind) holds.push({ kind, field: kind.parent.field, local: false });
+    for (const name of parentKind.localKinds ?? []) {
+      const kind = this.registry.get(name);
+      if (kind.scopeField) holds.push({ kind, field: kind.scopeField, local: true });
+    }
+    return holds;
   }
 
-  private async applyToChild(
-    kind: string,
-    id: string,
-    done: ParentMutationDone,
-    command: NonNullable<ReturnType<typeof childCommandFor>>,
-  ): Promise<GlobalPosition> {
+  /**
+   * The command a child gets: delete and archive of local assets always (they go with their record);
+   * a move along a parent field is an update of that field; a child that has local assets of its
+   * own passes a cascade on to them.
+   */
+  private childCommand(hold: ChildHold, done: ParentMutationDone, command: AssetCommand, record: AssetRecord): AssetCommand {
+    if (hold.local) return done.operation === 'delete' ? { type: 'DeleteAsset' } : { type: 'ArchiveAsset' };
+    if (command.type === 'MoveAssetToCategory' && hold.field !== 'idCategory')
+      return { type: 'UpdateAsset', record: { ...record, [hold.field]: command.idCategory } };
+    if ((command.type === 'DeleteAsset' || command.type === 'ArchiveAsset') && hold.kind.localKinds?.length)
+      return { ...command, children: { action: 'cascade' } };
+    return command;
+  }
+
+  private async applyToChild(hold: ChildHold, id: string, done: ParentMutationDone, parentCommand: AssetCommand): Promise<GlobalPosition> {
+    const kind = hold.kind.kind;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const loaded = await this.repository.load(kind, done.accountId, id);
       const record = loaded.state.record;
       // Changed after the decision, or no longer in this parent: the later change wins.
-      if (!record || comparePositions(loaded.position, done.decidedAt) > 0 || record.idCategory !== done.parentId) return START_POSITION;
+      if (!record || comparePositions(loaded.position, done.decidedAt) > 0 || record[hold.field] !== done.parentId) return START_POSITION;
+      const command = this.childCommand(hold, done, parentCommand, record);
       let events;
       try {
         events = decideAsset(command, loaded.state, { kind, id });
@@ -88,18 +130,33 @@ export class ChildrenCascade implements OnApplicationShutdown {
         throw error;
       }
       if (!events.length) return START_POSITION;
+      let position: GlobalPosition;
       try {
-        return (await this.repository.append(kind, done.context, id, events, loaded.revision)).position;
+        position = (await this.repository.append(kind, done.context, id, events, loaded.revision)).position;
       } catch (error) {
         if (!(error instanceof ServiceError && error.status === 409) || attempt === MAX_ATTEMPTS) throw error;
+        continue;
       }
+      // A child that takes its own local assets along completes that cascade too (as the process manager would).
+      if ((command.type === 'DeleteAsset' || command.type === 'ArchiveAsset') && command.children) {
+        const reached = await this.complete({
+          ...done,
+          parentKind: hold.kind,
+          parentId: id,
+          parent: record,
+          decision: command.children,
+          decidedAt: position,
+        });
+        if (comparePositions(reached, position) > 0) position = reached;
+      }
+      return position;
     }
     return START_POSITION;
   }
 
   /** Replays parent events from the checkpoint so a cascade cut short by a crash is completed. */
   async start(): Promise<void> {
-    const parents = this.registry.kinds.filter((k) => k.isParent);
+    const parents = this.registry.kinds.filter((k) => k.isParent || k.localKinds?.length);
     if (!parents.length) return;
     const from = (await this.readStore.checkpoints.get(PROCESS_MANAGER_NAME)) ?? START_POSITION;
     this.subscription = this.eventStore.subscribeToAll({

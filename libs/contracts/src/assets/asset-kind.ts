@@ -21,6 +21,8 @@ export const ASSET_OPERATIONS = [
   'secret',
   'rotateSecret',
   'test',
+  'move',
+  'validate',
 ] as const;
 export type AssetOperation = (typeof ASSET_OPERATIONS)[number];
 
@@ -64,6 +66,10 @@ export const ASSET_OPERATION_ROUTES: Record<AssetOperation, { method: 'GET' | 'P
   rotateSecret: { method: 'POST', path: 'secret/rotate' },
   /** A test delivery to the asset's destination (webhook configs). */
   test: { method: 'POST', path: 'test' },
+  /** Moves assets to another parent record (a funnel to another funnel group): `{ entries, <parent.field> }`. */
+  move: { method: 'PUT', path: 'move' },
+  /** Checks a record as save would, and more, without storing it: `{ valid, errors, warnings }` (funnels). */
+  validate: { method: 'POST', path: 'validate' },
 };
 
 /** Operations that change nothing, whatever their HTTP method: they need `assets:read`. */
@@ -77,6 +83,7 @@ export const READ_OPERATIONS: ReadonlySet<AssetOperation> = new Set([
   'evaluate',
   'findByName',
   'findBySlug',
+  'validate',
 ]);
 
 /** A lookup by one field's exact value among non-deleted assets: all matches, or the one match (404 when none). */
@@ -168,16 +175,83 @@ export interface AssetKindDescriptor {
   secretFields?: SecretField[];
   /** Values unique among the account's live assets of the kind (see UniqueField). */
   uniqueFields?: UniqueField[];
+  /** Save (POST and PUT) answers the saved record, as find/byId shows it (funnel groups); absent: no body. */
+  saveAnswersRecord?: boolean;
+  /** Other names a write may give a field (`{ idCampaign: 'idFunnelGroup' }`): used when the field itself is left out. */
+  writeAliases?: Readonly<Record<string, string>>;
+  /** Fields of slim records joined from another record by id (a funnel's funnelGroupName), read at query time. */
+  slimJoins?: SlimJoin[];
+  /** Slim records list the slim records of their live children (a funnel group's `funnels`), read with one query. */
+  slimChildren?: SlimChildren;
+  /**
+   * The record of another kind that holds this one, named by one of its fields (a funnel's
+   * `idFunnelGroup`): it must be live (a reference), find/byCategory takes that field as its
+   * parameter, `move` moves entries to another parent, and a parent's ParentMutationRequest applies to them.
+   */
+  parent?: ParentField;
+  /**
+   * Kinds whose assets may be local to a record of this kind (their `scopeField` names it: a funnel's
+   * page groups and conditions). Delete and archive take them along (completed after a crash, like a
+   * parent's cascade); a duplicate copies them and points the copy at its copies.
+   */
+  localKinds?: string[];
+  /** The same records under other paths and field names (funnel groups as the legacy campaigns). */
+  views?: AssetKindView[];
   /** Fields renamed since events were first stored (old name to current name): stored events are read with the current names. */
   renamedFields?: Readonly<Record<string, string>>;
 }
 
+/** A slim field copied from the record another field names: `as` = the `take` field of the `kind` record whose id is `field`. */
+export interface SlimJoin {
+  field: string;
+  kind: string;
+  take: string;
+  as: string;
+}
+
+/** Child records shown in a parent's slim record: the slim records of the non-deleted `kind` assets whose `field` is the parent's id, as `as`. */
+export interface SlimChildren {
+  kind: string;
+  field: string;
+  as: string;
+}
+
+/** The parent of a kind's records: the `kind` record whose id is in `field`. */
+export interface ParentField {
+  kind: string;
+  field: string;
+}
+
+/**
+ * A field-renaming view of a kind: the same records and operations under other path prefixes, with
+ * some fields named otherwise on requests (query and body, top-level fields) and answers (the
+ * record's or each listed record's top-level fields). The gateway does the renaming; the service
+ * only ever sees the kind's own names.
+ */
+export interface AssetKindView {
+  /** Path prefixes of the view, e.g. `/campaign`. */
+  paths: string[];
+  /** The kind's field name to the view's, e.g. `{ idFunnelGroup: 'idCampaign' }` (query parameters included). */
+  fieldNames: Readonly<Record<string, string>>;
+  /** The operations served under the view's paths. */
+  operations: AssetOperation[];
+  /** Operations under the view whose answer is dropped (the legacy save answers no body). */
+  noAnswer?: AssetOperation[];
+  /** Operations of the kind's own paths that answer with the view's names (`/funnelgroup/find/byStatus/` answers CampaignInfo). */
+  answersOnOwnPaths?: AssetOperation[];
+}
+
 /** A write-only field: accepted on writes, stored encrypted, answered as `********` plus a flag. */
 export interface SecretField {
-  /** Path of the secret in the record, e.g. `destination.basicAuth.password`. */
+  /**
+   * Path of the secret in the record, e.g. `destination.basicAuth.password`; one `[]` names every
+   * item of a list (`nodes[].nodeMiddlewareRefParams.destinationOverrides.hmacSecret`).
+   */
   path: string;
-  /** Top-level boolean on reads: whether one is stored, e.g. `hasBasicAuthPassword`. */
-  flag: string;
+  /** Top-level boolean on reads: whether one is stored, e.g. `hasBasicAuthPassword` (none for a secret in list items: its placeholder shows it). */
+  flag?: string;
+  /** For a secret in list items: the item field that identifies an item across saves (`idNode`), so a kept secret is the same item's. */
+  itemKey?: string;
   /** Not even the placeholder is shown (a webhook's signing secret has routes of its own). */
   hidden?: boolean;
 }

@@ -16,3 +16,5 @@ export * from './webhook-config';
 export * from './secret-value';
 export * from './short-link';
 export * from './middleware-config';
+export * from './funnel-group';
+export * from './funnel';

@@ -11,6 +11,8 @@ import { VISITOR_TAG_KIND } from './visitor-tag';
 import { WEBHOOK_CONFIG_KIND } from './webhook-config';
 import { SHORT_LINK_KIND } from './short-link';
 import { MIDDLEWARE_CONFIG_KIND } from './middleware-config';
+import { FUNNEL_GROUP_KIND } from './funnel-group';
+import { FUNNEL_KIND } from './funnel';
 
 /** Every asset kind the API serves. Adding a kind = describing it here and registering its behaviour in the domain. */
 export const ASSET_KINDS: readonly AssetKindDescriptor[] = [
@@ -26,6 +28,8 @@ export const ASSET_KINDS: readonly AssetKindDescriptor[] = [
   WEBHOOK_CONFIG_KIND,
   SHORT_LINK_KIND,
   MIDDLEWARE_CONFIG_KIND,
+  FUNNEL_GROUP_KIND,
+  FUNNEL_KIND,
 ];
 
 export function assetKindByName(kind: string): AssetKindDescriptor | undefined {

@@ -9,12 +9,13 @@ import { trafficSourceRules } from './traffic-source';
 import { webhookConfigRules } from './webhook-config';
 import { shortLinkRules } from './short-link';
 import { middlewareConfigRules } from './middleware-config';
+import { funnelRules } from './funnel';
 
 export * from './kind-rules';
 export * from './url-rules';
 export * from './condition-rules';
 export * from './http-rules';
-export * from './funnel';
+export * from './funnel/index';
 
 /** Each kind's own rules, by kind name; a kind not listed has none beyond its DTO. */
 export const KIND_RULES: Readonly<Record<string, KindRules>> = {
@@ -28,4 +29,5 @@ export const KIND_RULES: Readonly<Record<string, KindRules>> = {
   webhookconfig: webhookConfigRules,
   shortlink: shortLinkRules,
   middlewareconfig: middlewareConfigRules,
+  funnel: funnelRules,
 };

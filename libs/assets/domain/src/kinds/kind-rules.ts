@@ -54,10 +54,26 @@ export interface KindRules {
    * a kind whose check is one validator of its own names it (a logic script's `SCRIPT.INVALID`).
    */
   checkCode?: string;
+  /**
+   * The error code of the 400 that reference problems give (default `ASSET.INVALID_REFERENCE`): a
+   * funnel's bad references are part of its `FUNNEL.INVALID`.
+   */
+  referenceCode?: string;
   /** The record as stored: fields the service sets, given the current record on update (null on create). */
   normalize?(record: AssetRecord, current: AssetRecord | null): AssetRecord;
   /** The fields that name other assets. */
   references?(record: AssetRecord): AssetReference[];
+  /**
+   * What a checked record should have but need not (drafts are normal): the warnings of the kind's
+   * `validate` route (a funnel's). `read` gives the live records of one kind among `ids` in the
+   * caller's account (missing ones are left out).
+   */
+  warnings?(record: AssetRecord, read: AssetReader): Promise<FieldProblem[]>;
+  /**
+   * A duplicate's record made the copy's own: new ids inside it (a funnel's nodes and connections)
+   * and the ids of the copied local assets (`idMap`: source asset id to its copy's) put in.
+   */
+  remapDuplicate?(copy: AssetRecord, idMap: ReadonlyMap<string, string>): AssetRecord;
   /** Fields of the slim record computed from the full one (a page group's pageCount). */
   slim?(record: AssetRecord): Record<string, unknown>;
   /**
@@ -66,6 +82,9 @@ export interface KindRules {
    */
   evaluate?(record: AssetRecord, input: Record<string, unknown>): unknown;
 }
+
+/** Reads the live records of one kind among `ids`, in the caller's account. */
+export type AssetReader = (kind: string, ids: readonly string[]) => Promise<AssetRecord[]>;
 
 /** Runs a kind's check on a record: a 400 with the problems as details (code: the kind's checkCode, else REQUEST.VALIDATION_FAILED). */
 export function assertKindRules(kind: string, rules: KindRules, record: AssetRecord): void {

@@ -38,8 +38,10 @@ export class ForwardingRoute implements OnModuleInit {
       url: '/v1/*',
       // Before the body is parsed, so a route's own error shape holds for every failure of its requests.
       onRequest: (request, _reply, done) => {
-        const matched = this.routes.resolve(request.method === 'HEAD' ? 'GET' : request.method, pathOf(request));
-        if (matched && matched !== 'method-not-allowed' && matched.route.errorBody) useErrorBodyShape(request, matched.route.errorBody);
+        const path = pathOf(request);
+        const matched = this.routes.resolve(request.method === 'HEAD' ? 'GET' : request.method, path);
+        const shape = matched === 'method-not-allowed' ? this.routes.errorBodyOf(path) : matched?.route.errorBody;
+        if (shape) useErrorBodyShape(request, shape);
         done();
       },
       handler: (request, reply) => this.forward(request, reply),

@@ -116,6 +116,14 @@ export class RouteTable {
     return otherMethod ? 'method-not-allowed' : undefined;
   }
 
+  /** The error body shape of the routes on this path, whatever their method (a wrong method answers in it too). */
+  errorBodyOf(path: string): ErrorBodyShape | undefined {
+    const normalized = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+    for (const route of this.routes.values()) if (route.path === normalized && route.errorBody) return route.errorBody;
+    const segments = normalized.split('/');
+    return this.patterns.find((pattern) => pattern.route.errorBody && paramsOf(pattern.segments, segments))?.route.errorBody;
+  }
+
   all(): ForwardedRoute[] {
     return [...this.routes.values()];
   }

@@ -147,6 +147,14 @@ describeInBothModes(
         const malformed = await call('POST', '/billing/domains', { rawBody: '{"domain":' });
         expect(malformed.status).toBe(400);
         expect(malformed.body).toMatchObject({ success: false, error_code: 'REQUEST.MALFORMED_JSON' });
+        for (const [method, path] of [
+          ['PUT', '/billing/domains'],
+          ['PUT', '/billing/domains/some.example.com'],
+        ]) {
+          const wrongMethod = await call(method, path, { body: {} });
+          expect(wrongMethod.status).toBe(404);
+          expect(wrongMethod.body).toMatchObject({ success: false, error_code: 'REQUEST.ROUTE_NOT_FOUND' });
+        }
         const unknown = await call('GET', '/billing/domains/nothing-here.example.com');
         expect(unknown.status).toBe(404);
         expect(unknown.body).toEqual({

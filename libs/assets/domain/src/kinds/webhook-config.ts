@@ -1,6 +1,7 @@
 import { WEBHOOK_HEADERS_MAX, WEBHOOK_HEADER_NAME_MAX, WEBHOOK_HEADER_VALUE_MAX, WEBHOOK_URL_MAX } from '@funnel/contracts';
 import { generateSigningSecret, isReservedDeliveryHeader } from '@funnel/platform';
 import { isEncryptedSecret } from '../secret-fields';
+import { isAbsoluteHttpUrl } from './http-rules';
 import type { FieldProblem, KindRules } from './kind-rules';
 
 /** An HTTP header name (RFC 9110 token). */
@@ -14,16 +15,9 @@ function hasControl(text: string, allowTab = false): boolean {
   return false;
 }
 
-/** An absolute http(s) URL with a host and no credentials in it (they belong in basicAuth). */
+/** An absolute http(s) URL with a host and no credentials in it (they belong in basicAuth), at most WEBHOOK_URL_MAX long. */
 export function isDeliveryUrl(text: string): boolean {
-  if (text.length > WEBHOOK_URL_MAX || /\s/.test(text)) return false;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return false;
-  }
-  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && url.username === '' && url.password === '';
+  return text.length <= WEBHOOK_URL_MAX && isAbsoluteHttpUrl(text);
 }
 
 /** A header name as shown in a problem: bounded, never a value. */

@@ -3,6 +3,7 @@
 // are the visitor-context model shared with conditions, defined in @funnel/visitor-context.
 import { clockMinutes, DAY_NAMES, inClockRange, localWeekday, minuteOfDay } from '@funnel/visitor-context';
 import { isClockTime, isFieldName, isUtcOffsetHours, MAX_UTC_OFFSET_HOURS, MIN_UTC_OFFSET_HOURS, utf8ByteLength } from './rules';
+import { goToLower, goToUpper } from './go/strings';
 import { RuntimeEnv, RuntimeFailure, RuntimeValue } from './runtime';
 
 export { VARIABLES, VARIABLES_BY_NAME } from '@funnel/visitor-context';
@@ -189,17 +190,17 @@ export const HELPERS: readonly HelperDefinition[] = [
     name: 'strings.ToLower',
     params: [{ name: 's', type: 'string' }],
     result: 'string',
-    meaning: 's in lower case',
+    meaning: 's in lower case, rune by rune with Unicode\'s simple mappings, as Go does ("İ" becomes "i", a final "Σ" becomes "σ")',
     example: 'strings.ToLower(browser) == "chrome"',
-    call: (_env, s: string) => s.toLowerCase(),
+    call: (_env, s: string) => goToLower(s),
   },
   {
     name: 'strings.ToUpper',
     params: [{ name: 's', type: 'string' }],
     result: 'string',
-    meaning: 's in upper case',
+    meaning: 's in upper case, rune by rune with Unicode\'s simple mappings, as Go does ("ß" stays "ß")',
     example: 'strings.ToUpper(trackingField("geo")) == country',
-    call: (_env, s: string) => s.toUpperCase(),
+    call: (_env, s: string) => goToUpper(s),
   },
 ];
 

@@ -3,6 +3,7 @@
 // are the visitor-context model shared with conditions, defined in @funnel/visitor-context.
 import { clockMinutes, DAY_NAMES, inClockRange, localWeekday, minuteOfDay } from '@funnel/visitor-context';
 import { isClockTime, isFieldName, isUtcOffsetHours, MAX_UTC_OFFSET_HOURS, MIN_UTC_OFFSET_HOURS, utf8ByteLength } from './rules';
+import { formatConstant } from './constants';
 import { goToLower, goToUpper } from './go/strings';
 import { RuntimeEnv, RuntimeFailure, RuntimeValue } from './runtime';
 
@@ -48,7 +49,7 @@ export const ARGUMENT_RULES: Readonly<Record<ArgumentRule, { test: (value: unkno
 /** Run-time check of a computed argument against its parameter's rule. */
 export function requireArgument(rule: ArgumentRule, helper: string, parameter: string, value: unknown): void {
   if (!ARGUMENT_RULES[rule].test(value)) {
-    throw new RuntimeFailure(`${helper}: ${parameter} ${JSON.stringify(value)} is not ${ARGUMENT_RULES[rule].describe}`);
+    throw new RuntimeFailure(`${helper}: ${parameter} ${formatConstant(value)} is not ${ARGUMENT_RULES[rule].describe}`);
   }
 }
 
@@ -57,9 +58,9 @@ export const HELPERS: readonly HelperDefinition[] = [
     name: 'len',
     params: [{ name: 'value', type: 'string' }],
     result: 'int',
-    meaning: 'length of the string in bytes (UTF-8), as in Go; 0 for an empty or missing value',
+    meaning: 'length of the string in bytes (UTF-8), as in Go (len("é") is 2); 0 for an empty or missing value; of a []string, its number of elements',
     example: 'len(trackingField("sub1")) == 0',
-    call: (_env, value: string) => utf8ByteLength(value),
+    call: (_env, value: string | readonly string[]) => (typeof value === 'string' ? utf8ByteLength(value) : value.length),
   },
   {
     name: 'trackingField',

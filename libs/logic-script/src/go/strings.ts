@@ -90,3 +90,15 @@ export function runeToString(n: number | bigint): string {
   if (typeof n !== 'number' || n < 0 || n > 0x10ffff || (n >= 0xd800 && n <= 0xdfff)) return '\uFFFD';
   return String.fromCodePoint(n);
 }
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * Go orders strings by their UTF-8 bytes. Without surrogates, UTF-16 code-unit order is the same
+ * order; with them (code points above U+FFFF, or lone halves that UTF-8 turns into U+FFFD) the
+ * bytes are compared.
+ */
+export function compareStrings(a: string, b: string): number {
+  if (!SURROGATE.test(a) && !SURROGATE.test(b)) return a < b ? -1 : a > b ? 1 : 0;
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}

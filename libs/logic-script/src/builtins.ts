@@ -1,13 +1,17 @@
 // The single table of predeclared variables and helpers. The checker takes their types from here, the
 // compiler their implementations, the catalog their documentation: one entry, three uses. The variables
 // are the visitor-context model shared with conditions, defined in @funnel/visitor-context.
-import { clockMinutes, DAY_NAMES, inClockRange, localWeekday, minuteOfDay } from '@funnel/visitor-context';
+import * as visitorTime from '@funnel/visitor-context';
 import { isClockTime, isFieldName, isUtcOffsetHours, MAX_UTC_OFFSET_HOURS, MIN_UTC_OFFSET_HOURS, utf8ByteLength } from './rules';
 import { formatConstant } from './constants';
 import { goToLower, goToUpper } from './go/strings';
 import { RuntimeEnv, RuntimeFailure, RuntimeValue } from './runtime';
 
 export { VARIABLES, VARIABLES_BY_NAME } from '@funnel/visitor-context';
+
+// The clock functions, bound once: compiled imports read another module's exports through getters,
+// which every evaluation would otherwise pay for on each call.
+const { clockMinutes, DAY_NAMES, inClockRange, localWeekday, minuteOfDay } = visitorTime;
 export type { VisitorVariable as VariableDefinition } from '@funnel/visitor-context';
 
 /** The value types of the language; 'list' is Go's []string. */
@@ -209,6 +213,11 @@ export const HELPERS_BY_NAME: ReadonlyMap<string, HelperDefinition> = new Map(HE
 
 /** The member names of package strings that scripts may call. */
 export const STRINGS_MEMBERS: readonly string[] = HELPERS.filter((h) => h.name.startsWith('strings.')).map((h) => h.name.slice('strings.'.length));
+
+/** The helpers of package strings by member name (ToLower, ...). */
+export const STRINGS_HELPERS: ReadonlyMap<string, HelperDefinition> = new Map(
+  HELPERS.filter((h) => h.name.startsWith('strings.')).map((h) => [h.name.slice('strings.'.length), h]),
+);
 
 /** `oneOf(value string, candidates ...string) bool` */
 export function helperSignature(helper: HelperDefinition): string {

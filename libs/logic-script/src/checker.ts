@@ -36,6 +36,7 @@ import {
   helperSignature,
   HELPERS,
   HELPERS_BY_NAME,
+  STRINGS_HELPERS,
   STRINGS_MEMBERS,
   TYPE_SPELLING,
   ValueType,
@@ -247,16 +248,14 @@ interface FunctionContext {
   switches: SwitchStmt[];
 }
 
-/** What a statement does to the control flow after it (Go's "terminating statement", and vet's reachability). */
-interface Flow {
-  /** A terminating statement in Go's sense: the function cannot continue after it. */
-  terminates: boolean;
-  /** The next statement cannot run (it terminates, or it is a break). */
-  leaves: boolean;
-}
-
-const CONTINUES: Flow = { terminates: false, leaves: false };
-const TERMINATES: Flow = { terminates: true, leaves: true };
+/**
+ * What a statement does to the control flow after it, as bit flags: LEAVES, the next statement cannot
+ * run (vet's reachability); TERMINATES, a terminating statement in Go's sense (it also leaves).
+ */
+type Flow = number;
+const CONTINUES = 0;
+const LEAVES = 1;
+const TERMINATES = 3;
 
 /** A name not (yet) declared where it is used; resolved into UNDEFINED or RECURSION_NOT_ALLOWED. */
 interface PendingReference {
@@ -297,9 +296,9 @@ class Checker {
   checkScript(script: Script): CheckResult {
     const scope = new Scope(null);
     const context: FunctionContext = { result: 'string', closure: null, switches: [] };
-    const { terminates } = this.checkList(script.body, scope, context);
+    const flow = this.checkList(script.body, scope, context);
     this.closeScope(scope);
-    if (!terminates && !this.options.recovered) {
+    if (flow !== TERMINATES && !this.options.recovered) {
       this.error(
         'MISSING_RETURN',
         script.end,
@@ -624,10 +623,10 @@ class Checker {
       const type = params[i].type;
       param.binding = this.declare(bodyScope, param, type === 'list' || typeof type === 'object' ? 'invalid' : type, null, true) ?? undefined;
     });
-    const { terminates } = this.checkList(literal.body.body, bodyScope, inner);
+    const flow = this.checkList(literal.body.body, bodyScope, inner);
     this.closeScope(bodyScope);
     this.owner = owner;
-    if (!terminates && !this.options.recovered && inner.result !== 'invalid') {
+    if (flow !== TERMINATES && !this.options.recovered && inner.result !== 'invalid') {
       this.error('MISSING_RETURN', literal.body.close, `missing return at the end of the closure: every path must return a ${TYPE_SPELLING[inner.result]}`);
     }
   }
@@ -643,7 +642,8 @@ class Checker {
     const wasUnreachable = this.unreachable;
     let leaves = false;
     let last: Flow = CONTINUES;
-    for (const statement of list) {
+    for (let i = 0; i < list.length; i++) {
+      const statement = list[i];
       if (leaves && !this.unreachable) {
         this.unreachable = true;
         this.diagnostics.warning(
@@ -653,10 +653,11 @@ class Checker {
         );
       }
       last = this.checkStatement(statement, scope, context);
-      leaves ||= last.leaves;
+      if (last !== CONTINUES) leaves = true;
     }
     this.unreachable = wasUnreachable;
-    return { terminates: last.terminates, leaves };
+    // As in Go, a list terminates when its last statement does; it leaves when any statement does.
+    return last === TERMINATES ? TERMINATES : leaves ? LEAVES : CONTINUES;
   }
 
   private checkStatement(statement: Stmt, scope: Scope, context: FunctionContext): Flow {
@@ -683,7 +684,7 @@ class Checker {
         const target = context.switches[context.switches.length - 1];
         if (target) target.hasBreak = true;
         else this.error('UNSUPPORTED_BRANCH', statement, 'break is not in a switch: there are no loops; return a route key where the decision is made');
-        return { terminates: false, leaves: true };
+        return LEAVES;
       }
       case 'FallthroughStmt':
         if (statement !== this.allowedFallthrough) {
@@ -695,7 +696,7 @@ class Checker {
               : 'fallthrough statement out of place: it can only end a case of a switch',
           );
         }
-        return { terminates: false, leaves: true };
+        return LEAVES;
       case 'Block':
         return this.checkBlock(statement, scope, context);
       case 'IfStmt':
@@ -847,7 +848,7 @@ class Checker {
         statement.otherwise.kind === 'IfStmt' ? this.checkIf(statement.otherwise, ifScope, context) : this.checkBlock(statement.otherwise, ifScope, context);
     }
     this.closeScope(ifScope);
-    return { terminates: then.terminates && otherwise.terminates, leaves: then.leaves && otherwise.leaves };
+    return then & otherwise;
   }
 
   private checkSwitch(statement: SwitchStmt, scope: Scope, context: FunctionContext): Flow {
@@ -867,7 +868,8 @@ class Checker {
     context.switches.push(statement);
     const allowedFallthrough = this.allowedFallthrough;
     const finalCaseFallthrough = this.finalCaseFallthrough;
-    statement.clauses.forEach((clause, index) => {
+    for (let index = 0; index < statement.clauses.length; index++) {
+      const clause = statement.clauses[index];
       if (clause.values === null) {
         if (defaultClause) this.error('DUPLICATE_DEFAULT', clause, `multiple defaults in switch (first at line ${defaultClause.line})`);
         else defaultClause = clause;
@@ -908,12 +910,12 @@ class Checker {
       this.allowedFallthrough = allowedFallthrough;
       this.finalCaseFallthrough = finalCaseFallthrough;
       this.closeScope(clauseScope);
-      allTerminate = allTerminate && (flow.terminates || endsInFallthrough);
-    });
+      allTerminate = allTerminate && (flow === TERMINATES || endsInFallthrough);
+    }
     context.switches.pop();
     this.closeScope(switchScope);
-    const terminates = defaultClause !== null && allTerminate && !statement.hasBreak;
-    return { terminates, leaves: terminates };
+    // A switch terminates (and leaves) when it has a default, every case terminates and no break leaves it.
+    return defaultClause !== null && allTerminate && !statement.hasBreak ? TERMINATES : CONTINUES;
   }
 
   // ---- expressions -------------------------------------------------------------------------------
@@ -952,6 +954,7 @@ class Checker {
 
   /** Reports an integer constant that overflows int (Go checks this wherever a constant becomes an int). */
   private requireInt64(expr: Expr): boolean {
+    if (!mayBeLargeConstant(expr)) return true;
     const value = constantValue(expr);
     if (typeof value !== 'bigint' || fitsInt64(value)) return true;
     this.error(
@@ -1046,7 +1049,7 @@ class Checker {
       return 'invalid';
     }
     // Unless both sides are constant (a constant comparison), a constant side becomes an int.
-    if (left === 'int' && constantValue(expr) === undefined) {
+    if (left === 'int' && (mayBeLargeConstant(expr.left) || mayBeLargeConstant(expr.right)) && constantValue(expr) === undefined) {
       this.requireInt64(expr.left);
       this.requireInt64(expr.right);
     }
@@ -1088,8 +1091,8 @@ class Checker {
     if (local) {
       ident.binding = local;
       local.used = true;
-      if (isFuncType(local.type)) local.valueRead = true;
-      this.flow.use(context.closure, local);
+      if (typeof local.type === 'object') local.valueRead = true;
+      if (context.closure !== null && local.owner !== context.closure) this.flow.use(context.closure, local);
       return local.type;
     }
     const variable = VARIABLES_BY_NAME.get(name);
@@ -1243,13 +1246,14 @@ class Checker {
   }
 
   private checkCall(call: CallExpr, scope: Scope, context: FunctionContext): Type {
-    const callee = unparenthesize(call.callee); // (f)(x) is f(x)
+    let callee = call.callee;
+    while (callee.kind === 'ParenExpr') callee = callee.expr; // (f)(x) is f(x)
     if (callee.kind === 'Ident') {
       const local = scope.lookup(callee.name);
       if (local) {
         callee.binding = local;
         local.used = true;
-        this.flow.use(context.closure, local);
+        if (context.closure !== null && local.owner !== context.closure) this.flow.use(context.closure, local);
         if (isFuncType(local.type)) {
           if (local.closure && context.closure) this.calls.get(context.closure)?.add(local.closure);
           this.flow.call(context.closure, local, call);
@@ -1281,7 +1285,7 @@ class Checker {
       const target = callee.target;
       if (target.kind === 'Ident' && !scope.lookup(target.name) && !VARIABLES_BY_NAME.has(target.name)) {
         if (target.name === 'strings') {
-          const helper = HELPERS_BY_NAME.get(`strings.${callee.name}`);
+          const helper = STRINGS_HELPERS.get(callee.name);
           if (helper) return this.checkHelperCall(call, helper, scope, context);
           this.checkArguments(call, scope, context);
           this.reportStringsMember(callee);
@@ -1353,26 +1357,25 @@ class Checker {
     const name = call.callee.kind === 'FuncLit' ? 'func literal' : show(call.callee);
     if (call.spread)
       this.error('INVALID_SPREAD', call.args[call.args.length - 1], `${name} is a closure; ... only expands a []string list into oneOf or containsAny`);
-    this.checkArgumentCount(call, name, type.params.length, false, () => `(${type.params.map((p) => TYPE_SPELLING[p]).join(', ')})`);
-    call.args.forEach((arg, i) => {
-      if (i < type.params.length) this.requireAssignable(arg, types[i], type.params[i], `argument to ${name}`);
-    });
+    this.checkArgumentCount(call, name, type.params.length, false, type);
+    for (let i = 0; i < call.args.length && i < type.params.length; i++) {
+      if (types[i] !== type.params[i]) this.requireAssignable(call.args[i], types[i], type.params[i], `argument to ${name}`);
+    }
     return type.result;
   }
 
-  /** `signature` is only built when there is an error to report. */
-  private checkArgumentCount(call: CallExpr, name: string, wanted: number, atLeast: boolean, signature: () => string): boolean {
+  private checkArgumentCount(call: CallExpr, name: string, wanted: number, atLeast: boolean, callee: HelperDefinition | FuncType): boolean {
     const have = call.args.length;
     if (have < wanted) {
       this.error(
         'WRONG_ARGUMENT_COUNT',
         call.close,
-        `not enough arguments in call to ${name}: have ${have}, want ${atLeast ? 'at least ' : ''}${wanted} ${signature()}`,
+        `not enough arguments in call to ${name}: have ${have}, want ${atLeast ? 'at least ' : ''}${wanted} ${parameterList(callee)}`,
       );
       return false;
     }
     if (have > wanted && !atLeast) {
-      this.error('WRONG_ARGUMENT_COUNT', call.args[wanted], `too many arguments in call to ${name}: have ${have}, want ${wanted} ${signature()}`);
+      this.error('WRONG_ARGUMENT_COUNT', call.args[wanted], `too many arguments in call to ${name}: have ${have}, want ${wanted} ${parameterList(callee)}`);
       return false;
     }
     return true;
@@ -1388,11 +1391,12 @@ class Checker {
       }
       return 'int';
     }
-    const types = call.args.map((arg) => this.checkValue(arg, scope, context));
+    const { args } = call;
+    const types: Type[] = new Array(args.length);
+    for (let i = 0; i < args.length; i++) types[i] = this.checkValue(args[i], scope, context);
     const variadic = helper.params[helper.params.length - 1]?.variadic === true;
     const fixed = variadic ? helper.params.length - 1 : helper.params.length;
-    const signature = (): string => `(${helper.params.map((p) => `${p.name} ${p.variadic ? '...' : ''}${TYPE_SPELLING[p.type]}`).join(', ')})`;
-    if (!this.checkArgumentCount(call, helper.name, fixed, variadic, signature)) return helper.result;
+    if (!this.checkArgumentCount(call, helper.name, fixed, variadic, helper)) return helper.result;
 
     if (call.spread) {
       const last = call.args[call.args.length - 1];
@@ -1404,20 +1408,21 @@ class Checker {
         this.error('INVALID_SPREAD', last, `cannot expand ${show(last)} (${typeName(types[types.length - 1])}) with ...; only a []string list can be expanded`);
       }
     }
-    call.args.forEach((arg, i) => {
+    for (let i = 0; i < args.length; i++) {
+      const arg = args[i];
       const param = helper.params[Math.min(i, helper.params.length - 1)];
-      if (call.spread && i === call.args.length - 1) return; // checked (and any error reported) above
+      if (call.spread && i === args.length - 1) continue; // checked (and any error reported) above
       if (types[i] === 'list' && param.type === 'string' && variadic && i >= fixed) {
         this.error(
           'TYPE_MISMATCH',
           arg,
           `cannot use ${show(arg)} ([]string) as string value in argument to ${helper.name}; expand the list with ...: ${helper.name}(value, ${show(arg)}...)`,
         );
-        return;
+        continue;
       }
-      this.requireAssignable(arg, types[i], param.type, `argument to ${helper.name}`);
-      if (param.rule && types[i] === param.type) this.checkArgumentRule(arg, param.rule, param.name, helper.name);
-    });
+      if (types[i] !== param.type) this.requireAssignable(arg, types[i], param.type, `argument to ${helper.name}`);
+      else if (param.rule) this.checkArgumentRule(arg, param.rule, param.name, helper.name);
+    }
     return helper.result;
   }
 
@@ -1425,7 +1430,7 @@ class Checker {
     const value = constantValue(arg);
     if (value === undefined || (typeof value === 'bigint' && !fitsInt64(value))) return; // an overflow, already reported
     const literal = unparenthesize(arg);
-    if (rule === 'clockTime' && literal.kind === 'IntLit' && /^0[0-7_]+$/.test(literal.text)) {
+    if (rule === 'clockTime' && literal.kind === 'IntLit' && literal.text.length > 1 && literal.text.charCodeAt(0) === 48 && /^0[0-7_]+$/.test(literal.text)) {
       this.diagnostics.warning(
         'OCTAL_CLOCK_TIME',
         literal,
@@ -1438,6 +1443,34 @@ class Checker {
     if (rule === 'clockTime' && typeof value === 'number' && value >= 0 && value % 100 >= 60) hint = ' (minutes must be below 60)';
     if (rule === 'clockTime' && typeof value === 'number' && value >= 2400 && value % 100 < 60) hint = ' (HHMM: 2359 is the latest time)';
     this.error(code, arg, `${helper}: ${parameter} ${formatConstant(value)} is not ${ARGUMENT_RULES[rule].describe}${hint}`);
+  }
+}
+
+/** `(value string, candidates ...string)` of a helper, `(string, int)` of a func type: for messages. */
+function parameterList(callee: HelperDefinition | FuncType): string {
+  if ('kind' in callee) return `(${callee.params.map((p) => TYPE_SPELLING[p]).join(', ')})`;
+  return `(${callee.params.map((p) => `${p.name} ${p.variadic ? '...' : ''}${TYPE_SPELLING[p.type]}`).join(', ')})`;
+}
+
+/** Whether an expression can be an integer constant outside the safe range (the only ones that may overflow int). */
+function mayBeLargeConstant(expr: Expr): boolean {
+  switch (expr.kind) {
+    case 'IntLit':
+      return typeof expr.value === 'bigint';
+    case 'Ident': {
+      const binding = expr.binding;
+      if (binding === undefined) return false;
+      if (binding.kind === 'local') return typeof binding.constant === 'bigint';
+      return binding.kind === 'constant' && typeof binding.value === 'bigint';
+    }
+    case 'ParenExpr':
+      return mayBeLargeConstant(expr.expr);
+    case 'UnaryExpr':
+      return mayBeLargeConstant(expr.operand);
+    case 'CallExpr':
+      return expr.target?.kind === 'conversion' && expr.args.length === 1 && mayBeLargeConstant(expr.args[0]);
+    default:
+      return false;
   }
 }
 

@@ -303,7 +303,16 @@ class Compiler {
           if (!table.has(constant)) table.set(constant, bodies[i]);
         }
       });
-      decide = (env) => (table.get(tag(env)) ?? defaultBody)(env);
+      // switch country { ... } reads the visitor attribute inline, as == does.
+      const tagExpr = statement.tag as Expr;
+      const attribute =
+        tagExpr.kind === 'Ident' && tagExpr.binding?.kind === 'variable' && tagExpr.binding.slot === null ? tagExpr.binding.definition.attribute : undefined;
+      if (attribute !== undefined) {
+        decide = (env) => {
+          const value = env.visitor[attribute];
+          return (table.get(typeof value === 'string' ? value : '') ?? defaultBody)(env);
+        };
+      } else decide = (env) => (table.get(tag(env)) ?? defaultBody)(env);
     } else {
       const clauses = statement.clauses
         .map((clause, i) => ({ matchers: (clause.values ?? []).map((v) => this.expr(v)), body: bodies[i] }))

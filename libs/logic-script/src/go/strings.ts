@@ -1,7 +1,7 @@
 // Go's string semantics where JavaScript's differ: strings.ToLower and strings.ToUpper map rune by
 // rune with Unicode's simple mappings (Go's unicode.CaseRanges, generated from Go itself), where
 // String.prototype.toLowerCase applies full and context-dependent mappings ("ß" -> "SS", "İ" -> "i̇",
-// a final "Σ" -> "ς"). Strings are read as their UTF-8 encoding, so a lone surrogate is U+FFFD.
+// a final "Σ" -> "ς").
 import { CASE_RANGES, UPPER_LOWER } from './case-ranges.generated';
 
 const UPPER = 0;
@@ -9,7 +9,6 @@ const LOWER = 1;
 type Case = typeof UPPER | typeof LOWER;
 
 const RANGE_COUNT = CASE_RANGES.length / 4;
-const REPLACEMENT = 0xfffd;
 const NON_ASCII = /[^\x00-\x7f]/;
 
 /** unicode.To: binary search of the case ranges, as Go does it. */
@@ -51,21 +50,17 @@ function mapString(kase: Case, s: string): string {
   let copiedUpTo = 0;
   for (let i = 0; i < s.length;) {
     const c = s.charCodeAt(i);
-    let r = c;
+    let r = c; // a lone surrogate half maps to itself
     let width = 1;
-    let valid = true;
-    if (c >= 0xd800 && c <= 0xdfff) {
+    if (c >= 0xd800 && c <= 0xdbff) {
       const d = s.charCodeAt(i + 1);
-      if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
+      if (d >= 0xdc00 && d <= 0xdfff) {
         r = (c - 0xd800) * 0x400 + (d - 0xdc00) + 0x10000;
         width = 2;
-      } else {
-        r = REPLACEMENT;
-        valid = false;
       }
     }
     const mapped = mapRune(kase, r);
-    if (mapped !== r || !valid) {
+    if (mapped !== r) {
       out += s.slice(copiedUpTo, i) + String.fromCodePoint(mapped);
       copiedUpTo = i + width;
     }
@@ -74,15 +69,29 @@ function mapString(kase: Case, s: string): string {
   return copiedUpTo === 0 ? s : out + s.slice(copiedUpTo);
 }
 
+function isAscii(s: string): boolean {
+  if (s.length > 32) return !NON_ASCII.test(s);
+  let bits = 0;
+  for (let i = 0; i < s.length; i++) bits |= s.charCodeAt(i);
+  return bits < 0x80;
+}
+
+// Both take JavaScript's own mapping when it is Go's: when the text is ASCII (most visitor data), or
+// when JavaScript changes nothing (wherever Go changes a rune, JavaScript changes it too; the tests
+// check this against Go's table), and map rune by rune otherwise.
+
 /** Go's strings.ToLower. */
 export function goToLower(s: string): string {
-  // ASCII-only strings (most visitor data) map the same in both languages.
-  return NON_ASCII.test(s) ? mapString(LOWER, s) : s.toLowerCase();
+  if (isAscii(s)) return s.toLowerCase();
+  const lower = s.toLowerCase();
+  return lower === s ? lower : mapString(LOWER, s);
 }
 
 /** Go's strings.ToUpper. */
 export function goToUpper(s: string): string {
-  return NON_ASCII.test(s) ? mapString(UPPER, s) : s.toUpperCase();
+  if (isAscii(s)) return s.toUpperCase();
+  const upper = s.toUpperCase();
+  return upper === s ? upper : mapString(UPPER, s);
 }
 
 /** Go's string(rune(n)) for an int: the UTF-8 of the code point, or "\uFFFD" when n is not a valid one. */

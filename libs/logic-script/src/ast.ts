@@ -11,7 +11,10 @@ export interface Located {
 /** A type written in the source; anything outside the language is reported by the parser and becomes 'invalid'. */
 export interface TypeRef extends Located {
   kind: 'TypeRef';
-  name: ValueType | 'invalid';
+  name: ValueType | 'func' | 'invalid';
+  /** For 'func': the parameter and result types of `func(string, int) bool`. */
+  params?: TypeRef[];
+  results?: TypeRef[];
 }
 
 // ---- Expressions -------------------------------------------------------------------------------
@@ -23,7 +26,10 @@ export interface StringLit extends Located {
 
 export interface IntLit extends Located {
   kind: 'IntLit';
-  value: number;
+  /** A number when it is a safe integer, else a bigint (see integerValue in the lexer). */
+  value: number | bigint;
+  /** As written, e.g. 0x1F or 1_000. */
+  text: string;
 }
 
 export interface Ident extends Located {
@@ -31,6 +37,8 @@ export interface Ident extends Located {
   name: string;
   /** Set by the checker. */
   binding?: Binding;
+  /** Set by the checker on nil: the type of nil it is (a func value or a []string). */
+  nilType?: 'func' | 'list';
 }
 
 export interface ParenExpr extends Located {
@@ -88,6 +96,10 @@ export interface FuncLit extends Located {
   params: Parameter[];
   results: TypeRef[];
   body: Block;
+  /** Set by the checker: boxed variables of closures around it that it uses (kept by each value made of it). */
+  capturedBoxes?: LocalBinding[];
+  /** Set by the checker: its own boxed variables and parameters (made anew by each call). */
+  ownBoxes?: LocalBinding[];
 }
 
 /** `[]string{...}` */
@@ -113,6 +125,18 @@ export interface VarDecl extends Located {
   values: Expr[];
 }
 
+/** One spec of a const declaration; a spec of a group without values repeats the previous one's type and values. */
+export interface ConstDecl extends Located {
+  kind: 'ConstDecl';
+  names: Ident[];
+  type: TypeRef | null;
+  values: Expr[];
+  /** The value of iota: the index of the spec in its group. */
+  iota: number;
+  /** The values (and type) are repeated from the previous spec of the group. */
+  implicit: boolean;
+}
+
 export interface ShortVarDecl extends Located {
   kind: 'ShortVarDecl';
   names: Ident[];
@@ -130,6 +154,16 @@ export interface Assign extends Located {
 export interface ExprStmt extends Located {
   kind: 'ExprStmt';
   expr: Expr;
+}
+
+/** `break`: leaves the innermost switch. */
+export interface BreakStmt extends Located {
+  kind: 'BreakStmt';
+}
+
+/** `fallthrough`: the last statement of a case runs the next case's body. */
+export interface FallthroughStmt extends Located {
+  kind: 'FallthroughStmt';
 }
 
 export interface ReturnStmt extends Located {
@@ -163,10 +197,12 @@ export interface SwitchStmt extends Located {
   init: SimpleStmt | null;
   tag: Expr | null;
   clauses: CaseClause[];
+  /** Set by the checker: a break statement leaves this switch. */
+  hasBreak?: boolean;
 }
 
 export type SimpleStmt = ExprStmt | ShortVarDecl | Assign;
-export type Stmt = SimpleStmt | VarDecl | ReturnStmt | Block | IfStmt | SwitchStmt;
+export type Stmt = SimpleStmt | VarDecl | ConstDecl | ReturnStmt | BreakStmt | FallthroughStmt | Block | IfStmt | SwitchStmt;
 
 export interface Script {
   body: Stmt[];
@@ -182,8 +218,14 @@ export interface FuncType {
   result: ValueType;
 }
 
-/** 'invalid' marks an expression already reported, so no further error cascades from it. */
-export type Type = ValueType | FuncType | 'invalid';
+/**
+ * 'nil' is the type of the predeclared nil, which only func values accept; 'invalid' marks an
+ * expression already reported, so no further error cascades from it.
+ */
+export type Type = ValueType | FuncType | 'nil' | 'invalid';
+
+/** The value of a constant expression. Ints are numbers when safe, else bigints; untyped ones may exceed int64. */
+export type ConstValue = string | number | bigint | boolean;
 
 export interface LocalBinding {
   kind: 'local';
@@ -195,20 +237,51 @@ export interface LocalBinding {
   column: number;
   used: boolean;
   isParameter: boolean;
-  /** For closures: the literal, so calls compile against its body. */
+  /** For closures declared with their literal: the literal, so calls compile against its body. */
   closure: FuncLit | null;
+  /** For constants: the value (a constant has no slot and is never unused). */
+  constant?: ConstValue;
+  /** The variable is assigned after its declaration (a closure that is, is called through its value). */
+  reassigned: boolean;
+  /** A func variable read as a value (not only called), so its value has to be in its slot. */
+  valueRead?: boolean;
+  /** The function literal whose body declares it; null at script level. */
+  owner: FuncLit | null;
+  /**
+   * The variable is captured by a closure that can outlive the call of its owner: each call of the
+   * owner then makes the variable anew, in a box the closure keeps.
+   */
+  boxed: boolean;
 }
 
+/** A predeclared variable; one object per variable and script, shared by every use. */
 export interface VariableBinding {
   kind: 'variable';
   definition: VariableDefinition;
+  /** Set when the script assigns the variable: it then lives in this slot, read from the visitor on first use. */
+  slot: number | null;
 }
 
+/** true, false, and iota inside a const declaration. */
 export interface ConstantBinding {
   kind: 'constant';
-  value: boolean;
+  value: ConstValue;
 }
 
-export type Binding = LocalBinding | VariableBinding | ConstantBinding;
+/** The predeclared nil. */
+export interface NilBinding {
+  kind: 'nil';
+}
 
-export type CallTarget = { kind: 'helper'; helper: HelperDefinition } | { kind: 'closure'; binding: LocalBinding };
+export type Binding = LocalBinding | VariableBinding | ConstantBinding | NilBinding;
+
+export type CallTarget =
+  | { kind: 'helper'; helper: HelperDefinition }
+  /** A closure declared with its literal and never reassigned: the call runs the literal's body directly. */
+  | { kind: 'closure'; binding: LocalBinding }
+  /** `func(...) T { ... }(args)` */
+  | { kind: 'literal'; literal: FuncLit }
+  /** A call through a func value held by a variable (nil until assigned). */
+  | { kind: 'value'; binding: LocalBinding; type: FuncType }
+  /** A conversion T(x) between the language's types. */
+  | { kind: 'conversion'; to: ValueType };

@@ -1,11 +1,17 @@
 // The single table of predeclared variables and helpers. The checker takes their types from here, the
 // compiler their implementations, the catalog their documentation: one entry, three uses. The variables
 // are the visitor-context model shared with conditions, defined in @funnel/visitor-context.
-import { clockMinutes, DAY_NAMES, inClockRange, localWeekday, minuteOfDay } from '@funnel/visitor-context';
+import * as visitorTime from '@funnel/visitor-context';
 import { isClockTime, isFieldName, isUtcOffsetHours, MAX_UTC_OFFSET_HOURS, MIN_UTC_OFFSET_HOURS, utf8ByteLength } from './rules';
+import { formatConstant } from './constants';
+import { goToLower, goToUpper } from './go/strings';
 import { RuntimeEnv, RuntimeFailure, RuntimeValue } from './runtime';
 
 export { VARIABLES, VARIABLES_BY_NAME } from '@funnel/visitor-context';
+
+// The clock functions, bound once: compiled imports read another module's exports through getters,
+// which every evaluation would otherwise pay for on each call.
+const { clockMinutes, DAY_NAMES, inClockRange, localWeekday, minuteOfDay } = visitorTime;
 export type { VisitorVariable as VariableDefinition } from '@funnel/visitor-context';
 
 /** The value types of the language; 'list' is Go's []string. */
@@ -47,7 +53,7 @@ export const ARGUMENT_RULES: Readonly<Record<ArgumentRule, { test: (value: unkno
 /** Run-time check of a computed argument against its parameter's rule. */
 export function requireArgument(rule: ArgumentRule, helper: string, parameter: string, value: unknown): void {
   if (!ARGUMENT_RULES[rule].test(value)) {
-    throw new RuntimeFailure(`${helper}: ${parameter} ${JSON.stringify(value)} is not ${ARGUMENT_RULES[rule].describe}`);
+    throw new RuntimeFailure(`${helper}: ${parameter} ${formatConstant(value)} is not ${ARGUMENT_RULES[rule].describe}`);
   }
 }
 
@@ -56,9 +62,9 @@ export const HELPERS: readonly HelperDefinition[] = [
     name: 'len',
     params: [{ name: 'value', type: 'string' }],
     result: 'int',
-    meaning: 'length of the string in bytes (UTF-8), as in Go; 0 for an empty or missing value',
+    meaning: 'length of the string in bytes (UTF-8), as in Go (len("é") is 2); 0 for an empty or missing value; of a []string, its number of elements',
     example: 'len(trackingField("sub1")) == 0',
-    call: (_env, value: string) => utf8ByteLength(value),
+    call: (_env, value: string | readonly string[]) => (typeof value === 'string' ? utf8ByteLength(value) : value.length),
   },
   {
     name: 'trackingField',
@@ -189,17 +195,17 @@ export const HELPERS: readonly HelperDefinition[] = [
     name: 'strings.ToLower',
     params: [{ name: 's', type: 'string' }],
     result: 'string',
-    meaning: 's in lower case',
+    meaning: 's in lower case, rune by rune with Unicode\'s simple mappings, as Go does ("İ" becomes "i", a final "Σ" becomes "σ")',
     example: 'strings.ToLower(browser) == "chrome"',
-    call: (_env, s: string) => s.toLowerCase(),
+    call: (_env, s: string) => goToLower(s),
   },
   {
     name: 'strings.ToUpper',
     params: [{ name: 's', type: 'string' }],
     result: 'string',
-    meaning: 's in upper case',
+    meaning: 's in upper case, rune by rune with Unicode\'s simple mappings, as Go does ("ß" stays "ß")',
     example: 'strings.ToUpper(trackingField("geo")) == country',
-    call: (_env, s: string) => s.toUpperCase(),
+    call: (_env, s: string) => goToUpper(s),
   },
 ];
 
@@ -207,6 +213,11 @@ export const HELPERS_BY_NAME: ReadonlyMap<string, HelperDefinition> = new Map(HE
 
 /** The member names of package strings that scripts may call. */
 export const STRINGS_MEMBERS: readonly string[] = HELPERS.filter((h) => h.name.startsWith('strings.')).map((h) => h.name.slice('strings.'.length));
+
+/** The helpers of package strings by member name (ToLower, ...). */
+export const STRINGS_HELPERS: ReadonlyMap<string, HelperDefinition> = new Map(
+  HELPERS.filter((h) => h.name.startsWith('strings.')).map((h) => [h.name.slice('strings.'.length), h]),
+);
 
 /** `oneOf(value string, candidates ...string) bool` */
 export function helperSignature(helper: HelperDefinition): string {

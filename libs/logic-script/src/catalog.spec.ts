@@ -137,6 +137,34 @@ describe('languageCatalog', () => {
     }
   });
 
+  it("states Go's rule, the constructs it brings and where the language departs from Go on purpose", () => {
+    expect(languageCatalog.syntax.rule).toMatch(
+      /a snippet that Go compiles .* is valid unless the forbidden list, the route-key rule or the 10240-byte limit excludes it/,
+    );
+    const allowed = languageCatalog.syntax.allowed.join('\n');
+    for (const construct of [
+      'const ( ... )',
+      'iota',
+      'country := strings.ToLower(country)',
+      'var f func(string) bool',
+      'func() bool { ... }()',
+      'break',
+      'fallthrough',
+      'string(n)',
+      '0x1F',
+      '0b101',
+      '1_000',
+      '64-bit',
+      'first return wins',
+      'UTF-8 bytes',
+      'simple case mappings',
+    ]) {
+      expect(allowed).toContain(construct);
+    }
+    expect(languageCatalog.syntax.differencesFromGo.map((d) => d.code)).toContain('INVALID_UTF8_LITERAL');
+    for (const difference of languageCatalog.syntax.differencesFromGo) expect(Object.keys(DIAGNOSTIC_CODES)).toContain(difference.code);
+  });
+
   it('documents every diagnostic code and every forbidden construct', () => {
     expect(languageCatalog.diagnostics.map((d) => d.code)).toEqual(Object.keys(DIAGNOSTIC_CODES));
     const forbidden = languageCatalog.syntax.forbidden.map((f) => f.code);

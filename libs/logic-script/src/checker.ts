@@ -1,11 +1,15 @@
-// Go's static rules for the script subset: scopes, types, declared-and-not-used, terminating
-// statements, plus the spec's own rules (read-only variables, literal formats, no recursion). It
-// annotates the tree in place (bindings, call targets, frame slots) for the compiler.
+// Go's static rules for the script subset: scopes, types, constants, declared-and-not-used,
+// terminating statements, plus the spec's own rules (literal formats, no recursion). It annotates the
+// tree in place (bindings, call targets, frame slots) for the compiler. The rule: a snippet that Go
+// compiles (with the spec's variables and helpers) is valid unless the spec's Forbidden list or its
+// route-key and size rules exclude it.
 import type {
   Assign,
   BinaryExpr,
   Block,
   CallExpr,
+  ConstDecl,
+  ConstValue,
   Expr,
   FuncLit,
   FuncType,
@@ -20,23 +24,31 @@ import type {
   Stmt,
   SwitchStmt,
   Type,
+  TypeRef,
   VarDecl,
+  VariableBinding,
 } from './ast';
+import { ClosureFlow } from './closure-flow';
+import { constantValue, formatConstant } from './constants';
 import {
   ARGUMENT_RULES,
   HelperDefinition,
   helperSignature,
   HELPERS,
   HELPERS_BY_NAME,
+  STRINGS_HELPERS,
   STRINGS_MEMBERS,
   TYPE_SPELLING,
   ValueType,
-  VARIABLES,
+  VariableDefinition,
   VARIABLES_BY_NAME,
 } from './builtins';
 import { DiagnosticBag, DiagnosticCode, MAX_REPORTED_ERRORS } from './diagnostics';
 import { FORBIDDEN_BUILTINS, forbiddenMessage } from './forbidden';
+import { fitsInt64 } from './go/ints';
 import { FALLBACK_ROUTE_KEY, isRouteKey } from './rules';
+
+export { constantValue } from './constants';
 
 export interface CheckOptions {
   /** The parser skipped tokens: skip the analyses a missing statement would mislead (unused, missing return). */
@@ -52,27 +64,6 @@ export interface CheckResult {
 
 export function check(script: Script, diagnostics: DiagnosticBag, options: CheckOptions): CheckResult {
   return new Checker(diagnostics, options).checkScript(script);
-}
-
-/** A constant operand: a literal, possibly parenthesized or negated. */
-export function constantValue(expr: Expr): string | number | boolean | undefined {
-  switch (expr.kind) {
-    case 'StringLit':
-    case 'IntLit':
-      return expr.value;
-    case 'ParenExpr':
-      return constantValue(expr.expr);
-    case 'UnaryExpr': {
-      const inner = constantValue(expr.operand);
-      if (expr.op === '-' && typeof inner === 'number') return inner === 0 ? 0 : -inner;
-      if (expr.op === '!' && typeof inner === 'boolean') return !inner;
-      return undefined;
-    }
-    case 'Ident':
-      return expr.binding?.kind === 'constant' ? expr.binding.value : undefined;
-    default:
-      return undefined;
-  }
 }
 
 // ---- names Go predeclares, and what the language makes of them ---------------------------------
@@ -145,8 +136,8 @@ const KNOWN_PACKAGES = new Set([
   'maps',
   'cmp',
 ]);
-const RESERVED_NAMES = new Set<string>([
-  ...VARIABLES.map((v) => v.name),
+/** Predeclared names other than variables: a local may shadow them, but they cannot be assigned. */
+const PREDECLARED_NAMES = new Set<string>([
   ...HELPERS.filter((h) => !h.name.includes('.')).map((h) => h.name),
   'strings',
   'true',
@@ -159,9 +150,18 @@ const RESERVED_NAMES = new Set<string>([
 ]);
 
 function typeName(type: Type): string {
-  if (typeof type === 'string') return type === 'invalid' ? 'invalid type' : TYPE_SPELLING[type];
+  if (type === 'invalid') return 'invalid type';
+  if (type === 'nil') return 'untyped nil';
+  if (typeof type === 'string') return TYPE_SPELLING[type];
   return `func(${type.params.map((p) => TYPE_SPELLING[p]).join(', ')}) ${TYPE_SPELLING[type.result]}`;
 }
+
+function sameType(a: Type, b: Type): boolean {
+  if (typeof a === 'string' || typeof b === 'string') return a === b;
+  return a.result === b.result && a.params.length === b.params.length && a.params.every((p, i) => p === b.params[i]);
+}
+
+const isFuncType = (type: Type): type is FuncType => typeof type === 'object';
 
 /** Short source-like rendering of an expression for messages. */
 function show(expr: Expr): string {
@@ -169,7 +169,7 @@ function show(expr: Expr): string {
     case 'StringLit':
       return JSON.stringify(expr.value.length > 24 ? `${expr.value.slice(0, 24)}...` : expr.value);
     case 'IntLit':
-      return String(expr.value);
+      return expr.text;
     case 'Ident':
       return expr.name;
     case 'ParenExpr':
@@ -244,7 +244,18 @@ interface FunctionContext {
   result: ValueType | 'invalid';
   /** The closure being checked, or null at script level. */
   closure: FuncLit | null;
+  /** The switch statements around the statement being checked, innermost last (what break leaves). */
+  switches: SwitchStmt[];
 }
+
+/**
+ * What a statement does to the control flow after it, as bit flags: LEAVES, the next statement cannot
+ * run (vet's reachability); TERMINATES, a terminating statement in Go's sense (it also leaves).
+ */
+type Flow = number;
+const CONTINUES = 0;
+const LEAVES = 1;
+const TERMINATES = 3;
 
 /** A name not (yet) declared where it is used; resolved into UNDEFINED or RECURSION_NOT_ALLOWED. */
 interface PendingReference {
@@ -258,9 +269,24 @@ class Checker {
   private slotCount = 0;
   private readonly routeKeys: string[] = [];
   private readonly pending: PendingReference[] = [];
-  /** Which closures each closure calls, for recursion detection. */
+  /** Which closures each closure calls by name, for naming recursion through a later declaration. */
   private readonly calls = new Map<FuncLit, Set<FuncLit>>();
   private readonly closureNames = new Map<FuncLit, string>();
+  private readonly flow = new ClosureFlow();
+  private readonly locals: LocalBinding[] = [];
+  private readonly literals: FuncLit[] = [];
+  /** One binding per predeclared variable, shared by its uses, so that an assignment can give it a slot. */
+  private readonly variables = new Map<string, VariableBinding>();
+  /** The closure whose body is being checked (null: the script's own). */
+  private owner: FuncLit | null = null;
+  /** Set while checking statements after a return or break: they never run. */
+  private unreachable = false;
+  /** The value of iota while checking the values of a const spec. */
+  private iota: number | null = null;
+  /** The fallthrough statement that ends the case being checked, when a case follows (where it is allowed). */
+  private allowedFallthrough: Stmt | null = null;
+  /** A fallthrough ending the final case, which Go rejects with its own message. */
+  private finalCaseFallthrough: Stmt | null = null;
 
   constructor(
     private readonly diagnostics: DiagnosticBag,
@@ -269,10 +295,10 @@ class Checker {
 
   checkScript(script: Script): CheckResult {
     const scope = new Scope(null);
-    const context: FunctionContext = { result: 'string', closure: null };
-    const terminates = this.checkList(script.body, scope, context);
+    const context: FunctionContext = { result: 'string', closure: null, switches: [] };
+    const flow = this.checkList(script.body, scope, context);
     this.closeScope(scope);
-    if (!terminates && !this.options.recovered) {
+    if (flow !== TERMINATES && !this.options.recovered) {
       this.error(
         'MISSING_RETURN',
         script.end,
@@ -282,7 +308,27 @@ class Checker {
     for (const reference of this.pending) {
       if (!reference.settled) this.reportUndefined(reference.ident, reference.scope);
     }
+    this.checkClosureFlow();
     return { routeKeys: [...new Set(this.routeKeys)], slotCount: this.slotCount };
+  }
+
+  /** Recursion through func values, and the boxes closures that outlive their declaring call need. */
+  private checkClosureFlow(): void {
+    for (const { at, from, to } of this.flow.recursiveCalls()) {
+      const caller = this.closureNames.get(from);
+      const callee = this.closureNames.get(to);
+      const cycle = from === to ? `${callee ?? 'the closure'} calls itself` : `${caller ?? 'a closure'} and ${callee ?? 'a closure'} call each other`;
+      this.error('RECURSION_NOT_ALLOWED', at, `${cycle}: recursion is not allowed; write the logic without calling back`);
+    }
+    this.flow.markBoxedVariables(this.locals);
+    for (const binding of this.locals) {
+      if (!binding.boxed || !binding.owner) continue;
+      (binding.owner.ownBoxes ??= []).push(binding);
+    }
+    for (const literal of this.literals) {
+      const boxes = [...this.flow.capturedBy(literal)].filter((b) => b.boxed);
+      if (boxes.length > 0) literal.capturedBoxes = boxes;
+    }
   }
 
   private error(code: DiagnosticCode, at: Located, message: string): void {
@@ -297,19 +343,10 @@ class Checker {
     type: Type,
     closure: FuncLit | null,
     isParameter: boolean,
+    constant?: ConstValue,
   ): LocalBinding | null {
     if (ident.name === '_') return null;
-    if (RESERVED_NAMES.has(ident.name)) {
-      const what = VARIABLES_BY_NAME.has(ident.name)
-        ? 'a predeclared variable'
-        : HELPERS_BY_NAME.has(ident.name)
-          ? 'a helper'
-          : ident.name === 'strings'
-            ? 'the strings package'
-            : 'predeclared in Go';
-      this.error('RESERVED_NAME', ident, `${ident.name} is ${what} and cannot be redeclared; choose another name`);
-      return null;
-    }
+    // A local may shadow any predeclared name (country := strings.ToLower(country)), as in Go.
     const previous = scope.names.get(ident.name);
     if (previous) {
       this.error('REDECLARED', ident, `${ident.name} redeclared in this block (first declared at line ${previous.line}, column ${previous.column})`);
@@ -319,14 +356,19 @@ class Checker {
       kind: 'local',
       name: ident.name,
       type,
-      slot: this.slotCount++,
+      slot: constant === undefined ? this.slotCount++ : -1,
       line: ident.line,
       column: ident.column,
       used: false,
       isParameter,
       closure,
+      constant,
+      reassigned: false,
+      owner: this.owner,
+      boxed: false,
     };
     scope.add(binding);
+    if (constant === undefined) this.locals.push(binding);
     if ('kind' in ident) ident.binding = binding;
     if (closure) this.closureNames.set(closure, ident.name);
     this.settlePending(binding, scope);
@@ -365,7 +407,8 @@ class Checker {
   private closeScope(scope: Scope): void {
     if (this.options.recovered) return;
     for (const binding of scope.names.values()) {
-      if (!binding.used && !binding.isParameter) {
+      // Go does not ask for constants to be used.
+      if (!binding.used && !binding.isParameter && binding.constant === undefined) {
         this.error(
           'UNUSED_VARIABLE',
           binding,
@@ -375,61 +418,55 @@ class Checker {
     }
   }
 
+  /** `name = value` or a declaration with that value, for a name that already has its binding: closures flow through it. */
+  private flowInto(binding: LocalBinding, value: Expr): void {
+    if (!isFuncType(binding.type)) return;
+    const source = unparenthesize(value);
+    if (source.kind === 'FuncLit' && source !== binding.closure) this.flow.assign(binding, source);
+    else if (source.kind === 'Ident' && source.binding?.kind === 'local' && isFuncType(source.binding.type)) this.flow.assign(binding, source.binding);
+  }
+
+  /** The type a declaration without a type gives its name: the value's, except nil, which has none. */
+  private inferredType(value: Expr, type: Type): Type {
+    if (type !== 'nil') return type;
+    this.error('UNSUPPORTED_NIL', value, 'use of untyped nil: declare the type, e.g. var f func(string) bool');
+    return 'invalid';
+  }
+
+  private countMismatch(at: Located, names: number, values: number): void {
+    this.error(
+      'ASSIGNMENT_COUNT_MISMATCH',
+      at,
+      `assignment mismatch: ${names} variable${names === 1 ? '' : 's'} but ${values} value${values === 1 ? '' : 's'}`,
+    );
+  }
+
   private checkVarDecl(statement: VarDecl, scope: Scope, context: FunctionContext): void {
-    const declared: ValueType | 'invalid' | null = statement.type ? statement.type.name : null;
+    const declared: Type | null = statement.type ? this.resolveType(statement.type, scope) : null;
     const { names, values } = statement;
-    if (values.length > 0 && values.length !== names.length) {
-      this.error(
-        'ASSIGNMENT_COUNT_MISMATCH',
-        statement,
-        `assignment mismatch: ${names.length} variable${names.length === 1 ? '' : 's'} but ${values.length} value${values.length === 1 ? '' : 's'}`,
-      );
-    }
+    if (values.length > 0 && values.length !== names.length) this.countMismatch(statement, names.length, values.length);
     // Values are checked before the names exist: in Go a variable's scope starts after its declaration.
-    const types: Type[] = [];
-    const closures: (FuncLit | null)[] = [];
-    for (let i = 0; i < values.length; i++) {
-      const value = values[i];
-      if (value.kind === 'FuncLit' && (declared === null || declared === 'invalid')) {
-        types.push(this.checkClosure(value, scope));
-        closures.push(value);
-        continue;
-      }
-      const type = this.checkExpr(value, scope, context);
-      closures.push(null);
-      types.push(type);
-      if (declared !== null && i < names.length) this.requireAssignable(value, type, declared, `variable declaration`);
-    }
+    const types = values.map((value, i) => {
+      const type = this.checkValue(value, scope, context);
+      if (declared !== null && i < names.length) this.requireAssignable(value, type, declared, 'variable declaration');
+      return type;
+    });
     names.forEach((name, i) => {
-      const type: Type = declared ?? (values.length === names.length ? types[i] : 'invalid');
-      this.declare(scope, name, type, closures[i] ?? null, false);
+      const paired = values.length === names.length;
+      const type: Type = declared ?? (paired ? this.inferredType(values[i], types[i]) : 'invalid');
+      const binding = this.declare(scope, name, type, paired ? closureLiteral(values[i]) : null, false);
+      if (binding && paired) this.flowInto(binding, values[i]);
     });
   }
 
   private checkShortVarDecl(statement: ShortVarDecl, scope: Scope, context: FunctionContext): void {
     const { names, values } = statement;
-    if (values.length !== names.length) {
-      this.error(
-        'ASSIGNMENT_COUNT_MISMATCH',
-        statement,
-        `assignment mismatch: ${names.length} variable${names.length === 1 ? '' : 's'} but ${values.length} value${values.length === 1 ? '' : 's'}`,
-      );
-    }
-    const types: Type[] = [];
-    const closures: (FuncLit | null)[] = [];
-    for (const value of values) {
-      if (value.kind === 'FuncLit') {
-        types.push(this.checkClosure(value, scope));
-        closures.push(value);
-      } else {
-        types.push(this.checkExpr(value, scope, context));
-        closures.push(null);
-      }
-    }
+    const paired = values.length === names.length;
+    if (!paired) this.countMismatch(statement, names.length, values.length);
+    const types = values.map((value) => this.checkValue(value, scope, context));
     let introducesAny = false;
     const introduces: boolean[] = [];
     names.forEach((name, i) => {
-      const type: Type = values.length === names.length ? types[i] : 'invalid';
       const existing = name.name === '_' ? undefined : scope.names.get(name.name);
       if (name.name === '_') {
         introduces.push(false);
@@ -439,14 +476,17 @@ class Checker {
         // := with an existing name of this block assigns to it (Go), provided something new is declared too.
         name.binding = existing;
         introduces.push(false);
-        if (existing.closure || closures[i])
-          this.error('INVALID_CLOSURE_USE', name, `${name.name} cannot be reassigned: declare each closure once with name := func(...) ...`);
-        else if (values.length === names.length) this.requireAssignable(values[i], type, existing.type, 'assignment');
+        if (existing.constant !== undefined) this.error('INVALID_ASSIGNMENT', name, `cannot assign to ${name.name}: it is a constant`);
+        else if (paired) {
+          this.requireAssignable(values[i], types[i], existing.type, 'assignment');
+          this.markAssigned(existing, values[i], context);
+        }
         return;
       }
       introducesAny = true;
       introduces.push(true);
-      this.declare(scope, name, type, closures[i] ?? null, false);
+      const binding = this.declare(scope, name, paired ? this.inferredType(values[i], types[i]) : 'invalid', paired ? closureLiteral(values[i]) : null, false);
+      if (binding && paired) this.flowInto(binding, values[i]);
     });
     statement.introduces = introduces;
     if (!introducesAny && names.length > 0) {
@@ -454,95 +494,209 @@ class Checker {
     }
   }
 
-  /** Checks a closure literal in a declaration and returns its type; its own name is not in scope inside. */
-  private checkClosure(literal: FuncLit, scope: Scope): Type {
-    const params: ValueType[] = [];
-    let valid = true;
-    for (const param of literal.params) {
-      const type = param.type.name;
-      if (type === 'invalid') valid = false;
-      else if (type === 'list') {
-        valid = false;
-        this.error('INVALID_CLOSURE_SIGNATURE', param.type, `parameter ${param.name} has type []string; closure parameters are bool, int or string`);
-      } else params.push(type);
+  /** An assignment to a local after its declaration. */
+  private markAssigned(binding: LocalBinding, value: Expr, context: FunctionContext): void {
+    binding.reassigned = true;
+    this.flow.use(context.closure, binding);
+    this.flowInto(binding, value);
+  }
+
+  /**
+   * `const x = 1`, `const x int = 1` or a spec of a group. Go's constants: the value must be constant;
+   * constants may go unused; an untyped integer constant may exceed int64 until it is used as an int.
+   */
+  private checkConstDecl(statement: ConstDecl, scope: Scope, context: FunctionContext): void {
+    let declared: Type | null = statement.type ? this.resolveType(statement.type, scope) : null;
+    if (declared !== null && declared !== 'invalid' && typeof declared !== 'string') {
+      this.error('NOT_CONSTANT', statement.type as TypeRef, `invalid constant type ${typeName(declared)}: constants are strings, ints or bools`);
+      declared = 'invalid';
+    } else if (declared === 'list') {
+      this.error('NOT_CONSTANT', statement.type as TypeRef, 'invalid constant type []string: constants are strings, ints or bools');
+      declared = 'invalid';
     }
-    let result: ValueType | 'invalid' = 'invalid';
-    if (literal.results.length !== 1) {
-      valid = false;
+    const { names, values } = statement;
+    if (names.length !== values.length) {
+      const at = values.length > names.length ? values[names.length] : names[values.length];
+      this.error(
+        'MISSING_CONSTANT_VALUE',
+        at,
+        values.length > names.length ? 'extra init expression in const declaration' : `missing init expression for ${names[values.length].name}`,
+      );
+    }
+    this.iota = statement.iota;
+    const constants = values.map((value) => {
+      const type = this.checkExpr(value, scope, context);
+      if (type === 'invalid') return { type, value: undefined };
+      const constant = constantValue(value);
+      if (constant === undefined) {
+        this.error('NOT_CONSTANT', value, `${show(value)} (value of type ${typeName(type)}) is not constant`);
+        return { type: 'invalid' as Type, value: undefined };
+      }
+      if (declared !== null) {
+        this.requireAssignable(value, type, declared, 'constant declaration');
+        if (declared === 'int' && !this.requireInt64(value)) return { type: 'invalid' as Type, value: undefined };
+      }
+      return { type: declared ?? type, value: constant };
+    });
+    this.iota = null;
+    names.forEach((name, i) => {
+      const constant = constants[i];
+      // A constant in error still gets declared (as invalid), so that its uses report nothing more.
+      this.declare(scope, name, constant && constant.value !== undefined ? constant.type : 'invalid', null, false, constant?.value ?? 0);
+    });
+  }
+
+  // ---- types written in the source ---------------------------------------------------------------
+
+  /** The type a type expression names; a local shadowing string, int or bool makes the name no type (as in Go). */
+  private resolveType(ref: TypeRef, scope: Scope): Type {
+    if (ref.name === 'invalid') return 'invalid';
+    if (ref.name === 'func') {
+      const params = (ref.params ?? []).map((p) => ({ ref: p, type: this.resolveType(p, scope) }));
+      const results = (ref.results ?? []).map((r) => ({ ref: r, type: this.resolveType(r, scope) }));
+      return this.signature(ref, params, results);
+    }
+    const spelled = ref.name === 'list' ? 'string' : ref.name;
+    const local = scope.lookup(spelled);
+    if (local) {
+      this.error('NOT_A_TYPE', ref, `${spelled} is not a type here: the local ${spelled} declared at line ${local.line} shadows it`);
+      return 'invalid';
+    }
+    return ref.name;
+  }
+
+  /** The type of a closure or func type from its parameter and result types, by the spec's closure rules. */
+  private signature(at: Located, params: { ref: Located; type: Type; name?: string }[], results: { ref: Located; type: Type }[]): Type {
+    let valid = true;
+    const types: ValueType[] = [];
+    for (const param of params) {
+      if (param.type === 'invalid') valid = false;
+      else if (param.type === 'string' || param.type === 'int' || param.type === 'bool') types.push(param.type);
+      else {
+        valid = false;
+        this.error(
+          'INVALID_CLOSURE_SIGNATURE',
+          param.ref,
+          `${param.name ? `parameter ${param.name}` : 'a parameter'} has type ${typeName(param.type)}; closure parameters are bool, int or string`,
+        );
+      }
+    }
+    if (results.length !== 1) {
       this.error(
         'INVALID_CLOSURE_SIGNATURE',
-        literal,
-        literal.results.length === 0
+        at,
+        results.length === 0
           ? 'closures must return exactly one bool, int or string: add the result type, e.g. func(d string) bool { ... }'
           : 'closures return exactly one value: choose one bool, int or string result',
       );
-    } else {
-      const type = literal.results[0].name;
-      if (type === 'list') {
-        valid = false;
-        this.error('INVALID_CLOSURE_SIGNATURE', literal.results[0], 'closures cannot return []string; return a bool, int or string');
-      } else if (type === 'invalid') valid = false;
-      else result = type;
+      return 'invalid';
     }
-    this.checkFunctionBody(literal, scope, { result, closure: literal });
-    return valid && result !== 'invalid' ? ({ kind: 'func', params, result } satisfies FuncType) : 'invalid';
+    const result = results[0].type;
+    if (result === 'invalid') return 'invalid';
+    if (result !== 'string' && result !== 'int' && result !== 'bool') {
+      this.error('INVALID_CLOSURE_SIGNATURE', results[0].ref, `closures cannot return ${typeName(result)}; return a bool, int or string`);
+      return 'invalid';
+    }
+    return valid ? ({ kind: 'func', params: types, result } satisfies FuncType) : 'invalid';
   }
 
-  private checkFunctionBody(literal: FuncLit, scope: Scope, inner: FunctionContext): void {
+  /** Checks a closure literal and returns its type; a name it is being declared as is not in scope inside (Go). */
+  private checkClosure(literal: FuncLit, scope: Scope): Type {
+    this.flow.literal(literal, this.owner);
+    this.literals.push(literal);
+    const params = literal.params.map((p) => ({ ref: p.type as Located, type: this.resolveType(p.type, scope), name: p.name }));
+    const results = literal.results.map((r) => ({ ref: r as Located, type: this.resolveType(r, scope) }));
+    const type = this.signature(literal, params, results);
+    const written = results.length === 1 ? results[0].type : 'invalid';
+    const result = isFuncType(type) ? type.result : written === 'string' || written === 'int' || written === 'bool' ? written : 'invalid';
+    this.checkFunctionBody(literal, scope, params, { result, closure: literal, switches: [] });
+    return type;
+  }
+
+  private checkFunctionBody(literal: FuncLit, scope: Scope, params: { type: Type }[], inner: FunctionContext): void {
     if (!this.calls.has(literal)) this.calls.set(literal, new Set());
+    const owner = this.owner;
+    this.owner = literal;
     // Parameters and the body's top-level declarations share one block, as in Go.
     const bodyScope = new Scope(scope);
-    for (const param of literal.params) {
-      const type: Type = param.type.name === 'list' ? 'invalid' : param.type.name;
-      param.binding = this.declare(bodyScope, param, type, null, true) ?? undefined;
-    }
-    const terminates = this.checkList(literal.body.body, bodyScope, inner);
+    literal.params.forEach((param, i) => {
+      const type = params[i].type;
+      param.binding = this.declare(bodyScope, param, type === 'list' || typeof type === 'object' ? 'invalid' : type, null, true) ?? undefined;
+    });
+    const flow = this.checkList(literal.body.body, bodyScope, inner);
     this.closeScope(bodyScope);
-    if (!terminates && !this.options.recovered && inner.result !== 'invalid') {
+    this.owner = owner;
+    if (flow !== TERMINATES && !this.options.recovered && inner.result !== 'invalid') {
       this.error('MISSING_RETURN', literal.body.close, `missing return at the end of the closure: every path must return a ${TYPE_SPELLING[inner.result]}`);
     }
   }
 
   // ---- statements --------------------------------------------------------------------------------
 
-  /** Checks a statement list; returns whether it contains a terminating statement (Go's rule, see the end). */
-  private checkList(list: Stmt[], scope: Scope, context: FunctionContext): boolean {
-    let terminated = false;
-    let reportedUnreachable = false;
-    for (const statement of list) {
-      if (terminated && !reportedUnreachable) {
-        reportedUnreachable = true;
-        this.error(
+  /**
+   * Checks a statement list. As in Go, it terminates when its last statement does; statements after a
+   * return (or a break) never run: they are still checked, reported once as a warning, and the keys
+   * they return are not keys the script can return.
+   */
+  private checkList(list: Stmt[], scope: Scope, context: FunctionContext): Flow {
+    const wasUnreachable = this.unreachable;
+    let leaves = false;
+    let last: Flow = CONTINUES;
+    for (let i = 0; i < list.length; i++) {
+      const statement = list[i];
+      if (leaves && !this.unreachable) {
+        this.unreachable = true;
+        this.diagnostics.warning(
           'UNREACHABLE_CODE',
           statement,
-          'unreachable code: every path before this statement has already returned; remove it or move it above the return',
+          'unreachable code: every path before this statement has already returned, so it never runs (the first return wins); remove it or move it above the return',
         );
       }
-      const terminates = this.checkStatement(statement, scope, context);
-      terminated = terminated || terminates;
+      last = this.checkStatement(statement, scope, context);
+      if (last !== CONTINUES) leaves = true;
     }
-    // Go asks for the last statement to terminate; code after a terminating one is already an error
-    // (unreachable), so reporting "missing return" for it as well would only repeat that.
-    return terminated;
+    this.unreachable = wasUnreachable;
+    // As in Go, a list terminates when its last statement does; it leaves when any statement does.
+    return last === TERMINATES ? TERMINATES : leaves ? LEAVES : CONTINUES;
   }
 
-  private checkStatement(statement: Stmt, scope: Scope, context: FunctionContext): boolean {
+  private checkStatement(statement: Stmt, scope: Scope, context: FunctionContext): Flow {
     switch (statement.kind) {
       case 'VarDecl':
         this.checkVarDecl(statement, scope, context);
-        return false;
+        return CONTINUES;
+      case 'ConstDecl':
+        this.checkConstDecl(statement, scope, context);
+        return CONTINUES;
       case 'ShortVarDecl':
         this.checkShortVarDecl(statement, scope, context);
-        return false;
+        return CONTINUES;
       case 'Assign':
         this.checkAssign(statement, scope, context);
-        return false;
+        return CONTINUES;
       case 'ExprStmt':
         this.checkExpressionStatement(statement.expr, scope, context);
-        return false;
+        return CONTINUES;
       case 'ReturnStmt':
         this.checkReturn(statement, scope, context);
-        return true;
+        return TERMINATES;
+      case 'BreakStmt': {
+        const target = context.switches[context.switches.length - 1];
+        if (target) target.hasBreak = true;
+        else this.error('UNSUPPORTED_BRANCH', statement, 'break is not in a switch: there are no loops; return a route key where the decision is made');
+        return LEAVES;
+      }
+      case 'FallthroughStmt':
+        if (statement !== this.allowedFallthrough) {
+          this.error(
+            'UNSUPPORTED_BRANCH',
+            statement,
+            context.switches.length > 0 && this.finalCaseFallthrough === statement
+              ? 'cannot fallthrough final case in switch'
+              : 'fallthrough statement out of place: it can only end a case of a switch',
+          );
+        }
+        return LEAVES;
       case 'Block':
         return this.checkBlock(statement, scope, context);
       case 'IfStmt':
@@ -552,34 +706,23 @@ class Checker {
     }
   }
 
-  private checkBlock(block: Block, scope: Scope, context: FunctionContext): boolean {
+  private checkBlock(block: Block, scope: Scope, context: FunctionContext): Flow {
     const inner = new Scope(scope);
-    const terminates = this.checkList(block.body, inner, context);
+    const flow = this.checkList(block.body, inner, context);
     this.closeScope(inner);
-    return terminates;
+    return flow;
   }
 
   private checkAssign(statement: Assign, scope: Scope, context: FunctionContext): void {
     const { targets, values } = statement;
-    if (targets.length !== values.length) {
-      this.error(
-        'ASSIGNMENT_COUNT_MISMATCH',
-        statement,
-        `assignment mismatch: ${targets.length} variable${targets.length === 1 ? '' : 's'} but ${values.length} value${values.length === 1 ? '' : 's'}`,
-      );
-    }
-    const types = values.map((value) => {
-      if (value.kind === 'FuncLit') {
-        this.error('INVALID_CLOSURE_USE', value, 'closures cannot be assigned; declare each closure once with name := func(...) ...');
-        this.checkClosure(value, scope);
-        return 'invalid' as Type;
-      }
-      return this.checkExpr(value, scope, context);
-    });
+    const paired = targets.length === values.length;
+    if (!paired) this.countMismatch(statement, targets.length, values.length);
+    const types = values.map((value) => this.checkValue(value, scope, context));
     targets.forEach((target, i) => {
-      const valueType = targets.length === values.length ? types[i] : 'invalid';
       const targetType = this.checkAssignTarget(target, scope, context);
-      if (targetType !== null && targets.length === values.length) this.requireAssignable(values[i], valueType, targetType, 'assignment');
+      if (targetType === null || !paired) return;
+      this.requireAssignable(values[i], types[i], targetType, 'assignment');
+      if (target.kind === 'Ident' && target.binding?.kind === 'local') this.markAssigned(target.binding, values[i], context);
     });
   }
 
@@ -590,21 +733,21 @@ class Checker {
       const local = scope.lookup(target.name);
       if (local) {
         target.binding = local;
-        if (local.closure) {
-          this.error('INVALID_CLOSURE_USE', target, `${target.name} is a closure and cannot be reassigned`);
+        if (local.constant !== undefined) {
+          this.error('INVALID_ASSIGNMENT', target, `cannot assign to ${target.name}: it is a constant`);
           return null;
         }
         return local.type;
       }
-      if (VARIABLES_BY_NAME.has(target.name)) {
-        this.error(
-          'READ_ONLY_VARIABLE',
-          target,
-          `${target.name} is a predeclared variable and read-only; copy it into a local first: my${target.name[0].toUpperCase()}${target.name.slice(1)} := ${target.name}`,
-        );
-        return null;
+      const variable = VARIABLES_BY_NAME.get(target.name);
+      if (variable) {
+        // Go's predeclared variables are package variables: assigning one changes what the script reads after.
+        const binding = this.variableBinding(target.name, variable);
+        binding.slot ??= this.slotCount++;
+        target.binding = binding;
+        return variable.type;
       }
-      if (RESERVED_NAMES.has(target.name)) {
+      if (PREDECLARED_NAMES.has(target.name)) {
         this.error('INVALID_ASSIGNMENT', target, `cannot assign to ${target.name}: it is predeclared`);
         return null;
       }
@@ -616,14 +759,21 @@ class Checker {
       return null;
     }
     this.checkExpr(target, scope, context);
-    this.error('INVALID_ASSIGNMENT', target, `cannot assign to ${show(target)}: only local variables can be assigned`);
+    this.error('INVALID_ASSIGNMENT', target, `cannot assign to ${show(target)}: only variables can be assigned`);
     return null;
+  }
+
+  private variableBinding(name: string, definition: VariableDefinition): VariableBinding {
+    let binding = this.variables.get(name);
+    if (!binding) this.variables.set(name, (binding = { kind: 'variable', definition, slot: null }));
+    return binding;
   }
 
   private checkExpressionStatement(expr: Expr, scope: Scope, context: FunctionContext): void {
     if (expr.kind === 'CallExpr') {
       this.checkCall(expr, scope, context);
       const target = expr.target;
+      if (target?.kind === 'conversion') this.error('UNUSED_EXPRESSION', expr, `${show(expr)} is evaluated but not used`);
       if (target?.kind === 'helper') {
         if (target.helper.name === 'len') this.error('UNUSED_EXPRESSION', expr, 'len(...) is evaluated but not used; compare it, e.g. if len(x) == 0 { ... }');
         else
@@ -649,7 +799,7 @@ class Checker {
       this.error('RETURN_COUNT_MISMATCH', statement, `missing return value: return ${what}${atScript ? `, e.g. return "${FALLBACK_ROUTE_KEY}"` : ''}`);
       return;
     }
-    const types = statement.values.map((value) => this.checkExpr(value, scope, context));
+    const types = statement.values.map((value) => this.checkValue(value, scope, context));
     if (statement.values.length > 1) {
       this.error('RETURN_COUNT_MISMATCH', statement.values[1], `too many return values: return exactly one ${what}`);
       return;
@@ -658,16 +808,20 @@ class Checker {
     if (expected !== 'invalid') this.requireAssignable(value, types[0], expected, 'return statement');
     if (!atScript || types[0] !== 'string') return;
     const literal = unparenthesize(value);
-    if (literal.kind === 'StringLit') {
-      if (isRouteKey(literal.value)) this.routeKeys.push(literal.value);
-      else {
+    // A literal or another constant is a key known in advance.
+    const key = constantValue(literal);
+    if (typeof key === 'string') {
+      // The route-key rule holds for every literal the script returns, reachable or not.
+      if (isRouteKey(key)) {
+        if (!this.unreachable) this.routeKeys.push(key);
+      } else {
         this.error(
           'INVALID_ROUTE_KEY',
           literal,
-          `invalid route key ${JSON.stringify(literal.value)}: use 1 to 64 lowercase letters, digits or underscores${/[A-Z]/.test(literal.value) && isRouteKey(literal.value.toLowerCase()) ? ` (e.g. "${literal.value.toLowerCase()}")` : ''}`,
+          `invalid route key ${JSON.stringify(key)}: use 1 to 64 lowercase letters, digits or underscores${/[A-Z]/.test(key) && isRouteKey(key.toLowerCase()) ? ` (e.g. "${key.toLowerCase()}")` : ''}`,
         );
       }
-    } else {
+    } else if (!this.unreachable) {
       this.diagnostics.warning(
         'NON_LITERAL_ROUTE_KEY',
         value,
@@ -676,7 +830,7 @@ class Checker {
     }
   }
 
-  private checkIf(statement: IfStmt, scope: Scope, context: FunctionContext): boolean {
+  private checkIf(statement: IfStmt, scope: Scope, context: FunctionContext): Flow {
     const ifScope = new Scope(scope);
     if (statement.init) this.checkStatement(statement.init, ifScope, context);
     const condition = this.checkExpr(statement.cond, ifScope, context);
@@ -687,37 +841,41 @@ class Checker {
         `non-boolean condition in if statement: ${show(statement.cond)} is ${typeName(condition)}${condition === 'string' ? `; compare it, e.g. ${show(statement.cond)} == "x"` : ''}`,
       );
     }
-    const thenTerminates = this.checkBlock(statement.then, ifScope, context);
-    let elseTerminates = false;
+    const then = this.checkBlock(statement.then, ifScope, context);
+    let otherwise: Flow = CONTINUES;
     if (statement.otherwise) {
-      elseTerminates =
+      otherwise =
         statement.otherwise.kind === 'IfStmt' ? this.checkIf(statement.otherwise, ifScope, context) : this.checkBlock(statement.otherwise, ifScope, context);
     }
     this.closeScope(ifScope);
-    return thenTerminates && elseTerminates;
+    return then & otherwise;
   }
 
-  private checkSwitch(statement: SwitchStmt, scope: Scope, context: FunctionContext): boolean {
+  private checkSwitch(statement: SwitchStmt, scope: Scope, context: FunctionContext): Flow {
     const switchScope = new Scope(scope);
     if (statement.init) this.checkStatement(statement.init, switchScope, context);
     let tagType: Type = 'bool';
     if (statement.tag) {
-      tagType = this.checkExpr(statement.tag, switchScope, context);
-      if (tagType === 'list' || typeof tagType === 'object') {
+      tagType = this.checkValue(statement.tag, switchScope, context);
+      if (tagType === 'list' || tagType === 'nil' || isFuncType(tagType)) {
         this.error('INVALID_OPERATION', statement.tag, `cannot switch on ${show(statement.tag)} (${typeName(tagType)}); switch on a string, int or bool`);
         tagType = 'invalid';
       }
     }
-    const seen = new Map<string | number | boolean, Located>();
+    const seen = new Map<ConstValue, Located>();
     let defaultClause: Located | null = null;
     let allTerminate = true;
-    for (const clause of statement.clauses) {
+    context.switches.push(statement);
+    const allowedFallthrough = this.allowedFallthrough;
+    const finalCaseFallthrough = this.finalCaseFallthrough;
+    for (let index = 0; index < statement.clauses.length; index++) {
+      const clause = statement.clauses[index];
       if (clause.values === null) {
         if (defaultClause) this.error('DUPLICATE_DEFAULT', clause, `multiple defaults in switch (first at line ${defaultClause.line})`);
         else defaultClause = clause;
       } else {
         for (const value of clause.values) {
-          const type = this.checkExpr(value, switchScope, context);
+          const type = statement.tag ? this.checkValue(value, switchScope, context) : this.checkExpr(value, switchScope, context);
           if (type === 'invalid' || tagType === 'invalid') continue;
           if (type !== tagType) {
             if (!statement.tag)
@@ -735,31 +893,76 @@ class Checker {
             continue;
           }
           const constant = constantValue(value);
-          if ((typeof constant === 'string' || typeof constant === 'number') && statement.tag) {
+          if (constant !== undefined && typeof constant !== 'boolean' && statement.tag) {
             const first = seen.get(constant);
             if (first) this.error('DUPLICATE_CASE', value, `duplicate case ${show(value)} in switch (first at line ${first.line}, column ${first.column})`);
             else seen.set(constant, value);
           }
         }
       }
+      const last = clause.body[clause.body.length - 1];
+      const endsInFallthrough = last?.kind === 'FallthroughStmt';
+      const isFinal = index === statement.clauses.length - 1;
+      this.allowedFallthrough = endsInFallthrough && !isFinal ? last : null;
+      this.finalCaseFallthrough = endsInFallthrough && isFinal ? last : null;
       const clauseScope = new Scope(switchScope);
-      const terminates = this.checkList(clause.body, clauseScope, context);
+      const flow = this.checkList(clause.body, clauseScope, context);
+      this.allowedFallthrough = allowedFallthrough;
+      this.finalCaseFallthrough = finalCaseFallthrough;
       this.closeScope(clauseScope);
-      allTerminate = allTerminate && terminates;
+      allTerminate = allTerminate && (flow === TERMINATES || endsInFallthrough);
     }
+    context.switches.pop();
     this.closeScope(switchScope);
-    return defaultClause !== null && allTerminate;
+    // A switch terminates (and leaves) when it has a default, every case terminates and no break leaves it.
+    return defaultClause !== null && allTerminate && !statement.hasBreak ? TERMINATES : CONTINUES;
   }
 
   // ---- expressions -------------------------------------------------------------------------------
 
   private requireAssignable(value: Expr, type: Type, expected: Type, where: string): void {
     if (type === 'invalid' || expected === 'invalid') return;
-    if (typeof type === 'object' || typeof expected === 'object') return; // closures are reported where they appear
-    if (type !== expected) {
+    if (type === 'nil') {
+      if (isFuncType(expected) || expected === 'list') this.typeNil(value, expected);
+      else {
+        this.error(
+          'UNSUPPORTED_NIL',
+          value,
+          `cannot use nil as ${typeName(expected)} value in ${where}: nil is only a func value or a []string${expected === 'string' ? '; an empty string is ""' : ''}`,
+        );
+      }
+      return;
+    }
+    if (!sameType(type, expected)) {
       const hint = type === 'list' && expected === 'string' ? '; lists can only be expanded into oneOf or containsAny with ...' : '';
       this.error('TYPE_MISMATCH', value, `cannot use ${show(value)} (${typeName(type)}) as ${typeName(expected)} value in ${where}${hint}`);
     }
+  }
+
+  /** Records which nil an expression that is nil stands for: the compiler gives each its own value. */
+  private typeNil(value: Expr, type: Type): void {
+    const nil = unparenthesize(value);
+    if (nil.kind === 'Ident') nil.nilType = type === 'list' ? 'list' : 'func';
+  }
+
+  /** An expression used as a value of its type: an untyped integer constant has to fit int. */
+  private checkValue(expr: Expr, scope: Scope, context: FunctionContext): Type {
+    const type = this.checkExpr(expr, scope, context);
+    if (type === 'int') this.requireInt64(expr);
+    return type;
+  }
+
+  /** Reports an integer constant that overflows int (Go checks this wherever a constant becomes an int). */
+  private requireInt64(expr: Expr): boolean {
+    if (!mayBeLargeConstant(expr)) return true;
+    const value = constantValue(expr);
+    if (typeof value !== 'bigint' || fitsInt64(value)) return true;
+    this.error(
+      'INTEGER_OUT_OF_RANGE',
+      expr,
+      `cannot use ${show(expr)} (untyped int constant ${value}) as int value: it overflows int, whose values are -9223372036854775808 to 9223372036854775807`,
+    );
+    return false;
   }
 
   private checkExpr(expr: Expr, scope: Scope, context: FunctionContext): Type {
@@ -793,9 +996,7 @@ class Checker {
       case 'SelectorExpr':
         return this.checkSelectorValue(expr, scope, context);
       case 'FuncLit':
-        this.error('INVALID_CLOSURE_USE', expr, 'a closure must be assigned to a name and then called: name := func(...) T { ... }');
-        this.checkClosure(expr, scope);
-        return 'invalid';
+        return this.checkClosure(expr, scope);
       case 'ListLit': {
         for (const element of expr.elements) {
           const type = this.checkExpr(element, scope, context);
@@ -826,8 +1027,13 @@ class Checker {
       }
       return 'bool';
     }
-    if (typeof left === 'object' || typeof right === 'object') {
-      this.error('INVALID_OPERATION', expr, `closures cannot be compared; call them: ${show(typeof left === 'object' ? expr.left : expr.right)}(...)`);
+    if (left === 'nil' || right === 'nil') return this.checkNilComparison(expr, left, right);
+    if (isFuncType(left) || isFuncType(right)) {
+      this.error(
+        'INVALID_CLOSURE_USE',
+        expr,
+        `invalid operation: ${show(expr)}: a func can only be compared to nil; call it: ${show(isFuncType(left) ? expr.left : expr.right)}(...)`,
+      );
       return 'invalid';
     }
     if (left !== right) {
@@ -835,14 +1041,43 @@ class Checker {
       return 'invalid';
     }
     if (left === 'list') {
-      this.error('INVALID_OPERATION', expr, 'lists cannot be compared; test membership with oneOf(value, list...)');
+      this.error('INVALID_OPERATION', expr, 'a []string can only be compared to nil; test membership with oneOf(value, list...)');
       return 'invalid';
     }
     if (left === 'bool' && op !== '==' && op !== '!=') {
       this.error('INVALID_OPERATION', expr, `operator ${op} is not defined on bool; bools are only compared with == and !=`);
       return 'invalid';
     }
+    // Unless both sides are constant (a constant comparison), a constant side becomes an int.
+    if (left === 'int' && (mayBeLargeConstant(expr.left) || mayBeLargeConstant(expr.right)) && constantValue(expr) === undefined) {
+      this.requireInt64(expr.left);
+      this.requireInt64(expr.right);
+    }
     expr.operandType = left;
+    return 'bool';
+  }
+
+  /** `f == nil`, `list != nil`: the only comparisons of funcs and lists Go allows. */
+  private checkNilComparison(expr: BinaryExpr, left: Type, right: Type): Type {
+    const { op } = expr;
+    const [nil, other, otherType] = left === 'nil' ? [expr.left, expr.right, right] : [expr.right, expr.left, left];
+    if (otherType === 'nil') {
+      this.error('INVALID_OPERATION', expr, `invalid operation: ${show(expr)} (operator ${op} not defined on nil)`);
+      return 'invalid';
+    }
+    if (!isFuncType(otherType) && otherType !== 'list') {
+      this.error(
+        'UNSUPPORTED_NIL',
+        nil,
+        `invalid operation: ${show(expr)} (mismatched types ${typeName(otherType)} and untyped nil): nil is only a func value or a []string${otherType === 'string' ? '; compare with "" for an empty or missing value' : ''}`,
+      );
+      return 'invalid';
+    }
+    if (op !== '==' && op !== '!=') {
+      this.error('INVALID_OPERATION', expr, `invalid operation: ${show(expr)} (operator ${op} not defined on ${show(other)} (${typeName(otherType)}))`);
+      return 'invalid';
+    }
+    this.typeNil(nil, otherType);
     return 'bool';
   }
 
@@ -856,20 +1091,26 @@ class Checker {
     if (local) {
       ident.binding = local;
       local.used = true;
-      if (local.closure) {
-        this.error('INVALID_CLOSURE_USE', ident, `${name} is a closure: call it, ${name}(...); closures cannot be passed around or compared`);
-        return 'invalid';
-      }
+      if (typeof local.type === 'object') local.valueRead = true;
+      if (context.closure !== null && local.owner !== context.closure) this.flow.use(context.closure, local);
       return local.type;
     }
     const variable = VARIABLES_BY_NAME.get(name);
     if (variable) {
-      ident.binding = { kind: 'variable', definition: variable };
+      ident.binding = this.variableBinding(name, variable);
       return variable.type;
     }
     if (name === 'true' || name === 'false') {
       ident.binding = { kind: 'constant', value: name === 'true' };
       return 'bool';
+    }
+    if (name === 'nil') {
+      ident.binding = { kind: 'nil' };
+      return 'nil';
+    }
+    if (name === 'iota' && this.iota !== null) {
+      ident.binding = { kind: 'constant', value: this.iota };
+      return 'int';
     }
     if (this.reportPredeclaredMisuse(ident, false)) return 'invalid';
     this.deferUndefined(ident, scope, context);
@@ -889,18 +1130,22 @@ class Checker {
       this.error('INVALID_FUNCTION_VALUE', ident, `${name} is a helper: call it, ${helperSignature(helper)}`);
       return true;
     }
+    if (name === 'iota') {
+      this.error('UNSUPPORTED_BUILTIN', ident, 'cannot use iota outside a constant declaration');
+      return true;
+    }
     if (UNSUPPORTED_BUILTINS.has(name)) {
       this.error('UNSUPPORTED_BUILTIN', ident, `${name} is not available; the only Go built-in is len`);
       return true;
     }
     if (GO_TYPE_NAMES.has(name)) {
       if (called)
-        this.error('UNSUPPORTED_CONVERSION', ident, `conversions such as ${name}(x) are not supported: every value already has the type the helpers need`);
-      else this.error('SYNTAX_ERROR', ident, `${name} is a type, not a value`);
-      return true;
-    }
-    if (name === 'nil') {
-      this.error('UNSUPPORTED_NIL', ident, 'nil is not available: an empty string is "", and missing visitor data reads as ""');
+        this.error(
+          'UNSUPPORTED_CONVERSION',
+          ident,
+          `${name} is not a type of the language: the types are string, int, bool and []string (string(x) of an int x gives the character with that code)`,
+        );
+      else this.error('NOT_A_FUNCTION', ident, `${name} is a type, not a value`);
       return true;
     }
     if (name === 'strings') {
@@ -1001,15 +1246,18 @@ class Checker {
   }
 
   private checkCall(call: CallExpr, scope: Scope, context: FunctionContext): Type {
-    const callee = call.callee;
+    let callee = call.callee;
+    while (callee.kind === 'ParenExpr') callee = callee.expr; // (f)(x) is f(x)
     if (callee.kind === 'Ident') {
       const local = scope.lookup(callee.name);
       if (local) {
         callee.binding = local;
         local.used = true;
-        if (local.closure && typeof local.type === 'object') {
-          if (context.closure) this.calls.get(context.closure)?.add(local.closure);
-          call.target = { kind: 'closure', binding: local };
+        if (context.closure !== null && local.owner !== context.closure) this.flow.use(context.closure, local);
+        if (isFuncType(local.type)) {
+          if (local.closure && context.closure) this.calls.get(context.closure)?.add(local.closure);
+          this.flow.call(context.closure, local, call);
+          call.target = { kind: 'value', binding: local, type: local.type };
           return this.checkClosureArguments(call, local.type, scope, context);
         }
         this.checkArguments(call, scope, context);
@@ -1024,6 +1272,7 @@ class Checker {
       }
       const helper = HELPERS_BY_NAME.get(callee.name);
       if (helper) return this.checkHelperCall(call, helper, scope, context);
+      if (callee.name === 'string' || callee.name === 'int' || callee.name === 'bool') return this.checkConversion(call, callee.name, scope, context);
       this.checkArguments(call, scope, context);
       if (callee.name === 'true' || callee.name === 'false') {
         this.error('NOT_A_FUNCTION', callee, `cannot call ${callee.name}`);
@@ -1036,7 +1285,7 @@ class Checker {
       const target = callee.target;
       if (target.kind === 'Ident' && !scope.lookup(target.name) && !VARIABLES_BY_NAME.has(target.name)) {
         if (target.name === 'strings') {
-          const helper = HELPERS_BY_NAME.get(`strings.${callee.name}`);
+          const helper = STRINGS_HELPERS.get(callee.name);
           if (helper) return this.checkHelperCall(call, helper, scope, context);
           this.checkArguments(call, scope, context);
           this.reportStringsMember(callee);
@@ -1059,12 +1308,11 @@ class Checker {
       return 'invalid';
     }
     if (callee.kind === 'FuncLit') {
-      this.error(
-        'INVALID_CLOSURE_USE',
-        callee,
-        'closures cannot be called where they are written; assign it first: name := func(...) T { ... }, then name(...)',
-      );
-      this.checkClosure(callee, scope);
+      // func(...) T { ... }(args): called where it is written.
+      const type = this.checkClosure(callee, scope);
+      call.target = { kind: 'literal', literal: callee };
+      this.flow.call(context.closure, callee, call);
+      if (isFuncType(type)) return this.checkClosureArguments(call, type, scope, context);
       this.checkArguments(call, scope, context);
       return 'invalid';
     }
@@ -1079,31 +1327,55 @@ class Checker {
     for (const arg of call.args) this.checkExpr(arg, scope, context);
   }
 
+  /** T(x) for T string, int or bool: the conversions Go allows between the language's types. */
+  private checkConversion(call: CallExpr, to: ValueType, scope: Scope, context: FunctionContext): Type {
+    call.target = { kind: 'conversion', to };
+    if (call.args.length !== 1 || call.spread) {
+      this.checkArguments(call, scope, context);
+      const at = call.args.length === 0 ? call.close : call.args[call.spread ? call.args.length - 1 : 1];
+      this.error('WRONG_ARGUMENT_COUNT', at, `a conversion to ${to} takes exactly one value: ${to}(x)`);
+      return to;
+    }
+    const arg = call.args[0];
+    // string(x) of an integer constant of any size is a constant ("\uFFFD" outside the code points); int(x) has to fit int.
+    const type = to === 'int' ? this.checkValue(arg, scope, context) : this.checkExpr(arg, scope, context);
+    if (type === 'invalid' || type === to) return to;
+    if (to === 'string' && type === 'int') {
+      this.diagnostics.warning(
+        'STRING_FROM_INT',
+        call,
+        `conversion from int to string yields a string of one rune, not a string of digits: ${show(call)} is the character with code ${show(arg)}`,
+      );
+      return to;
+    }
+    this.error('INVALID_CONVERSION', arg, `cannot convert ${show(arg)} (${typeName(type)}) to type ${to}`);
+    return to;
+  }
+
   private checkClosureArguments(call: CallExpr, type: FuncType, scope: Scope, context: FunctionContext): Type {
-    const types = call.args.map((arg) => this.checkExpr(arg, scope, context));
-    const name = show(call.callee);
+    const types = call.args.map((arg) => this.checkValue(arg, scope, context));
+    const name = call.callee.kind === 'FuncLit' ? 'func literal' : show(call.callee);
     if (call.spread)
       this.error('INVALID_SPREAD', call.args[call.args.length - 1], `${name} is a closure; ... only expands a []string list into oneOf or containsAny`);
-    this.checkArgumentCount(call, name, type.params.length, false, () => `(${type.params.map((p) => TYPE_SPELLING[p]).join(', ')})`);
-    call.args.forEach((arg, i) => {
-      if (i < type.params.length) this.requireAssignable(arg, types[i], type.params[i], `argument to ${name}`);
-    });
+    this.checkArgumentCount(call, name, type.params.length, false, type);
+    for (let i = 0; i < call.args.length && i < type.params.length; i++) {
+      if (types[i] !== type.params[i]) this.requireAssignable(call.args[i], types[i], type.params[i], `argument to ${name}`);
+    }
     return type.result;
   }
 
-  /** `signature` is only built when there is an error to report. */
-  private checkArgumentCount(call: CallExpr, name: string, wanted: number, atLeast: boolean, signature: () => string): boolean {
+  private checkArgumentCount(call: CallExpr, name: string, wanted: number, atLeast: boolean, callee: HelperDefinition | FuncType): boolean {
     const have = call.args.length;
     if (have < wanted) {
       this.error(
         'WRONG_ARGUMENT_COUNT',
         call.close,
-        `not enough arguments in call to ${name}: have ${have}, want ${atLeast ? 'at least ' : ''}${wanted} ${signature()}`,
+        `not enough arguments in call to ${name}: have ${have}, want ${atLeast ? 'at least ' : ''}${wanted} ${parameterList(callee)}`,
       );
       return false;
     }
     if (have > wanted && !atLeast) {
-      this.error('WRONG_ARGUMENT_COUNT', call.args[wanted], `too many arguments in call to ${name}: have ${have}, want ${wanted} ${signature()}`);
+      this.error('WRONG_ARGUMENT_COUNT', call.args[wanted], `too many arguments in call to ${name}: have ${have}, want ${wanted} ${parameterList(callee)}`);
       return false;
     }
     return true;
@@ -1111,11 +1383,20 @@ class Checker {
 
   private checkHelperCall(call: CallExpr, helper: HelperDefinition, scope: Scope, context: FunctionContext): Type {
     call.target = { kind: 'helper', helper };
-    const types = call.args.map((arg) => this.checkExpr(arg, scope, context));
+    if (helper.name === 'len' && call.args.length === 1 && !call.spread) {
+      // Go's len: the bytes of a string, or the elements of a []string.
+      const type = this.checkExpr(call.args[0], scope, context);
+      if (type !== 'string' && type !== 'list' && type !== 'invalid') {
+        this.error('TYPE_MISMATCH', call.args[0], `invalid argument: ${show(call.args[0])} (${typeName(type)}) for len, which takes a string or a []string`);
+      }
+      return 'int';
+    }
+    const { args } = call;
+    const types: Type[] = new Array(args.length);
+    for (let i = 0; i < args.length; i++) types[i] = this.checkValue(args[i], scope, context);
     const variadic = helper.params[helper.params.length - 1]?.variadic === true;
     const fixed = variadic ? helper.params.length - 1 : helper.params.length;
-    const signature = (): string => `(${helper.params.map((p) => `${p.name} ${p.variadic ? '...' : ''}${TYPE_SPELLING[p.type]}`).join(', ')})`;
-    if (!this.checkArgumentCount(call, helper.name, fixed, variadic, signature)) return helper.result;
+    if (!this.checkArgumentCount(call, helper.name, fixed, variadic, helper)) return helper.result;
 
     if (call.spread) {
       const last = call.args[call.args.length - 1];
@@ -1127,32 +1408,76 @@ class Checker {
         this.error('INVALID_SPREAD', last, `cannot expand ${show(last)} (${typeName(types[types.length - 1])}) with ...; only a []string list can be expanded`);
       }
     }
-    call.args.forEach((arg, i) => {
+    for (let i = 0; i < args.length; i++) {
+      const arg = args[i];
       const param = helper.params[Math.min(i, helper.params.length - 1)];
-      if (call.spread && i === call.args.length - 1) return; // checked (and any error reported) above
+      if (call.spread && i === args.length - 1) continue; // checked (and any error reported) above
       if (types[i] === 'list' && param.type === 'string' && variadic && i >= fixed) {
         this.error(
           'TYPE_MISMATCH',
           arg,
           `cannot use ${show(arg)} ([]string) as string value in argument to ${helper.name}; expand the list with ...: ${helper.name}(value, ${show(arg)}...)`,
         );
-        return;
+        continue;
       }
-      this.requireAssignable(arg, types[i], param.type, `argument to ${helper.name}`);
-      if (param.rule && types[i] === param.type) this.checkArgumentRule(arg, param.rule, param.name, helper.name);
-    });
+      if (types[i] !== param.type) this.requireAssignable(arg, types[i], param.type, `argument to ${helper.name}`);
+      else if (param.rule) this.checkArgumentRule(arg, param.rule, param.name, helper.name);
+    }
     return helper.result;
   }
 
   private checkArgumentRule(arg: Expr, rule: keyof typeof ARGUMENT_RULES, parameter: string, helper: string): void {
     const value = constantValue(arg);
-    if (value === undefined || ARGUMENT_RULES[rule].test(value)) return;
+    if (value === undefined || (typeof value === 'bigint' && !fitsInt64(value))) return; // an overflow, already reported
+    const literal = unparenthesize(arg);
+    if (rule === 'clockTime' && literal.kind === 'IntLit' && literal.text.length > 1 && literal.text.charCodeAt(0) === 48 && /^0[0-7_]+$/.test(literal.text)) {
+      this.diagnostics.warning(
+        'OCTAL_CLOCK_TIME',
+        literal,
+        `${literal.text} has a leading 0, so Go reads it as octal: it is ${formatConstant(value)}${ARGUMENT_RULES.clockTime.test(value) ? ` (${String(Math.floor((value as number) / 100)).padStart(2, '0')}:${String((value as number) % 100).padStart(2, '0')})` : ''}; write HHMM without the 0, e.g. ${literal.text.replace(/^[0_]+/, '') || '0'}`,
+      );
+    }
+    if (ARGUMENT_RULES[rule].test(value)) return;
     const code: DiagnosticCode = rule === 'fieldName' ? 'INVALID_FIELD_NAME' : rule === 'clockTime' ? 'INVALID_CLOCK_TIME' : 'INVALID_UTC_OFFSET';
     let hint = '';
     if (rule === 'clockTime' && typeof value === 'number' && value >= 0 && value % 100 >= 60) hint = ' (minutes must be below 60)';
     if (rule === 'clockTime' && typeof value === 'number' && value >= 2400 && value % 100 < 60) hint = ' (HHMM: 2359 is the latest time)';
-    this.error(code, arg, `${helper}: ${parameter} ${JSON.stringify(value)} is not ${ARGUMENT_RULES[rule].describe}${hint}`);
+    this.error(code, arg, `${helper}: ${parameter} ${formatConstant(value)} is not ${ARGUMENT_RULES[rule].describe}${hint}`);
   }
+}
+
+/** `(value string, candidates ...string)` of a helper, `(string, int)` of a func type: for messages. */
+function parameterList(callee: HelperDefinition | FuncType): string {
+  if ('kind' in callee) return `(${callee.params.map((p) => TYPE_SPELLING[p]).join(', ')})`;
+  return `(${callee.params.map((p) => `${p.name} ${p.variadic ? '...' : ''}${TYPE_SPELLING[p.type]}`).join(', ')})`;
+}
+
+/** Whether an expression can be an integer constant outside the safe range (the only ones that may overflow int). */
+function mayBeLargeConstant(expr: Expr): boolean {
+  switch (expr.kind) {
+    case 'IntLit':
+      return typeof expr.value === 'bigint';
+    case 'Ident': {
+      const binding = expr.binding;
+      if (binding === undefined) return false;
+      if (binding.kind === 'local') return typeof binding.constant === 'bigint';
+      return binding.kind === 'constant' && typeof binding.value === 'bigint';
+    }
+    case 'ParenExpr':
+      return mayBeLargeConstant(expr.expr);
+    case 'UnaryExpr':
+      return mayBeLargeConstant(expr.operand);
+    case 'CallExpr':
+      return expr.target?.kind === 'conversion' && expr.args.length === 1 && mayBeLargeConstant(expr.args[0]);
+    default:
+      return false;
+  }
+}
+
+/** The closure literal a declaration gives its name, if the value is one. */
+function closureLiteral(value: Expr): FuncLit | null {
+  const literal = unparenthesize(value);
+  return literal.kind === 'FuncLit' ? literal : null;
 }
 
 function unparenthesize(expr: Expr): Expr {

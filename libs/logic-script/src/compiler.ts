@@ -1,39 +1,58 @@
 // Turns a checked tree into nested closures, once per script: evaluating a visitor then runs plain
 // function calls with no tree walking, no type tests and no name lookups. Constants are folded,
 // switches over literal cases become a Map lookup, and literal helper arguments (already checked by
-// the checker) skip their run-time rule checks.
-import type { BinaryExpr, CallExpr, Expr, FuncLit, LocalBinding, Script, Stmt, SwitchStmt } from './ast';
-import { ARGUMENT_RULES, HelperDefinition, requireArgument, ValueType } from './builtins';
-import { constantValue } from './checker';
-import { RuntimeEnv, RuntimeFailure, RuntimeValue } from './runtime';
+// the checker) skip their run-time rule checks. Closures declared with their literal and never
+// reassigned are called directly; other func values are called through the value a variable holds.
+import type { BinaryExpr, CallExpr, Expr, FuncLit, Ident, LocalBinding, Script, Stmt, SwitchStmt, Type, VariableBinding } from './ast';
+import { ARGUMENT_RULES, HelperDefinition, requireArgument } from './builtins';
+import { constantValue } from './constants';
+import { negateInt64 } from './go/ints';
+import { compareStrings, runeToString } from './go/strings';
+import { Box, FuncValue, NIL_LIST, RuntimeEnv, RuntimeFailure, RuntimeValue, UNSET } from './runtime';
 
 type Getter = (env: RuntimeEnv) => RuntimeValue;
-/** Runs statements; returns the value of a `return`, or undefined when control falls through. */
-type Exec = (env: RuntimeEnv) => RuntimeValue | undefined;
+/** What a `break` statement returns through the statements around it, up to its switch. */
+const BREAK: unique symbol = Symbol('break');
+/** Runs statements; returns the value of a `return`, BREAK, or undefined when control falls through. */
+type Exec = (env: RuntimeEnv) => RuntimeValue | typeof BREAK | undefined;
 
 const fallThrough: Exec = () => undefined;
+const leaveSwitch: Exec = () => BREAK;
 
-const ZERO_VALUES: Readonly<Record<ValueType, RuntimeValue>> = { string: '', int: 0, bool: false, list: Object.freeze([]) as readonly string[] };
-
-/** Compiles a script that passed the checker. */
-export function compileScript(script: Script): Exec {
-  return new Compiler().list(script.body);
+/** The value a variable declared without one starts with. */
+function zeroValue(type: Type | undefined): RuntimeValue {
+  switch (type) {
+    case 'string':
+      return '';
+    case 'int':
+      return 0;
+    case 'bool':
+      return false;
+    case 'list':
+      return NIL_LIST;
+    default:
+      return null; // a func: nil
+  }
 }
 
-const SURROGATE = /[\uD800-\uDFFF]/;
-
-/**
- * Go orders strings by their UTF-8 bytes. Without surrogates, UTF-16 code-unit order is the same
- * order; with them (code points above U+FFFF, or lone halves that UTF-8 turns into U+FFFD) the
- * bytes are compared.
- */
-export function compareStrings(a: string, b: string): number {
-  if (!SURROGATE.test(a) && !SURROGATE.test(b)) return a < b ? -1 : a > b ? 1 : 0;
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+/** Compiles a script that passed the checker. */
+export function compileScript(script: Script): (env: RuntimeEnv) => RuntimeValue | undefined {
+  const compiler = new Compiler();
+  const body = compiler.list(script.body) as (env: RuntimeEnv) => RuntimeValue | undefined; // break never leaves a switch
+  const assigned = [...compiler.assignedVariables];
+  if (assigned.length === 0) return body;
+  // Predeclared variables the script assigns live in slots, read from the visitor on first use.
+  return (env) => {
+    for (let i = 0; i < assigned.length; i++) env.slots[assigned[i]] = UNSET;
+    return body(env);
+  };
 }
 
 class Compiler {
   private readonly functions = new Map<FuncLit, Exec>();
+  private readonly invokers = new Map<FuncLit, FuncValue>();
+  /** Slots of the predeclared variables the script assigns. */
+  readonly assignedVariables = new Set<number>();
   /** Getters known to return a constant, so callers can use the value instead of calling them. */
   private readonly constants = new WeakMap<Getter | Exec, RuntimeValue>();
   /** `if condition { return constant }` statements, which a list runs as one loop. */
@@ -101,33 +120,41 @@ class Compiler {
     return fused;
   }
 
-  /** null: nothing to do at run time (a closure declaration). */
+  /** null: nothing to do at run time (a constant, or a closure only ever called by name). */
   private statement(statement: Stmt): Exec | null {
     switch (statement.kind) {
       case 'VarDecl': {
-        const type = statement.type?.name;
+        const bindings = statement.names.map((n) => n.binding as LocalBinding | undefined);
         if (statement.values.length === 0) {
-          const zero = ZERO_VALUES[type as ValueType];
           return this.assign(
-            statement.names.map((n) => n.binding as LocalBinding | undefined),
-            statement.names.map(() => () => zero),
+            bindings.map((binding) => ({ binding, declares: true })),
+            bindings.map((binding) => this.constant(zeroValue(binding?.type))),
           );
         }
-        return this.declaration(
-          statement.names.map((n) => n.binding as LocalBinding | undefined),
-          statement.values,
-        );
+        return this.declaration(bindings, statement.values);
       }
       case 'ShortVarDecl':
         return this.declaration(
-          statement.names.map((n) => n.binding as LocalBinding | undefined),
+          statement.names.map((n, i) => {
+            const binding = n.binding?.kind === 'local' ? n.binding : undefined;
+            return binding && statement.introduces?.[i] === false ? { assigns: binding } : binding;
+          }),
           statement.values,
         );
+      case 'ConstDecl':
+        return null;
       case 'Assign':
         return this.assign(
-          statement.targets.map((t) => (t.kind === 'Ident' && t.binding?.kind === 'local' ? t.binding : undefined)),
+          statement.targets.map((t) => ({
+            binding: t.kind === 'Ident' ? (t.binding as LocalBinding | VariableBinding | undefined) : undefined,
+            declares: false,
+          })),
           statement.values.map((v) => this.expr(v)),
         );
+      case 'BreakStmt':
+        return leaveSwitch;
+      case 'FallthroughStmt':
+        return null; // compiled by its switch
       case 'ExprStmt': {
         const run = this.expr(statement.expr);
         return (env) => {
@@ -164,44 +191,104 @@ class Compiler {
     }
   }
 
-  private declaration(bindings: (LocalBinding | undefined)[], values: Expr[]): Exec | null {
-    // Closures live in the compiled code, not in the frame: declaring one does nothing at run time.
-    const kept = values.map((value, i) => ({ binding: bindings[i], value })).filter(({ value }) => value.kind !== 'FuncLit');
+  /**
+   * `a, b := x, y` or `var a, b = x, y`. An entry `{ assigns: binding }` is a name := assigns to (it
+   * already exists). A closure only ever called by its name lives in the compiled code, not in the
+   * frame: declaring it does nothing at run time.
+   */
+  private declaration(entries: (LocalBinding | { assigns: LocalBinding } | undefined)[], values: Expr[]): Exec | null {
+    const kept = values
+      .map((value, i) => {
+        const entry = entries[i];
+        if (entry && 'assigns' in entry) return { target: { binding: entry.assigns, declares: false }, value };
+        return { target: { binding: entry, declares: true }, value };
+      })
+      .filter(({ target }) => !(target.declares && target.binding && onlyCalledByName(target.binding)));
     if (kept.length === 0) return null;
     return this.assign(
-      kept.map((k) => k.binding),
+      kept.map((k) => k.target),
       kept.map((k) => this.expr(k.value)),
     );
   }
 
-  private assign(targets: (LocalBinding | undefined)[], values: Getter[]): Exec {
+  /** How a value is stored: into a slot, into the box of a boxed variable, or into a new box when declared. */
+  private store(target: { binding: LocalBinding | VariableBinding | undefined; declares: boolean }): ((env: RuntimeEnv, value: RuntimeValue) => void) | null {
+    const binding = target.binding;
+    if (!binding) return null;
+    if (binding.kind === 'variable') {
+      const slot = binding.slot as number;
+      this.assignedVariables.add(slot);
+      return (env, value) => {
+        env.slots[slot] = value;
+      };
+    }
+    const slot = binding.slot;
+    if (!binding.boxed) {
+      return (env, value) => {
+        env.slots[slot] = value;
+      };
+    }
+    if (target.declares) {
+      return (env, value) => {
+        env.slots[slot] = { v: value };
+      };
+    }
+    return (env, value) => {
+      (env.slots[slot] as Box).v = value;
+    };
+  }
+
+  private assign(targets: { binding: LocalBinding | VariableBinding | undefined; declares: boolean }[], values: Getter[]): Exec {
     if (values.length === 1) {
       const value = values[0];
       const target = targets[0];
-      if (!target) {
+      const binding = target.binding;
+      if (binding?.kind === 'local' && !binding.boxed) {
+        const slot = binding.slot;
+        return (env) => {
+          env.slots[slot] = value(env);
+          return undefined;
+        };
+      }
+      const store = this.store(target);
+      if (!store) {
         return (env) => {
           value(env);
           return undefined;
         };
       }
-      const slot = target.slot;
       return (env) => {
-        env.slots[slot] = value(env);
+        store(env, value(env));
         return undefined;
       };
     }
     // Go evaluates every right-hand side before assigning any.
-    const slots = targets.map((t) => (t ? t.slot : -1));
+    const stores = targets.map((t) => this.store(t));
     return (env) => {
       const computed = values.map((v) => v(env));
-      for (let i = 0; i < slots.length; i++) if (slots[i] >= 0) env.slots[slots[i]] = computed[i];
+      for (let i = 0; i < stores.length; i++) stores[i]?.(env, computed[i]);
       return undefined;
     };
   }
 
   private switchStatement(statement: SwitchStmt): Exec {
     const init = statement.init ? this.statement(statement.init) : null;
-    const bodies = statement.clauses.map((c) => this.list(c.body));
+    // A case ending in fallthrough goes on with the next case's body (and what that one falls into).
+    const bodies: Exec[] = [];
+    for (let i = statement.clauses.length - 1; i >= 0; i--) {
+      const body = statement.clauses[i].body;
+      const fallsThrough = body.length > 0 && body[body.length - 1].kind === 'FallthroughStmt';
+      const own = this.list(fallsThrough ? body.slice(0, -1) : body);
+      const next = bodies[0];
+      bodies.unshift(
+        fallsThrough && next
+          ? (env) => {
+              const result = own(env);
+              return result !== undefined ? result : next(env);
+            }
+          : own,
+      );
+    }
     const defaultIndex = statement.clauses.findIndex((c) => c.values === null);
     const defaultBody = defaultIndex >= 0 ? bodies[defaultIndex] : fallThrough;
     let decide: Exec;
@@ -209,14 +296,23 @@ class Compiler {
     const tag = statement.tag ? this.expr(statement.tag) : null;
     const constantCases = statement.clauses.every((c) => c.values === null || c.values.every((v) => constantValue(v) !== undefined));
     if (tag && constantCases) {
-      const table = new Map<RuntimeValue, Exec>();
+      const table = new Map<RuntimeValue | typeof BREAK, Exec>();
       statement.clauses.forEach((clause, i) => {
         for (const value of clause.values ?? []) {
           const constant = constantValue(value) as RuntimeValue;
           if (!table.has(constant)) table.set(constant, bodies[i]);
         }
       });
-      decide = (env) => (table.get(tag(env)) ?? defaultBody)(env);
+      // switch country { ... } reads the visitor attribute inline, as == does.
+      const tagExpr = statement.tag as Expr;
+      const attribute =
+        tagExpr.kind === 'Ident' && tagExpr.binding?.kind === 'variable' && tagExpr.binding.slot === null ? tagExpr.binding.definition.attribute : undefined;
+      if (attribute !== undefined) {
+        decide = (env) => {
+          const value = env.visitor[attribute];
+          return (table.get(typeof value === 'string' ? value : '') ?? defaultBody)(env);
+        };
+      } else decide = (env) => (table.get(tag(env)) ?? defaultBody)(env);
     } else {
       const clauses = statement.clauses
         .map((clause, i) => ({ matchers: (clause.values ?? []).map((v) => this.expr(v)), body: bodies[i] }))
@@ -227,6 +323,13 @@ class Compiler {
           for (const matcher of clause.matchers) if (matcher(env) === subject) return clause.body(env);
         }
         return defaultBody(env);
+      };
+    }
+    if (statement.hasBreak) {
+      const inner = decide;
+      decide = (env) => {
+        const result = inner(env);
+        return result === BREAK ? undefined : result;
       };
     }
     if (!init) return decide;
@@ -242,21 +345,20 @@ class Compiler {
     const constant = constantValue(expr);
     if (constant !== undefined) return this.constant(constant);
     switch (expr.kind) {
-      case 'Ident': {
-        const binding = expr.binding;
-        if (binding?.kind === 'local') {
-          const slot = binding.slot;
-          return (env) => env.slots[slot];
-        }
-        if (binding?.kind === 'variable') return binding.definition.read;
-        break;
-      }
+      case 'Ident':
+        return this.ident(expr);
       case 'ParenExpr':
         return this.expr(expr.expr);
       case 'UnaryExpr': {
         const operand = this.expr(expr.operand);
-        return expr.op === '!' ? (env) => !operand(env) : (env) => -(operand(env) as number);
+        if (expr.op === '!') return (env) => !operand(env);
+        return (env) => {
+          const value = operand(env) as number | bigint;
+          return typeof value === 'number' ? 0 - value : negateInt64(value);
+        };
       }
+      case 'FuncLit':
+        return this.funcValue(expr);
       case 'BinaryExpr':
         return this.binary(expr);
       case 'CallExpr':
@@ -269,6 +371,30 @@ class Compiler {
       }
     }
     throw new Error(`cannot compile ${expr.kind} (the checker should have rejected it)`);
+  }
+
+  private ident(expr: Ident): Getter {
+    const binding = expr.binding;
+    switch (binding?.kind) {
+      case 'local': {
+        const slot = binding.slot;
+        if (binding.boxed) return (env) => (env.slots[slot] as Box).v;
+        return (env) => env.slots[slot] as RuntimeValue;
+      }
+      case 'variable': {
+        const read = binding.definition.read;
+        if (binding.slot === null) return read;
+        const slot = binding.slot;
+        this.assignedVariables.add(slot);
+        return (env) => {
+          const value = env.slots[slot];
+          return value !== UNSET ? (value as RuntimeValue) : (env.slots[slot] = read(env));
+        };
+      }
+      case 'nil':
+        return this.constant(expr.nilType === 'list' ? NIL_LIST : null);
+    }
+    throw new Error(`cannot compile ${expr.name} (the checker should have rejected it)`);
   }
 
   private binary(expr: BinaryExpr): Getter {
@@ -314,19 +440,35 @@ class Compiler {
 
   /** `x == constant`, reading a local or a visitor attribute inline (the commonest condition). */
   private equalsConstant(expr: Expr, value: Getter, constant: RuntimeValue): Getter {
-    if (expr.kind === 'Ident' && expr.binding?.kind === 'local') {
+    if (expr.kind === 'Ident' && expr.binding?.kind === 'local' && !expr.binding.boxed) {
       const slot = expr.binding.slot;
       return (env) => env.slots[slot] === constant;
     }
-    const attribute = expr.kind === 'Ident' && expr.binding?.kind === 'variable' ? expr.binding.definition.attribute : undefined;
+    const attribute = expr.kind === 'Ident' && expr.binding?.kind === 'variable' && expr.binding.slot === null ? expr.binding.definition.attribute : undefined;
     if (attribute !== undefined && constant !== '') return (env) => env.visitor[attribute] === constant;
     return (env) => value(env) === constant;
   }
 
   private call(call: CallExpr): Getter {
     const target = call.target;
-    if (target?.kind === 'helper') return this.helperCall(call, target.helper);
-    if (target?.kind === 'closure') return this.closureCall(call, target.binding);
+    switch (target?.kind) {
+      case 'helper':
+        return this.helperCall(call, target.helper);
+      case 'value':
+        // A closure never reassigned is its literal wherever it can be called.
+        if (target.binding.closure && !target.binding.reassigned) return this.directCall(call, target.binding.closure, target.binding.name);
+        return this.valueCall(call, target.binding);
+      case 'literal':
+        return this.directCall(call, target.literal, 'the func literal');
+      case 'conversion': {
+        const value = this.expr(call.args[0]);
+        if (target.to !== 'string' || call.args[0].kind === 'StringLit') return value;
+        return (env) => {
+          const v = value(env);
+          return typeof v === 'string' ? v : runeToString(v as number | bigint);
+        };
+      }
+    }
     throw new Error('cannot compile a call without a target (the checker should have rejected it)');
   }
 
@@ -390,31 +532,101 @@ class Compiler {
     }
   }
 
-  private closureCall(call: CallExpr, binding: LocalBinding): Getter {
-    const literal = binding.closure as FuncLit;
+  /** A call of a closure known where it is compiled: its literal's body runs without a func value in between. */
+  private directCall(call: CallExpr, literal: FuncLit, name: string): Getter {
+    const args = call.args.map((a) => this.expr(a));
+    if (literal.ownBoxes) {
+      const invoke = this.invoker(literal, name);
+      return (env) =>
+        invoke(
+          env,
+          args.map((a) => a(env)),
+        );
+    }
     const body = this.function(literal);
     const slots = literal.params.map((p) => (p.binding ? p.binding.slot : -1));
-    const args = call.args.map((a) => this.expr(a));
     // The checker guarantees every path of a closure returns; `?? noResult` only guards that promise.
     const noResult = (): never => {
-      throw new RuntimeFailure(`${binding.name} ended without returning a value`);
+      throw new RuntimeFailure(`${name} ended without returning a value`);
     };
-    if (args.length === 0) return (env) => body(env) ?? noResult();
+    if (args.length === 0) return (env) => (body(env) as RuntimeValue | undefined) ?? noResult();
     if (args.length === 1) {
       const [a] = args;
       const [slot] = slots;
-      if (slot < 0) return (env) => (a(env), body(env) ?? noResult());
+      if (slot < 0) return (env) => (a(env), (body(env) as RuntimeValue | undefined) ?? noResult());
       return (env) => {
         env.slots[slot] = a(env);
-        return body(env) ?? noResult();
+        return (body(env) as RuntimeValue | undefined) ?? noResult();
       };
     }
     // All arguments are evaluated before any parameter is set: an argument may call the same closure.
     return (env) => {
       const values = args.map((a) => a(env));
       for (let i = 0; i < slots.length; i++) if (slots[i] >= 0) env.slots[slots[i]] = values[i];
-      return body(env) ?? noResult();
+      return (body(env) as RuntimeValue | undefined) ?? noResult();
     };
+  }
+
+  /** A call through the func value a variable holds; calling nil fails, as it panics in Go. */
+  private valueCall(call: CallExpr, binding: LocalBinding): Getter {
+    const read = this.ident({ kind: 'Ident', line: call.line, column: call.column, name: binding.name, binding });
+    const args = call.args.map((a) => this.expr(a));
+    return (env) => {
+      const fn = read(env) as FuncValue | null;
+      const values = args.map((a) => a(env));
+      if (fn === null) throw new RuntimeFailure(`call of nil func ${binding.name}: it was declared without a value and not assigned one`);
+      return fn(env, values);
+    };
+  }
+
+  /**
+   * A closure as a value. One made of a literal that keeps boxes (see closure-flow) holds on to the
+   * boxes of the call that made it, and puts them back in place while it runs.
+   */
+  private funcValue(literal: FuncLit): Getter {
+    const invoke = this.invoker(literal, 'the closure');
+    const kept = literal.capturedBoxes;
+    if (!kept) return this.constant(invoke);
+    const slots = kept.map((b) => b.slot);
+    return (env) => {
+      const boxes = slots.map((slot) => env.slots[slot]);
+      return (callEnv, args) => {
+        const saved = slots.map((slot) => callEnv.slots[slot]);
+        for (let i = 0; i < slots.length; i++) callEnv.slots[slots[i]] = boxes[i];
+        try {
+          return invoke(callEnv, args);
+        } finally {
+          for (let i = 0; i < slots.length; i++) callEnv.slots[slots[i]] = saved[i];
+        }
+      };
+    };
+  }
+
+  /** Runs a literal's body with the given arguments; a closure with boxed variables makes new ones for the call. */
+  private invoker(literal: FuncLit, name: string): FuncValue {
+    let invoke = this.invokers.get(literal);
+    if (invoke) return invoke;
+    const body = this.function(literal);
+    const params = literal.params.map((p) => p.binding);
+    const own = (literal.ownBoxes ?? []).map((b) => b.slot);
+    const noResult = (): never => {
+      throw new RuntimeFailure(`${name} ended without returning a value`);
+    };
+    invoke = (env, args) => {
+      // A call made while an earlier call's closure runs must not disturb that call's boxes.
+      const saved = own.length > 0 ? own.map((slot) => env.slots[slot]) : null;
+      for (let i = 0; i < params.length; i++) {
+        const param = params[i];
+        if (param) env.slots[param.slot] = param.boxed ? { v: args[i] } : args[i];
+      }
+      try {
+        return (body(env) as RuntimeValue | undefined) ?? noResult();
+      } finally {
+        if (saved) for (let i = 0; i < own.length; i++) env.slots[own[i]] = saved[i];
+      }
+    };
+    this.invokers.set(literal, invoke);
+    return invoke;
   }
 
   private function(literal: FuncLit): Exec {
@@ -425,4 +637,9 @@ class Compiler {
     }
     return compiled;
   }
+}
+
+/** A closure declared with its literal that is only ever called by its name: it needs no value in its slot. */
+function onlyCalledByName(binding: LocalBinding): boolean {
+  return binding.closure !== null && !binding.reassigned && !binding.valueRead;
 }

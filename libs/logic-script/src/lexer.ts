@@ -8,8 +8,8 @@ export interface Token {
   kind: TokenKind;
   /** Source text for identifiers, keywords and operators; the decoded value for strings. */
   text: string;
-  /** Integer value of an int token. */
-  value: number;
+  /** Integer value of an int token: a number when it is a safe integer, else a bigint (see integerValue). */
+  value: number | bigint;
   line: number;
   column: number;
   /** Semicolon inserted by the newline rule rather than written. */
@@ -147,7 +147,8 @@ const SIMPLE_ESCAPES: Record<string, string> = {
 
 const LETTER = /\p{L}/u;
 const DIGIT = /\p{Nd}/u;
-const utf8Decoder = new TextDecoder('utf-8');
+const strictUtf8Decoder = new TextDecoder('utf-8', { fatal: true });
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function isAsciiLetter(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
@@ -168,6 +169,55 @@ function describeCharacter(cp: number): string {
   return `'${String.fromCodePoint(cp)}' (${hex})`;
 }
 
+const BASE_NAMES: Readonly<Record<string, string>> = { x: 'hexadecimal', o: 'octal', b: 'binary' };
+const DIGITS_OF_BASE: Readonly<Record<string, RegExp>> = { x: /[0-9a-f]/, o: /[0-7]/, b: /[01]/ };
+
+/**
+ * Why a number-like token is not a Go integer literal (decimal, 0x hex, 0o or 0-prefixed octal, 0b
+ * binary, with _ between digits), or null when it is one. Fractions, exponents and imaginary numbers
+ * are Go, but not integers: the language has no other number type.
+ */
+export function integerLiteralProblem(text: string): string | null {
+  const lower = text.toLowerCase();
+  if (lower.endsWith('i')) return `${text}: imaginary numbers are not supported; the only number type is int`;
+  const prefix = /^0[xob]/.test(lower) ? lower[1] : null;
+  const body = prefix ? lower.slice(2) : lower;
+  const fractional =
+    prefix === null
+      ? /^[0-9_]*(\.[0-9_]*)?(e[+-]?[0-9_]*)?$/.test(body) && /[.e]/.test(body)
+      : prefix === 'x'
+        ? /^[0-9a-f_]*(\.[0-9a-f_]*)?(p[+-]?[0-9_]*)?$/.test(body) && /[.p]/.test(body)
+        : body.includes('.');
+  if (fractional) return `${text}: only whole numbers are supported (no fractions or exponents); the only number type is int`;
+  if (prefix) {
+    const base = BASE_NAMES[prefix];
+    if (!/[0-9a-z]/.test(body)) return `${text}: ${base} literal has no digits`;
+    const wrong = [...body].find((ch) => ch !== '_' && !DIGITS_OF_BASE[prefix].test(ch));
+    if (wrong) return `${text}: invalid digit '${wrong}' in ${base} literal`;
+    if (!/^_?[0-9a-f]+(_[0-9a-f]+)*$/.test(body)) return `${text}: '_' must separate successive digits`;
+    return null;
+  }
+  const letter = /[a-z]/i.exec(text);
+  if (letter) return `${text}: invalid character '${letter[0]}' in a number; integers are decimal, or 0x hex, 0o octal, 0b binary`;
+  if (!/^[0-9]+(_[0-9]+)*$/.test(text)) return `${text}: '_' must separate successive digits`;
+  const octalDigit = text.length > 1 && text.charCodeAt(0) === 48 ? /[89]/.exec(text) : null;
+  if (octalDigit) {
+    const decimal = text.replace(/^[0_]+/, '') || '0';
+    return `${text}: invalid digit '${octalDigit[0]}' in octal literal (a leading 0 makes Go read the number as octal; write ${decimal})`;
+  }
+  return null;
+}
+
+/**
+ * The value of a valid integer literal: a number when it is a safe integer (|n| <= 2^53-1), else a
+ * bigint. Every int value of the language keeps this form, so equal values are always === equal.
+ */
+export function integerValue(text: string): number | bigint {
+  const digits = text.replace(/_/g, '');
+  const big = /^0[0-7]+$/.test(digits) ? BigInt(`0o${digits.slice(1)}`) : BigInt(digits);
+  return big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
+}
+
 export function tokenize(source: string, diagnostics: DiagnosticBag): Token[] {
   const tokens: Token[] = [];
   const length = source.length;
@@ -176,7 +226,7 @@ export function tokenize(source: string, diagnostics: DiagnosticBag): Token[] {
   let lineStart = 0;
   let last: Token | null = null;
 
-  const push = (kind: TokenKind, text: string, value: number, tokenLine: number, column: number): void => {
+  const push = (kind: TokenKind, text: string, value: number | bigint, tokenLine: number, column: number): void => {
     last = { kind, text, value, line: tokenLine, column, auto: false };
     tokens.push(last);
   };
@@ -301,46 +351,23 @@ export function tokenize(source: string, diagnostics: DiagnosticBag): Token[] {
       push('int', text, Number(text), line, column);
       return pos;
     }
-    while (pos < length && (isDecimalDigit(source.charCodeAt(pos)) || source.charCodeAt(pos) === 95)) pos++;
-    let isFloat = false;
-    let malformed = false;
-    if (source.charCodeAt(pos) === 46 && source.charCodeAt(pos + 1) !== 46) {
-      isFloat = true;
-      pos++;
-    }
-    // Swallow the rest of anything number-like (hex digits, exponents, suffixes) so it is one error.
+    // Swallow the rest of anything number-like (digits of any base, separators, fractions, exponents,
+    // suffixes) so that it is one literal and, when malformed, one error.
     while (pos < length) {
       const d = source.charCodeAt(pos);
-      if (isAsciiLetter(d) || isDecimalDigit(d)) {
-        malformed = true;
-        pos++;
-      } else if (d === 46 && isFloat && isDecimalDigit(source.charCodeAt(pos + 1))) {
-        pos++;
-      } else if ((d === 43 || d === 45) && /[eEpP]$/.test(source.slice(start, pos)) && isFloat) {
-        pos++;
-      } else break;
+      if (isAsciiLetter(d) || isDecimalDigit(d)) pos++;
+      else if (d === 46 && source.charCodeAt(pos + 1) !== 46) pos++;
+      else if ((d === 43 || d === 45) && /^(0[xX][0-9a-fA-F_.]*[pP]|[0-9_.]*[eE])$/.test(source.slice(start, pos))) pos++;
+      else break;
     }
     const text = source.slice(start, pos);
-    const at = { line, column };
-    if (isFloat || /^[0-9_]*[eE]/.test(text)) {
-      diagnostics.error('UNSUPPORTED_NUMBER', at, `${text}: only whole decimal numbers are supported (no fractions or exponents)`);
-    } else if (malformed) {
-      diagnostics.error('UNSUPPORTED_NUMBER', at, `${text}: only plain decimal integers are supported (no hex, octal, binary or imaginary numbers)`);
-    } else if (!/^[0-9]+(_[0-9]+)*$/.test(text)) {
-      diagnostics.error('UNSUPPORTED_NUMBER', at, `${text}: misplaced _ in number; write the digits without separators`);
-    } else if (text.length > 1 && text.charCodeAt(0) === 48) {
-      const digits = text.replace(/^0+/, '') || '0';
-      diagnostics.error('UNSUPPORTED_NUMBER', at, `${text}: write ${digits}; a leading 0 makes Go read the number as octal`);
-    } else {
-      const value = Number(text.replace(/_/g, ''));
-      if (value > Number.MAX_SAFE_INTEGER) {
-        diagnostics.error('INTEGER_OUT_OF_RANGE', at, `${text} is too large; integers must be at most ${Number.MAX_SAFE_INTEGER}`);
-      } else {
-        push('int', text, value, line, column);
-        return pos;
-      }
+    const problem = integerLiteralProblem(text);
+    if (problem) {
+      diagnostics.error('UNSUPPORTED_NUMBER', { line, column }, problem);
+      push('bad', text, 0, line, column);
+      return pos;
     }
-    push('bad', text, 0, line, column);
+    push('int', text, integerValue(text), line, column);
     return pos;
   }
 
@@ -352,19 +379,31 @@ export function tokenize(source: string, diagnostics: DiagnosticBag): Token[] {
         push('string', source.slice(start + 1, i), 0, line, column);
         return i + 1;
       }
-      if (d === 92 || d === 10) break;
+      if (d === 92 || d === 10 || (d >= 0xd800 && d <= 0xdfff)) break;
     }
     let pos = start + 1;
     let value = '';
     let segmentStart = pos;
     let bytes: number[] | null = null; // \x and octal escapes are bytes; consecutive ones form UTF-8
+    let bytesColumn = 0; // where the current run of byte escapes starts
     const errorsBefore = diagnostics.errors.length;
     // A literal with a lexical error becomes a 'bad' token: its value is unknowable, so no rule is checked on it.
     const finish = (): void => push(diagnostics.errors.length > errorsBefore ? 'bad' : 'string', value, 0, line, column);
     const flushBytes = (): void => {
-      if (bytes) {
-        value += utf8Decoder.decode(new Uint8Array(bytes));
-        bytes = null;
+      if (!bytes) return;
+      const run = new Uint8Array(bytes);
+      bytes = null;
+      try {
+        value += strictUtf8Decoder.decode(run);
+      } catch {
+        // Source text is UTF-8 and so is visitor data; only escapes can make other bytes, and a run of
+        // them has to be whole UTF-8 characters on its own (the text around it is whole characters).
+        const shown = [...run].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('');
+        diagnostics.error(
+          'INVALID_UTF8_LITERAL',
+          { line, column: bytesColumn },
+          `"${shown}" is not valid UTF-8: byte escapes must spell whole UTF-8 characters (e.g. "\\xc3\\xa9" for é); visitor data is always valid UTF-8, so such a string could never match it`,
+        );
       }
     };
     for (;;) {
@@ -387,7 +426,8 @@ export function tokenize(source: string, diagnostics: DiagnosticBag): Token[] {
         return pos + 1;
       }
       if (c !== 92) {
-        pos++;
+        if (c >= 0xd800 && c <= 0xdfff) pos = checkSurrogatePair(pos);
+        else pos++;
         continue;
       }
       const plain = source.slice(segmentStart, pos);
@@ -403,6 +443,7 @@ export function tokenize(source: string, diagnostics: DiagnosticBag): Token[] {
         const digits = kind === 'x' ? source.slice(pos + 2, pos + 4) : source.slice(pos + 1, pos + 4);
         const valid = kind === 'x' ? /^[0-9a-fA-F]{2}$/.test(digits) : /^[0-7]{3}$/.test(digits) && parseInt(digits, 8) <= 255;
         if (valid) {
+          if (!bytes) bytesColumn = escapeColumn;
           (bytes ??= []).push(parseInt(digits, kind === 'x' ? 16 : 8));
           pos += 4; // \xHH and \ooo are both four characters
         } else {
@@ -439,6 +480,15 @@ export function tokenize(source: string, diagnostics: DiagnosticBag): Token[] {
     }
   }
 
+  /** At a surrogate inside a string literal: steps over a valid pair; a lone half is not UTF-8. */
+  function checkSurrogatePair(pos: number): number {
+    const c = source.charCodeAt(pos);
+    const d = source.charCodeAt(pos + 1);
+    if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) return pos + 2;
+    diagnostics.error('INVALID_UTF8_LITERAL', { line, column: pos - lineStart + 1 }, 'the string holds an unpaired surrogate, which is not valid UTF-8');
+    return pos + 1;
+  }
+
   function lexRawString(start: number, column: number): number {
     const startLine = line;
     const end = source.indexOf('`', start + 1);
@@ -451,6 +501,11 @@ export function tokenize(source: string, diagnostics: DiagnosticBag): Token[] {
     }
     // Go drops carriage returns from raw strings, so CRLF files mean the same as LF files.
     const value = source.slice(start + 1, stop).replace(/\r/g, '');
+    if (LONE_SURROGATE.test(value)) {
+      diagnostics.error('INVALID_UTF8_LITERAL', { line: startLine, column }, 'the raw string holds an unpaired surrogate, which is not valid UTF-8');
+      push('bad', value, 0, startLine, column);
+      return end < 0 ? length : end + 1;
+    }
     if (end < 0) diagnostics.error('UNTERMINATED_STRING', { line: startLine, column }, 'raw string literal not terminated: add the closing `');
     push(end < 0 ? 'bad' : 'string', value, 0, startLine, column);
     return end < 0 ? length : end + 1;

@@ -4,6 +4,7 @@
 // many errors; `recovered` then tells the checker that flow analysis would see a partial script.
 import type {
   Assign,
+  ConstDecl,
   BadExpr,
   BinaryOperator,
   Block,
@@ -253,8 +254,7 @@ class Parser {
         case 'var':
           return this.parseVarDeclaration();
         case 'const':
-          this.report('UNSUPPORTED_CONST', at, 'const declarations are not supported; declare a variable with name := value');
-          return this.parseVarDeclaration();
+          return this.parseConstDeclaration();
         case 'return':
           return this.parseReturn();
         case 'if':
@@ -288,12 +288,21 @@ class Parser {
           this.fail('UNSUPPORTED_TYPE_DECLARATION', at, 'type declarations are not supported; use string, int, bool and []string values');
           break;
         case 'break':
+        case 'fallthrough': {
+          this.next();
+          if (this.token.kind === 'ident') {
+            this.fail(
+              'UNSUPPORTED_BRANCH',
+              this.at(),
+              `labels are not supported (${token.text} ${this.token.text}); a plain ${token.text} applies to the innermost switch`,
+            );
+          }
+          if (token.text === 'break') return { kind: 'BreakStmt', line: at.line, column: at.column };
+          return { kind: 'FallthroughStmt', line: at.line, column: at.column };
+        }
         case 'continue':
         case 'goto':
           this.fail('UNSUPPORTED_BRANCH', at, `${token.text} is not supported: there are no loops or labels; return a route key where the decision is made`);
-          break;
-        case 'fallthrough':
-          this.fail('UNSUPPORTED_BRANCH', at, 'fallthrough is not supported: list several values in one case instead, e.g. case "US", "CA":');
           break;
         case 'else':
           this.fail('SYNTAX_ERROR', at, 'else without a preceding if');
@@ -358,8 +367,46 @@ class Parser {
     return { kind: 'ExprStmt', line: at.line, column: at.column, expr: bad };
   }
 
+  /** `const x = 1`, `const x int = 1`, or a group `const ( a = iota; b; c )` whose specs without values repeat the previous ones. */
+  private parseConstDeclaration(): Stmt[] {
+    this.next(); // const
+    if (!this.isOp('(')) return [this.parseConstSpec(0, null)];
+    this.next();
+    const specs: ConstDecl[] = [];
+    while (!this.isOp(')')) {
+      if (this.isEof()) this.fail('SYNTAX_ERROR', this.at(), "missing ')' to close the const group");
+      if (this.isSemi()) {
+        this.next();
+        continue;
+      }
+      specs.push(this.parseConstSpec(specs.length, specs.length > 0 ? specs[specs.length - 1] : null));
+      if (this.isSemi()) this.next();
+      else if (!this.isOp(')')) this.fail('SYNTAX_ERROR', this.at(), `unexpected ${this.describe()} in const group; put each declaration on its own line`);
+    }
+    this.next();
+    return specs;
+  }
+
+  private parseConstSpec(iota: number, previous: ConstDecl | null): ConstDecl {
+    const at = this.at();
+    const names = [this.parseName('in const declaration')];
+    while (this.isOp(',')) {
+      this.next();
+      names.push(this.parseName('in const declaration'));
+    }
+    let type: TypeRef | null = null;
+    if (!this.isOp('=') && !this.isSemi() && !this.isOp(')')) type = this.parseType();
+    if (this.isOp('=')) {
+      this.next();
+      return { kind: 'ConstDecl', line: at.line, column: at.column, names, type, values: this.parseExpressionList(), iota, implicit: false };
+    }
+    if (type !== null || previous === null)
+      this.fail('SYNTAX_ERROR', this.at(), `missing init expression for const declaration: write const ${names[0].name} = value`);
+    return { kind: 'ConstDecl', line: at.line, column: at.column, names, type: previous.type, values: previous.values, iota, implicit: true };
+  }
+
   private parseVarDeclaration(): Stmt[] {
-    this.next(); // var or const
+    this.next(); // var
     if (!this.isOp('(')) return [this.parseVarSpec()];
     this.next();
     const specs: Stmt[] = [];
@@ -543,15 +590,13 @@ class Parser {
     const token = this.token;
     if (token.kind === 'ident') {
       this.next();
-      if (SUPPORTED_TYPE_NAMES.has(token.text)) return this.typeRef(at, token.text as 'string' | 'int' | 'bool');
       let name = token.text;
       if (this.isOp('.') && this.peek().kind === 'ident') {
         this.next();
         name += `.${this.token.text}`;
         this.next();
       }
-      this.report('UNSUPPORTED_TYPE', at, `type ${name} is not available; use string, int, bool or []string`);
-      return this.typeRef(at, 'invalid');
+      return this.namedType(at, name);
     }
     if (token.kind === 'op') {
       switch (token.text) {
@@ -601,15 +646,7 @@ class Parser {
           this.parseType();
           return this.typeRef(at, 'invalid');
         case 'func':
-          this.report(
-            'UNSUPPORTED_FUNCTION_VARIABLE',
-            at,
-            'variables of function type are not supported; declare the closure with its body: name := func(...) T { ... }',
-          );
-          this.next();
-          this.skipBalancedFrom('(', ')', false);
-          this.parseResults();
-          return this.typeRef(at, 'invalid');
+          return this.parseFuncType(at);
         case 'struct':
         case 'interface':
           this.report('UNSUPPORTED_TYPE', at, `${token.text} types are not available; use string, int, bool or []string`);
@@ -619,6 +656,57 @@ class Parser {
       }
     }
     this.fail('SYNTAX_ERROR', at, `expected a type, found ${this.describe()}`);
+  }
+
+  /** `func(string, int) bool`, or with parameter names: `func(device string) bool`. */
+  private parseFuncType(at: Located): TypeRef {
+    this.next(); // func
+    this.expectOp('(', 'to open the parameter types');
+    // As in a parameter list, a lone name is a parameter name when some entry is `name type`, else a type.
+    const entries: { at: Located; name: string | null; type: TypeRef | null }[] = [];
+    while (!this.isOp(')')) {
+      const entryAt = this.at();
+      if (this.isOp('...')) {
+        this.report('INVALID_CLOSURE_SIGNATURE', entryAt, 'closures cannot be variadic; take a fixed number of bool, int or string parameters');
+        this.next();
+      }
+      if (this.token.kind === 'ident' && this.peek().kind === 'op' && (this.peek().text === ',' || this.peek().text === ')')) {
+        entries.push({ at: entryAt, name: this.token.text, type: null });
+        this.next();
+      } else if (this.token.kind === 'ident' && !(this.peek().kind === 'op' && this.peek().text === '.')) {
+        const name = this.token.text;
+        this.next();
+        entries.push({ at: entryAt, name, type: this.parseType() });
+      } else entries.push({ at: entryAt, name: null, type: this.parseType() });
+      if (this.isOp(',')) this.next();
+      else if (!this.isOp(')')) this.fail('SYNTAX_ERROR', this.at(), `expected ',' or ')' in parameter list, found ${this.describe()}`);
+    }
+    this.next();
+    const named = entries.some((e) => e.name !== null && e.type !== null);
+    const params: TypeRef[] = [];
+    let pendingType: TypeRef | null = null;
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const entry = entries[i];
+      if (!named) {
+        params.unshift(entry.type ?? this.namedType(entry.at, entry.name as string));
+        continue;
+      }
+      if (entry.type !== null && entry.name !== null) pendingType = entry.type;
+      if (entry.name === null || pendingType === null) {
+        this.report('SYNTAX_ERROR', entry.at, 'mixed named and unnamed parameters; give every parameter a name and a type');
+        continue;
+      }
+      params.unshift(entry.type ?? pendingType);
+    }
+    const results = this.parseResults();
+    return { kind: 'TypeRef', line: at.line, column: at.column, name: 'func', params, results };
+  }
+
+  /** A type written as a name: string, int or bool; any other is reported. */
+  private namedType(at: Located, name: string): TypeRef {
+    if (SUPPORTED_TYPE_NAMES.has(name)) return this.typeRef(at, name as 'string' | 'int' | 'bool');
+    this.report('UNSUPPORTED_TYPE', at, `type ${name} is not available; use string, int, bool or []string`);
+    return this.typeRef(at, 'invalid');
   }
 
   private skipMapType(): void {
@@ -806,14 +894,23 @@ class Parser {
     return { kind: 'BadExpr', line: target.line, column: target.column, parts };
   }
 
+  /** The current token starts a type rather than a value. */
+  private startsType(): boolean {
+    const next = this.token;
+    if (next.kind === 'keyword') return ['map', 'chan', 'func', 'struct', 'interface'].includes(next.text);
+    if (next.kind === 'op') return next.text === '[' || next.text === '*';
+    return next.kind === 'ident' && SUPPORTED_TYPE_NAMES.has(next.text);
+  }
+
   private parseCall(callee: Expr): Expr {
     const open = this.at();
     this.next();
     this.enter(open);
     const args: Expr[] = [];
     let spread = false;
-    // make and new take a type first; read it as one so that the checker reports the built-in itself.
-    const takesType = callee.kind === 'Ident' && (callee.name === 'make' || callee.name === 'new');
+    // make and new take a type first; read it as one so that the checker reports the built-in itself
+    // (unless it cannot be a type: a local may shadow make or new).
+    const takesType = callee.kind === 'Ident' && (callee.name === 'make' || callee.name === 'new') && this.startsType();
     while (!this.isOp(')')) {
       if (this.isEof()) this.fail('SYNTAX_ERROR', this.at(), `missing ')' to close the call opened at line ${open.line}`);
       if (spread) {
@@ -850,7 +947,7 @@ class Parser {
     switch (token.kind) {
       case 'int':
         this.next();
-        return { kind: 'IntLit', line: at.line, column: at.column, value: token.value };
+        return { kind: 'IntLit', line: at.line, column: at.column, value: token.value, text: token.text };
       case 'string':
         this.next();
         return { kind: 'StringLit', line: at.line, column: at.column, value: token.text };
@@ -986,10 +1083,8 @@ class Parser {
     this.next();
     const named = entries.some((e) => e.name !== null && e.type !== null);
     if (!named) {
-      if (entries.length > 0) {
-        this.report('INVALID_CLOSURE_SIGNATURE', entries[0].at, 'closure parameters need names, e.g. func(device string) bool');
-      }
-      return [];
+      // Only types, as Go allows: the parameters have no names and the body cannot read them.
+      return entries.map((e) => ({ line: e.at.line, column: e.at.column, name: '_', type: e.type ?? this.namedType(e.at, e.name as string) }));
     }
     // Go groups `a, b string`: a name without a type takes the type of the next typed parameter.
     const params: Parameter[] = [];

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { languageCatalog } from './catalog';
 import { DIAGNOSTIC_CODES } from './diagnostics';
+import { GO_CASE_TABLE } from './go/case-table.generated';
 import { compile, evaluate, EvaluationContext } from './evaluator';
 import { ROUTE_KEY_PATTERN } from './rules';
 import { validate, ValidationResult } from './validate';
@@ -53,11 +54,23 @@ const localMinuteOfDay = (ctx: ModelContext, offset: number): number => {
 };
 
 const DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
-const LITERALS = ['US', 'DE', 'mobile', '', 'fb_ads', 'x', 'Chrome', 'é', 'google.'];
+const LITERALS = ['US', 'DE', 'mobile', '', 'fb_ads', 'x', 'Chrome', 'é', 'google.', 'ß', 'İzmir', 'ΑΣ'];
 const KEYS = ['us', 'de', 'mobile', 'k_1', 'default', 'night', 'search'];
 const TAGS = ['t1', 't2', 't3'];
 
 const quote = (text: string): string => JSON.stringify(text);
+
+// Go's strings.ToLower / ToUpper: rune by rune, from the table Go itself generated (tools/go-unicode).
+const GO_LOWER = new Map<number, number>();
+const GO_UPPER = new Map<number, number>();
+for (let i = 0; i < GO_CASE_TABLE.length; i += 3) {
+  GO_LOWER.set(GO_CASE_TABLE[i], GO_CASE_TABLE[i + 1]);
+  GO_UPPER.set(GO_CASE_TABLE[i], GO_CASE_TABLE[i + 2]);
+}
+const goLower = (s: string): string =>
+  [...s].map((c) => String.fromCodePoint(GO_LOWER.get(c.codePointAt(0) as number) ?? (c.codePointAt(0) as number))).join('');
+const goUpper = (s: string): string =>
+  [...s].map((c) => String.fromCodePoint(GO_UPPER.get(c.codePointAt(0) as number) ?? (c.codePointAt(0) as number))).join('');
 
 // ---- expression generators -----------------------------------------------------------------------
 
@@ -90,8 +103,8 @@ const stringAtom: fc.Arbitrary<Gen<string>> = fc.oneof(
 
 const stringExpr: fc.Arbitrary<Gen<string>> = fc.oneof(
   { arbitrary: stringAtom, weight: 3 },
-  stringAtom.map((a) => ({ code: `strings.ToLower(${a.code})`, model: (ctx: ModelContext, l: Map<string, unknown>) => a.model(ctx, l).toLowerCase() })),
-  stringAtom.map((a) => ({ code: `strings.ToUpper(${a.code})`, model: (ctx: ModelContext, l: Map<string, unknown>) => a.model(ctx, l).toUpperCase() })),
+  stringAtom.map((a) => ({ code: `strings.ToLower(${a.code})`, model: (ctx: ModelContext, l: Map<string, unknown>) => goLower(a.model(ctx, l)) })),
+  stringAtom.map((a) => ({ code: `strings.ToUpper(${a.code})`, model: (ctx: ModelContext, l: Map<string, unknown>) => goUpper(a.model(ctx, l)) })),
 );
 
 const intExpr: fc.Arbitrary<Gen<number>> = fc.oneof(
@@ -258,7 +271,7 @@ const closureCall: fc.Arbitrary<StatementGen> = fc
     const name = `f${index}`;
     return {
       code: `${name} := func(p string) bool {\n\treturn oneOf(strings.ToLower(p), ${list.map(quote).join(', ')})\n}\nif ${name}(${argument.code}) {\n\treturn ${quote(k)}\n}`,
-      model: (ctx, l) => (list.includes(argument.model(ctx, l).toLowerCase()) ? k : undefined),
+      model: (ctx, l) => (list.includes(goLower(argument.model(ctx, l))) ? k : undefined),
     };
   });
 

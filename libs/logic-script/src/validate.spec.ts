@@ -258,13 +258,16 @@ const REJECTED: [title: string, code: string, errors: string[]][] = [
   ['octal escape above 255', String.raw`if city == "\400" { return "a" }` + '\nreturn "b"', ['INVALID_ESCAPE@1:13']],
   ['unterminated block comment', 'return "a" /* x', ['UNTERMINATED_COMMENT@1:12']],
   ['float literal', lines('if hour > 1.5 {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_NUMBER@1:11']],
-  ['hex literal', lines('if hour == 0x10 {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_NUMBER@1:12']],
+  ['hex literal without digits', lines('if hour == 0x {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_NUMBER@1:12']],
+  ['invalid digit in a binary literal', lines('if hour == 0b102 {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_NUMBER@1:12']],
+  ['hex float literal', lines('if hour == 0x1p4 {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_NUMBER@1:12']],
   ['leading zero (octal in Go)', lines('if timeAtOrAfter(0900, 0) {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_NUMBER@1:18']],
   ['imaginary literal', lines('if hour == 1i {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_NUMBER@1:12']],
   ['exponent literal', lines('if year < 1e4 {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_NUMBER@1:11']],
   ['misplaced underscore', lines('if year < 1__0 {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_NUMBER@1:11']],
   ['rune literal', lines("if country == 'U' {", '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_RUNE_LITERAL@1:15']],
   ['integer too large', lines('if year == 99999999999999999999 {', '\treturn "a"', '}', 'return "b"'), ['INTEGER_OUT_OF_RANGE@1:12']],
+  ['byte escape that is not UTF-8', lines('if city == "\\xff" {', '\treturn "a"', '}', 'return "b"'), ['INVALID_UTF8_LITERAL@1:13']],
 
   // syntax
   ['if without braces', 'if country == "US" return "a"', ['SYNTAX_ERROR@1:20']],
@@ -351,26 +354,43 @@ const REJECTED: [title: string, code: string, errors: string[]][] = [
     lines('func main() {', '\tif country == "US" {', '\t\treturn "us"', '\t}', '\treturn "x"', '}'),
     ['UNSUPPORTED_FUNCTION_DECLARATION@1:1'],
   ],
-  ['break', lines('switch country {', 'case "US":', '\tbreak', '}', 'return "a"'), ['UNSUPPORTED_BRANCH@3:2']],
+  ['break outside a switch', lines('if hour > 1 {', '\tbreak', '}', 'return "a"'), ['UNSUPPORTED_BRANCH@2:2']],
+  ['break with a label', lines('switch country {', 'case "US":', '\tbreak top', '}', 'return "a"'), ['UNSUPPORTED_BRANCH@3:8']],
   ['continue', lines('continue', 'return "a"'), ['UNSUPPORTED_BRANCH@1:1']],
   ['goto', lines('goto end', 'return "a"'), ['UNSUPPORTED_BRANCH@1:1']],
-  ['fallthrough', lines('switch country {', 'case "US":', '\tfallthrough', 'case "CA":', '\treturn "na"', '}', 'return "a"'), ['UNSUPPORTED_BRANCH@3:2']],
-  ['const', lines('const us = "US"', 'if country == us {', '\treturn "us"', '}', 'return "a"'), ['UNSUPPORTED_CONST@1:1']],
+  [
+    'fallthrough in the final case',
+    lines('switch country {', 'case "US":', '\treturn "us"', 'case "CA":', '\tfallthrough', '}', 'return "a"'),
+    ['UNSUPPORTED_BRANCH@5:2'],
+  ],
+  [
+    'fallthrough not ending its case',
+    lines('switch country {', 'case "US":', '\tif hour > 1 {', '\t\tfallthrough', '\t}', 'case "CA":', '\treturn "na"', '}', 'return "a"'),
+    ['UNSUPPORTED_BRANCH@4:3'],
+  ],
+  ['const of a variable', lines('const us = country', 'if us == "US" {', '\treturn "us"', '}', 'return "a"'), ['NOT_CONSTANT@1:12']],
+  ['const without a value', lines('const us', 'return "a"'), ['SYNTAX_ERROR@1:9']],
+  ['const with more names than values', lines('const a, b = 1', 'return "a"'), ['MISSING_CONSTANT_VALUE@1:10']],
+  ['assignment to a constant', lines('const a = 1', 'a = 2', 'return "a"'), ['INVALID_ASSIGNMENT@2:1']],
+  ['typed const that overflows', lines('const big int = 9223372036854775808', 'return "a"'), ['INTEGER_OUT_OF_RANGE@1:17']],
+  ['iota outside a const declaration', lines('if iota == 0 {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_BUILTIN@1:4']],
   ['type declaration', lines('type key string', 'return "a"'), ['UNSUPPORTED_TYPE_DECLARATION@1:1']],
   ['float64 variable', lines('var x float64', '_ = x', 'return "a"'), ['UNSUPPORTED_TYPE@1:7']],
   ['[]int variable', lines('var x []int', '_ = x', 'return "a"'), ['UNSUPPORTED_TYPE@1:7']],
   ['struct type', lines('var x struct{ a int }', '_ = x', 'return "a"'), ['UNSUPPORTED_TYPE@1:7']],
-  ['conversion', lines('if string(hour) == "1" {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_CONVERSION@1:4']],
+  ['conversion Go does not allow', lines('if int("5") == 5 {', '\treturn "a"', '}', 'return "b"'), ['INVALID_CONVERSION@1:8']],
+  ['conversion to a type outside the language', lines('if rune(hour) == 1 {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_CONVERSION@1:4']],
   ['cap', lines('if cap(country) == 1 {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_BUILTIN@1:4']],
   ['max', lines('if max(hour, 3) == 3 {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_BUILTIN@1:4']],
   ['nil', lines('if country == nil {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_NIL@1:15']],
+  ['nil without a type', lines('x := nil', '_ = x', 'return "a"'), ['UNSUPPORTED_NIL@1:6']],
   ['type assertion', lines('x := country', 'if x.(string) == "US" {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_TYPE_ASSERTION@2:6']],
   ['strings.Split', lines('if strings.Split(city, ",") == "" {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_STRINGS_FUNCTION@1:12']],
   ['strings.EqualFold', lines('if strings.EqualFold(city, "x") {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_STRINGS_FUNCTION@1:12']],
   ['field access', lines('if country.Length == 2 {', '\treturn "a"', '}', 'return "b"'), ['UNSUPPORTED_SELECTOR@1:12']],
   ['[]int literal', lines('l := []int{1}', '_ = l', 'return "a"'), ['UNSUPPORTED_COMPOSITE_LITERAL@1:6']],
   ['array literal', lines('l := [2]string{"a", "b"}', '_ = l', 'return "a"'), ['UNSUPPORTED_COMPOSITE_LITERAL@1:6']],
-  ['function-typed variable', lines('var f func(string) bool', '_ = f', 'return "a"'), ['UNSUPPORTED_FUNCTION_VARIABLE@1:7']],
+  ['func type with a list parameter', lines('var f func([]string) bool', '_ = f', 'return "a"'), ['INVALID_CLOSURE_SIGNATURE@1:12']],
 
   // names and scopes
   ['undefined name with a suggestion', lines('if Country == "US" {', '\treturn "a"', '}', 'return "b"'), ['UNDEFINED@1:4']],
@@ -378,14 +398,9 @@ const REJECTED: [title: string, code: string, errors: string[]][] = [
   ['use before declaration', lines('if x == "a" {', '\treturn "a"', '}', 'x := city', '_ = x', 'return "b"'), ['UNDEFINED@1:4']],
   ['redeclared', lines('x := country', 'var x string', '_ = x', 'return "a"'), ['REDECLARED@2:5']],
   ['no new variables', lines('x := country', 'x := city', '_ = x', 'return "a"'), ['NO_NEW_VARIABLES@2:1']],
-  ['redeclaring a predeclared variable', lines('country := "US"', '_ = country', 'return "a"'), ['RESERVED_NAME@1:1']],
-  ['redeclaring a helper', lines('len := 1', '_ = len', 'return "a"'), ['RESERVED_NAME@1:1', 'INVALID_FUNCTION_VALUE@2:5']],
-  [
-    'parameter named like a variable',
-    lines('f := func(country string) bool {', '\treturn true', '}', 'if f(city) {', '\treturn "a"', '}', 'return "b"'),
-    ['RESERVED_NAME@1:11'],
-  ],
-  ['assignment to a predeclared variable', lines('country = "US"', 'return "a"'), ['READ_ONLY_VARIABLE@1:1']],
+  ['calling a local that shadows a helper', lines('len := 1', 'if len("a") == 1 {', '\treturn "a"', '}', 'return "b"'), ['NOT_A_FUNCTION@2:4']],
+  ['a type name shadowed by a local', lines('string := "x"', 'var y string = string', '_ = y', 'return "a"'), ['NOT_A_TYPE@2:7']],
+  ['assignment to a helper', lines('oneOf = 1', 'return "a"'), ['INVALID_ASSIGNMENT@1:1']],
   ['unused variable', lines('x := country', 'return "a"'), ['UNUSED_VARIABLE@1:1']],
   ['variable only assigned', lines('x := country', 'x = city', 'return "a"'), ['UNUSED_VARIABLE@1:1']],
   ['unused if-init variable', lines('if x := country; city == "" {', '\treturn "a"', '}', 'return "b"'), ['UNUSED_VARIABLE@1:4']],
@@ -446,13 +461,13 @@ const REJECTED: [title: string, code: string, errors: string[]][] = [
   ['spread of a string', lines('if oneOf(country, city...) {', '\treturn "a"', '}', 'return "b"'), ['INVALID_SPREAD@1:19']],
   ['helper used as a value', lines('f := len', '_ = f', 'return "a"'), ['INVALID_FUNCTION_VALUE@1:6']],
   ['strings function used as a value', lines('f := strings.ToLower', '_ = f', 'return "a"'), ['INVALID_FUNCTION_VALUE@1:6']],
-  ['closure passed as a value', lines('f := func() bool {', '\treturn true', '}', 'g := f', '_ = g', 'return "a"'), ['INVALID_CLOSURE_USE@4:6']],
+  ['comparing two closures', lines('f := func() bool {', '\treturn true', '}', 'if f == f {', '\treturn "a"', '}', 'return "b"'), ['INVALID_CLOSURE_USE@4:4']],
   [
-    'closure reassigned',
-    lines('f := func() bool {', '\treturn true', '}', 'f = func() bool {', '\treturn false', '}', 'if f() {', '\treturn "a"', '}', 'return "b"'),
-    ['INVALID_CLOSURE_USE@4:1', 'INVALID_CLOSURE_USE@4:5'],
+    'assigning a closure of another type',
+    lines('f := func() bool {', '\treturn true', '}', 'f = func() int {', '\treturn 1', '}', 'if f() {', '\treturn "a"', '}', 'return "b"'),
+    ['TYPE_MISMATCH@4:5'],
   ],
-  ['immediately invoked closure', lines('if func() bool { return true }() {', '\treturn "a"', '}', 'return "b"'), ['INVALID_CLOSURE_USE@1:4']],
+  ['closure returned as the key', lines('f := func() bool {', '\treturn true', '}', 'return f'), ['TYPE_MISMATCH@4:8']],
   ['closure without a result', lines('f := func() {', '}', 'f()', 'return "a"'), ['INVALID_CLOSURE_SIGNATURE@1:6']],
   [
     'closure with two results',
@@ -464,11 +479,7 @@ const REJECTED: [title: string, code: string, errors: string[]][] = [
     lines('f := func(l []string) bool {', '\treturn true', '}', 'if f([]string{}) {', '\treturn "a"', '}', 'return "b"'),
     ['INVALID_CLOSURE_SIGNATURE@1:13'],
   ],
-  [
-    'closure with unnamed parameters',
-    lines('f := func(string) bool {', '\treturn true', '}', 'if f("a") {', '\treturn "a"', '}', 'return "b"'),
-    ['INVALID_CLOSURE_SIGNATURE@1:11', 'WRONG_ARGUMENT_COUNT@4:6'],
-  ],
+
   [
     'variadic closure',
     lines('f := func(v ...string) bool {', '\treturn true', '}', 'if f("a") {', '\treturn "a"', '}', 'return "b"'),
@@ -480,6 +491,16 @@ const REJECTED: [title: string, code: string, errors: string[]][] = [
     'mutual recursion',
     lines('a := func() bool {', '\treturn b()', '}', 'b := func() bool {', '\treturn a()', '}', 'if a() {', '\treturn "x"', '}', 'return "y"'),
     ['RECURSION_NOT_ALLOWED@2:9'],
+  ],
+  [
+    'recursion through a func variable',
+    lines('var f func(n int) bool', 'f = func(n int) bool {', '\treturn f(n)', '}', 'if f(1) {', '\treturn "a"', '}', 'return "b"'),
+    ['RECURSION_NOT_ALLOWED@3:9'],
+  ],
+  [
+    'recursion through a copied func value',
+    lines('var g func() bool', 'f := func() bool {', '\treturn g()', '}', 'h := f', 'g = h', 'if g() {', '\treturn "a"', '}', 'return "b"'),
+    ['RECURSION_NOT_ALLOWED@3:9'],
   ],
   [
     'recursion from a nested closure',
@@ -502,13 +523,8 @@ const REJECTED: [title: string, code: string, errors: string[]][] = [
     lines('f := func(d string) bool {', '\tif d == "" {', '\t\treturn true', '\t}', '}', 'if f(city) {', '\treturn "a"', '}', 'return "b"'),
     ['MISSING_RETURN@5:1'],
   ],
-  ['code after return', lines('return "a"', 'x := 1', '_ = x'), ['UNREACHABLE_CODE@2:1']],
-  ['code after a terminating if/else', lines('if hour < 12 {', '\treturn "am"', '} else {', '\treturn "pm"', '}', 'return "never"'), ['UNREACHABLE_CODE@6:1']],
-  [
-    'code after return in a closure',
-    lines('f := func() bool {', '\treturn true', '\treturn false', '}', 'if f() {', '\treturn "a"', '}', 'return "b"'),
-    ['UNREACHABLE_CODE@3:2'],
-  ],
+  ['code after return that does not end in a return', lines('return "a"', 'x := 1', '_ = x'), ['MISSING_RETURN@3:5']],
+  ['switch left by a break is not terminating', lines('switch country {', 'case "US":', '\tbreak', 'default:', '\treturn "row"', '}'), ['MISSING_RETURN@6:1']],
 
   // literal rules
   ['uppercase route key', 'return "US"', ['INVALID_ROUTE_KEY@1:8']],
@@ -651,7 +667,7 @@ describe('validate: input handling', () => {
   });
 
   it('reports columns of later lines and after tabs', () => {
-    expect(errorsOf('return "a"\n\t\tx := 1')).toEqual(['UNREACHABLE_CODE@2:3', 'UNUSED_VARIABLE@2:3']);
+    expect(errorsOf('x := 1\n\t\treturn "A"')).toEqual(['UNUSED_VARIABLE@1:1', 'INVALID_ROUTE_KEY@2:10']);
   });
 
   it('sorts diagnostics by position', () => {

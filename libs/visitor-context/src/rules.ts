@@ -14,12 +14,27 @@ export const FALLBACK_ROUTE_KEY = 'default';
 export const MIN_UTC_OFFSET_HOURS = -12;
 export const MAX_UTC_OFFSET_HOURS = 14;
 
+// The two tests below are ROUTE_KEY_PATTERN and FIELD_NAME_PATTERN as loops: the script checker runs
+// them on every literal it sees, and a loop over a few characters costs less than a regular expression.
+
+/** ROUTE_KEY_PATTERN: 1 to 64 of a-z 0-9 _. */
 export function isRouteKey(value: unknown): boolean {
-  return typeof value === 'string' && ROUTE_KEY_PATTERN.test(value);
+  if (typeof value !== 'string' || value.length === 0 || value.length > 64) return false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95)) return false;
+  }
+  return true;
 }
 
+/** FIELD_NAME_PATTERN: 1 to 64 of A-Z a-z 0-9 _ space -. */
 export function isFieldName(value: unknown): boolean {
-  return typeof value === 'string' && FIELD_NAME_PATTERN.test(value);
+  if (typeof value !== 'string' || value.length === 0 || value.length > 64) return false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 32 || c === 45)) return false;
+  }
+  return true;
 }
 
 export function isUtcOffsetHours(value: unknown): boolean {

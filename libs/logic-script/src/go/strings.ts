@@ -9,7 +9,7 @@ const LOWER = 1;
 type Case = typeof UPPER | typeof LOWER;
 
 const RANGE_COUNT = CASE_RANGES.length / 4;
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /** unicode.To: binary search of the case ranges, as Go does it. */
 function to(kase: Case, r: number): number {

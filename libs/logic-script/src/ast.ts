@@ -277,11 +277,12 @@ export type Binding = LocalBinding | VariableBinding | ConstantBinding | NilBind
 
 export type CallTarget =
   | { kind: 'helper'; helper: HelperDefinition }
-  /** A closure declared with its literal and never reassigned: the call runs the literal's body directly. */
-  | { kind: 'closure'; binding: LocalBinding }
   /** `func(...) T { ... }(args)` */
   | { kind: 'literal'; literal: FuncLit }
-  /** A call through a func value held by a variable (nil until assigned). */
+  /**
+   * A call of a local of func type: of its literal directly when it was declared with one and never
+   * reassigned, else through the func value it holds (nil until assigned).
+   */
   | { kind: 'value'; binding: LocalBinding; type: FuncType }
   /** A conversion T(x) between the language's types. */
   | { kind: 'conversion'; to: ValueType };

@@ -269,8 +269,11 @@ export const languageCatalog: LanguageCatalog = deepFreeze({
       },
       {
         code: 'UNSUPPORTED_TYPE',
-        rule: 'the types are the ones listed above: other Go types (rune, byte, float64, arrays, structs), type and function declarations, labels and goto are rejected',
+        rule: 'the types are the ones listed above: other Go types (rune, byte, float64, arrays, structs, maps are forbidden) and conversions to them are rejected',
       },
+      { code: 'UNSUPPORTED_RUNE_LITERAL', rule: "rune literals such as 'a' are rejected: write strings in double quotes" },
+      { code: 'UNSUPPORTED_TYPE_DECLARATION', rule: 'type declarations are rejected' },
+      { code: 'UNSUPPORTED_BRANCH', rule: 'labels and goto are rejected; break and fallthrough act on the innermost switch' },
       {
         code: 'UNSUPPORTED_STRINGS_FUNCTION',
         rule: 'the functions are the helpers above: other functions of package strings and Go built-ins other than len are rejected, and helpers can only be called, not used as func values',

@@ -102,7 +102,7 @@ export class ClosureFlow {
     return found;
   }
 
-  /** Marks the variables that have to live in boxes (see above) and returns the literals capturing any. */
+  /** Marks the variables that have to live in boxes (see above), given every local of the script. */
   markBoxedVariables(bindings: Iterable<LocalBinding>): void {
     for (const holder of bindings) {
       if (typeof holder.type !== 'object') continue;

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { evaluate, EvaluationContext } from './evaluator';
 import { validate } from './validate';
 
@@ -432,5 +433,50 @@ describe('len of a []string and nil lists', () => {
   it('counts elements, and a list declared without a value is nil', () => {
     expect(holds('len(l) == 2 && len(empty) == 0 && empty == nil && l != nil', 'l := []string{"a", "b"}', 'var empty []string')).toBe(true);
     expect(holds('l != nil', 'l := []string{}')).toBe(true);
+  });
+});
+
+describe('integers: properties', () => {
+  const INT64 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
+  const interesting = fc.oneof(
+    INT64,
+    fc.bigInt({ min: -(2n ** 54n), max: 2n ** 54n }),
+    fc.constantFrom(0n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, -(2n ** 63n), 2n ** 63n - 1n),
+  );
+
+  /** Go source for n in a random base, with _ between some digits. */
+  const literal = (n: bigint, base: number, separate: boolean): string => {
+    const magnitude = n < 0n ? -n : n;
+    const prefix = { 2: '0b', 8: '0o', 10: '', 16: '0x' }[base] as string;
+    let digits = magnitude.toString(base);
+    if (separate && digits.length > 1) digits = `${digits[0]}_${digits.slice(1)}`;
+    return `${n < 0n ? '-' : ''}${prefix}${digits}`;
+  };
+
+  it('reads every int64 in every base as its value, and compares any two exactly', () => {
+    fc.assert(
+      fc.property(interesting, interesting, fc.constantFrom(2, 8, 10, 16), fc.boolean(), (a, b, base, separate) => {
+        const code = lines(
+          `x := ${literal(a, base, separate)}`,
+          `y := ${literal(b, 10, false)}`,
+          `if x == ${a} && (x < y) == ${a < b} && (x > y) == ${a > b} && (x == y) == ${a === b} && (x <= y) == ${a <= b} {`,
+          '\treturn "exact"',
+          '}',
+          'return "inexact"',
+        );
+        expect(evaluate(code, CONTEXT).routeKey).toBe('exact');
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('rejects exactly the constants outside int64', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }), (n) => {
+        const fits = n >= -(2n ** 63n) && n < 2n ** 63n;
+        expect(errorsOf(lines(`x := ${n}`, '_ = x', 'return "a"'))).toEqual(fits ? [] : ['INTEGER_OUT_OF_RANGE@1:6']);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

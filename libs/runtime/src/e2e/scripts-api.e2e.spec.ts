@@ -66,6 +66,32 @@ describeInBothModes('/v1/logicscripts', (d) => {
     expect(notConnected.body).toMatchObject({ routeKey: 'default', fallback: true });
   });
 
+  it('accepts what Go compiles and evaluates it as Go does (issue 15)', async () => {
+    // Code after a return: valid with a warning, and the first return wins.
+    const twice = await d().api.call('POST', '/logicscripts/validate', { body: { code: 'return "a"\nreturn "b"' } });
+    expect(twice.body).toMatchObject({
+      valid: true,
+      errors: [],
+      routeKeys: ['a'],
+      warnings: [expect.objectContaining({ line: 2, column: 1, code: 'UNREACHABLE_CODE' })],
+    });
+    // Go's constants, shadowing, 64-bit ints and rune-by-rune case mapping.
+    const code = [
+      'const big = 9007199254740993',
+      'city := strings.ToLower(city)',
+      'if city == "izmir" && strings.ToUpper("ß") == "ß" && year < big && 0x7E8 == year {',
+      '\treturn "go"',
+      '}',
+      'return "other"',
+    ].join('\n');
+    const res = await d().api.call('POST', '/logicscripts/evaluate', { body: { code, visitor: { city: 'İzmir' }, time: '2024-05-06T14:30:00Z' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ valid: true, routeKey: 'go', fallback: false });
+    // A string literal that is not valid UTF-8 is the one difference from Go, reported where it is.
+    const bytes = await d().api.call('POST', '/logicscripts/validate', { body: { code: 'if city == "\\xff" {\n\treturn "a"\n}\nreturn "b"' } });
+    expect(bytes.body).toMatchObject({ valid: false, errors: [expect.objectContaining({ line: 1, column: 13, code: 'INVALID_UTF8_LITERAL' })] });
+  });
+
   it('answers 400 to bad evaluation input', async () => {
     expect((await d().api.call('POST', '/logicscripts/evaluate', { body: { code: ROUTING, visitor: { country: 5 } } })).status).toBe(400);
     expect((await d().api.call('POST', '/logicscripts/evaluate', { body: { code: ROUTING, visitor: {}, time: 'yesterday' } })).status).toBe(400);

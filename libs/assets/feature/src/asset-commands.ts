@@ -385,7 +385,7 @@ export class AssetCommands implements KindActionAssets {
       const targetId = decision.targetParentID!;
       const target = (await this.repository.load(kind.kind, context.accountId, targetId)).state.record;
       const parents = loaded.filter((l) => l.state.record).map((l) => ({ id: l.id, record: l.state.record! }));
-      checkMoveTarget({ targetId, target, parents, typeField: kind.kind === 'category' ? 'categoryType' : undefined });
+      checkMoveTarget({ targetId, target, parents, typeField: kind.categoryTypeField });
     }
     const command: AssetCommand = operation === 'delete' ? { type: 'DeleteAsset', children: decision } : { type: 'ArchiveAsset', children: decision };
     const decided = loaded.map((l) => ({ id: l.id, revision: l.revision, events: decideAsset(command, l.state, { kind: kind.kind, id: l.id }) }));

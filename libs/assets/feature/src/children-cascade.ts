@@ -89,8 +89,8 @@ export class ChildrenCascade implements OnApplicationShutdown {
    */
   private childrenHeldBy(parentKind: AssetKindDescriptor, parent: AssetRecord): ChildHold[] {
     const holds: ChildHold[] = [];
-    if (parentKind.kind === 'category') {
-      for (const kind of this.registry.childKindsOf(String(parent.categoryType))) holds.push({ kind, field: 'idCategory', local: false });
+    if (parentKind.categoryTypeField) {
+      for (const kind of this.registry.childKindsOf(String(parent[parentKind.categoryTypeField]))) holds.push({ kind, field: 'idCategory', local: false });
     }
     for (const kind of this.registry.kinds) if (kind.parent?.kind === parentKind.kind) holds.push({ kind, field: kind.parent.field, local: false });
     for (const name of parentKind.localKinds ?? []) {

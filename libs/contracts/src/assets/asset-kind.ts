@@ -140,6 +140,12 @@ export interface AssetKindDescriptor {
   findByStatusFilters: QueryFilter[];
   /** Delete and archive take a ParentMutationRequest (children cascade) instead of a StringList. */
   isParent: boolean;
+  /**
+   * A parent that is a category of some type: the field of its record naming that type (a category's
+   * `categoryType`). Its children are the assets of the kinds that type manages, held in `idCategory`;
+   * a move target must have the same type.
+   */
+  categoryTypeField?: string;
   /** Fields shown on reads but derived by the service (e.g. a tag's categoryName); ignored on writes. */
   derivedFields?: string[];
   /** Fields an update may not change (e.g. a category's categoryType). */

@@ -43,6 +43,7 @@ export const CATEGORY_KIND: AssetKindDescriptor = {
   },
   findByStatusFilters: [],
   isParent: true,
+  categoryTypeField: 'categoryType',
   immutableFields: ['categoryType'],
   renamedFields: { uiSettings: 'meta' },
 };

@@ -23,6 +23,7 @@ export default [
             { sourceTag: 'scope:assets', onlyDependOnLibsWithTags: ['scope:assets', 'scope:shared'] },
             { sourceTag: 'scope:identity', onlyDependOnLibsWithTags: ['scope:identity', 'scope:shared'] },
             { sourceTag: 'scope:billing', onlyDependOnLibsWithTags: ['scope:billing', 'scope:shared'] },
+            { sourceTag: 'scope:reporting', onlyDependOnLibsWithTags: ['scope:reporting', 'scope:shared'] },
             { sourceTag: 'scope:scripts', onlyDependOnLibsWithTags: ['scope:scripts', 'scope:shared'] },
             { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared'] },
             { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },

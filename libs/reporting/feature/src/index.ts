@@ -1,0 +1,2 @@
+export * from './queue/job-queue';
+export * from './hits/hit-store';

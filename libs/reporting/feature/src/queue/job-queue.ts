@@ -1,0 +1,61 @@
+/**
+ * Durable jobs (reporting updates, postback deliveries): one port, two adapters with one contract
+ * suite: JetStream (distributed mode: a work-queue stream, durable pull consumer, explicit ack,
+ * max_deliver with backoff, Nats-Msg-Id = jobId) and an embedded queue in the SQLite file
+ * (standalone mode).
+ */
+export interface JobEnvelope<P = unknown> {
+  /** Unique id; enqueueing an id that is already queued (or was, within the dedupe window) queues nothing. */
+  jobId: string;
+  /** Routing type, e.g. `conversions`, `cost`, `customevents`, `reset`, `postback` (subject `<prefix>.<type>`). */
+  type: string;
+  accountId: string;
+  payload: P;
+  /** ISO 8601. */
+  queuedAt: string;
+}
+
+export interface JobDelivery<P = unknown> {
+  job: JobEnvelope<P>;
+  /** 1 on the first delivery; grows on every redelivery (handler threw, timed out, or the process died). */
+  attempt: number;
+}
+
+export interface JobQueueOptions {
+  /** Stream / table name, e.g. `REPORTING_UPDATES`. */
+  name: string;
+  /** Subject prefix, e.g. `reporting.updates` (a job goes to `<prefix>.<type>`). */
+  subjectPrefix: string;
+  /** Deliveries before a job is given up (default 5). */
+  maxAttempts?: number;
+  /** Wait before redelivery n (n = 1.. ), the last one repeating (default [1000, 5000, 30000, 120000]). */
+  backoffMs?: readonly number[];
+  /** How long a delivery may run without finishing before it is redelivered (default 60000). */
+  ackWaitMs?: number;
+}
+
+export interface JobConsumerOptions<P = unknown> {
+  /** Jobs handled at once by this process (default 1). */
+  concurrency?: number;
+  /** Called once when a job's last attempt failed; the job is then removed from the queue. */
+  onExhausted?: (delivery: JobDelivery<P>, error: unknown) => Promise<void>;
+}
+
+export interface JobQueue<P = unknown> {
+  /**
+   * Stores the jobs durably: when it resolves they survive a crash of this process and a restart
+   * of the queue's server. A job whose id was already enqueued is not queued again
+   * (`duplicates` lists those ids).
+   */
+  enqueue(jobs: readonly JobEnvelope<P>[]): Promise<{ duplicates: string[] }>;
+  /**
+   * Delivers jobs to `handler` until `close()`. A job is acknowledged (removed) when the handler
+   * resolves and redelivered after the backoff when it throws or the process dies mid-way, so
+   * handlers must be idempotent.
+   */
+  consume(handler: (delivery: JobDelivery<P>) => Promise<void>, options?: JobConsumerOptions<P>): Promise<void>;
+  /** Jobs waiting or in flight (for readiness, metrics and tests). */
+  depth(): Promise<number>;
+  /** Stops consuming (waits for handlers in flight) and releases the connection or file. */
+  close(): Promise<void>;
+}

@@ -3,3 +3,4 @@ export { DEFAULT_ACK_WAIT_MS, DEFAULT_BACKOFF_MS, DEFAULT_DEDUPE_WINDOW_MS, DEFA
 export * from './embedded-job-queue';
 export { describeJobQueueContract, type ContractPayload, type JobQueueContractBackend } from './job-queue.contract';
 export * from './jetstream-job-queue';
+export * from './job-queue-baseline';

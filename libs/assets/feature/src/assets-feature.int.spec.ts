@@ -12,7 +12,7 @@ import {
 } from '@funnel/contracts';
 import { EventStore, ReadStreamOptions, SqliteEventStore } from '@funnel/eventstore';
 import { EmbeddedReadStore } from '@funnel/readstore';
-import { AssetRegistry } from '@funnel/assets-domain';
+import { AssetRecord, AssetRegistry } from '@funnel/assets-domain';
 import { ASSET_KINDS } from '@funnel/contracts';
 import { AssetsFeatureModule } from './assets-feature.module';
 import { AssetCommands } from './asset-commands';
@@ -97,7 +97,7 @@ describe('asset feature over SQLite and the embedded read store', () => {
     expect(rejected[0].reason).toBeInstanceOf(ServiceError);
     expect((rejected[0].reason as ServiceError).status).toBe(409);
     const winner = results[0].status === 'fulfilled' ? 'first' : 'second';
-    expect((await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag: body.idTag }, body: undefined })).tagName).toBe(winner);
+    expect(((await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag: body.idTag }, body: undefined })).result as AssetRecord).tagName).toBe(winner);
     const stream = await eventStore.readStream(new AssetRegistry(ASSET_KINDS).streamName('visitortag', 'ACCOUNT00001', body.idTag));
     expect(stream.map((e) => e.type)).toEqual(['VisitorTagCreated', 'VisitorTagUpdated']);
   });
@@ -144,7 +144,7 @@ describe('asset feature over SQLite and the embedded read store', () => {
       },
     );
     await boot(eventStore);
-    const all = await queries.findByStatus(VISITOR_TAG_KIND, context(), { query: { status: 'all' }, body: undefined });
+    const all = (await queries.findByStatus(VISITOR_TAG_KIND, context(), { query: { status: 'all' }, body: undefined })).result as AssetRecord[];
     expect(all.find((t) => t.idTag === child.idTag)).toMatchObject({ idCategory: '', status: 'active' });
   });
 
@@ -182,7 +182,7 @@ describe('asset feature over SQLite and the embedded read store', () => {
     await commands.moveCategory(VISITOR_TAG_KIND, context(), { query: {}, body: { entries: [child.idTag], idCategory: a } });
     await app.close();
     await boot(eventStore);
-    const found = await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag: child.idTag }, body: undefined });
+    const found = (await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag: child.idTag }, body: undefined })).result as AssetRecord;
     expect(found.idCategory).toBe(a);
   });
   describe('bulk operations', () => {
@@ -218,7 +218,7 @@ describe('asset feature over SQLite and the embedded read store', () => {
       const totalMs = performance.now() - startedAt;
       running = false;
       const listed = await queries.findByStatus(VISITOR_TAG_KIND, context(), { query: { status: 'archived' }, body: undefined });
-      expect(listed).toHaveLength(1000);
+      expect(listed.result).toHaveLength(1000);
       // 1,000 loads and 1,000 appends in turns of 50 ids: dozens of turns, none holding the loop for a fifth of the whole.
       expect(turns).toBeGreaterThanOrEqual(20);
       expect(longestHoldMs).toBeLessThan(totalMs / 5);

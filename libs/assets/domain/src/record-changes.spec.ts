@@ -6,7 +6,10 @@ const encrypted = (data: string) => ({ $secret: 'aes-256-gcm', keyId: 'k1', iv: 
 const record = (fields: Record<string, unknown>) => ({ status: 'active', ...fields }) as AssetRecord;
 
 describe('recordChanges', () => {
-  const secrets = [{ path: 'destination.basicAuth.password', flag: 'hasPassword' }, { path: 'nodes[].hmacSecret', itemKey: 'idNode' }];
+  const secrets = [
+    { path: 'destination.basicAuth.password', flag: 'hasPassword' },
+    { path: 'nodes[].hmacSecret', itemKey: 'idNode' },
+  ];
 
   it('lists every field of a new record as set from null', () => {
     expect(recordChanges(null, record({ name: 'A', tags: ['x'] }), [])).toEqual([
@@ -17,7 +20,14 @@ describe('recordChanges', () => {
   });
 
   it('names nested fields and list items by path, and leaves equal ones out', () => {
-    const before = record({ name: 'A', nodes: [{ idNode: 'n1', nodeName: 'Root' }, { idNode: 'n2', nodeName: 'Exit' }], meta: { x: 1 } });
+    const before = record({
+      name: 'A',
+      nodes: [
+        { idNode: 'n1', nodeName: 'Root' },
+        { idNode: 'n2', nodeName: 'Exit' },
+      ],
+      meta: { x: 1 },
+    });
     const after = record({ name: 'A', nodes: [{ idNode: 'n1', nodeName: 'Start' }], meta: { x: 1, y: 2 } });
     expect(recordChanges(before, after, [])).toEqual([
       { path: 'nodes[0].nodeName', from: 'Root', to: 'Start' },

@@ -440,7 +440,13 @@ export class AssetCommands implements KindActionAssets {
    * Decides for every id first (any failure rejects the whole request, nothing appended), then appends.
    * `ifMatch`: the revision the (one) asset must be at, checked on load and again by the append.
    */
-  private async decideAndAppend(kind: AssetKindDescriptor, context: CallerContext, ids: string[], command: () => AssetCommand, ifMatch?: number): Promise<void> {
+  private async decideAndAppend(
+    kind: AssetKindDescriptor,
+    context: CallerContext,
+    ids: string[],
+    command: () => AssetCommand,
+    ifMatch?: number,
+  ): Promise<void> {
     const unique = [...new Set(ids)];
     const decided: Decided[] = await mapInTurns(unique, async (id) => {
       const loaded = await this.repository.load(kind.kind, context.accountId, id);
@@ -573,7 +579,7 @@ export class AssetCommands implements KindActionAssets {
 function ifMatchOf(request: AssetRequestBody, entries: readonly string[]): number | undefined {
   const revision = ifMatchRevision(request.headers);
   if (revision !== undefined && new Set(entries).size !== 1)
-    throw ServiceError.invalidField('If-Match', 'singleEntry', 'If-Match names one asset\'s revision: send it with exactly one entry');
+    throw ServiceError.invalidField('If-Match', 'singleEntry', "If-Match names one asset's revision: send it with exactly one entry");
   return revision;
 }
 

@@ -39,14 +39,7 @@ export class AssetRepository {
    * Appends expecting the revision the decision was made on; a lost race is a 409, never a lost write
    * (a 412 naming the current revision when the caller sent If-Match: `conditional`).
    */
-  async append(
-    kind: string,
-    context: CallerContext,
-    id: string,
-    events: AssetEvent[],
-    expectedRevision: number,
-    conditional = false,
-  ): Promise<AppendResult> {
+  async append(kind: string, context: CallerContext, id: string, events: AssetEvent[], expectedRevision: number, conditional = false): Promise<AppendResult> {
     const descriptor = this.registry.get(kind);
     const occurredAt = this.clock().toISOString();
     try {

@@ -111,7 +111,6 @@ export function ifMatchRevision(headers: Record<string, string> | undefined): nu
   const value = headers?.['if-match']?.trim();
   if (value === undefined || value === '*') return undefined;
   const match = /^(?:W\/)?"(\d{1,15})"$/.exec(value);
-  if (!match)
-    throw ServiceError.invalidField('If-Match', 'isETag', 'header If-Match must be an ETag of find/byId, W/"<revision>" (or "<revision>")');
+  if (!match) throw ServiceError.invalidField('If-Match', 'isETag', 'header If-Match must be an ETag of find/byId, W/"<revision>" (or "<revision>")');
   return Number(match[1]);
 }

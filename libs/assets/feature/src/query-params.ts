@@ -1,4 +1,14 @@
-import { AssetRequestBody, ErrorCodes, ID_RULE, MAX_BULK_IDS, STATUS_FILTERS, ServiceError, StatusFilter, isValidAssetId } from '@funnel/contracts';
+import {
+  AssetRequestBody,
+  ErrorCodes,
+  ID_RULE,
+  MAX_BULK_IDS,
+  MAX_PAGE_SIZE,
+  STATUS_FILTERS,
+  ServiceError,
+  StatusFilter,
+  isValidAssetId,
+} from '@funnel/contracts';
 import { Filter } from '@funnel/readstore';
 
 type Query = AssetRequestBody['query'];
@@ -77,9 +87,6 @@ export function intParam(query: Query, name: string, min: number, max: number): 
     throw ServiceError.invalidField(name, 'isInt', `query parameter ${name} must be an integer from ${min} to ${max}`);
   return n;
 }
-
-/** The most a paged list answers at once (`limit`). */
-export const MAX_PAGE_SIZE = 1000;
 
 /** A page of a list: at most `limit` assets (none: all of them) whose id comes after `after`, in id order. */
 export interface Page {

@@ -89,6 +89,24 @@ export function servedOperations(served: { operations: readonly AssetOperation[]
  */
 export const CONDITIONAL_OPERATIONS: ReadonlySet<AssetOperation> = new Set(['update', 'delete', 'archive', 'unarchive', 'moveCategory', 'move']);
 
+/** The most a paged list answers at once (`limit`). */
+export const MAX_PAGE_SIZE = 1000;
+
+/**
+ * Lists and finds that take `limit` (1..MAX_PAGE_SIZE) and `cursor` (an earlier answer's `X-Next-Cursor`),
+ * answer in id order, and carry `X-Next-Cursor` when a next page exists (find/byName and find/bySlug
+ * when the lookup answers a list). `history` pages by `limit` (1..200, default 50) and `beforeRevision`.
+ */
+export const PAGED_OPERATIONS: ReadonlySet<AssetOperation> = new Set([
+  'list',
+  'findByStatus',
+  'findByType',
+  'findByCategory',
+  'findByIds',
+  'findByName',
+  'findBySlug',
+]);
+
 /** Operations that change nothing, whatever their HTTP method: they need `assets:read`. */
 export const READ_OPERATIONS: ReadonlySet<AssetOperation> = new Set([
   'list',

@@ -80,16 +80,11 @@ export class AssetQueries {
     if (!ids.length) return new AssetAnswer([]);
     const docs = await this.collection.find({ _id: { $in: ids.map((id) => assetDocumentId(kind.kind, context.accountId, id)) } });
     const byId = new Map(docs.filter((d) => d.status !== 'deleted').map((d) => [d.assetId, d]));
-    if (page.limit === undefined && page.after === undefined)
-      return new AssetAnswer(
-        await this.withCategoryNames(
-          kind,
-          context,
-          ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])),
-        ),
-      );
-    const after = page.after;
-    const ordered = [...byId.values()].filter((d) => after === undefined || d.assetId > after).sort((a, b) => (a.assetId < b.assetId ? -1 : 1));
+    // Unpaged: in the order asked, as before; paged: in id order, after the cursor.
+    const ordered =
+      page.limit === undefined && page.after === undefined
+        ? ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []))
+        : [...byId.values()].filter((d) => page.after === undefined || d.assetId > page.after).sort((a, b) => (a.assetId < b.assetId ? -1 : 1));
     const { docs: shown, nextCursor } = pageOf(ordered, page.limit);
     return new AssetAnswer(await this.withCategoryNames(kind, context, shown), undefined, nextCursor);
   }

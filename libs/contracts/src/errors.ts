@@ -4,7 +4,7 @@ import { boundErrorText } from './error-text';
  * Typed service errors. They cross the wire as plain `{ status, code, message, details }` objects
  * and the gateway maps `status` to the HTTP answer.
  */
-export type ServiceErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 503 | 507;
+export type ServiceErrorStatus = 400 | 401 | 403 | 404 | 409 | 412 | 413 | 415 | 429 | 500 | 503 | 507;
 
 /**
  * One problem of a rejected request, the one shape of every `details` entry: the field it is about
@@ -87,6 +87,9 @@ export class ServiceError extends Error {
   static conflict(code: string, message: string, details: ErrorDetail[] = []) {
     return new ServiceError(409, code, message, details);
   }
+  static preconditionFailed(code: string, message: string, details: ErrorDetail[] = []) {
+    return new ServiceError(412, code, message, details);
+  }
   static tooManyRequests(message: string, retryAfterSeconds: number, code = 'AUTH.TOO_MANY_ATTEMPTS') {
     return new ServiceError(429, code, message, [], undefined, retryAfterSeconds);
   }
@@ -118,6 +121,8 @@ export const ErrorCodes = {
   ASSET_EXISTS: 'ASSET.ALREADY_EXISTS',
   ASSET_CONFLICT: 'ASSET.CONCURRENT_MODIFICATION',
   ASSET_INVALID_STATE: 'ASSET.INVALID_STATE',
+  /** A write's If-Match names a revision the asset has moved on from (412; the message names the current one). */
+  ASSET_REVISION_MISMATCH: 'ASSET.REVISION_MISMATCH',
   /** A field names an asset that does not exist in the account, is deleted, or is of the wrong kind or type. */
   INVALID_REFERENCE: 'ASSET.INVALID_REFERENCE',
   CASCADE_INVALID: 'ASSET.INVALID_CASCADE',

@@ -22,7 +22,7 @@ export interface HttpTimeouts {
 export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 65_000 };
 
 /** Headers a browser script may read on a cross-origin answer. */
-const EXPOSED_HEADERS = ['x-correlation-id', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'];
+const EXPOSED_HEADERS = ['x-correlation-id', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'etag', 'x-next-cursor'];
 
 export interface GatewayHttpOptions {
   /**

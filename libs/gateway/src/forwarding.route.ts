@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CallerContext, ErrorCodes, IdentityRequestBody, Principal, ServiceError } from '@funnel/contracts';
+import { AssetReply, CallerContext, ErrorCodes, IdentityRequestBody, Principal, ServiceError } from '@funnel/contracts';
 import { ServiceClient } from '@funnel/platform';
 import { ROUTE_TABLE, SERVICE_CLIENT } from './gateway.tokens';
 import { RouteTable } from './route-table';
@@ -80,11 +80,18 @@ export class ForwardingRoute implements OnModuleInit {
       correlationId,
       keyId: principal.keyId,
     };
-    const answer = await this.client.request<{ result?: unknown }>(route.subject, { context, body });
+    const answer = await this.client.request<AssetReply>(route.subject, { context, body });
+    if (route.reply === 'result' && answer) answerHeaders(answer, reply);
     const payload = route.noAnswer ? undefined : renameAnswer(route.reply === 'result' ? answer?.result : answer, route.renames?.answer);
     // No result means "no body" (save, delete, archive ... answer 200 with an empty body).
     return payload === undefined ? reply.send() : reply.send(payload);
   }
+}
+
+/** What a reply carries besides its result: the asset's revision as a weak ETag, a paged list's next cursor. */
+function answerHeaders(answer: AssetReply, reply: FastifyReply): void {
+  if (typeof answer.revision === 'number') reply.header('etag', `W/"${answer.revision}"`);
+  if (typeof answer.nextCursor === 'string') reply.header('x-next-cursor', answer.nextCursor);
 }
 
 /** The path under /v1, without the query. */

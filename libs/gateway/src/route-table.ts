@@ -1,5 +1,15 @@
 import type { ErrorBodyShape } from './http-errors';
-import { ASSET_KINDS, ASSET_OPERATION_ROUTES, AssetKindDescriptor, AssetOperation, Permission, READ_OPERATIONS, assetSubject } from '@funnel/contracts';
+import {
+  ASSET_KINDS,
+  ASSET_OPERATION_ROUTES,
+  AssetKindDescriptor,
+  AssetOperation,
+  CONDITIONAL_OPERATIONS,
+  Permission,
+  READ_OPERATIONS,
+  assetSubject,
+  servedOperations,
+} from '@funnel/contracts';
 import { FieldRenames, renamesOf } from './field-renames';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -15,7 +25,10 @@ export interface ForwardedRoute {
    * ('public': the service itself checks what the request carries, as login and validate do).
    */
   permission: Permission | 'authenticated' | 'public';
-  /** How the service's reply becomes the HTTP body. */
+  /**
+   * How the service's reply becomes the HTTP body: its `result` (an AssetReply, whose `revision` and
+   * `nextCursor` the gateway answers as the `ETag` and `X-Next-Cursor` headers), or the whole reply.
+   */
   reply: 'result' | 'whole';
   /** Forward the raw bearer token (validate accepts expired tokens, so the gateway cannot check it). */
   forwardBearerToken?: boolean;
@@ -43,10 +56,10 @@ export function assetRoutes(kinds: readonly AssetKindDescriptor[] = ASSET_KINDS)
       const view = kind.views?.find((v) => v.answersOnOwnPaths?.includes(operation));
       return view ? { answer: renamesOf(view.fieldNames).answer } : undefined;
     };
-    const own = kind.paths.flatMap((prefix) => kind.operations.map((operation) => assetRoute(kind, prefix, operation, ownPathRenames(operation))));
+    const own = kind.paths.flatMap((prefix) => servedOperations(kind).map((operation) => assetRoute(kind, prefix, operation, ownPathRenames(operation))));
     const views = (kind.views ?? []).flatMap((view) =>
       view.paths.flatMap((prefix) =>
-        view.operations.map((operation) => ({
+        servedOperations(view).map((operation) => ({
           ...assetRoute(kind, prefix, operation, renamesOf(view.fieldNames)),
           ...(view.noAnswer?.includes(operation) ? { noAnswer: true } : {}),
         })),
@@ -56,6 +69,9 @@ export function assetRoutes(kinds: readonly AssetKindDescriptor[] = ASSET_KINDS)
   });
 }
 
+/** Conditional writes take `If-Match: W/"<revision>"` (see CONDITIONAL_OPERATIONS). */
+const IF_MATCH = ['if-match'] as const;
+
 function assetRoute(kind: AssetKindDescriptor, prefix: string, operation: AssetOperation, renames: FieldRenames | undefined): ForwardedRoute {
   const { method, path } = ASSET_OPERATION_ROUTES[operation];
   return {
@@ -64,6 +80,7 @@ function assetRoute(kind: AssetKindDescriptor, prefix: string, operation: AssetO
     subject: assetSubject(kind.kind, operation),
     permission: READ_OPERATIONS.has(operation) ? ('assets:read' as const) : ('assets:write' as const),
     reply: 'result' as const,
+    ...(CONDITIONAL_OPERATIONS.has(operation) ? { forwardHeaders: IF_MATCH } : {}),
     ...(renames ? { renames } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import { BulkWriteResult, CheckpointPosition, Doc, DUPLICATE_KEY, ReadCollection, ReadStore, ReadStoreBulkWriteError } from './read-store.port';
+import { BulkWriteResult, CheckpointPosition, Doc, DUPLICATE_KEY, Filter, ReadCollection, ReadStore, ReadStoreBulkWriteError } from './read-store.port';
 
 /** Creates a fresh, empty store for one test; `cleanup` releases it (and drops what it wrote). */
 export type ReadStoreContractFactory = () => Promise<{ store: ReadStore; cleanup(): Promise<void> }>;
@@ -141,6 +141,33 @@ export function describeReadStoreContract(adapterName: string, factory: ReadStor
         expect(await items.find({}, { skip: 10 })).toEqual([]);
         expect(await items.find({ kind: 'page' }, { limit: 2 })).toHaveLength(2);
         expect(await items.find({}, { limit: 0 })).toHaveLength(5); // 0 means no limit
+      });
+
+      it('pages by key ($gt the last key, sorted, limited), finding each document once while others are written', async () => {
+        // Keyset paging as the asset lists use it: an indexed filter, then `key > cursor`, sorted by key.
+        const pages = store.collection<Doc & { accountId: string; key: string; status: string }>('pages');
+        await pages.createIndex({ accountId: 1, status: 1 });
+        const doc = (key: string, accountId = 'acc1') => ({ _id: `${accountId}:${key}`, accountId, key, status: 'live' });
+        const existing = ['k03', 'k05', 'k07', 'k09', 'k11', 'k13', 'k15'];
+        await pages.bulkWrite([...existing.map((k) => ({ insertOne: { document: doc(k) } })), { insertOne: { document: doc('k04', 'acc2') } }]);
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        for (let page = 0; page < 10; page++) {
+          const filter: Filter = { accountId: 'acc1', status: 'live', ...(cursor === undefined ? {} : { key: { $gt: cursor } }) };
+          const found = await pages.find(filter, { sort: { key: 1 }, limit: 3 });
+          seen.push(...found.map((d) => d.key));
+          if (found.length < 3) break;
+          cursor = found[found.length - 1].key;
+          // Between pages: new documents before and after the cursor, and an update of a seen one.
+          await pages.bulkWrite([
+            { insertOne: { document: doc(`k0${page}a`) } },
+            { insertOne: { document: doc(`k2${page}`) } },
+            { updateOne: { filter: { _id: 'acc1:k03' }, update: { $set: { status: 'live', touched: page } } } },
+          ]);
+        }
+        expect(seen.filter((k) => existing.includes(k))).toEqual(existing);
+        expect(new Set(seen).size).toBe(seen.length);
+        expect(seen).toEqual([...seen].sort());
       });
     });
 

@@ -5,3 +5,4 @@ export * from './duplicate';
 export * from './asset-registry';
 export * from './kinds';
 export * from './secret-fields';
+export * from './record-changes';

@@ -41,7 +41,8 @@ import {
 import { ASSET_REGISTRY, SECRET_CIPHER } from './assets.tokens';
 import { AssetActions, KindActionAssets } from './asset-actions';
 import { UniqueClaims } from './unique-claims';
-import { AssetRepository, LoadedAsset } from './asset-repository';
+import { AssetRepository, LoadedAsset, assertRevision } from './asset-repository';
+import { ifMatchRevision } from './query-params';
 import { AssetProjector } from './asset-projector';
 import { AssetQueries } from './asset-queries';
 import { ChildrenCascade } from './children-cascade';
@@ -81,13 +82,14 @@ export class AssetCommands implements KindActionAssets {
   async update(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<unknown> {
     if (kind.upsert) return this.upsert(kind, context, request);
     const dto = validateBody(kind.recordDto, withWriteAliases(kind, request.body)) as Record<string, unknown>;
-    await this.updateExisting(kind, context, String(dto[kind.idField]), dto, true);
+    await this.updateExisting(kind, context, String(dto[kind.idField]), dto, true, ifMatchRevision(request.headers));
     return this.saveAnswer(kind, context, String(dto[kind.idField]));
   }
 
   /** What save answers: nothing, or the saved record as find/byId shows it (descriptor `saveAnswersRecord`). */
   private async saveAnswer(kind: AssetKindDescriptor, context: CallerContext, id: string): Promise<unknown> {
     if (!kind.saveAnswersRecord) return undefined;
+    // The record with its revision: the gateway answers the revision as the ETag.
     return this.queries.findById(kind, context, { query: { [kind.idField]: id }, body: undefined });
   }
 
@@ -96,10 +98,12 @@ export class AssetCommands implements KindActionAssets {
    * body `{ entries, <parent field> }`. The parent must exist and not be deleted; every entry is
    * checked first, then each is updated with the new parent.
    */
-  async move(kind: AssetKindDescriptor, context: CallerContext, { body }: AssetRequestBody): Promise<void> {
+  async move(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<void> {
     const parent = kind.parent;
     if (!parent) throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `${kind.kind} has no parent to move to`);
+    const body = request.body;
     const { entries } = validateBody(StringListDto, body);
+    const ifMatch = ifMatchOf(request, entries);
     const target = (body as Record<string, unknown>)[parent.field];
     if (typeof target !== 'string' || !isValidAssetId(target)) {
       throw ServiceError.invalidField(parent.field, 'isAssetId', `${parent.field} must be a valid id (${ID_RULE})`, ErrorCodes.INVALID_ID);
@@ -108,20 +112,21 @@ export class AssetCommands implements KindActionAssets {
     if (!record || record.status === 'deleted')
       throw ServiceError.invalidField(parent.field, 'exists', `${parent.field}: ${parent.kind} ${target} does not exist`);
     const loaded = await mapInTurns([...new Set(entries)], async (id) => ({ id, ...(await this.repository.load(kind.kind, context.accountId, id)) }));
+    for (const { id, revision } of loaded) assertRevision(kind.kind, id, revision, ifMatch);
     const decided: Decided[] = loaded.map(({ id, state, revision }) => {
       const moved = state.record ? { ...state.record, [parent.field]: target } : state.record;
       return { id, revision, events: decideAsset({ type: 'UpdateAsset', record: moved as AssetRecord }, state, { kind: kind.kind, id }) };
     });
-    const appended = await this.appendAll(kind, context, decided);
+    const appended = await this.appendAll(kind, context, decided, ifMatch !== undefined);
     if (appended.length) await this.projector.waitFor(appended[appended.length - 1].position);
   }
 
   /** Save of an upsert kind: a record without an id gets one (answered as `{ <idField> }`); an existing id is updated. */
-  private async upsert(kind: AssetKindDescriptor, context: CallerContext, { body }: AssetRequestBody): Promise<unknown> {
+  private async upsert(kind: AssetKindDescriptor, context: CallerContext, { body, headers }: AssetRequestBody): Promise<unknown> {
     const given = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)[kind.idField] : undefined;
     const id = given === undefined || given === null || given === '' ? generateAssetId() : given;
     const dto = validateBody(kind.recordDto, { ...(withWriteAliases(kind, body) as object), [kind.idField]: id }) as Record<string, unknown>;
-    const existing = await this.updateExisting(kind, context, String(id), dto, false);
+    const existing = await this.updateExisting(kind, context, String(id), dto, false, ifMatchRevision(headers));
     if (!existing) {
       const record = await this.prepareRecord(kind, context, dto, null);
       await this.appendNew(kind, context, record, () => ({ type: 'CreateAsset', record }));
@@ -129,13 +134,14 @@ export class AssetCommands implements KindActionAssets {
     return given === id ? undefined : { [kind.idField]: id };
   }
 
-  /** Updates asset `id` from a validated record; false when it does not exist (a 404 when `required`). */
+  /** Updates asset `id` from a validated record; false when it does not exist (a 404 when `required`). `ifMatch`: the revision it must be at. */
   private async updateExisting(
     kind: AssetKindDescriptor,
     context: CallerContext,
     id: string,
     dto: Record<string, unknown>,
     required: boolean,
+    ifMatch?: number,
   ): Promise<boolean> {
     const loaded = await this.repository.load(kind.kind, context.accountId, id);
     const current = loaded.state.record;
@@ -143,23 +149,31 @@ export class AssetCommands implements KindActionAssets {
       if (required) throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${id} not found`);
       return false;
     }
+    assertRevision(kind.kind, id, loaded.revision, ifMatch);
     // Checked first: a changed type would otherwise show as the rules and references of the other type failing.
     for (const field of kind.immutableFields ?? []) {
       if (dto[field] !== current[field]) throw ServiceError.invalidField(field, 'immutable', `${field} cannot be changed`);
     }
     const record = await this.prepareRecord(kind, context, dto, current);
-    await this.appendUpdate(kind, context, id, loaded, record);
+    await this.appendUpdate(kind, context, id, loaded, record, ifMatch !== undefined);
     return true;
   }
 
-  /** Decides the update of a loaded asset to `record`, claims its unique values and appends at the loaded revision. */
-  private async appendUpdate(kind: AssetKindDescriptor, context: CallerContext, id: string, loaded: LoadedAsset, record: AssetRecord): Promise<void> {
+  /** Decides the update of a loaded asset to `record`, claims its unique values and appends at the loaded revision (`conditional`: If-Match). */
+  private async appendUpdate(
+    kind: AssetKindDescriptor,
+    context: CallerContext,
+    id: string,
+    loaded: LoadedAsset,
+    record: AssetRecord,
+    conditional = false,
+  ): Promise<void> {
     const current = loaded.state.record;
     const events = decideAsset({ type: 'UpdateAsset', record }, loaded.state, { kind: kind.kind, id });
     const claimed = await this.claims.claimAll(kind, context, id, record, current);
     let result;
     try {
-      result = await this.repository.append(kind.kind, context, id, events, loaded.revision);
+      result = await this.repository.append(kind.kind, context, id, events, loaded.revision, conditional);
     } catch (error) {
       await this.claims.releaseAll(kind, context, id, record, claimed);
       throw error;
@@ -272,18 +286,20 @@ export class AssetCommands implements KindActionAssets {
   async archive(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<void> {
     if (kind.isParent) return this.mutateParents(kind, context, 'archive', request);
     const { entries } = validateBody(StringListDto, request.body);
-    if (kind.localKinds?.length) return this.applyChildrenDecision(kind, context, 'archive', entries, { action: 'cascade' });
-    await this.decideAndAppend(kind, context, entries, () => ({ type: 'ArchiveAsset' }));
+    const ifMatch = ifMatchOf(request, entries);
+    if (kind.localKinds?.length) return this.applyChildrenDecision(kind, context, 'archive', entries, { action: 'cascade' }, ifMatch);
+    await this.decideAndAppend(kind, context, entries, () => ({ type: 'ArchiveAsset' }), ifMatch);
   }
 
   async delete(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<void> {
     if (kind.isParent) return this.mutateParents(kind, context, 'delete', request);
     const { entries } = validateBody(StringListDto, this.withLegacyIdFallback(kind, request));
-    if (kind.localKinds?.length) return this.applyChildrenDecision(kind, context, 'delete', entries, { action: 'cascade' });
-    if (!kind.uniqueFields?.length) return this.decideAndAppend(kind, context, entries, () => ({ type: 'DeleteAsset' }));
+    const ifMatch = ifMatchOf(request, entries);
+    if (kind.localKinds?.length) return this.applyChildrenDecision(kind, context, 'delete', entries, { action: 'cascade' }, ifMatch);
+    if (!kind.uniqueFields?.length) return this.decideAndAppend(kind, context, entries, () => ({ type: 'DeleteAsset' }), ifMatch);
     // A deleted asset gives its unique values back.
     const before = await mapInTurns([...new Set(entries)], (id) => this.queries.current(kind.kind, context.accountId, id));
-    await this.decideAndAppend(kind, context, entries, () => ({ type: 'DeleteAsset' }));
+    await this.decideAndAppend(kind, context, entries, () => ({ type: 'DeleteAsset' }), ifMatch);
     await forEachInTurns(before, async (record) => {
       if (record) await this.claims.releaseAll(kind, context, String(record[kind.idField]), record);
     });
@@ -329,13 +345,14 @@ export class AssetCommands implements KindActionAssets {
     return this.actions.run(kind, 'test', context, request, this);
   }
 
-  async unarchive(kind: AssetKindDescriptor, context: CallerContext, { body }: AssetRequestBody): Promise<void> {
-    const { entries } = validateBody(StringListDto, body);
-    await this.decideAndAppend(kind, context, entries, () => ({ type: 'UnarchiveAsset' }));
+  async unarchive(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<void> {
+    const { entries } = validateBody(StringListDto, request.body);
+    await this.decideAndAppend(kind, context, entries, () => ({ type: 'UnarchiveAsset' }), ifMatchOf(request, entries));
   }
 
-  async moveCategory(kind: AssetKindDescriptor, context: CallerContext, { body }: AssetRequestBody): Promise<void> {
-    const { entries, idCategory } = validateBody(MoveCategoryRequestDto, body);
+  async moveCategory(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<void> {
+    const { entries, idCategory } = validateBody(MoveCategoryRequestDto, request.body);
+    const ifMatch = ifMatchOf(request, entries);
     if (categoryTypesOf(kind).length === 0) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `${kind.kind} assets are not kept in categories`);
     // Each entry is checked against the category: its type may depend on the entry (a page's pageType).
     const records = await mapInTurns(entries, (id) => this.queries.current(kind.kind, context.accountId, id));
@@ -350,7 +367,7 @@ export class AssetCommands implements KindActionAssets {
       );
     }
     for (const record of records) if (record) await this.checkCategoryReference(kind, context, record, idCategory);
-    await this.decideAndAppend(kind, context, entries, () => ({ type: 'MoveAssetToCategory', idCategory }));
+    await this.decideAndAppend(kind, context, entries, () => ({ type: 'MoveAssetToCategory', idCategory }), ifMatch);
   }
 
   /**
@@ -364,7 +381,7 @@ export class AssetCommands implements KindActionAssets {
     // Children held by a parent field (funnels in their group) need a parent: they cannot be orphaned.
     const childrenNeedParent = this.registry.kinds.some((k) => k.parent?.kind === kind.kind);
     const decision = resolveChildrenDecision(operation, mutation, undefined, childrenNeedParent);
-    await this.applyChildrenDecision(kind, context, operation, mutation.entries, decision);
+    await this.applyChildrenDecision(kind, context, operation, mutation.entries, decision, ifMatchOf(request, mutation.entries));
   }
 
   /**
@@ -378,9 +395,11 @@ export class AssetCommands implements KindActionAssets {
     operation: ParentOperation,
     ids: string[],
     decision: ChildrenDecision,
+    ifMatch?: number,
   ): Promise<void> {
     const entries = [...new Set(ids)];
     const loaded = await mapInTurns(entries, async (id) => ({ id, ...(await this.repository.load(kind.kind, context.accountId, id)) }));
+    for (const { id, revision } of loaded) assertRevision(kind.kind, id, revision, ifMatch);
     if (decision.action === 'move') {
       const targetId = decision.targetParentID!;
       const target = (await this.repository.load(kind.kind, context.accountId, targetId)).state.record;
@@ -389,7 +408,7 @@ export class AssetCommands implements KindActionAssets {
     }
     const command: AssetCommand = operation === 'delete' ? { type: 'DeleteAsset', children: decision } : { type: 'ArchiveAsset', children: decision };
     const decided = loaded.map((l) => ({ id: l.id, revision: l.revision, events: decideAsset(command, l.state, { kind: kind.kind, id: l.id }) }));
-    const appended = await this.appendAll(kind, context, decided);
+    const appended = await this.appendAll(kind, context, decided, ifMatch !== undefined);
     let last: GlobalPosition = START_POSITION;
     for (const { id, position } of appended) {
       const record = loaded.find((l) => l.id === id)!.state.record!;
@@ -417,23 +436,38 @@ export class AssetCommands implements KindActionAssets {
     return body;
   }
 
-  /** Decides for every id first (any failure rejects the whole request, nothing appended), then appends. */
-  private async decideAndAppend(kind: AssetKindDescriptor, context: CallerContext, ids: string[], command: () => AssetCommand): Promise<void> {
+  /**
+   * Decides for every id first (any failure rejects the whole request, nothing appended), then appends.
+   * `ifMatch`: the revision the (one) asset must be at, checked on load and again by the append.
+   */
+  private async decideAndAppend(
+    kind: AssetKindDescriptor,
+    context: CallerContext,
+    ids: string[],
+    command: () => AssetCommand,
+    ifMatch?: number,
+  ): Promise<void> {
     const unique = [...new Set(ids)];
     const decided: Decided[] = await mapInTurns(unique, async (id) => {
       const loaded = await this.repository.load(kind.kind, context.accountId, id);
+      assertRevision(kind.kind, id, loaded.revision, ifMatch);
       return { id, revision: loaded.revision, events: decideAsset(command(), loaded.state, { kind: kind.kind, id }) };
     });
-    const appended = await this.appendAll(kind, context, decided);
+    const appended = await this.appendAll(kind, context, decided, ifMatch !== undefined);
     if (appended.length) await this.projector.waitFor(appended[appended.length - 1].position);
   }
 
-  private async appendAll(kind: AssetKindDescriptor, context: CallerContext, decided: Decided[]): Promise<{ id: string; position: GlobalPosition }[]> {
+  private async appendAll(
+    kind: AssetKindDescriptor,
+    context: CallerContext,
+    decided: Decided[],
+    conditional = false,
+  ): Promise<{ id: string; position: GlobalPosition }[]> {
     const appended: { id: string; position: GlobalPosition }[] = [];
     await forEachInTurns(
       decided.filter((d) => d.events.length > 0),
       async (d) => {
-        const result = await this.repository.append(kind.kind, context, d.id, d.events, d.revision);
+        const result = await this.repository.append(kind.kind, context, d.id, d.events, d.revision, conditional);
         appended.push({ id: d.id, position: result.position });
       },
     );
@@ -536,6 +570,17 @@ export class AssetCommands implements KindActionAssets {
     });
     return problems;
   }
+}
+
+/**
+ * The revision a bulk write's If-Match names (undefined without one). An ETag is one asset's, so
+ * If-Match goes with exactly one entry (a 400 otherwise).
+ */
+function ifMatchOf(request: AssetRequestBody, entries: readonly string[]): number | undefined {
+  const revision = ifMatchRevision(request.headers);
+  if (revision !== undefined && new Set(entries).size !== 1)
+    throw ServiceError.invalidField('If-Match', 'singleEntry', "If-Match names one asset's revision: send it with exactly one entry");
+  return revision;
 }
 
 /** A 400's details (or one problem from its message). */

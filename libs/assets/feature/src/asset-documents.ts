@@ -28,4 +28,6 @@ export function assetsCollection(readStore: ReadStore): ReadCollection<AssetDocu
 export async function ensureAssetIndexes(collection: ReadCollection<AssetDocument>): Promise<void> {
   await collection.createIndex({ accountId: 1, kind: 1, status: 1 });
   await collection.createIndex({ accountId: 1, kind: 1, idCategory: 1 });
+  // Paged lists walk an account's assets of a kind in id order (`assetId > cursor`).
+  await collection.createIndex({ accountId: 1, kind: 1, assetId: 1 });
 }

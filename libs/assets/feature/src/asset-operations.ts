@@ -3,6 +3,7 @@ import { CommandHandler, ICommandHandler, IQueryHandler, QueryHandler } from '@n
 import { AssetKindDescriptor, AssetOperation, AssetRequestBody, RpcRequest, ServiceError } from '@funnel/contracts';
 import { AssetCommands } from './asset-commands';
 import { AssetQueries } from './asset-queries';
+import { AssetHistory } from './asset-history';
 
 /** Operations are methods of the same name on AssetQueries (reads) or AssetCommands (writes). */
 const QUERY_OPERATIONS = [
@@ -16,6 +17,8 @@ const QUERY_OPERATIONS = [
   'findByName',
   'findBySlug',
 ] as const satisfies readonly (AssetOperation & keyof AssetQueries)[];
+/** Reads of the asset's event stream, served by AssetHistory. */
+const HISTORY_OPERATION = 'history' satisfies AssetOperation & keyof AssetHistory;
 const COMMAND_OPERATIONS = [
   'create',
   'update',
@@ -33,8 +36,8 @@ const COMMAND_OPERATIONS = [
 type QueryOperation = (typeof QUERY_OPERATIONS)[number];
 type CommandOperation = (typeof COMMAND_OPERATIONS)[number];
 
-export function isQueryOperation(operation: AssetOperation): operation is QueryOperation {
-  return (QUERY_OPERATIONS as readonly string[]).includes(operation);
+export function isQueryOperation(operation: AssetOperation): operation is QueryOperation | typeof HISTORY_OPERATION {
+  return operation === HISTORY_OPERATION || (QUERY_OPERATIONS as readonly string[]).includes(operation);
 }
 
 function isCommandOperation(operation: AssetOperation): operation is CommandOperation {
@@ -73,9 +76,13 @@ export class RunAssetCommandHandler implements ICommandHandler<RunAssetCommand, 
 @QueryHandler(RunAssetQuery)
 @Injectable()
 export class RunAssetQueryHandler implements IQueryHandler<RunAssetQuery, unknown> {
-  constructor(private readonly queries: AssetQueries) {}
+  constructor(
+    private readonly queries: AssetQueries,
+    private readonly assetHistory: AssetHistory,
+  ) {}
 
   execute({ kind, operation, request: { context, body } }: RunAssetQuery): Promise<unknown> {
+    if (operation === HISTORY_OPERATION) return this.assetHistory.history(kind, context, body);
     if (!isQueryOperation(operation)) throw ServiceError.notFound('REQUEST.ROUTE_NOT_FOUND', `${operation} is not a query`);
     return this.queries[operation](kind, context, body);
   }

@@ -14,7 +14,8 @@ import { Filter, READ_STORE, ReadStore } from '@funnel/readstore';
 import { ASSET_REGISTRY } from './assets.tokens';
 import { AssetRecord, AssetRegistry, assertKindRules, maskSecrets } from '@funnel/assets-domain';
 import { AssetDocument, assetDocumentId, assetsCollection } from './asset-documents';
-import { idParam, idsParam, optionalParam, requiredParam, statusCondition, statusParam } from './query-params';
+import { Page, encodeCursor, idParam, idsParam, optionalParam, pageParams, requiredParam, statusCondition, statusParam } from './query-params';
+import { AssetAnswer } from './asset-answer';
 
 /** Read side of every asset kind: reads the read model only, always within the caller's account. */
 @Injectable()
@@ -27,64 +28,74 @@ export class AssetQueries {
   ) {}
 
   /** Slim records (full ones for kinds without a slim projection). */
-  async list(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetRecord[]> {
+  async list(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetAnswer> {
     const status = statusParam(query, kind.list.statusRequired, kind.list.defaultStatus);
     const condition = { ...statusCondition(status), ...this.filters(kind.list.filters, query), ...this.scopeFilter(kind, query) };
-    return this.slim(kind, context, await this.findMany(kind, context, condition));
+    return this.slimPage(kind, context, await this.findPage(kind, context, condition, pageParams(query)));
   }
 
-  async findByStatus(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetRecord[]> {
+  async findByStatus(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetAnswer> {
     const status = statusParam(query, true, 'all');
-    return this.slim(kind, context, await this.findMany(kind, context, { ...statusCondition(status), ...this.filters(kind.findByStatusFilters, query) }));
+    const condition = { ...statusCondition(status), ...this.filters(kind.findByStatusFilters, query) };
+    return this.slimPage(kind, context, await this.findPage(kind, context, condition, pageParams(query)));
   }
 
   /** Slim records of one type (a page group's pageType); `status` defaults to not-deleted. */
-  async findByType(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetRecord[]> {
+  async findByType(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetAnswer> {
     if (!kind.typeFilter) throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `${kind.kind} has no types`);
     const status = statusParam(query, false, 'not-deleted');
-    return this.slim(kind, context, await this.findMany(kind, context, { ...statusCondition(status), ...this.filters([kind.typeFilter], query) }));
+    const condition = { ...statusCondition(status), ...this.filters([kind.typeFilter], query) };
+    return this.slimPage(kind, context, await this.findPage(kind, context, condition, pageParams(query)));
   }
 
   /** Full records of the non-deleted assets in one category (`""`: uncategorized); funnel-local assets are in none. */
-  async findByCategory(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetRecord[]> {
+  async findByCategory(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetAnswer> {
     // A kind kept in a parent record (a funnel in its funnel group) has that record as its category.
     const placement: Filter = kind.parent
       ? { [`record.${kind.parent.field}`]: requiredParam(query, kind.parent.field) }
       : { idCategory: requiredParam(query, 'idCategory') };
     const condition: Filter = { ...placement, status: { $ne: 'deleted' }, ...this.filters(kind.findByCategoryFilters ?? [], query) };
     if (kind.scopeField) condition[`record.${kind.scopeField}`] = '';
-    return this.findMany(kind, context, condition);
+    const { records, nextCursor } = await this.findPage(kind, context, condition, pageParams(query));
+    return new AssetAnswer(records, undefined, nextCursor);
   }
 
-  /** A deleted asset is not found here; it stays readable through the `all` status filter. */
-  async findById(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetRecord> {
+  /** A deleted asset is not found here; it stays readable through the `all` status filter. Answers its revision (the ETag). */
+  async findById(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetAnswer> {
     const id = idParam(query, kind.idField);
     const doc = await this.collection.findOne({ _id: assetDocumentId(kind.kind, context.accountId, id) });
     if (!doc || doc.status === 'deleted') throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${id} not found`);
+    const { revision } = doc;
     const [record] = await this.withCategoryNames(kind, context, [doc]);
-    return record;
+    return new AssetAnswer(record, revision);
   }
 
-  /** Found assets in the order asked; ids that do not exist (or are deleted) are left out. */
-  async findByIds(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetRecord[]> {
+  /**
+   * Found assets in the order asked; ids that do not exist (or are deleted) are left out. Paged
+   * (`limit`, `cursor`), the found assets come in id order.
+   */
+  async findByIds(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetAnswer> {
     const ids = idsParam(query, kind.idsParam);
-    if (!ids.length) return [];
+    const page = pageParams(query);
+    if (!ids.length) return new AssetAnswer([]);
     const docs = await this.collection.find({ _id: { $in: ids.map((id) => assetDocumentId(kind.kind, context.accountId, id)) } });
     const byId = new Map(docs.filter((d) => d.status !== 'deleted').map((d) => [d.assetId, d]));
-    return this.withCategoryNames(
-      kind,
-      context,
-      ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])),
-    );
+    // Unpaged: in the order asked, as before; paged: in id order, after the cursor.
+    const ordered =
+      page.limit === undefined && page.after === undefined
+        ? ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []))
+        : [...byId.values()].filter((d) => page.after === undefined || d.assetId > page.after).sort((a, b) => (a.assetId < b.assetId ? -1 : 1));
+    const { docs: shown, nextCursor } = pageOf(ordered, page.limit);
+    return new AssetAnswer(await this.withCategoryNames(kind, context, shown), undefined, nextCursor);
   }
 
   /** find/byName: full records of the non-deleted assets whose name is exactly `name`. */
-  async findByName(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<AssetRecord[] | AssetRecord> {
+  async findByName(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<AssetAnswer | AssetRecord> {
     return this.lookup(kind, context, request, 'findByName');
   }
 
   /** find/bySlug: the non-deleted asset with that slug (404 when none). */
-  async findBySlug(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<AssetRecord[] | AssetRecord> {
+  async findBySlug(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<AssetAnswer | AssetRecord> {
     return this.lookup(kind, context, request, 'findBySlug');
   }
 
@@ -93,12 +104,16 @@ export class AssetQueries {
     context: CallerContext,
     { query }: AssetRequestBody,
     operation: 'findByName' | 'findBySlug',
-  ): Promise<AssetRecord[] | AssetRecord> {
+  ): Promise<AssetAnswer | AssetRecord> {
     const lookup = kind.lookups?.[operation];
     if (!lookup) throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `${kind.kind} has no ${operation}`);
     const value = requiredParam(query, lookup.param);
-    const found = await this.findMany(kind, context, { [`record.${lookup.field}`]: value, status: { $ne: 'deleted' } });
-    if (!lookup.single) return found;
+    const condition = { [`record.${lookup.field}`]: value, status: { $ne: 'deleted' } };
+    if (!lookup.single) {
+      const { records, nextCursor } = await this.findPage(kind, context, condition, pageParams(query));
+      return new AssetAnswer(records, undefined, nextCursor);
+    }
+    const found = await this.findMany(kind, context, condition);
     if (!found.length)
       throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `no ${kind.kind} with ${lookup.param} ${value.length > 64 ? `${value.slice(0, 64)}…` : value}`);
     return found[0];
@@ -125,7 +140,7 @@ export class AssetQueries {
       record = { ...dto, status: 'active' } as AssetRecord;
       assertKindRules(kind.kind, this.registry.rules(kind.kind), record);
     } else if (id !== undefined) {
-      record = await this.findById(kind, context, { query: { [kind.idField]: typeof id === 'string' ? id : '' }, body: undefined });
+      record = (await this.findById(kind, context, { query: { [kind.idField]: typeof id === 'string' ? id : '' }, body: undefined })).result as AssetRecord;
     } else {
       throw ServiceError.badRequest(ErrorCodes.VALIDATION, `${kind.idField} or ${kind.kind} is required`, [
         { field: kind.idField, code: 'required', message: `${kind.idField} (a saved ${kind.kind}) or ${kind.kind} (a draft) is required` },
@@ -234,6 +249,28 @@ export class AssetQueries {
   }
 
   /**
+   * One page of the matching assets in id order: those after the cursor's id, at most `limit` (one
+   * more is read to know whether a next page exists). Ids never change, so a walk page by page finds
+   * every asset that exists for the whole walk exactly once, whatever is written meanwhile.
+   */
+  private async findPage(
+    kind: AssetKindDescriptor,
+    context: CallerContext,
+    condition: Filter,
+    page: Page,
+  ): Promise<{ records: AssetRecord[]; nextCursor?: string }> {
+    const filter: Filter = { accountId: context.accountId, kind: kind.kind, ...condition };
+    if (page.after !== undefined) filter.assetId = { $gt: page.after };
+    const docs = await this.collection.find(filter, page.limit === undefined ? { sort: { assetId: 1 } } : { sort: { assetId: 1 }, limit: page.limit + 1 });
+    const { docs: shown, nextCursor } = pageOf(docs, page.limit);
+    return { records: await this.withCategoryNames(kind, context, shown), nextCursor };
+  }
+
+  private async slimPage(kind: AssetKindDescriptor, context: CallerContext, page: { records: AssetRecord[]; nextCursor?: string }): Promise<AssetAnswer> {
+    return new AssetAnswer(await this.slim(kind, context, page.records), undefined, page.nextCursor);
+  }
+
+  /**
    * `categoryName` always shows the category's current name (joined at read time, so a rename shows at once).
    * The read store hands out private copies, so each record is completed in place: in V8, a spread copy
    * that then gains fields gets a new hidden class on every call, which showed in request profiles.
@@ -263,4 +300,11 @@ export class AssetQueries {
       return record;
     });
   }
+}
+
+/** The first `limit` of `docs` (in id order; all without a limit) and, when more follow, the cursor after the last one shown. */
+function pageOf(docs: AssetDocument[], limit: number | undefined): { docs: AssetDocument[]; nextCursor?: string } {
+  if (limit === undefined || docs.length <= limit) return { docs };
+  const shown = docs.slice(0, limit);
+  return { docs: shown, nextCursor: encodeCursor(shown[shown.length - 1].assetId) };
 }

@@ -35,8 +35,11 @@ export class AssetRepository {
     return { state, revision, position };
   }
 
-  /** Appends expecting the revision the decision was made on; a lost race is a 409, never a lost write. */
-  async append(kind: string, context: CallerContext, id: string, events: AssetEvent[], expectedRevision: number): Promise<AppendResult> {
+  /**
+   * Appends expecting the revision the decision was made on; a lost race is a 409, never a lost write
+   * (a 412 naming the current revision when the caller sent If-Match: `conditional`).
+   */
+  async append(kind: string, context: CallerContext, id: string, events: AssetEvent[], expectedRevision: number, conditional = false): Promise<AppendResult> {
     const descriptor = this.registry.get(kind);
     const occurredAt = this.clock().toISOString();
     try {
@@ -48,6 +51,7 @@ export class AssetRepository {
           metadata: {
             accountId: context.accountId,
             actorId: context.userId,
+            keyId: context.keyId ?? null,
             correlationId: context.correlationId,
             occurredAt,
             schemaVersion: ASSET_EVENT_SCHEMA_VERSION,
@@ -58,9 +62,21 @@ export class AssetRepository {
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError) {
         if (expectedRevision < 0) throw ServiceError.conflict(ErrorCodes.ASSET_EXISTS, `${kind} ${id} already exists`);
+        if (conditional && typeof error.actual === 'number') throw revisionMismatch(kind, id, error.actual);
         throw ServiceError.conflict(ErrorCodes.ASSET_CONFLICT, `${kind} ${id} was changed concurrently; reload and retry`);
       }
       throw error;
     }
   }
+}
+
+/** 412: the asset has moved on from the revision the caller's If-Match names; the error names the current one. */
+export function revisionMismatch(kind: string, id: string, current: number): ServiceError {
+  const message = `${kind} ${id} has changed: its current revision is ${current} (ETag W/"${current}"); reload it and apply your change again`;
+  return ServiceError.preconditionFailed(ErrorCodes.ASSET_REVISION_MISMATCH, message, [{ field: 'If-Match', code: 'revision', message }]);
+}
+
+/** Refuses a write whose If-Match (`expected`) names another revision than the loaded one (a missing asset is left to the 404). */
+export function assertRevision(kind: string, id: string, loaded: number, expected: number | undefined): void {
+  if (expected !== undefined && loaded >= 0 && loaded !== expected) throw revisionMismatch(kind, id, loaded);
 }

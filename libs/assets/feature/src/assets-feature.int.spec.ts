@@ -12,7 +12,7 @@ import {
 } from '@funnel/contracts';
 import { EventStore, ReadStreamOptions, SqliteEventStore } from '@funnel/eventstore';
 import { EmbeddedReadStore } from '@funnel/readstore';
-import { AssetRegistry } from '@funnel/assets-domain';
+import { AssetRecord, AssetRegistry } from '@funnel/assets-domain';
 import { ASSET_KINDS } from '@funnel/contracts';
 import { AssetsFeatureModule } from './assets-feature.module';
 import { AssetCommands } from './asset-commands';
@@ -82,6 +82,22 @@ describe('asset feature over SQLite and the embedded read store', () => {
 
   const tag = (over: Record<string, unknown> = {}) => ({ idTag: generateAssetId(), tagName: 'a', ...over });
 
+  it('of two updates with the same If-Match decided on the same revision, the append refuses the loser with a 412 naming the current revision', async () => {
+    const body = tag();
+    await commands.create(VISITOR_TAG_KIND, context(), { query: {}, body });
+    barrier.arm(2);
+    const headers = { 'if-match': 'W/"0"' };
+    const results = await Promise.allSettled([
+      commands.update(VISITOR_TAG_KIND, context(), { query: {}, body: { ...body, tagName: 'first' }, headers }),
+      commands.update(VISITOR_TAG_KIND, context(), { query: {}, body: { ...body, tagName: 'second' }, headers }),
+    ]);
+    const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0].reason).toMatchObject({ status: 412, code: 'ASSET.REVISION_MISMATCH', message: expect.stringContaining('current revision is 1') });
+    const found = await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag: body.idTag }, body: undefined });
+    expect(found.revision).toBe(1);
+  });
+
   it('of two updates decided on the same revision, one wins and the other is a 409; both writes are not silently merged', async () => {
     const body = tag();
     await commands.create(VISITOR_TAG_KIND, context(), { query: {}, body });
@@ -97,7 +113,9 @@ describe('asset feature over SQLite and the embedded read store', () => {
     expect(rejected[0].reason).toBeInstanceOf(ServiceError);
     expect((rejected[0].reason as ServiceError).status).toBe(409);
     const winner = results[0].status === 'fulfilled' ? 'first' : 'second';
-    expect((await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag: body.idTag }, body: undefined })).tagName).toBe(winner);
+    expect(((await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag: body.idTag }, body: undefined })).result as AssetRecord).tagName).toBe(
+      winner,
+    );
     const stream = await eventStore.readStream(new AssetRegistry(ASSET_KINDS).streamName('visitortag', 'ACCOUNT00001', body.idTag));
     expect(stream.map((e) => e.type)).toEqual(['VisitorTagCreated', 'VisitorTagUpdated']);
   });
@@ -144,7 +162,7 @@ describe('asset feature over SQLite and the embedded read store', () => {
       },
     );
     await boot(eventStore);
-    const all = await queries.findByStatus(VISITOR_TAG_KIND, context(), { query: { status: 'all' }, body: undefined });
+    const all = (await queries.findByStatus(VISITOR_TAG_KIND, context(), { query: { status: 'all' }, body: undefined })).result as AssetRecord[];
     expect(all.find((t) => t.idTag === child.idTag)).toMatchObject({ idCategory: '', status: 'active' });
   });
 
@@ -182,7 +200,7 @@ describe('asset feature over SQLite and the embedded read store', () => {
     await commands.moveCategory(VISITOR_TAG_KIND, context(), { query: {}, body: { entries: [child.idTag], idCategory: a } });
     await app.close();
     await boot(eventStore);
-    const found = await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag: child.idTag }, body: undefined });
+    const found = (await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag: child.idTag }, body: undefined })).result as AssetRecord;
     expect(found.idCategory).toBe(a);
   });
   describe('bulk operations', () => {
@@ -218,7 +236,7 @@ describe('asset feature over SQLite and the embedded read store', () => {
       const totalMs = performance.now() - startedAt;
       running = false;
       const listed = await queries.findByStatus(VISITOR_TAG_KIND, context(), { query: { status: 'archived' }, body: undefined });
-      expect(listed).toHaveLength(1000);
+      expect(listed.result).toHaveLength(1000);
       // 1,000 loads and 1,000 appends in turns of 50 ids: dozens of turns, none holding the loop for a fifth of the whole.
       expect(turns).toBeGreaterThanOrEqual(20);
       expect(longestHoldMs).toBeLessThan(totalMs / 5);

@@ -11,6 +11,7 @@ import { UniqueClaims } from './unique-claims';
 import { AssetRepository } from './asset-repository';
 import { AssetProjector } from './asset-projector';
 import { AssetQueries } from './asset-queries';
+import { AssetHistory } from './asset-history';
 import { AssetCommands } from './asset-commands';
 import { ChildrenCascade } from './children-cascade';
 import { RunAssetCommandHandler, RunAssetQueryHandler } from './asset-operations';
@@ -70,6 +71,7 @@ export class AssetsFeatureModule {
         AssetRepository,
         AssetProjector,
         AssetQueries,
+        AssetHistory,
         AssetCommands,
         ChildrenCascade,
         RunAssetCommandHandler,

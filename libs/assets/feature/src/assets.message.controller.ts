@@ -2,13 +2,11 @@ import { Controller, Type, UseFilters } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { RpcErrorFilter } from '@funnel/platform';
-import { AssetKindDescriptor, AssetOperation, AssetRequestBody, RpcRequest, ServiceError, assetSubject } from '@funnel/contracts';
+import { AssetKindDescriptor, AssetOperation, AssetReply, AssetRequestBody, RpcRequest, ServiceError, assetSubject, servedOperations } from '@funnel/contracts';
 import { RunAssetCommand, RunAssetQuery, isQueryOperation } from './asset-operations';
+import { AssetAnswer } from './asset-answer';
 
-/** What every asset subject answers: `{ result }`, where an absent result means "no body". */
-export interface AssetReply {
-  result?: unknown;
-}
+export type { AssetReply };
 
 /**
  * Builds the message controller of the asset service from the registry: one handler per kind and
@@ -25,17 +23,24 @@ export function createAssetsMessageController(kinds: readonly AssetKindDescripto
 
     async dispatch(kind: AssetKindDescriptor, operation: AssetOperation, request: RpcRequest<AssetRequestBody>): Promise<AssetReply> {
       if (!request?.context?.accountId) throw ServiceError.unauthorized();
-      const normalized: RpcRequest<AssetRequestBody> = { context: request.context, body: { query: request.body?.query ?? {}, body: request.body?.body } };
+      const normalized: RpcRequest<AssetRequestBody> = {
+        context: request.context,
+        body: { query: request.body?.query ?? {}, body: request.body?.body, headers: request.body?.headers },
+      };
       const result = isQueryOperation(operation)
         ? await this.queryBus.execute(new RunAssetQuery(kind, operation, normalized))
         : await this.commandBus.execute(new RunAssetCommand(kind, operation, normalized));
-      return { result };
+      if (!(result instanceof AssetAnswer)) return { result };
+      const reply: AssetReply = { result: result.result };
+      if (result.revision !== undefined) reply.revision = result.revision;
+      if (result.nextCursor !== undefined) reply.nextCursor = result.nextCursor;
+      return reply;
     }
   }
 
   const prototype = AssetsMessageController.prototype as unknown as Record<string, unknown>;
   for (const kind of kinds) {
-    for (const operation of kind.operations) {
+    for (const operation of servedOperations(kind)) {
       const method = `${kind.kind}_${operation}`;
       prototype[method] = function (this: AssetsMessageController, request: RpcRequest<AssetRequestBody>) {
         return this.dispatch(kind, operation, request);

@@ -2,7 +2,7 @@ export * from './assets-feature.module';
 export * from './assets.tokens';
 export * from './asset-documents';
 export * from './asset-projector';
-export { AssetReply } from './assets.message.controller';
+export type { AssetReply } from './assets.message.controller';
 export { AssetCommands } from './asset-commands';
 export { AssetQueries } from './asset-queries';
 export { AssetSecretBox } from './secrets/asset-secret-box';

@@ -1,4 +1,14 @@
-import { AssetRequestBody, ErrorCodes, ID_RULE, MAX_BULK_IDS, STATUS_FILTERS, ServiceError, StatusFilter, isValidAssetId } from '@funnel/contracts';
+import {
+  AssetRequestBody,
+  ErrorCodes,
+  ID_RULE,
+  MAX_BULK_IDS,
+  MAX_PAGE_SIZE,
+  STATUS_FILTERS,
+  ServiceError,
+  StatusFilter,
+  isValidAssetId,
+} from '@funnel/contracts';
 import { Filter } from '@funnel/readstore';
 
 type Query = AssetRequestBody['query'];
@@ -66,4 +76,48 @@ export function statusCondition(filter: StatusFilter): Filter {
       throw new Error(`unknown status filter ${String(unknown)}`);
     }
   }
+}
+
+/** An integer query parameter within `min..max`; undefined when absent. */
+export function intParam(query: Query, name: string, min: number, max: number): number | undefined {
+  const value = single(query, name);
+  if (value === undefined) return undefined;
+  const n = /^\d{1,16}$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max)
+    throw ServiceError.invalidField(name, 'isInt', `query parameter ${name} must be an integer from ${min} to ${max}`);
+  return n;
+}
+
+/** A page of a list: at most `limit` assets (none: all of them) whose id comes after `after`, in id order. */
+export interface Page {
+  limit?: number;
+  after?: string;
+}
+
+/** The opaque cursor of a page that ends with asset `lastId` (base64url of the id). */
+export function encodeCursor(lastId: string): string {
+  return Buffer.from(lastId, 'utf8').toString('base64url');
+}
+
+/** `limit` (1..1000) and `cursor` (from a previous answer's X-Next-Cursor); a cursor that is not one is a 400. */
+export function pageParams(query: Query): Page {
+  const limit = intParam(query, 'limit', 1, MAX_PAGE_SIZE);
+  const cursor = single(query, 'cursor');
+  if (cursor === undefined || cursor === '') return { limit };
+  const after = /^[A-Za-z0-9_-]{1,32}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  if (!isValidAssetId(after) || encodeCursor(after) !== cursor)
+    throw ServiceError.invalidField('cursor', 'isCursor', 'query parameter cursor must be the X-Next-Cursor of a previous answer');
+  return { limit, after };
+}
+
+/**
+ * The revision of an `If-Match` header (`W/"<n>"` or `"<n>"`, as find/byId's ETag); undefined when
+ * there is none or it is `*` (any revision). Anything else is a 400.
+ */
+export function ifMatchRevision(headers: Record<string, string> | undefined): number | undefined {
+  const value = headers?.['if-match']?.trim();
+  if (value === undefined || value === '*') return undefined;
+  const match = /^(?:W\/)?"(\d{1,15})"$/.exec(value);
+  if (!match) throw ServiceError.invalidField('If-Match', 'isETag', 'header If-Match must be an ETag of find/byId, W/"<revision>" (or "<revision>")');
+  return Number(match[1]);
 }

@@ -23,6 +23,7 @@ export const ASSET_OPERATIONS = [
   'test',
   'move',
   'validate',
+  'history',
 ] as const;
 export type AssetOperation = (typeof ASSET_OPERATIONS)[number];
 
@@ -70,7 +71,41 @@ export const ASSET_OPERATION_ROUTES: Record<AssetOperation, { method: 'GET' | 'P
   move: { method: 'PUT', path: 'move' },
   /** Checks a record as save would, and more, without storing it: `{ valid, errors, warnings }` (funnels). */
   validate: { method: 'POST', path: 'validate' },
+  /** The asset's events, newest first, each with the changes it made (see AssetHistoryEntry). */
+  history: { method: 'GET', path: 'history' },
 };
+
+/** Operations every kind (and every view of a kind) serves, whatever its descriptor lists. */
+export const EVERY_KIND_OPERATIONS: readonly AssetOperation[] = ['history'];
+
+/** The operations served for a kind or one of its views: its own list plus EVERY_KIND_OPERATIONS. */
+export function servedOperations(served: { operations: readonly AssetOperation[] }): AssetOperation[] {
+  return [...served.operations, ...EVERY_KIND_OPERATIONS.filter((operation) => !served.operations.includes(operation))];
+}
+
+/**
+ * Writes that honour `If-Match: W/"<revision>"` (optimistic concurrency): they fail with 412
+ * `ASSET.REVISION_MISMATCH` when the asset's stream has moved on. A bulk one takes it with one entry only.
+ */
+export const CONDITIONAL_OPERATIONS: ReadonlySet<AssetOperation> = new Set(['update', 'delete', 'archive', 'unarchive', 'moveCategory', 'move']);
+
+/** The most a paged list answers at once (`limit`). */
+export const MAX_PAGE_SIZE = 1000;
+
+/**
+ * Lists and finds that take `limit` (1..MAX_PAGE_SIZE) and `cursor` (an earlier answer's `X-Next-Cursor`),
+ * answer in id order, and carry `X-Next-Cursor` when a next page exists (find/byName and find/bySlug
+ * when the lookup answers a list). `history` pages by `limit` (1..200, default 50) and `beforeRevision`.
+ */
+export const PAGED_OPERATIONS: ReadonlySet<AssetOperation> = new Set([
+  'list',
+  'findByStatus',
+  'findByType',
+  'findByCategory',
+  'findByIds',
+  'findByName',
+  'findBySlug',
+]);
 
 /** Operations that change nothing, whatever their HTTP method: they need `assets:read`. */
 export const READ_OPERATIONS: ReadonlySet<AssetOperation> = new Set([
@@ -84,6 +119,7 @@ export const READ_OPERATIONS: ReadonlySet<AssetOperation> = new Set([
   'findByName',
   'findBySlug',
   'validate',
+  'history',
 ]);
 
 /** A lookup by one field's exact value among non-deleted assets: all matches, or the one match (404 when none). */
@@ -298,4 +334,35 @@ export function assetSubject(kind: string, operation: AssetOperation): string {
 export interface AssetRequestBody {
   query: Record<string, string | string[] | undefined>;
   body: unknown;
+  /** Forwarded request headers (lower-case names): `if-match` on CONDITIONAL_OPERATIONS. */
+  headers?: Record<string, string>;
+}
+
+/**
+ * What an asset subject answers: `{ result }` (absent: no body), and what the gateway turns into
+ * headers, leaving the body as it is: `revision` (find/byId) as `ETag: W/"<revision>"`, `nextCursor`
+ * (a paged list) as `X-Next-Cursor`.
+ */
+export interface AssetReply {
+  result?: unknown;
+  revision?: number;
+  nextCursor?: string;
+}
+
+/** One change an event made to a record: the JSON path (`nodes[3].nodeName`) and its values (`null`: absent; secrets: `********`). */
+export interface AssetChange {
+  path: string;
+  from: unknown;
+  to: unknown;
+}
+
+/** One event of an asset's history (`GET <prefix>/history/`). */
+export interface AssetHistoryEntry {
+  revision: number;
+  /** The stored event type, e.g. `FunnelUpdated`. */
+  type: string;
+  occurredAt: string;
+  /** Who wrote it (null for events stored before the actor was recorded). */
+  actor: { userId: string | null; keyId: string | null };
+  changes: AssetChange[];
 }

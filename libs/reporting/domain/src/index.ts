@@ -1,1 +1,3 @@
 export * from './hit';
+export * from './hit-filters';
+export * from './postbacks/postback-intent';

@@ -1,2 +1,5 @@
 export * from './queue/job-queue';
 export * from './hits/hit-store';
+export * from './hits/sqlite-hit-store';
+export * from './hits/clickhouse-hit-store';
+export * from './hits/create-hit-store';

@@ -1,6 +1,7 @@
 import type { ErrorBodyShape } from './http-errors';
 import { ASSET_KINDS, ASSET_OPERATION_ROUTES, AssetKindDescriptor, AssetOperation, Permission, READ_OPERATIONS, assetSubject } from '@funnel/contracts';
 import { FieldRenames, renamesOf } from './field-renames';
+import type { RouteDoc } from './docs/openapi/route-doc';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -29,6 +30,8 @@ export interface ForwardedRoute {
   renames?: FieldRenames;
   /** The answer is dropped: the route answers no body (the legacy campaign save). */
   noAnswer?: boolean;
+  /** What the API document (GET /v1/openapi.json) says of the route: its body DTO, query and answer schema. */
+  doc?: RouteDoc;
 }
 
 /** A route matched to a path, with the path's parameters (`/billing/domains/:domain` gives `{ domain }`). */
@@ -65,6 +68,7 @@ function assetRoute(kind: AssetKindDescriptor, prefix: string, operation: AssetO
     permission: READ_OPERATIONS.has(operation) ? ('assets:read' as const) : ('assets:write' as const),
     reply: 'result' as const,
     ...(renames ? { renames } : {}),
+    doc: { asset: { kind, operation } },
   };
 }
 

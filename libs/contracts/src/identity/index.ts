@@ -123,3 +123,4 @@ export const USER_SETTINGS_MAX_BYTES = 64 * 1024;
 export * from './access-tokens';
 export * from './auth.dto';
 export * from './api-keys.dto';
+export * from './docs';

@@ -38,7 +38,13 @@ export class ResponseContract {
     const operation = template ? (this.document.paths[template][method.toLowerCase()] as Operation | undefined) : undefined;
     if (!operation || !template) {
       // An unknown route or method: the error body of any route (the standard one, or billing's on its paths).
-      if (status >= 400) return this.check(at, 'anyOf', { anyOf: [{ $ref: pointer('components', 'schemas', 'Error') }, { $ref: pointer('components', 'schemas', 'BillingError') }] }, body);
+      if (status >= 400)
+        return this.check(
+          at,
+          'anyOf',
+          { anyOf: [{ $ref: pointer('components', 'schemas', 'Error') }, { $ref: pointer('components', 'schemas', 'BillingError') }] },
+          body,
+        );
       return `${at}, but the document has no ${method} ${path.split('?')[0]}`;
     }
     const key = operation.responses[String(status)] ? String(status) : status >= 400 ? 'default' : undefined;
@@ -64,7 +70,9 @@ export class ResponseContract {
       this.validators.set(ref, validate);
     }
     if (validate(body)) return undefined;
-    const errors = (validate.errors ?? []).slice(0, 10).map((e) => `${e.instancePath || '(body)'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+    const errors = (validate.errors ?? [])
+      .slice(0, 10)
+      .map((e) => `${e.instancePath || '(body)'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
     return `${at}, which does not match the API document:\n  ${errors.join('\n  ')}\nbody: ${JSON.stringify(body)?.slice(0, 600)}`;
   }
 

@@ -6,6 +6,7 @@ import {
   MoveCategoryRequestDto,
   ParentMutationRequestDto,
   QueryFilter,
+  SECRET_PLACEHOLDER,
   STATUS_FILTERS,
   StringListDto,
   assetKindByName,
@@ -55,8 +56,10 @@ export class AssetRecordSchemas {
     const properties: Record<string, unknown> = { ...(dto.properties as Record<string, unknown>), ...(kind.docs?.fields ?? {}) };
     for (const field of kind.derivedFields ?? []) properties[field] ??= { type: 'string' };
     properties.owner = { type: 'string', description: 'the account id' };
-    for (const secret of kind.secretFields ?? [])
+    for (const secret of kind.secretFields ?? []) {
       if (secret.flag) properties[secret.flag] = { type: 'boolean', description: `whether ${secret.path} is stored` };
+      if (!secret.hidden) this.showAsPlaceholder(properties, secret.path.split('.'));
+    }
     const required = [...new Set([...((dto.required as string[]) ?? []), 'status', 'owner'])];
     return {
       title: `${kind.eventPrefix} (full record)`,
@@ -65,6 +68,29 @@ export class AssetRecordSchemas {
       required,
       additionalProperties: false,
     };
+  }
+
+  /**
+   * A write-only secret reads as the placeholder, whatever the write rules (a length) say: the field
+   * at `path` becomes `********`, the objects on the way copied (a `$ref` inlined) so the DTO stays as it is.
+   */
+  private showAsPlaceholder(properties: Record<string, unknown>, path: string[]): void {
+    const [head, ...rest] = path;
+    const list = head.endsWith('[]');
+    const name = list ? head.slice(0, -2) : head;
+    const current = properties[name] as Schema | undefined;
+    if (!current) return;
+    if (!rest.length) {
+      properties[name] = { type: 'string', const: SECRET_PLACEHOLDER, description: 'write-only: `********` when one is stored' };
+      return;
+    }
+    const field = this.dtos.inlined(current);
+    const holder = list ? (field.items ? this.dtos.inlined(field.items as Schema) : undefined) : field;
+    if (!holder?.properties) return;
+    holder.properties = { ...(holder.properties as Record<string, unknown>) };
+    this.showAsPlaceholder(holder.properties as Record<string, unknown>, rest);
+    if (list) field.items = holder;
+    properties[name] = field;
   }
 
   private slimSchema(kind: AssetKindDescriptor): Schema {
@@ -191,7 +217,11 @@ export function assetOperationDoc(
         summary: `${operation === 'create' ? 'Create' : 'Update'} a ${kind.kind}${kind.upsert ? ' (creates or updates)' : ''}`,
         body: recordBody(),
         ...(kind.upsert
-          ? { answer: { type: 'object', required: [kind.idField], properties: { [kind.idField]: STRING }, additionalProperties: false }, answerOptional: true }
+          ? {
+              answer: { type: 'object', required: [kind.idField], properties: { [kind.idField]: STRING }, additionalProperties: false },
+              answerOptional: true,
+              description: `A record without ${kind.idField} gets one from the service, answered as \`{ ${kind.idField} }\`; otherwise no body.`,
+            }
           : kind.saveAnswersRecord
             ? { answer: full() }
             : {}),

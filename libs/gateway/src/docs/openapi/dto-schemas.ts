@@ -56,6 +56,15 @@ export class DtoSchemas {
     return this.walk(source) as Schema;
   }
 
+  /** A copy of the schema a `$ref` names (other schemas as they are), to change in one place. */
+  inlined(schema: Schema): Schema {
+    const ref = schema.$ref;
+    if (typeof ref !== 'string' || !ref.startsWith(SCHEMA_REF_PREFIX)) return { ...schema };
+    const named = this.schemas.get(ref.slice(SCHEMA_REF_PREFIX.length));
+    if (!named) throw new Error(`no schema ${ref}`);
+    return { ...named };
+  }
+
   components(): Record<string, Schema> {
     return Object.fromEntries([...this.schemas.entries()].sort(([a], [b]) => a.localeCompare(b)));
   }

@@ -60,7 +60,10 @@ export class AssetRecordSchemas {
       if (secret.flag) properties[secret.flag] = { type: 'boolean', description: `whether ${secret.path} is stored` };
       if (!secret.hidden) this.showAsPlaceholder(properties, secret.path.split('.'));
     }
-    const required = [...new Set([...((dto.required as string[]) ?? []), 'status', 'owner'])];
+    // Always on reads: status, owner, the secret flags, and a category-managed kind's placement.
+    const flags = (kind.secretFields ?? []).flatMap((secret) => (secret.flag ? [secret.flag] : []));
+    const placement = categoryTypesOf(kind).length ? ['idCategory', 'categoryName'] : [];
+    const required = [...new Set([...((dto.required as string[]) ?? []), 'status', 'owner', ...flags, ...placement])];
     return {
       title: `${kind.eventPrefix} (full record)`,
       type: 'object',
@@ -99,7 +102,7 @@ export class AssetRecordSchemas {
     const dtoRequired = new Set(full.required as string[]);
     const fields = [kind.idField, ...(kind.slimFields ?? []), 'status', ...(categoryTypesOf(kind).length ? ['idCategory', 'categoryName'] : [])];
     const properties: Record<string, unknown> = {};
-    const required = [kind.idField, 'status'];
+    const required = [kind.idField, 'status', ...(categoryTypesOf(kind).length ? ['idCategory', 'categoryName'] : [])];
     for (const field of fields) {
       properties[field] = fullProperties[field] ?? {};
       if (dtoRequired.has(field) && !required.includes(field)) required.push(field);

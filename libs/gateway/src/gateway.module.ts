@@ -9,6 +9,7 @@ import { Credentials } from './credentials';
 import { ForwardingRoute } from './forwarding.route';
 import { IdsHttpController } from './ids.http.controller';
 import { HealthHttpController, MetricsHttpController } from './health.http.controller';
+import { ApiDocsHttpController } from './docs/api-docs.http.controller';
 import { scriptRoutes } from './script-routes';
 import { identityRoutes } from './identity-routes';
 import { billingRoutes } from './billing-routes';
@@ -40,7 +41,7 @@ export class GatewayModule {
   static forRoot(options: GatewayOptions): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthHttpController, MetricsHttpController, IdsHttpController],
+      controllers: [HealthHttpController, MetricsHttpController, IdsHttpController, ApiDocsHttpController],
       providers: [
         ForwardingRoute,
         Credentials,

@@ -9,3 +9,5 @@ export * from './identity-routes';
 export * from './billing-routes';
 export * from './limits/rate-limiter';
 export * from './limits/credential-rate-limit';
+export * from './docs/openapi';
+export { gatewayOwnRoutes } from './docs/own-routes';

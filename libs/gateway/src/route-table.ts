@@ -11,6 +11,7 @@ import {
   servedOperations,
 } from '@funnel/contracts';
 import { FieldRenames, renamesOf } from './field-renames';
+import type { RouteDoc } from './docs/openapi/route-doc';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -42,6 +43,8 @@ export interface ForwardedRoute {
   renames?: FieldRenames;
   /** The answer is dropped: the route answers no body (the legacy campaign save). */
   noAnswer?: boolean;
+  /** What the API document (GET /v1/openapi.json) says of the route: its body DTO, query and answer schema. */
+  doc?: RouteDoc;
 }
 
 /** A route matched to a path, with the path's parameters (`/billing/domains/:domain` gives `{ domain }`). */
@@ -82,6 +85,7 @@ function assetRoute(kind: AssetKindDescriptor, prefix: string, operation: AssetO
     reply: 'result' as const,
     ...(CONDITIONAL_OPERATIONS.has(operation) ? { forwardHeaders: IF_MATCH } : {}),
     ...(renames ? { renames } : {}),
+    doc: { asset: { kind, operation } },
   };
 }
 

@@ -241,6 +241,24 @@ export interface AssetKindDescriptor {
   views?: AssetKindView[];
   /** Fields renamed since events were first stored (old name to current name): stored events are read with the current names. */
   renamedFields?: Readonly<Record<string, string>>;
+  /** What the API document (GET /v1/openapi.json) says of the kind beyond its DTO and the fields above. */
+  docs?: AssetKindDocs;
+}
+
+/** A JSON Schema (2020-12, as OpenAPI 3.1 has it). */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/**
+ * The parts of a kind's API document that no DTO or descriptor field gives: declared once here,
+ * next to the kind, and read by the gateway's document generator.
+ */
+export interface AssetKindDocs {
+  /** Record fields the service sets (not in the DTO), e.g. a logic script's `codeHash`: on full records, and on slim ones when `slimFields` names them. */
+  fields?: Readonly<Record<string, JsonSchema>>;
+  /** Fields the kind's rules compute for slim records (KindRules.slim), e.g. a page group's `pageCount`. */
+  slim?: Readonly<Record<string, JsonSchema>>;
+  /** Body and answer of the kind's own operations (evaluate, secret, test ...). */
+  operations?: Partial<Record<AssetOperation, { body?: JsonSchema; answer?: JsonSchema }>>;
 }
 
 /** A slim field copied from the record another field names: `as` = the `take` field of the `kind` record whose id is `field`. */

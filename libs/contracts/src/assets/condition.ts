@@ -1,3 +1,4 @@
+import { VISITOR_CONTEXT_SCHEMA } from '../scripts/docs';
 import { IsArray, IsOptional, IsString, Length } from 'class-validator';
 import { AssetKindDescriptor, COMMON_ASSET_OPERATIONS } from './asset-kind';
 import { PlacedAssetDto } from './common-fields';
@@ -32,4 +33,31 @@ export const CONDITION_KIND: AssetKindDescriptor = {
   derivedFields: ['categoryName'],
   immutableFields: ['restrictToFunnelId'],
   slimFields: ['conditionName', 'restrictToFunnelId'],
+  docs: {
+    slim: { routeKeys: { type: 'array', items: { type: 'string' }, description: 'the route ids, then `default`' } },
+    operations: {
+      evaluate: {
+        body: {
+          description: '`idCondition` (a saved condition) or `condition` (a draft), with the visitor context of /logicscripts/evaluate',
+          allOf: [VISITOR_CONTEXT_SCHEMA],
+          properties: { idCondition: { type: 'string' }, condition: { type: 'object' } },
+        },
+        answer: {
+          type: 'object',
+          required: ['routeKey', 'matchedRoute', 'reason'],
+          additionalProperties: false,
+          properties: {
+            routeKey: { type: 'string' },
+            matchedRoute: {
+              oneOf: [
+                { type: 'null' },
+                { type: 'object', required: ['idRoute', 'routeName'], properties: { idRoute: { type: 'string' }, routeName: { type: 'string' } } },
+              ],
+            },
+            reason: { type: 'string' },
+          },
+        },
+      },
+    },
+  },
 };

@@ -35,4 +35,10 @@ export const LOGIC_SCRIPT_KIND: AssetKindDescriptor = {
   slimFields: ['logicScriptName', 'codeHash', 'routeKeys'],
   lookups: { findByName: { param: 'name', field: 'logicScriptName' } },
   duplicateUpdatableFields: ['idCategory', 'categoryName', 'description'],
+  docs: {
+    fields: {
+      codeHash: { type: 'string', description: "SHA-256 hex of the code's UTF-8 bytes (set by the service)" },
+      routeKeys: { type: 'array', items: { type: 'string' }, description: 'the route keys the script returns as literals (set by the service)' },
+    },
+  },
 };

@@ -91,6 +91,13 @@ export const MIDDLEWARE_CONFIG_KIND: AssetKindDescriptor = {
   isParent: false,
   derivedFields: ['categoryName', 'schemaVersion'],
   slimFields: ['middlewareConfigName'],
+  docs: {
+    fields: { schemaVersion: { type: 'integer', description: 'set by the service' } },
+    slim: {
+      destinationType: { type: 'string', enum: [...MIDDLEWARE_DESTINATION_TYPES] },
+      destinationMethod: { type: 'string', enum: [...MIDDLEWARE_METHODS] },
+    },
+  },
   secretFields: [
     { path: 'destination.basicAuth.password', flag: 'hasBasicAuthPassword' },
     { path: 'destination.hmacSecret', flag: 'hasHmacSecret' },

@@ -52,6 +52,7 @@ export const PAGE_GROUP_KIND: AssetKindDescriptor = {
   ],
   isParent: false,
   derivedFields: ['categoryName'],
+  docs: { slim: { pageCount: { type: 'integer', minimum: 0 } } },
   immutableFields: ['pageType', 'restrictToFunnelId'],
   slimFields: ['pageGroupName', 'pageType', 'restrictToFunnelId'],
 };

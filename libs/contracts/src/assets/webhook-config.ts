@@ -46,6 +46,13 @@ export class WebhookConfigDto extends PlacedAssetDto {
   @IsOptional() @ValidateNested() @Type(() => WebhookBasicAuthDto) basicAuth?: WebhookBasicAuthDto;
 }
 
+const SIGNING_SECRET_ANSWER = {
+  type: 'object',
+  required: ['signingSecret'],
+  additionalProperties: false,
+  properties: { signingSecret: { type: 'string' } },
+};
+
 export const WEBHOOK_CONFIG_KIND: AssetKindDescriptor = {
   kind: 'webhookconfig',
   eventPrefix: 'WebhookConfig',
@@ -67,4 +74,23 @@ export const WEBHOOK_CONFIG_KIND: AssetKindDescriptor = {
     { path: 'basicAuth.password', flag: 'hasBasicAuthPassword' },
     { path: 'signingSecret', flag: 'hasSigningSecret', hidden: true },
   ],
+  docs: {
+    operations: {
+      secret: { answer: SIGNING_SECRET_ANSWER },
+      rotateSecret: { answer: SIGNING_SECRET_ANSWER },
+      test: {
+        answer: {
+          type: 'object',
+          required: ['delivered', 'httpStatus', 'responseTimeMs', 'error'],
+          additionalProperties: false,
+          properties: {
+            delivered: { type: 'boolean' },
+            httpStatus: { type: ['integer', 'null'] },
+            responseTimeMs: { type: 'number', minimum: 0 },
+            error: { type: ['string', 'null'] },
+          },
+        },
+      },
+    },
+  },
 };

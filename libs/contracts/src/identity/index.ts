@@ -1,13 +1,4 @@
-/**
- * Permissions a credential can carry (documented in the README). The bootstrap and CLI users hold
- * all of them; an API key or token carries a subset.
- */
-export const PERMISSIONS = ['assets:read', 'assets:write', 'reporting:write', 'billing:manage', 'keys:manage', 'settings:write'] as const;
-export type Permission = (typeof PERMISSIONS)[number];
-
-export function isPermission(value: unknown): value is Permission {
-  return typeof value === 'string' && (PERMISSIONS as readonly string[]).includes(value);
-}
+export * from './permissions';
 
 /** Request/reply subjects of the identity service. */
 export const IdentitySubjects = {
@@ -130,3 +121,6 @@ export interface GeneratedApiKey extends ApiKeyInfo {
 /** User settings: one JSON object per user, at most this many bytes as JSON. */
 export const USER_SETTINGS_MAX_BYTES = 64 * 1024;
 export * from './access-tokens';
+export * from './auth.dto';
+export * from './api-keys.dto';
+export * from './docs';

@@ -4,3 +4,4 @@ export const ScriptSubjects = {
   validate: 'scripts.logicscript.validate',
   evaluate: 'scripts.logicscript.evaluate',
 } as const;
+export * from './docs';

@@ -31,7 +31,7 @@ export function legacyApiKeyIdOf(digest: string): string {
   return digest.slice(0, 24);
 }
 
-export const API_KEY_ID_PATTERN = /^[0-9a-f]{24}$/;
+export { API_KEY_ID_PATTERN } from '@funnel/contracts';
 
 /**
  * `grantor`: the permissions of whoever asks (the calling principal). A key never gets a permission

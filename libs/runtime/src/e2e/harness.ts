@@ -3,16 +3,21 @@ import { FUNNEL_NATS_LAYOUT, createNatsUsers, natsAuthorizationConfig, natsUserE
 import { startNatsServer, tempDir } from '@funnel/testing';
 import { RunningApp, startStandalone } from '../standalone';
 import { startAssetsService, startBillingService, startGateway, startIdentityService, startScriptsService } from '../services';
+import { responseContract } from './response-contract';
 
 export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery', apiKey: 'test-admin-key-0123456789' };
 
 export interface Api {
   baseUrl: string;
-  /** Request with the admin key (X-API-Key) unless `key` is given ('' for none). */
+  /**
+   * Request with the admin key (X-API-Key) unless `key` is given ('' for none). The answer is
+   * checked against the API document (GET /v1/openapi.json): an answer that does not match it
+   * fails the call. `contract: false` skips that, only for answers that are not JSON API answers.
+   */
   call(
     method: string,
     path: string,
-    options?: { body?: unknown; rawBody?: string; key?: string; headers?: Record<string, string> },
+    options?: { body?: unknown; rawBody?: string; key?: string; headers?: Record<string, string>; contract?: boolean },
   ): Promise<{ status: number; body: any; text: string; headers: Headers }>;
 }
 
@@ -34,6 +39,10 @@ export function apiAt(baseUrl: string, defaultKey: string): Api {
         body = text ? JSON.parse(text) : undefined;
       } catch {
         body = text;
+      }
+      if (options.contract !== false) {
+        const problem = responseContract().problem(method, path, response.status, text, body);
+        if (problem) throw new Error(problem);
       }
       return { status: response.status, body, text, headers: response.headers };
     },

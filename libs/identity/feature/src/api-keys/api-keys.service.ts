@@ -1,5 +1,16 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ApiKeyInfo, ApiKeysRevokedEvent, CallerContext, GeneratedApiKey, IdentityEvents, ServiceError, validateBody } from '@funnel/contracts';
+import {
+  ApiKeyInfo,
+  ApiKeysRevokedEvent,
+  CallerContext,
+  DeleteApiKeysDto,
+  GenerateApiKeyDto,
+  GeneratedApiKey,
+  IdentityEvents,
+  ServiceError,
+  UpdateApiKeyDto,
+  validateBody,
+} from '@funnel/contracts';
 import { EVENT_STORE, EventStore, GlobalPosition, WrongExpectedRevisionError, comparePositions } from '@funnel/eventstore';
 import { READ_STORE, ReadStore } from '@funnel/readstore';
 import { EVENT_PUBLISHER, EventPublisher } from '@funnel/platform';
@@ -20,7 +31,6 @@ import {
 import { IdentityProjector } from '../identity-projector';
 import { apiKeyUsageCollection, apiKeysCollection } from '../identity-read-model';
 import { loadApiKey, reserveApiKeyDigest } from './api-key-stream';
-import { DeleteApiKeysDto, GenerateApiKeyDto, UpdateApiKeyDto } from './api-keys.dto';
 
 /** The caller of a key-management request, as the gateway set it (the route requires keys:manage). */
 function manager(context: CallerContext | undefined): CallerContext {

@@ -1,6 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { Logger, LoggerService } from '@nestjs/common';
-import { CallerContext, ErrorCodes, MfaChallenge, ServiceError, Session, SessionUser, validateBody } from '@funnel/contracts';
+import {
+  CallerContext,
+  ErrorCodes,
+  LoginDto,
+  MfaChallenge,
+  MfaVerifyDto,
+  OtpDto,
+  ServiceError,
+  Session,
+  SessionUser,
+  ValidateDto,
+  validateBody,
+} from '@funnel/contracts';
 import { EventStore, NewEvent, WrongExpectedRevisionError } from '@funnel/eventstore';
 import {
   IdentityStreams,
@@ -23,7 +35,6 @@ import {
   tokenDigest,
   verifyPassword,
 } from '@funnel/identity-domain';
-import { LoginDto, MfaVerifyDto, OtpDto, ValidateDto } from './auth.dto';
 import { IdentityKeys } from './identity-keys';
 import { LoginThrottle } from './login-throttle.store';
 import { RefreshTokens } from './refresh-tokens';

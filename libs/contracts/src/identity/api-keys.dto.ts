@@ -1,6 +1,8 @@
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
-import { PERMISSIONS } from '@funnel/contracts';
-import { API_KEY_ID_PATTERN } from '@funnel/identity-domain';
+import { PERMISSIONS } from './permissions';
+
+/** An API key's id: 24 hexadecimal characters. */
+export const API_KEY_ID_PATTERN = /^[0-9a-f]{24}$/;
 
 const PERMISSION_RULE = { each: true, message: `each permission must be one of: ${PERMISSIONS.join(', ')}` };
 const NAME_RULE = { message: 'name must not be blank' };

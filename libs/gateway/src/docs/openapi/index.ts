@@ -1,0 +1,3 @@
+export * from './route-doc';
+export * from './document';
+export { DtoSchemas } from './dto-schemas';

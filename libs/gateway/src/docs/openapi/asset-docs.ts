@@ -1,8 +1,11 @@
 import {
   AssetKindDescriptor,
   AssetOperation,
+  CONDITIONAL_OPERATIONS,
   DuplicateRequestDto,
   MAX_BULK_IDS,
+  MAX_PAGE_SIZE,
+  PAGED_OPERATIONS,
   MoveCategoryRequestDto,
   ParentMutationRequestDto,
   QueryFilter,
@@ -142,6 +145,20 @@ function renamed(schema: Schema, names: Readonly<Record<string, string>> | undef
 }
 
 const STRING = { type: 'string' };
+/** Keyset paging of every list and find answer (see "Change history, edit conflicts and pagination"). */
+const PAGE_PARAMS: QueryParamDoc[] = [
+  {
+    name: 'limit',
+    required: false,
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+    description: `at most this many records, 1..${MAX_PAGE_SIZE}, in id order; the \`X-Next-Cursor\` header then names the next page (without limit: the whole answer)`,
+  },
+  { name: 'cursor', required: false, schema: STRING, description: "the previous page's `X-Next-Cursor`" },
+];
+const IF_MATCH = {
+  name: 'If-Match',
+  description: 'W/"<revision>" from find/byId\'s ETag: 412 ASSET.REVISION_MISMATCH when the asset has moved on (bulk operations: one entry only)',
+};
 const STATUS = { type: 'string', enum: [...STATUS_FILTERS] };
 const ID_LIST = { type: 'string', description: `comma-separated ids (or the parameter repeated), at most ${MAX_BULK_IDS}` };
 
@@ -170,7 +187,15 @@ export function assetOperationDoc(
   const slim = () => records.slim(kind, answerNames);
   const list = (item: Schema) => ({ type: 'array', items: item });
   const own = kind.docs?.operations?.[operation];
-  const doc = (d: RouteDoc): RouteDoc => ({ tag: kind.kind, ...d, ...(noAnswer ? { answer: undefined } : {}) });
+  const paged = PAGED_OPERATIONS.has(operation);
+  const conditional = CONDITIONAL_OPERATIONS.has(operation);
+  const doc = (d: RouteDoc): RouteDoc => ({
+    tag: kind.kind,
+    ...d,
+    ...(paged ? { query: [...(d.query ?? []), ...PAGE_PARAMS] } : {}),
+    ...(conditional ? { headers: [...(d.headers ?? []), IF_MATCH] } : {}),
+    ...(noAnswer ? { answer: undefined } : {}),
+  });
   const recordBody = () => records.body(kind, requestNames);
   switch (operation) {
     case 'list':
@@ -254,6 +279,16 @@ export function assetOperationDoc(
         body: { allOf: [StringListDto], required: ['entries', field], properties: { [field]: STRING } },
       });
     }
+    case 'history':
+      return doc({
+        summary: `The changes of one ${kind.kind}, newest first`,
+        query: [
+          param(kind.idField),
+          param('limit', false, { type: 'string', pattern: '^[0-9]+$' }, 'entries per page, 1..200 (default 50)'),
+          param('beforeRevision', false, { type: 'string', pattern: '^[0-9]+$' }, 'only entries older than this revision (the next page)'),
+        ],
+        answer: list(HISTORY_ENTRY),
+      });
     case 'validate':
       return doc({
         summary: `Check a ${kind.kind} as save would, without storing it`,
@@ -275,6 +310,28 @@ export function assetOperationDoc(
       });
   }
 }
+
+/** One entry of an asset's history (AssetHistoryEntry): secrets read as `********`, never as values. */
+const HISTORY_ENTRY = {
+  type: 'object',
+  required: ['revision', 'type', 'occurredAt', 'actor', 'changes'],
+  additionalProperties: false,
+  properties: {
+    revision: { type: 'integer', minimum: 0 },
+    type: STRING,
+    occurredAt: { type: 'string', format: 'date-time' },
+    actor: {
+      type: 'object',
+      required: ['userId', 'keyId'],
+      additionalProperties: false,
+      properties: { userId: { type: ['string', 'null'] }, keyId: { type: ['string', 'null'] } },
+    },
+    changes: {
+      type: 'array',
+      items: { type: 'object', required: ['path'], additionalProperties: false, properties: { path: STRING, from: {}, to: {} } },
+    },
+  },
+};
 
 /** One problem of a validate answer (the details of a 400). */
 const PROBLEM = {

@@ -163,7 +163,9 @@ function operationOf(route: DocumentedRoute, dtos: DtoSchemas, operationId: stri
       ...(q.description ? { description: q.description } : {}),
     });
   }
-  for (const name of route.headers) parameters.push({ name, in: 'header', required: false, schema: { type: 'string' } });
+  const described = new Set((doc.headers ?? []).map((h) => h.name.toLowerCase()));
+  for (const name of route.headers)
+    if (!described.has(name.toLowerCase())) parameters.push({ name, in: 'header', required: false, schema: { type: 'string' } });
   for (const h of doc.headers ?? [])
     parameters.push({ name: h.name, in: 'header', required: h.required === true, description: h.description, schema: { type: 'string' } });
   const status = String(doc.status ?? 200);

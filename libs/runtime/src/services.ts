@@ -47,6 +47,7 @@ import {
   storeConfig,
 } from './config';
 import { Stores, openStores } from './stores';
+import { assetEventsConfig, assetEventsOptionsFrom, assetsInboxConfig, startAssetEventRelay } from './asset-events';
 import { billingConfig, billingOptionsFrom } from './billing-config';
 import { RunningApp } from './standalone';
 
@@ -109,10 +110,11 @@ async function startNatsService(options: NatsService): Promise<RunningApp> {
   };
 }
 
-export const assetsServiceConfig = { ...serviceConfig, ...storeConfig, ...assetSecretsConfig, ...outboundConfig };
+export const assetsServiceConfig = { ...serviceConfig, ...storeConfig, ...assetSecretsConfig, ...outboundConfig, ...assetsInboxConfig, ...assetEventsConfig };
 
 export async function startAssetsService(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
   const config = loadConfig(assetsServiceConfig, env);
+  const assetEvents = assetEventsOptionsFrom(config);
   const outbound = new OutboundHttp(outboundHttpOptionsFrom(config));
   const stores = await openStores(config);
   const secrets = AssetSecretBox.openOrCreate(assetSecretsFileFrom(config));
@@ -126,9 +128,18 @@ export async function startAssetsService(env: NodeJS.ProcessEnv = process.env): 
     checks: (app) => [{ name: 'read-model', check: () => app.get(AssetsHealth).ready() }],
     stores,
   });
+  // Every asset event to the JetStream stream ASSET_EVENTS (one active relay across the replicas).
+  const relay = startAssetEventRelay({
+    eventStore: stores.eventStore,
+    natsUrl: config.NATS_URL,
+    access: natsAccessFrom(config),
+    ...assetEvents,
+    logger: createLogger('assets-service', config.LOG_LEVEL),
+  });
   return {
     ...running,
     async close() {
+      await relay.stop();
       await running.close();
       await outbound.close();
     },

@@ -56,7 +56,10 @@ async function baselineRound(nc: NatsConnection, messages: { subject: string; da
   let acked = 0;
   const pipeline = new JetStreamPipeline<number>(nc, { maxInFlight: MAX_IN_FLIGHT, onAcked: (n) => (acked = n + 1) });
   const started = performance.now();
-  for (let i = 0; i < messages.length; i++) await pipeline.publish(`baseline.${messages[i].subject}`, messages[i].data, messages[i].msgId, i);
+  for (let i = 0; i < messages.length; i++) {
+    if (!pipeline.hasRoom) await pipeline.room();
+    pipeline.publish(`baseline.${messages[i].subject}`, messages[i].data, messages[i].msgId, i);
+  }
   await untilStored(() => acked, messages.length);
   const seconds = (performance.now() - started) / 1000;
   pipeline.close();

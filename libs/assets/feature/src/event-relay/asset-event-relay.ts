@@ -168,9 +168,10 @@ export class AssetEventRelay {
         batchSize: BATCH_SIZE,
         onEvents: async (events) => {
           for (const event of events) {
+            if (!pipeline.hasRoom) await pipeline.room();
             if (halted) return;
             const message = assetEventMessage(registry, event);
-            if (message) await pipeline.publish(message.subject, ENCODER.encode(JSON.stringify(message.payload)), message.msgId, event.position);
+            if (message) pipeline.publish(message.subject, ENCODER.encode(JSON.stringify(message.payload)), message.msgId, event.position);
           }
         },
         onError: end,

@@ -3,7 +3,7 @@ import { type MsgHdrs, type NatsConnection, type Subscription, createInbox, head
 export interface JetStreamPipelineOptions<T> {
   /** Prefix of the reply inbox the acknowledgements come to (the connection's permissions allow `<prefix>.>`). */
   inboxPrefix?: string;
-  /** Publishes awaiting their acknowledgement at most (default 4096); `publish` waits while that many are. */
+  /** Publishes awaiting their acknowledgement at most (default 4096); callers wait for `room()` while that many are. */
   maxInFlight?: number;
   /** A publish not acknowledged within this fails the pipeline (default 10 s). */
   ackTimeoutMs?: number;
@@ -77,13 +77,23 @@ export class JetStreamPipeline<T> {
     return this.failure;
   }
 
+  /** Whether another message may go out now (fewer than `maxInFlight` await acknowledgement), or the pipeline failed. */
+  get hasRoom(): boolean {
+    return this.inFlight < this.maxInFlight || this.failure !== undefined;
+  }
+
+  /** Resolves once `hasRoom`. */
+  async room(): Promise<void> {
+    while (!this.hasRoom) await new Promise<void>((resolve) => this.spaceWaiters.push(resolve));
+  }
+
   /**
    * Sends one message (Nats-Msg-Id = `msgId`, so JetStream drops a copy within its duplicate
-   * window). Resolves once it is sent and fewer than `maxInFlight` await acknowledgement; throws
-   * once the pipeline has failed.
+   * window); throws once the pipeline has failed. Synchronous, so a caller sending a batch in one
+   * go has nats.js write it in one go (it flushes after each microtask checkpoint): wait for
+   * `room()` only when `hasRoom` is false.
    */
-  async publish(subject: string, data: Uint8Array, msgId: string, tag: T): Promise<void> {
-    while (this.inFlight >= this.maxInFlight && !this.failure) await new Promise<void>((resolve) => this.spaceWaiters.push(resolve));
+  publish(subject: string, data: Uint8Array, msgId: string, tag: T): void {
     if (this.failure) throw this.failure;
     const number = this.firstNumber + this.queue.length;
     this.queue.push({ tag, sentAt: Date.now(), acked: false });

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { DiscardPolicy, type JetStreamManager, type KV, type NatsConnection, RetentionPolicy, StorageType, type StreamConfig, nanos } from 'nats';
+import { DiscardPolicy, type JetStreamManager, type NatsConnection, RetentionPolicy, StorageType, type StreamConfig, nanos } from 'nats';
 import { ASSET_EVENTS_RELAY_BUCKET, ASSET_EVENTS_STREAM, ASSET_EVENTS_SUBJECTS } from '@funnel/contracts';
 import { EventStore, GlobalPosition, Subscription, comparePositions, positionToString } from '@funnel/eventstore';
 import { AssetRegistry } from '@funnel/assets-domain';
@@ -26,7 +26,7 @@ export interface AssetEventRelayOptions {
   maxInFlight?: number;
   /** How often the checkpoint is written while events flow (default 200 ms). */
   checkpointIntervalMs?: number;
-  /** Wait before trying again after a failure (default 1 s). */
+  /** Wait before trying again after a failure (default 1 s), doubling while failures last (up to 30 s). */
   retryDelayMs?: number;
   /** Name of this relay in the lease and the logs (default host, pid and a random suffix). */
   holder?: string;
@@ -44,6 +44,7 @@ export interface AssetEventRelayStats {
 const DEFAULT_LEASE_TTL_MS = 10_000;
 const BATCH_SIZE = 1000;
 const SETTLE_ON_STOP_MS = 5000;
+const MAX_RETRY_DELAY_MS = 30_000;
 const ENCODER = new TextEncoder();
 
 /**
@@ -104,6 +105,8 @@ export class AssetEventRelay {
   }
 
   private async run(): Promise<void> {
+    const firstDelay = this.options.retryDelayMs ?? 1000;
+    let delay = firstDelay;
     while (!this.stopped) {
       try {
         const nc = await this.connection();
@@ -112,11 +115,14 @@ export class AssetEventRelay {
         const kv = await nc.jetstream().views.kv(ASSET_EVENTS_RELAY_BUCKET, { history: 1 });
         const lease = new RelayLease(kv, this.holder, this.leaseTtlMs);
         const held = await this.acquire(lease);
+        delay = firstDelay;
         if (held) await this.relay(nc, lease, held);
       } catch (error) {
         if (this.stopped) break;
-        this.logger.warn(`asset event relay: ${(error as Error).message}; trying again in ${this.options.retryDelayMs ?? 1000} ms`);
-        await this.pause(this.options.retryDelayMs ?? 1000);
+        this.logger.warn(`asset event relay: ${(error as Error).message}; trying again in ${delay} ms`);
+        await this.pause(delay);
+        // A lasting outage (no JetStream on the server) is retried ever less often, up to every 30 s.
+        delay = Math.min(delay * 2, MAX_RETRY_DELAY_MS);
       }
     }
   }

@@ -1,8 +1,10 @@
 import { connect, type ConnectionOptions } from 'nats';
+import { Gauge, type Registry } from 'prom-client';
 import { ASSET_KINDS } from '@funnel/contracts';
 import type { EventStore } from '@funnel/eventstore';
 import { AssetRegistry } from '@funnel/assets-domain';
 import { AssetEventRelay } from '@funnel/assets-feature';
+import { PROJECTION_LAG_LIMIT } from '@funnel/projections';
 import {
   ConfigError,
   type ConfigRule,
@@ -93,4 +95,31 @@ export function startAssetEventRelay(settings: AssetEventRelaySettings): AssetEv
   });
   relay.start();
   return relay;
+}
+
+/**
+ * `asset_events_relay_active` (1 on the replica whose relay holds the lease, 0 on standbys) and
+ * `asset_events_relay_lag_events` (on the active one: asset events in the log not yet acknowledged
+ * by JetStream, at most 10,000), counted when scraped.
+ */
+export function registerAssetEventRelayMetrics(registry: Registry, relay: AssetEventRelay, eventStore: EventStore): void {
+  const prefixes = new AssetRegistry(ASSET_KINDS).streamPrefixes();
+  new Gauge({
+    name: 'asset_events_relay_active',
+    help: 'Whether this replica relays the asset events to JetStream (1) or stands by (0)',
+    registers: [registry],
+    collect() {
+      this.set(relay.isActive ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'asset_events_relay_lag_events',
+    help: `Asset events in the log that JetStream has not acknowledged yet, on the active relay (at most ${PROJECTION_LAG_LIMIT})`,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const checkpoint = relay.checkpoint;
+      if (checkpoint) this.set(await eventStore.countEvents({ after: checkpoint, streamNamePrefixes: prefixes, limit: PROJECTION_LAG_LIMIT }));
+    },
+  });
 }

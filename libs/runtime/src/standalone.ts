@@ -39,7 +39,7 @@ import {
   natsConfig,
 } from './config';
 import { openStores } from './stores';
-import { assetEventsConfig, assetEventsOptionsFrom, assetsInboxConfig, startAssetEventRelay } from './asset-events';
+import { assetEventsConfig, assetEventsOptionsFrom, assetsInboxConfig, registerAssetEventRelayMetrics, startAssetEventRelay } from './asset-events';
 import { billingConfig, billingOptionsFrom } from './billing-config';
 
 export const standaloneConfig = {
@@ -125,6 +125,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
     config.NATS_URL === undefined
       ? undefined
       : startAssetEventRelay({ eventStore: stores.eventStore, natsUrl: config.NATS_URL, access: natsAccess!, ...assetEvents, logger });
+  if (relay) registerAssetEventRelayMetrics(metrics, relay, stores.eventStore);
   logger.info({ port, dataDir: config.DATA_DIR, assetEventRelay: relay !== undefined }, 'funnel-service standalone listening');
   return {
     app,

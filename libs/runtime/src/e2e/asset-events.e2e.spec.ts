@@ -70,4 +70,12 @@ describe('standalone mode with NATS_URL: the asset events reach JetStream', () =
     expect(seen[0].payload.data.record).toMatchObject({ idWebhookConfig, hasBasicAuthPassword: true, hasSigningSecret: true, basicAuth: { username: 'u' } });
     for (const m of seen) expect(m.raw).not.toMatch(/basic-auth-clear-text|whsec_|\$secret/);
   });
+
+  it('shows on /metrics that it is the active relay and has nothing left to publish', async () => {
+    const metricsUrl = deployment.api.baseUrl.replace(/\/v1$/, '/metrics');
+    await waitUntil(async () => /^asset_events_relay_lag_events\{app="standalone"\} 0$/m.test(await (await fetch(metricsUrl)).text()), 'the relay caught up', {
+      timeoutMs: 20_000,
+    });
+    expect(await (await fetch(metricsUrl)).text()).toMatch(/^asset_events_relay_active\{app="standalone"\} 1$/m);
+  });
 });

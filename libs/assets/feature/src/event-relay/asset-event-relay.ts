@@ -68,6 +68,8 @@ export class AssetEventRelay {
   private running: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private active = false;
+  /** Every event up to here is in the stream (as far as this relay knows), while active. */
+  private acknowledged: GlobalPosition | undefined;
   /** The pipeline of the current run, while active. */
   private pipeline: JetStreamPipeline<GlobalPosition> | undefined;
   private readonly counters: AssetEventRelayStats = { stored: 0, duplicates: 0, leases: 0 };
@@ -87,6 +89,11 @@ export class AssetEventRelay {
   /** Whether this relay holds the lease and is publishing. */
   get isActive(): boolean {
     return this.active;
+  }
+
+  /** While active: the position up to which JetStream acknowledged every event (what the next checkpoint writes). */
+  get checkpoint(): GlobalPosition | undefined {
+    return this.active ? this.acknowledged : undefined;
   }
 
   get stats(): AssetEventRelayStats {
@@ -153,8 +160,9 @@ export class AssetEventRelay {
     const pipeline = new JetStreamPipeline<GlobalPosition>(nc, {
       inboxPrefix: this.options.inboxPrefix,
       maxInFlight: this.options.maxInFlight,
-      onAcked: (position) => (acked = position),
+      onAcked: (position) => (acked = this.acknowledged = position),
     });
+    this.acknowledged = held.position;
     this.pipeline = pipeline;
     let failure: Error | undefined;
     let subscription: Subscription | undefined;

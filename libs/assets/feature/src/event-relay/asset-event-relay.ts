@@ -166,7 +166,7 @@ export class AssetEventRelay {
     this.pipeline = pipeline;
     let failure: Error | undefined;
     let subscription: Subscription | undefined;
-    let checkpoints: NodeJS.Timeout | undefined;
+    let checkpoints: { stop(): Promise<void> } | undefined;
     /** Set when the run ends: the batch being handed over stops there. */
     let halted = false;
     const ended = new Promise<void>((resolve) => {
@@ -194,7 +194,7 @@ export class AssetEventRelay {
     });
     if (this.stopped) this.wake?.();
     await ended;
-    clearInterval(checkpoints);
+    await checkpoints?.stop();
     this.wake = undefined;
     await subscription?.stop();
     // What is in flight gets its acknowledgements first, so the checkpoint covers it.
@@ -215,34 +215,43 @@ export class AssetEventRelay {
     if (failure && !this.stopped) throw failure;
   }
 
-  /** Writes the checkpoint as acknowledgements come, and renews the lease at least every ttl/3; ends the run on a failure. */
+  /**
+   * Writes the checkpoint as acknowledgements come, and renews the lease at least every ttl/3; ends
+   * the run on a failure. `stop()` ends the writes and resolves once the one under way (if any) is
+   * done, so the last write of the run finds the revision it expects.
+   */
   private checkpoints(
     lease: RelayLease,
     held: HeldLease,
     acked: () => GlobalPosition,
     pipeline: JetStreamPipeline<GlobalPosition>,
     end: (error: Error) => void,
-  ) {
-    let writing = false;
+  ): { stop(): Promise<void> } {
+    let writing: Promise<void> | undefined;
     let lastWrite = performance.now();
     const renewEvery = this.leaseTtlMs / 3;
-    return setInterval(
+    const timer = setInterval(
       () => {
         if (pipeline.failed) return end(pipeline.failed);
         const position = acked();
         const moved = comparePositions(position, held.position) > 0;
         if (writing || (!moved && performance.now() - lastWrite < renewEvery)) return;
-        writing = true;
-        lease
+        writing = lease
           .write(held, position)
           .then(
-            () => (lastWrite = performance.now()),
+            () => void (lastWrite = performance.now()),
             (error: Error) => end(error),
           )
-          .finally(() => (writing = false));
+          .finally(() => (writing = undefined));
       },
       Math.min(this.options.checkpointIntervalMs ?? 200, renewEvery),
     );
+    return {
+      async stop() {
+        clearInterval(timer);
+        await writing;
+      },
+    };
   }
 
   private pause(ms: number): Promise<void> {

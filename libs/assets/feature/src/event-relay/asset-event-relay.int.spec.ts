@@ -265,6 +265,25 @@ describe('AssetEventRelay against nats-server with JetStream', () => {
     expect(standby.relay.stats).toMatchObject({ stored: 10, duplicates: 0, leases: 1 });
   });
 
+  it('steps down when another relay took the lease over, and takes it back once that one stops renewing it', async () => {
+    const assets = Array.from({ length: 5 }, () => generateAssetId());
+    const first = await appendTagEdits(store, assets, 2);
+    const a = relay({ leaseTtlMs: 1500 });
+    await waitUntil(async () => (await streamCount(observer)) === first, 'the first events are in');
+    const leases = a.relay.stats.leases;
+    // Another replica takes over (as after a long pause of this one): its write moves the key's revision on.
+    const kv = await observer.jetstream().views.kv(ASSET_EVENTS_RELAY_BUCKET);
+    const entry = (await kv.get('relay'))!;
+    await kv.update('relay', JSON.stringify({ ...JSON.parse(entry.string()), holder: 'another-replica' }), entry.revision);
+    await waitUntil(async () => !a.relay.isActive, 'the relay stepped down at its next write');
+    // The other replica never renews: after the lease's ttl this one takes over again and goes on.
+    await appendTagEdits(store, assets, 1, 2);
+    await waitUntil(async () => (await streamCount(observer)) === first + assets.length, 'the later events are in', { timeoutMs: 20_000 });
+    expect(a.relay.stats.leases).toBe(leases + 1);
+    const messages = await readStream(observer);
+    expect(new Set(messages.map((m) => m.payload.eventId)).size).toBe(first + assets.length);
+  });
+
   it('sets the retention and the duplicate window of the stream, and updates them when configured otherwise', async () => {
     const first = relay({ maxAgeMs: 7 * 86_400_000, duplicateWindowMs: 120_000 });
     await waitUntil(async () => first.relay.isActive, 'the relay is active');

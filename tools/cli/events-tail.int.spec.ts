@@ -1,21 +1,19 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { connect } from 'nats';
+import { type NatsConnection, connect } from 'nats';
 import { ASSET_EVENTS_STREAM, ASSET_KINDS, generateAssetId } from '@funnel/contracts';
 import { SqliteEventStore } from '@funnel/eventstore';
 import { AssetRegistry } from '@funnel/assets-domain';
-import type { AssetEventRelay } from '@funnel/assets-feature';
 import {
-  DEFAULT_ASSETS_INBOX_PREFIX,
+  DEFAULT_EVENTS_READER_INBOX_PREFIX,
   FUNNEL_NATS_LAYOUT,
-  createLogger,
   createNatsUsers,
-  currentNatsUser,
   jetStreamReaderPermissions,
   natsAuthorizationConfig,
+  natsUserEnv,
   newNatsPassword,
 } from '@funnel/platform';
-import { startAssetEventRelay } from '@funnel/runtime';
+import { type RunningApp, startAssetsService } from '@funnel/runtime';
 import { type RunningNatsServer, startNatsServer, tempDir, waitUntil } from '@funnel/testing';
 
 const root = resolve(__dirname, '..', '..');
@@ -50,31 +48,35 @@ async function appendTag(store: SqliteEventStore, name: string): Promise<string>
   return idTag;
 }
 
-describe('asset events on a secured NATS: the assets service relays, a reader tails (npm run cli -- events:tail)', () => {
+describe('asset events on a secured NATS: assets-service relays as its own user, a reader tails (npm run cli -- events:tail)', () => {
   const dir = tempDir('events-tail');
   const users = createNatsUsers(FUNNEL_NATS_LAYOUT);
   const reader = { user: 'events-reader', password: newNatsPassword(), permissions: jetStreamReaderPermissions() };
   let nats: RunningNatsServer;
   let store: SqliteEventStore;
-  let relay: AssetEventRelay;
+  let assetsService: RunningApp;
+  let readerConnection: NatsConnection;
+  const streamCount = async () =>
+    (await (await readerConnection.jetstreamManager()).streams.info(ASSET_EVENTS_STREAM).catch(() => undefined))?.state.messages ?? 0;
 
   beforeAll(async () => {
     nats = await startNatsServer({ jetstream: true, config: natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, users, [reader]) });
-    store = new SqliteEventStore({ filename: join(dir.path, 'events.sqlite') });
-    const assets = currentNatsUser(users, 'assets-service');
-    // As the assets service runs it: its own NATS user and inbox prefix, nothing more.
-    relay = startAssetEventRelay({
-      eventStore: store,
-      natsUrl: nats.url,
-      access: { user: assets.user, password: assets.password, inboxPrefix: DEFAULT_ASSETS_INBOX_PREFIX },
-      maxAgeMs: 86_400_000,
-      duplicateWindowMs: 120_000,
-      logger: createLogger('test', 'fatal'),
+    // The assets service as deployed, with its own NATS user and nothing more; the test appends to its log from outside.
+    assetsService = await startAssetsService({
+      ...natsUserEnv(users, 'assets-service'),
+      NATS_URL: nats.url,
+      DATA_DIR: dir.path,
+      LOG_LEVEL: 'fatal',
+      OPS_PORT: '0',
+      OPS_HOST: '127.0.0.1',
     });
+    store = new SqliteEventStore({ filename: join(dir.path, 'events.sqlite') });
+    readerConnection = await connect({ servers: nats.url, user: reader.user, pass: reader.password, inboxPrefix: DEFAULT_EVENTS_READER_INBOX_PREFIX });
   });
 
   afterAll(async () => {
-    await relay.stop();
+    await readerConnection.close();
+    await assetsService.close();
     await store.close();
     await nats.stop();
     dir.remove();
@@ -82,7 +84,7 @@ describe('asset events on a secured NATS: the assets service relays, a reader ta
 
   it('prints the kind’s events from the start, then each new one as it comes, one JSON line each, and stops on Ctrl-C', async () => {
     const first = await appendTag(store, 'before the tail');
-    await waitUntil(async () => relay.stats.stored === 1, 'the relay published it', { timeoutMs: 20_000 });
+    await waitUntil(async () => (await streamCount()) === 1, 'the relay published it', { timeoutMs: 20_000 });
     const env = { PATH: process.env['PATH'], NATS_URL: nats.url, NATS_USER: reader.user, NATS_PASSWORD: reader.password };
     const running = tail(['--kind', 'visitortag', '--from-start'], env);
     await waitUntil(async () => running.lines.length >= 1, 'the tail printed the first event', { timeoutMs: 30_000 });
@@ -124,11 +126,10 @@ describe('asset events on a secured NATS: the assets service relays, a reader ta
     expect(await refused.exited).toBe(2);
     expect(refused.stderr()).toMatch(/--kind takes an asset kind/);
 
-    const nc = await connect({ servers: nats.url, user: reader.user, pass: reader.password, inboxPrefix: '_INBOX_events' });
-    const jsm = await nc.jetstreamManager();
-    const before = (await jsm.streams.info(ASSET_EVENTS_STREAM)).state.messages;
-    await expect(nc.jetstream().publish('assets.events.visitortag.VisitorTagCreated', new TextEncoder().encode('{}'), { timeout: 1000 })).rejects.toThrow();
-    expect((await jsm.streams.info(ASSET_EVENTS_STREAM)).state.messages).toBe(before);
-    await nc.close();
+    const before = await streamCount();
+    await expect(
+      readerConnection.jetstream().publish('assets.events.visitortag.VisitorTagCreated', new TextEncoder().encode('{}'), { timeout: 1000 }),
+    ).rejects.toThrow();
+    expect(await streamCount()).toBe(before);
   });
 });

@@ -228,6 +228,29 @@ describe('AssetEventRelay against nats-server with JetStream', () => {
     expect(second.relay.stats.stored + second.relay.stats.duplicates).toBe(afterCheckpoint);
   });
 
+  it('past the duplicate window, what a crashed relay sent after its checkpoint is stored again (nothing is lost)', async () => {
+    const assets = Array.from({ length: 10 }, () => generateAssetId());
+    const total = await appendTagEdits(store, assets, 20);
+    // No checkpoint gets written before the crash: the restarted relay sends everything again.
+    const first = relay({ duplicateWindowMs: 1000, checkpointIntervalMs: 60_000, leaseTtlMs: 60_000 });
+    await waitUntil(async () => (await streamCount(observer)) === total, 'every event is in');
+    await first.connection()!.close();
+    await first.relay.stop();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+
+    const second = relay({ duplicateWindowMs: 1000 });
+    await waitUntil(async () => second.relay.stats.stored === total, 'the events are sent again', { timeoutMs: 20_000 });
+    expect(second.relay.stats.duplicates).toBe(0);
+    const messages = await readStream(observer);
+    expect(messages).toHaveLength(2 * total);
+    // A consumer that keeps the first of each eventId still sees every event once, in order per asset.
+    const firstSeen = messages.filter((m, i) => messages.findIndex((other) => other.payload.eventId === m.payload.eventId) === i);
+    expect(firstSeen).toHaveLength(total);
+    for (const idTag of assets) {
+      expect(firstSeen.filter((m) => m.payload.assetId === idTag).map((m) => m.payload.revision)).toEqual(Array.from({ length: 20 }, (_, n) => n));
+    }
+  });
+
   it('keeps its checkpoint across restarts: a new relay publishes only what came after it', async () => {
     const assets = Array.from({ length: 10 }, () => generateAssetId());
     const total = await appendTagEdits(store, assets, 20);

@@ -199,7 +199,7 @@ describe('AssetEventRelay against nats-server with JetStream', () => {
     const assets = Array.from({ length: 40 }, () => generateAssetId());
     const total = await appendTagEdits(store, assets, 100);
 
-    const first = relay({ maxInFlight: 64 });
+    const first = relay({ maxInFlight: 16 });
     await waitUntil(async () => (await streamCount(observer)) >= total / 3, 'a third of the events is in the stream', { intervalMs: 5 });
     // A crash: the connection is gone at once, with publishes in flight and no last checkpoint.
     await first.connection()!.close();

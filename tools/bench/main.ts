@@ -299,6 +299,16 @@ async function main(): Promise<void> {
       '>= 20,000 rows/s',
     );
 
+    process.stdout.write('relay: 50,000 asset events from the embedded log into JetStream\n');
+    const { relayRate } = await import('./relay.bench');
+    const relay = await relayRate(50_000);
+    record(
+      'asset event relay into JetStream, 50,000 events',
+      `${fmt(relay.relayPerSecond)} events/s; raw pipelined publishes of the same payloads ${fmt(relay.baselinePerSecond)}/s, nats.js js.publish ${fmt(relay.jsPublishPerSecond)}/s`,
+      `${relay.ratio.toFixed(2)} (${relay.ratios.map((r) => r.toFixed(2)).join(', ')})`,
+      '>= 20,000/s',
+    );
+
     process.stdout.write('logic scripts\n');
     const { runLogicScriptBench } = await import('./logic-script.bench');
     for (const r of await runLogicScriptBench()) {

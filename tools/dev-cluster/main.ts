@@ -9,18 +9,22 @@
  * minute); Ctrl-C stops them all. Set NATS_URL to use a NATS server you run instead (with your
  * own NATS_USER / NATS_PASSWORD or NATS_CREDS_FILE for every app, if it requires them).
  */
+// @funnel/platform loads @funnel/contracts, whose DTO decorators need the metadata API first.
+import 'reflect-metadata';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { connect } from 'nats';
 import {
-  FUNNEL_NATS_LAYOUT,
-  type NatsUsers,
   createNatsUsers,
   currentNatsUser,
+  FUNNEL_NATS_LAYOUT,
+  jetStreamReaderPermissions,
   natsAccessOptions,
   natsAuthorizationConfig,
   natsUserEnv,
+  type NatsUsers,
+  newNatsPassword,
 } from '@funnel/platform';
 import { freePort } from '@funnel/testing';
 import { Supervisor } from './supervisor';
@@ -81,13 +85,18 @@ async function startNats(dataDir: string): Promise<{ url: string; users: NatsUse
   const natsDir = join(dataDir, 'nats');
   mkdirSync(join(natsDir, 'store'), { recursive: true, mode: 0o700 });
   const users = createNatsUsers(FUNNEL_NATS_LAYOUT);
+  // A reader of the asset events, for `npm run cli -- events:tail` (see README "Asset events").
+  const reader = { user: 'events-reader', password: newNatsPassword(), permissions: jetStreamReaderPermissions() };
   const configFile = join(natsDir, 'nats-auth.conf');
-  writeFileSync(configFile, natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, users), { mode: 0o600 });
+  writeFileSync(configFile, natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, users, [reader]), { mode: 0o600 });
   const port = await freePort();
   const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(natsDir, 'store'), '-c', configFile];
   supervisor.start({ name: 'nats', command: 'nats-server', args, env: process.env, cwd: root });
   const url = `nats://127.0.0.1:${port}`;
   await waitForNats(url, users);
+  const readerEnv = join(natsDir, 'events-reader.env');
+  writeFileSync(readerEnv, `NATS_URL=${url}\nNATS_USER=${reader.user}\nNATS_PASSWORD=${reader.password}\n`, { mode: 0o600 });
+  log(`asset events: env $(cat ${readerEnv}) npm run cli -- events:tail`);
   return { url, users };
 }
 

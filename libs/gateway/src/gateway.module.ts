@@ -8,6 +8,7 @@ import { CredentialFailurePolicy, CredentialFailures } from './credential-failur
 import { Credentials } from './credentials';
 import { ForwardingRoute } from './forwarding.route';
 import { IdsHttpController } from './ids.http.controller';
+import { AsyncApiHttpController } from './docs/asyncapi.http.controller';
 import { HealthHttpController, MetricsHttpController } from './health.http.controller';
 import { ApiDocsHttpController } from './docs/api-docs.http.controller';
 import { scriptRoutes } from './script-routes';
@@ -41,7 +42,7 @@ export class GatewayModule {
   static forRoot(options: GatewayOptions): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthHttpController, MetricsHttpController, IdsHttpController, ApiDocsHttpController],
+      controllers: [HealthHttpController, MetricsHttpController, IdsHttpController, ApiDocsHttpController, AsyncApiHttpController],
       providers: [
         ForwardingRoute,
         Credentials,

@@ -6,6 +6,7 @@ import {
   LeanServerNats,
   NatsServiceClient,
   ReadinessCheck,
+  Registry,
   RpcMetrics,
   createLogger,
   createMetricsRegistry,
@@ -47,6 +48,7 @@ import {
   storeConfig,
 } from './config';
 import { Stores, openStores } from './stores';
+import { assetEventsConfig, assetEventsOptionsFrom, assetsInboxConfig, registerAssetEventRelayMetrics, startAssetEventRelay } from './asset-events';
 import { billingConfig, billingOptionsFrom } from './billing-config';
 import { RunningApp } from './standalone';
 
@@ -68,6 +70,8 @@ interface NatsService {
   server?: LeanServerNats;
   /** Releases what the app's adapters hold open (outgoing connections), after the app has stopped. */
   onClose?: () => Promise<void>;
+  /** Registers the app's own metrics (besides RPC, projection lag and process) on its registry. */
+  metrics?: (registry: Registry) => void;
 }
 
 /** The service's NATS server strategy: its queue group, with the app's NATS credentials and message bound. */
@@ -94,6 +98,7 @@ async function startNatsService(options: NatsService): Promise<RunningApp> {
   await app.init();
   measureRequestHandlers(server, new RpcMetrics(metrics, 'server'));
   if (stores) registerProjectionLagMetric(metrics, stores.eventStore);
+  options.metrics?.(metrics);
   await app.listen();
   const ops = await startOpsServer({ port: config.OPS_PORT, host: config.OPS_HOST, checks: options.checks(app), registry: metrics });
   logger.info({ opsPort: ops.port }, `${name} listening on NATS`);
@@ -109,15 +114,24 @@ async function startNatsService(options: NatsService): Promise<RunningApp> {
   };
 }
 
-export const assetsServiceConfig = { ...serviceConfig, ...storeConfig, ...assetSecretsConfig, ...outboundConfig };
+export const assetsServiceConfig = { ...serviceConfig, ...storeConfig, ...assetSecretsConfig, ...outboundConfig, ...assetsInboxConfig, ...assetEventsConfig };
 
 export async function startAssetsService(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
   const config = loadConfig(assetsServiceConfig, env);
+  const assetEvents = assetEventsOptionsFrom(config);
   const outbound = new OutboundHttp(outboundHttpOptionsFrom(config));
   const stores = await openStores(config);
   const secrets = AssetSecretBox.openOrCreate(assetSecretsFileFrom(config));
   @Module({ imports: [AssetsFeatureModule.forRoot({ ...stores, secrets, actions: assetKindActions({ secrets, http: outbound }) })] })
   class AssetsServiceModule {}
+  // Every asset event to the JetStream stream ASSET_EVENTS (one active relay across the replicas).
+  const relay = startAssetEventRelay({
+    eventStore: stores.eventStore,
+    natsUrl: config.NATS_URL,
+    access: natsAccessFrom(config),
+    ...assetEvents,
+    logger: createLogger('assets-service', config.LOG_LEVEL),
+  });
   const running = await startNatsService({
     name: 'assets-service',
     service: 'assets',
@@ -125,10 +139,15 @@ export async function startAssetsService(env: NodeJS.ProcessEnv = process.env): 
     config,
     checks: (app) => [{ name: 'read-model', check: () => app.get(AssetsHealth).ready() }],
     stores,
+    metrics: (registry) => registerAssetEventRelayMetrics(registry, relay, stores.eventStore),
+  }).catch(async (error: unknown) => {
+    await relay.stop();
+    throw error;
   });
   return {
     ...running,
     async close() {
+      await relay.stop();
       await running.close();
       await outbound.close();
     },

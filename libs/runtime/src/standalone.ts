@@ -12,6 +12,7 @@ import {
   loadConfig,
   measureRequestHandlers,
   OutboundHttp,
+  string,
 } from '@funnel/platform';
 import { AssetSecretBox, AssetsFeatureModule, AssetsHealth, assetKindActions } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
@@ -34,8 +35,11 @@ import {
   assetSecretsFileFrom,
   outboundConfig,
   outboundHttpOptionsFrom,
+  natsAccessFrom,
+  natsConfig,
 } from './config';
 import { openStores } from './stores';
+import { assetEventsConfig, assetEventsOptionsFrom, assetsInboxConfig, registerAssetEventRelayMetrics, startAssetEventRelay } from './asset-events';
 import { billingConfig, billingOptionsFrom } from './billing-config';
 
 export const standaloneConfig = {
@@ -48,6 +52,11 @@ export const standaloneConfig = {
   ...bootstrapConfig,
   ...authConfig,
   ...billingConfig,
+  // With NATS_URL, the asset events go to JetStream as in distributed mode; nothing else uses NATS here.
+  ...natsConfig,
+  NATS_URL: string({ optional: true }),
+  ...assetsInboxConfig,
+  ...assetEventsConfig,
 };
 export type StandaloneConfig = Config<typeof standaloneConfig>;
 
@@ -69,6 +78,8 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   const edge = edgeOptionsFrom(config);
   const logger = createLogger('standalone', config.LOG_LEVEL);
   const billing = billingOptionsFrom(config);
+  const assetEvents = assetEventsOptionsFrom(config);
+  const natsAccess = config.NATS_URL === undefined ? undefined : natsAccessFrom({ ...config, NATS_URL: config.NATS_URL });
   const stores = await openStores(config);
   const bus = new InProcessBus({ copyPayloads: false });
   const metrics = createMetricsRegistry({ defaultLabels: { app: 'standalone' } });
@@ -110,12 +121,18 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   await app.startAllMicroservices();
   await app.listen(config.PORT, config.HOST);
   const port = (app.getHttpServer().address() as { port: number }).port;
-  logger.info({ port, dataDir: config.DATA_DIR }, 'funnel-service standalone listening');
+  const relay =
+    config.NATS_URL === undefined
+      ? undefined
+      : startAssetEventRelay({ eventStore: stores.eventStore, natsUrl: config.NATS_URL, access: natsAccess!, ...assetEvents, logger });
+  if (relay) registerAssetEventRelayMetrics(metrics, relay, stores.eventStore);
+  logger.info({ port, dataDir: config.DATA_DIR, assetEventRelay: relay !== undefined }, 'funnel-service standalone listening');
   return {
     app,
     context: app,
     port,
     async close() {
+      await relay?.stop();
       await app.close();
       await outbound.close();
       await stores.close();

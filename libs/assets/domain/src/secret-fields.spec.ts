@@ -89,6 +89,17 @@ describe('write-only secrets', () => {
     expect(at(copy, 'destination.basicAuth.password')).toBe(SECRET_PLACEHOLDER);
     expect(applySecretWrites(copy, FIELDS, saved, cipher)).toEqual(saved);
   });
+
+  it('never changes the record it is given, even when it hides a nested secret', () => {
+    const before = JSON.stringify(saved);
+    const hidden = maskSecrets(
+      saved,
+      FIELDS.map((field) => ({ ...field, hidden: true })),
+    );
+    expect(JSON.stringify(saved)).toBe(before);
+    expect(at(hidden, 'destination.basicAuth')).toEqual({ username: 'u' });
+    expect(hidden).toMatchObject({ hasBasicAuthPassword: true, hasHmacSecret: true, hasSigningSecret: true });
+  });
 });
 
 describe('write-only secrets in list items', () => {

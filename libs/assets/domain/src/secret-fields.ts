@@ -22,17 +22,21 @@ export function isEncryptedSecret(value: unknown): value is EncryptedSecret {
   return typeof value === 'object' && value !== null && (value as { $secret?: unknown }).$secret === 'aes-256-gcm';
 }
 
-function parentOf(record: Record<string, unknown>, path: string, create: boolean): [Record<string, unknown> | undefined, string] {
+/**
+ * The object holding `path`'s last key: `read` walks the record as it is; `write` creates missing
+ * objects on the way; `write` and `remove` copy the objects they pass through, since records share
+ * their nested objects with the caller (a removal must not reach into the caller's record either).
+ */
+function parentOf(record: Record<string, unknown>, path: string, mode: 'read' | 'write' | 'remove'): [Record<string, unknown> | undefined, string] {
   const parts = path.split('.');
   const last = parts.pop() as string;
   let node: Record<string, unknown> | undefined = record;
   for (const part of parts) {
     const next: unknown = node[part];
     if (typeof next !== 'object' || next === null || Array.isArray(next)) {
-      if (!create) return [undefined, last];
+      if (mode !== 'write') return [undefined, last];
       node[part] = {};
-    } else if (create) {
-      // Copy on the way down: records are shared with the caller.
+    } else if (mode !== 'read') {
       node[part] = { ...(next as Record<string, unknown>) };
     }
     node = node[part] as Record<string, unknown>;
@@ -41,12 +45,13 @@ function parentOf(record: Record<string, unknown>, path: string, create: boolean
 }
 
 export function secretAt(record: Record<string, unknown>, path: string): unknown {
-  const [parent, key] = parentOf(record, path, false);
+  const [parent, key] = parentOf(record, path, 'read');
   return parent?.[key];
 }
 
 function setSecret(record: Record<string, unknown>, path: string, value: unknown): void {
-  const [parent, key] = parentOf(record, path, value !== undefined);
+  if (value === undefined && secretAt(record, path) === undefined) return;
+  const [parent, key] = parentOf(record, path, value === undefined ? 'remove' : 'write');
   if (!parent) return;
   if (value === undefined) delete parent[key];
   else parent[key] = value;
@@ -54,7 +59,7 @@ function setSecret(record: Record<string, unknown>, path: string, value: unknown
 
 /** Whether the object a nested secret lives in (`basicAuth` of `basicAuth.password`) is in the record. */
 function hasParent(record: Record<string, unknown>, path: string): boolean {
-  return parentOf(record, path, false)[0] !== undefined;
+  return parentOf(record, path, 'read')[0] !== undefined;
 }
 
 /** `list[].item.path` as [`list`, `item.path`]; undefined for a path without a list. */
@@ -101,7 +106,7 @@ function writeSecret(stored: Record<string, unknown>, path: string, previous: Re
   const sent = secretAt(stored, path);
   if (sent === undefined && !hasParent(stored, path)) return;
   if (sent === undefined || sent === SECRET_PLACEHOLDER) {
-    const [parent] = parentOf(stored, path, false);
+    const [parent] = parentOf(stored, path, 'read');
     const kept = previous && parent ? secretAt(previous, path) : undefined;
     setSecret(stored, path, isEncryptedSecret(kept) ? kept : undefined);
   } else if (sent === null || sent === '') {

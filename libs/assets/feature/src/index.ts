@@ -9,3 +9,4 @@ export { AssetSecretBox } from './secrets/asset-secret-box';
 export type { KindAction, KindActionName, KindActionSet } from './asset-actions';
 export type { KindActionAssets } from './asset-actions';
 export * from './actions';
+export * from './event-relay';

@@ -18,3 +18,4 @@ export * from './short-link';
 export * from './middleware-config';
 export * from './funnel-group';
 export * from './funnel';
+export * from './asset-event-stream';

@@ -11,6 +11,16 @@ export const API_DOCS_ROUTES: OwnRoute[] = [
   },
   {
     method: 'GET',
+    path: '/asyncapi.json',
+    permission: 'authenticated',
+    doc: {
+      tag: 'documents',
+      summary: 'The asset event stream for internal services (AsyncAPI 3): subjects and payloads of ASSET_EVENTS',
+      answer: { type: 'object', required: ['asyncapi', 'channels', 'operations'] },
+    },
+  },
+  {
+    method: 'GET',
     path: '/docs',
     permission: 'public',
     doc: { tag: 'documents', summary: 'The rendered reference of this document (Swagger UI)', answer: { type: 'string' }, contentType: 'text/html' },

@@ -1,4 +1,5 @@
-import { assetSubject } from '@funnel/contracts';
+import { ASSET_EVENTS_RELAY_BUCKET, ASSET_EVENTS_STREAM, assetSubject } from '@funnel/contracts';
+import type { NatsJetStreamUse } from './jetstream-permissions';
 
 /**
  * Who talks over NATS in distributed mode, as data: the gateway sends requests, and each service
@@ -12,6 +13,8 @@ export interface NatsServiceApp {
   subjectRoot: string;
   /** The requests it sends to other services, when it sends any. */
   calls?: NatsServiceCalls;
+  /** The JetStream streams and buckets it writes, when it writes any. */
+  jetstream?: NatsJetStreamUse;
 }
 
 /** A service's own requests: exactly these subjects, with the replies on its own inboxes. */
@@ -31,12 +34,19 @@ export interface NatsLayout {
 }
 
 export const DEFAULT_GATEWAY_INBOX_PREFIX = '_INBOX_gateway';
+/** assets-service's reply inboxes (the asset event relay's JetStream API answers and publish acknowledgements). */
+export const DEFAULT_ASSETS_INBOX_PREFIX = '_INBOX_assets';
 /** scripts-service's reply inboxes (it reads logic scripts from assets-service). */
 export const DEFAULT_SCRIPTS_INBOX_PREFIX = '_INBOX_scripts';
 
 export const FUNNEL_NATS_LAYOUT: NatsLayout = {
   services: [
-    { app: 'assets-service', subjectRoot: 'assets' },
+    // The asset event relay publishes to the stream ASSET_EVENTS and keeps its lease in a bucket.
+    {
+      app: 'assets-service',
+      subjectRoot: 'assets',
+      jetstream: { streams: [ASSET_EVENTS_STREAM], keyValueBuckets: [ASSET_EVENTS_RELAY_BUCKET], inboxPrefix: DEFAULT_ASSETS_INBOX_PREFIX },
+    },
     { app: 'identity-service', subjectRoot: 'identity' },
     // `POST /logicscripts/evaluate` with `idLogicScript` reads the script with the caller's context.
     {
@@ -53,7 +63,8 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
 /** The prefix of `app`'s reply inboxes, when it sends requests (undefined: it only answers). */
 export function natsInboxPrefixOf(layout: NatsLayout, app: string): string | undefined {
   if (app === layout.gateway) return layout.gatewayInboxPrefix;
-  return layout.services.find((service) => service.app === app)?.calls?.inboxPrefix;
+  const service = layout.services.find((candidate) => candidate.app === app);
+  return service?.calls?.inboxPrefix ?? service?.jetstream?.inboxPrefix;
 }
 
 /** Every app of the layout, gateway first. */

@@ -1,4 +1,5 @@
 import type { NatsLayout } from './nats-apps';
+import { jetStreamWriterPublishAllow } from './jetstream-permissions';
 
 /** One NATS user's permissions, in nats-server's configuration shape. */
 export interface NatsPermissions {
@@ -31,12 +32,17 @@ export function natsPermissions(layout: NatsLayout): Record<string, NatsPermissi
       subscribe: { allow: [`${layout.gatewayInboxPrefix}.>`, ...roots.map((root) => `${root}.events.>`)] },
     },
   };
-  for (const { app, subjectRoot, calls } of layout.services) {
+  for (const { app, subjectRoot, calls, jetstream } of layout.services) {
     const wildcard = calls?.subjects.find((subject) => /(^|\.)[*>](\.|$)/.test(subject));
     if (wildcard) throw new Error(`${app} may call named subjects only, not ${wildcard}`);
     permissions[app] = {
-      publish: { allow: [`${subjectRoot}.events.>`, ...(calls?.subjects ?? [])] },
-      subscribe: { allow: [`${subjectRoot}.>`, ...(calls ? [`${calls.inboxPrefix}.>`] : [])] },
+      publish: { allow: [`${subjectRoot}.events.>`, ...(calls?.subjects ?? []), ...(jetstream ? jetStreamWriterPublishAllow(jetstream) : [])] },
+      subscribe: {
+        allow: [
+          `${subjectRoot}.>`,
+          ...[calls?.inboxPrefix, jetstream?.inboxPrefix].filter((prefix, i, all) => prefix && all.indexOf(prefix) === i).map((prefix) => `${prefix}.>`),
+        ],
+      },
       allow_responses: { ...SERVICE_RESPONSES },
     };
   }

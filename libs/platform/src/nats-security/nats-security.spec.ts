@@ -21,7 +21,25 @@ describe('NATS permissions', () => {
         },
         subscribe: { allow: ['_INBOX_gateway.>', 'assets.events.>', 'identity.events.>', 'scripts.events.>', 'billing.events.>'] },
       },
-      'assets-service': { publish: { allow: ['assets.events.>'] }, subscribe: { allow: ['assets.>'] }, allow_responses: { max: 10000, expires: '2m' } },
+      'assets-service': {
+        publish: {
+          allow: [
+            'assets.events.>',
+            '$JS.API.INFO',
+            '$JS.API.STREAM.INFO.ASSET_EVENTS',
+            '$JS.API.STREAM.CREATE.ASSET_EVENTS',
+            '$JS.API.STREAM.UPDATE.ASSET_EVENTS',
+            '$JS.API.STREAM.INFO.KV_ASSET_EVENTS_RELAY',
+            '$JS.API.STREAM.CREATE.KV_ASSET_EVENTS_RELAY',
+            '$JS.API.STREAM.UPDATE.KV_ASSET_EVENTS_RELAY',
+            '$JS.API.STREAM.MSG.GET.KV_ASSET_EVENTS_RELAY',
+            '$JS.API.DIRECT.GET.KV_ASSET_EVENTS_RELAY.>',
+            '$KV.ASSET_EVENTS_RELAY.>',
+          ],
+        },
+        subscribe: { allow: ['assets.>', '_INBOX_assets.>'] },
+        allow_responses: { max: 10000, expires: '2m' },
+      },
       'identity-service': { publish: { allow: ['identity.events.>'] }, subscribe: { allow: ['identity.>'] }, allow_responses: { max: 10000, expires: '2m' } },
       'scripts-service': {
         publish: { allow: ['scripts.events.>', 'assets.logicscript.findById'] },
@@ -46,7 +64,8 @@ describe('NATS permissions', () => {
     });
     expect(natsInboxPrefixOf(layout, 'example-service')).toBe('_INBOX_example');
     expect(natsInboxPrefixOf(layout, 'gateway')).toBe('_INBOX_gateway');
-    expect(natsInboxPrefixOf(layout, 'assets-service')).toBeUndefined();
+    expect(natsInboxPrefixOf(layout, 'assets-service')).toBe('_INBOX_assets');
+    expect(natsInboxPrefixOf(layout, 'billing-service')).toBeUndefined();
     for (const wildcard of ['identity.>', 'identity.*.get', '>']) {
       const widened: NatsLayout = { ...layout, services: [{ app: 'x-service', subjectRoot: 'x', calls: { subjects: [wildcard], inboxPrefix: '_INBOX_x' } }] };
       expect(() => natsPermissions(widened)).toThrow(/named subjects only/);

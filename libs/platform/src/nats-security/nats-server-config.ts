@@ -1,6 +1,13 @@
 import type { NatsLayout } from './nats-apps';
-import { natsPermissions } from './nats-permissions';
+import { type NatsPermissions, natsPermissions } from './nats-permissions';
 import { type NatsUsers, checkNatsUsers } from './nats-users';
+
+/** A user besides the apps' (a reader of the asset events, see jetStreamReaderPermissions), with its own permissions. */
+export interface NatsExtraUser {
+  user: string;
+  password: string;
+  permissions: NatsPermissions;
+}
 
 /**
  * The `authorization` block of nats-server's configuration: every user of every app with its app's
@@ -8,10 +15,13 @@ import { type NatsUsers, checkNatsUsers } from './nats-users';
  * The text holds the passwords: keep it as secret as they are. nats-server reads it whole or
  * through `include`; `nats-server --signal reload` applies a new one without dropping connections.
  */
-export function natsAuthorizationConfig(layout: NatsLayout, users: NatsUsers): string {
+export function natsAuthorizationConfig(layout: NatsLayout, users: NatsUsers, extraUsers: readonly NatsExtraUser[] = []): string {
   checkNatsUsers(users, layout);
   const permissions = natsPermissions(layout);
-  const entries = Object.entries(users).flatMap(([app, list]) => list.map(({ user, password }) => ({ user, password, permissions: permissions[app] })));
+  const entries = [
+    ...Object.entries(users).flatMap(([app, list]) => list.map(({ user, password }) => ({ user, password, permissions: permissions[app] }))),
+    ...extraUsers.map(({ user, password, permissions }) => ({ user, password, permissions })),
+  ];
   // JSON is valid nats-server configuration syntax.
   return [
     '# NATS users and permissions of funnel-service (generated; holds passwords, keep it secret).',

@@ -1,0 +1,177 @@
+import { getMetadataStorage } from 'class-validator';
+import {
+  ASSET_EVENTS_STREAM,
+  ASSET_EVENT_FACTS,
+  ASSET_KINDS,
+  ASSET_STATUSES,
+  type AssetEventFact,
+  type AssetKindDescriptor,
+  assetEventSubject,
+} from '@funnel/contracts';
+
+type Schema = Record<string, unknown>;
+
+/** The AsyncAPI 3 document served at `GET /v1/asyncapi.json`. */
+export interface AsyncApiDocument {
+  asyncapi: '3.0.0';
+  info: { title: string; version: string; description: string };
+  defaultContentType: string;
+  servers: Record<string, { host: string; protocol: string; description: string }>;
+  channels: Record<string, { address: string; title: string; description: string; messages: Record<string, { $ref: string }> }>;
+  operations: Record<string, { action: 'send' | 'receive'; title: string; channel: { $ref: string }; messages: { $ref: string }[] }>;
+  components: { schemas: Record<string, Schema>; messages: Record<string, Schema> };
+}
+
+const FACT_DESCRIPTIONS: Record<AssetEventFact, string> = {
+  Created: 'The asset was created (or duplicated from another, named by duplicatedFrom); data.record is the full record.',
+  Updated: 'The asset was saved; data.record is the full record after the save (an update replaces the record).',
+  Archived: 'The asset was archived; a parent (category, funnel group) names what happens to its children in data.children.',
+  Unarchived: 'The asset was unarchived.',
+  Deleted: 'The asset was deleted; a parent names what happens to its children in data.children.',
+  MovedToCategory: 'The asset was moved to the category data.idCategory ("" = uncategorized).',
+};
+
+const CHILDREN_DECISION: Schema = {
+  type: 'object',
+  description: "What happens to a parent's children: cascade (the same operation on each), move (to targetParentID), orphan, untouched.",
+  required: ['action'],
+  properties: { action: { type: 'string', enum: ['cascade', 'move', 'orphan', 'untouched'] }, targetParentID: { type: 'string' } },
+};
+
+/** The envelope every message shares (the event's own fields), see AssetEventMessage in @funnel/contracts. */
+const ENVELOPE: Schema = {
+  type: 'object',
+  required: ['eventId', 'type', 'kind', 'accountId', 'assetId', 'revision', 'position', 'occurredAt', 'actor', 'correlationId', 'data'],
+  properties: {
+    eventId: { type: 'string', description: 'The event id (a UUID); also the Nats-Msg-Id header.' },
+    type: { type: 'string', description: "The stored event type: the kind's prefix and the fact, e.g. FunnelUpdated." },
+    kind: { type: 'string', description: 'The asset kind, e.g. funnel.' },
+    accountId: { type: 'string', description: 'The account the asset belongs to.' },
+    assetId: { type: 'string', description: "The asset id (the record's id field)." },
+    revision: { type: 'integer', minimum: 0, description: "The event's revision in the asset's stream: 0, 1, 2... per asset, in stream order." },
+    position: { type: 'string', pattern: '^-?\\d+/-?\\d+$', description: "The event's position in the log, <commit>/<prepare>: increases along the stream." },
+    occurredAt: { type: 'string', format: 'date-time' },
+    actor: {
+      type: 'object',
+      required: ['userId', 'keyId'],
+      properties: { userId: { type: ['string', 'null'] }, keyId: { type: ['string', 'null'], description: 'The API key, when the change came with one.' } },
+    },
+    correlationId: { type: ['string', 'null'], description: 'The X-Correlation-Id of the request that made the change.' },
+    data: { type: 'object' },
+  },
+};
+
+/** The properties a kind's DTO validates (class-validator's metadata), so the record schema follows the DTO. */
+function dtoProperties(dto: new () => object): string[] {
+  const metadata = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
+  return [...new Set(metadata.map((m) => m.propertyName))];
+}
+
+/** A kind's record as the events carry it: loosely typed (see /v1/openapi.json for the field rules), secrets removed, flags added. */
+function recordSchema(kind: AssetKindDescriptor): Schema {
+  const secrets = kind.secretFields ?? [];
+  const topLevelSecrets = new Set(secrets.map((s) => s.path).filter((path) => !path.includes('.') && !path.includes('[]')));
+  const properties: Record<string, Schema> = {};
+  for (const name of dtoProperties(kind.recordDto)) if (!topLevelSecrets.has(name)) properties[name] = {};
+  properties[kind.idField] = { type: 'string' };
+  properties[kind.nameField] = { type: 'string' };
+  properties['status'] = { type: 'string', enum: [...ASSET_STATUSES] };
+  for (const secret of secrets)
+    if (secret.flag) properties[secret.flag] = { type: 'boolean', description: `Whether a ${secret.path} is stored (its value never leaves).` };
+  const withoutSecrets = secrets.length ? ` Write-only secrets (${secrets.map((s) => s.path).join(', ')}) are removed.` : '';
+  return {
+    type: 'object',
+    description: `A ${kind.kind} record as GET /v1${kind.paths[0]}/find/byId/ answers it (field rules in /v1/openapi.json).${withoutSecrets}`,
+    required: [kind.idField, 'status'],
+    properties,
+    additionalProperties: true,
+  };
+}
+
+function dataSchema(kind: AssetKindDescriptor, fact: AssetEventFact): Schema {
+  const record = { $ref: `#/components/schemas/${recordSchemaName(kind)}` };
+  switch (fact) {
+    case 'Created':
+      return {
+        type: 'object',
+        required: ['record'],
+        properties: { record, duplicatedFrom: { type: 'string', description: 'The id of the asset it was duplicated from.' } },
+      };
+    case 'Updated':
+      return { type: 'object', required: ['record'], properties: { record } };
+    case 'Archived':
+    case 'Deleted':
+      return { type: 'object', properties: { children: { $ref: '#/components/schemas/ChildrenDecision' } } };
+    case 'Unarchived':
+      return { type: 'object' };
+    case 'MovedToCategory':
+      return { type: 'object', required: ['idCategory'], properties: { idCategory: { type: 'string' } } };
+  }
+}
+
+const recordSchemaName = (kind: AssetKindDescriptor) => `${kind.eventPrefix}Record`;
+
+/**
+ * The asset event stream as an AsyncAPI 3 document, generated from the kind registry and the event
+ * facts: one channel per kind and event type (its address is the subject), one receive operation
+ * per channel, one message per event type with the envelope and its data.
+ */
+export function asyncApiDocument(kinds: readonly AssetKindDescriptor[] = ASSET_KINDS): AsyncApiDocument {
+  const document: AsyncApiDocument = {
+    asyncapi: '3.0.0',
+    info: {
+      title: 'funnel-service asset events',
+      version: '1.0.0',
+      description: [
+        `Every asset event, published by the assets service to the JetStream stream ${ASSET_EVENTS_STREAM} on assets.events.<kind>.<EventType>`,
+        'with the header Nats-Msg-Id = eventId. At least once; in order per asset (revision 0, 1, 2...); a copy sent again within the',
+        "stream's duplicate window (ASSET_EVENTS_DUPLICATE_WINDOW, 2 minutes by default) is dropped by JetStream. Kept ASSET_EVENTS_MAX_AGE",
+        '(7 days by default). Write-only secrets never appear; their has<Field> flags do. Read it with a JetStream consumer (see README "Asset events").',
+      ].join(' '),
+    },
+    defaultContentType: 'application/json',
+    servers: {
+      nats: {
+        host: 'nats:4222',
+        protocol: 'nats',
+        description: 'The NATS cluster of the deployment (NATS_URL), with JetStream; readers need a user with the reader permissions.',
+      },
+    },
+    channels: {},
+    operations: {},
+    components: { schemas: { AssetEventEnvelope: ENVELOPE, ChildrenDecision: CHILDREN_DECISION }, messages: {} },
+  };
+  for (const kind of kinds) {
+    document.components.schemas[recordSchemaName(kind)] = recordSchema(kind);
+    for (const fact of ASSET_EVENT_FACTS) {
+      const type = `${kind.eventPrefix}${fact}`;
+      document.components.schemas[`${type}Payload`] = {
+        allOf: [
+          { $ref: '#/components/schemas/AssetEventEnvelope' },
+          { type: 'object', properties: { type: { const: type }, kind: { const: kind.kind }, data: dataSchema(kind, fact) } },
+        ],
+      };
+      document.components.messages[type] = {
+        name: type,
+        title: `${kind.kind} ${fact}`,
+        summary: FACT_DESCRIPTIONS[fact],
+        contentType: 'application/json',
+        headers: { type: 'object', required: ['Nats-Msg-Id'], properties: { 'Nats-Msg-Id': { type: 'string', description: 'The event id.' } } },
+        payload: { $ref: `#/components/schemas/${type}Payload` },
+      };
+      document.channels[type] = {
+        address: assetEventSubject(kind.kind, type),
+        title: type,
+        description: FACT_DESCRIPTIONS[fact],
+        messages: { [type]: { $ref: `#/components/messages/${type}` } },
+      };
+      document.operations[`receive${type}`] = {
+        action: 'receive',
+        title: `Receive ${type}`,
+        channel: { $ref: `#/channels/${type}` },
+        messages: [{ $ref: `#/channels/${type}/messages/${type}` }],
+      };
+    }
+  }
+  return document;
+}

@@ -1,0 +1,125 @@
+import { connect, type ConnectionOptions } from 'nats';
+import { Gauge, type Registry } from 'prom-client';
+import { ASSET_KINDS } from '@funnel/contracts';
+import type { EventStore } from '@funnel/eventstore';
+import { AssetRegistry } from '@funnel/assets-domain';
+import { AssetEventRelay } from '@funnel/assets-feature';
+import { PROJECTION_LAG_LIMIT } from '@funnel/projections';
+import {
+  ConfigError,
+  type ConfigRule,
+  DEFAULT_ASSETS_INBOX_PREFIX,
+  INVALID_CONFIG_VALUE,
+  type Logger,
+  type NatsAccess,
+  natsAccessOptions,
+  string,
+} from '@funnel/platform';
+
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const DURATION = /^(\d{1,6})([smhd])$/;
+
+/** A duration written as a whole number and a unit: `30s`, `90m`, `36h`, `7d`; read as milliseconds. */
+export function duration(options: { default: string; min: string; max: string }): ConfigRule<number> {
+  const parse = (raw: string): number | undefined => {
+    const match = DURATION.exec(raw.trim());
+    return match ? Number(match[1]) * UNIT_MS[match[2]] : undefined;
+  };
+  const [min, max] = [parse(options.min)!, parse(options.max)!];
+  return {
+    description: `a duration from ${options.min} to ${options.max} as a whole number and a unit s, m, h or d, e.g. 7d or 36h (default ${options.default})`,
+    read(raw) {
+      const ms = parse(raw ?? options.default);
+      return ms !== undefined && ms >= min && ms <= max ? ms : INVALID_CONFIG_VALUE;
+    },
+  };
+}
+
+/** The asset event stream (ASSET_EVENTS): how long it keeps events, and how long it drops an event id it has seen. */
+export const assetEventsConfig = {
+  ASSET_EVENTS_MAX_AGE: duration({ default: '7d', min: '1m', max: '3650d' }),
+  ASSET_EVENTS_DUPLICATE_WINDOW: duration({ default: '2m', min: '1s', max: '7d' }),
+};
+
+/** The assets service's reply inboxes (JetStream answers and publish acknowledgements): `<prefix>.>` in its NATS permissions. */
+export const assetsInboxConfig = {
+  NATS_INBOX_PREFIX: string({ default: DEFAULT_ASSETS_INBOX_PREFIX }),
+};
+
+export function assetEventsOptionsFrom(config: { ASSET_EVENTS_MAX_AGE: number; ASSET_EVENTS_DUPLICATE_WINDOW: number }) {
+  if (config.ASSET_EVENTS_DUPLICATE_WINDOW > config.ASSET_EVENTS_MAX_AGE) {
+    throw new ConfigError(
+      'ASSET_EVENTS_DUPLICATE_WINDOW',
+      'bound',
+      'must be at most ASSET_EVENTS_MAX_AGE (the stream cannot drop copies of events it no longer keeps)',
+    );
+  }
+  return { maxAgeMs: config.ASSET_EVENTS_MAX_AGE, duplicateWindowMs: config.ASSET_EVENTS_DUPLICATE_WINDOW };
+}
+
+export interface AssetEventRelaySettings {
+  eventStore: EventStore;
+  natsUrl: string;
+  access: NatsAccess;
+  maxAgeMs: number;
+  duplicateWindowMs: number;
+  logger: Logger;
+}
+
+/** Starts the relay of the asset events to JetStream on a NATS connection of its own (see AssetEventRelay). */
+export function startAssetEventRelay(settings: AssetEventRelaySettings): AssetEventRelay {
+  const { logger } = settings;
+  const options = {
+    servers: settings.natsUrl
+      .split(',')
+      .map((server) => server.trim())
+      .filter((server) => server !== ''),
+    name: 'asset-event-relay',
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 1000,
+    timeout: 2000,
+    ...natsAccessOptions(settings.access),
+  } as ConnectionOptions;
+  const relay = new AssetEventRelay({
+    eventStore: settings.eventStore,
+    registry: new AssetRegistry(ASSET_KINDS),
+    connect: () => connect(options),
+    inboxPrefix: settings.access.inboxPrefix,
+    maxAgeMs: settings.maxAgeMs,
+    duplicateWindowMs: settings.duplicateWindowMs,
+    logger: {
+      log: (message: string) => logger.info(message),
+      warn: (message: string) => logger.warn(message),
+      error: (message: string) => logger.error(message),
+    },
+  });
+  relay.start();
+  return relay;
+}
+
+/**
+ * `asset_events_relay_active` (1 on the replica whose relay holds the lease, 0 on standbys) and
+ * `asset_events_relay_lag_events` (on the active one: asset events in the log not yet acknowledged
+ * by JetStream, at most 10,000), counted when scraped.
+ */
+export function registerAssetEventRelayMetrics(registry: Registry, relay: AssetEventRelay, eventStore: EventStore): void {
+  const prefixes = new AssetRegistry(ASSET_KINDS).streamPrefixes();
+  new Gauge({
+    name: 'asset_events_relay_active',
+    help: 'Whether this replica relays the asset events to JetStream (1) or stands by (0)',
+    registers: [registry],
+    collect() {
+      this.set(relay.isActive ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'asset_events_relay_lag_events',
+    help: `Asset events in the log that JetStream has not acknowledged yet, on the active relay (at most ${PROJECTION_LAG_LIMIT})`,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const checkpoint = relay.checkpoint;
+      if (checkpoint) this.set(await eventStore.countEvents({ after: checkpoint, streamNamePrefixes: prefixes, limit: PROJECTION_LAG_LIMIT }));
+    },
+  });
+}

@@ -21,6 +21,14 @@ describe('asset ids', () => {
     );
   });
 
+  it('never repeat within a process, even thousands in one millisecond, and stay in creation order', () => {
+    const now = Date.UTC(2026, 10, 25, 12, 0, 0, 0);
+    const ids = Array.from({ length: 50_000 }, () => generateAssetId(now));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(ids);
+    expect(ids.every((id) => isValidAssetId(id))).toBe(true);
+  });
+
   it('validation checks length and alphabet, never truncates', () => {
     expect(isValidAssetId(generateAssetId())).toBe(true);
     for (const bad of ['', 'abc', '0123456789ABC', '01234567890_', '01234567890é', 12 as unknown as string, null]) expect(isValidAssetId(bad)).toBe(false);

@@ -13,6 +13,7 @@ import { AssetProjector } from './asset-projector';
 import { AssetQueries } from './asset-queries';
 import { AssetCommands } from './asset-commands';
 import { ChildrenCascade } from './children-cascade';
+import { DuplicateCompletion } from './duplicate-completion';
 import { RunAssetCommandHandler, RunAssetQueryHandler } from './asset-operations';
 import { createAssetsMessageController } from './assets.message.controller';
 
@@ -72,6 +73,7 @@ export class AssetsFeatureModule {
         AssetQueries,
         AssetCommands,
         ChildrenCascade,
+        DuplicateCompletion,
         RunAssetCommandHandler,
         RunAssetQueryHandler,
         AssetsStartup,

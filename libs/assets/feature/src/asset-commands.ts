@@ -37,7 +37,6 @@ import {
   resolveChildrenDecision,
   SecretCipher,
   applySecretWrites,
-  assertKindRules,
   AssetReference,
   FieldProblem,
   isInReferenceScope,
@@ -488,7 +487,13 @@ export class AssetCommands implements KindActionAssets {
   ): Promise<AssetRecord> {
     let record = this.toRecord(kind, dto, current);
     const rules = this.registry.rules(kind.kind);
-    assertKindRules(kind.kind, rules, record);
+    const problems = rules.check?.(record) ?? [];
+    if (problems.length) {
+      // A kind whose bad references are part of its check's error (a funnel's FUNNEL.INVALID) lists both, as validate does.
+      if (rules.referenceCode !== undefined && rules.referenceCode === rules.checkCode)
+        problems.push(...(await this.referenceProblems(kind, context, record, planned)));
+      throw ServiceError.badRequest(rules.checkCode ?? ErrorCodes.VALIDATION, `invalid ${kind.kind}: ${problems[0].message}`, problems);
+    }
     if (rules.normalize) record = rules.normalize(record, current);
     record = applySecretWrites(record, kind.secretFields ?? [], secretSource, this.secrets);
     if (!current || record.idCategory !== current.idCategory) await this.checkCategoryReference(kind, context, record, record.idCategory);

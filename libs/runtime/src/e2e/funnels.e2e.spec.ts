@@ -362,11 +362,15 @@ describeInBothModes('/v1 funnel groups and funnels', (d) => {
       // Save answers 200 even with warnings (drafts are normal).
       ok(await call('POST', '/funnel/save/', { body: draft }));
 
-      const invalid = ok(
-        await call('POST', '/funnel/validate/', { body: { ...funnel, idFunnel: newId(), idFunnelGroup: newId(), nodes: [...funnel.nodes, node('root')] } }),
-      ).body;
+      // A second root (the graph) and a missing group (a reference): validate lists both, and so does save's 400.
+      const twoKinds = { ...funnel, idFunnel: newId(), idFunnelGroup: newId(), nodes: [...funnel.nodes, node('root')] };
+      const invalid = ok(await call('POST', '/funnel/validate/', { body: twoKinds })).body;
       expect(invalid.valid).toBe(false);
       expect(invalid.errors.map((p: Body) => p.field)).toEqual(expect.arrayContaining(['idFunnelGroup', expect.stringMatching(/^nodes/)]));
+      const refused = await call('POST', '/funnel/save/', { body: twoKinds });
+      expect([refused.status, refused.body.code]).toEqual([400, 'FUNNEL.INVALID']);
+      expect(refused.body.details).toEqual(invalid.errors);
+      expect((await getFunnel(twoKinds.idFunnel)).status).toBe(404);
       const badShape = ok(await call('POST', '/funnel/validate/', { body: { idFunnel: newId(), idFunnelGroup: group.idFunnelGroup } })).body;
       expect(badShape).toMatchObject({ valid: false, errors: [{ field: 'funnelName' }] });
     });

@@ -9,7 +9,7 @@ import { useErrorBodyShape } from './http-errors';
 import { Credentials, bearerTokenOf, requirePermission } from './credentials';
 import { CredentialRateLimit } from './limits/credential-rate-limit';
 import { noteCaller } from './observability/request-observability';
-import { renameAnswer, renameFields } from './field-renames';
+import { renameAnswer, renameError, renameRequestBody } from './field-renames';
 
 const ANONYMOUS: Principal = { accountId: '', userId: '', permissions: [] };
 
@@ -66,7 +66,7 @@ export class ForwardingRoute implements OnModuleInit {
     const names = route.renames?.request;
     for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, string | string[]>))
       if (name !== 'key') query[names?.[name] ?? name] = value;
-    const body: IdentityRequestBody = { query, body: renameFields(request.body, names) };
+    const body: IdentityRequestBody = { query, body: renameRequestBody(request.body, route.renames) };
     if (route.forwardBearerToken) body.bearerToken = bearerTokenOf(request);
     if (route.forwardSourceAddress) body.sourceAddress = request.ip;
     if (matched !== 'method-not-allowed' && matched && Object.keys(matched.params).length) body.params = matched.params;
@@ -80,7 +80,13 @@ export class ForwardingRoute implements OnModuleInit {
       correlationId,
       keyId: principal.keyId,
     };
-    const answer = await this.client.request<{ result?: unknown }>(route.subject, { context, body });
+    let answer: { result?: unknown } | undefined;
+    try {
+      answer = await this.client.request<{ result?: unknown }>(route.subject, { context, body });
+    } catch (error) {
+      // A view's refusals name fields as the view does (`campaignName` under `/campaign/`).
+      throw error instanceof ServiceError ? renameError(error, route.renames?.errors) : error;
+    }
     const payload = route.noAnswer ? undefined : renameAnswer(route.reply === 'result' ? answer?.result : answer, route.renames?.answer);
     // No result means "no body" (save, delete, archive ... answer 200 with an empty body).
     return payload === undefined ? reply.send() : reply.send(payload);

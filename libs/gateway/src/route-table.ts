@@ -1,5 +1,14 @@
 import type { ErrorBodyShape } from './http-errors';
-import { ASSET_KINDS, ASSET_OPERATION_ROUTES, AssetKindDescriptor, AssetOperation, Permission, READ_OPERATIONS, assetSubject } from '@funnel/contracts';
+import {
+  ASSET_KINDS,
+  ASSET_OPERATION_ROUTES,
+  AssetKindDescriptor,
+  AssetOperation,
+  Permission,
+  READ_OPERATIONS,
+  RECORD_FIELDS_IN_REQUEST,
+  assetSubject,
+} from '@funnel/contracts';
 import { FieldRenames, renamesOf } from './field-renames';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -25,7 +34,7 @@ export interface ForwardedRoute {
   forwardHeaders?: readonly string[];
   /** The shape of its error answers: the standard `{ error, code, details }` (default), or the billing body. */
   errorBody?: ErrorBodyShape;
-  /** A field-renaming view (legacy `/campaign/*`): names changed on the request and the answer (see AssetKindView). */
+  /** A field-renaming view (legacy `/campaign/*`): names changed on the request, the answer and errors (see AssetKindView). */
   renames?: FieldRenames;
   /** The answer is dropped: the route answers no body (the legacy campaign save). */
   noAnswer?: boolean;
@@ -47,7 +56,7 @@ export function assetRoutes(kinds: readonly AssetKindDescriptor[] = ASSET_KINDS)
     const views = (kind.views ?? []).flatMap((view) =>
       view.paths.flatMap((prefix) =>
         view.operations.map((operation) => ({
-          ...assetRoute(kind, prefix, operation, renamesOf(view.fieldNames)),
+          ...assetRoute(kind, prefix, operation, renamesOf(view.fieldNames, RECORD_FIELDS_IN_REQUEST[operation])),
           ...(view.noAnswer?.includes(operation) ? { noAnswer: true } : {}),
         })),
       ),

@@ -64,6 +64,11 @@ function cpuMs(pids: number[]): number | undefined {
   }
 }
 
+/** `; server CPU <n> µs/req` from two cpuMs readings around `requests` requests ("" without /proc). */
+function cpuPerRequest(before: number | undefined, after: number | undefined, requests: number): string {
+  return before !== undefined && after !== undefined && requests > 0 ? `; server CPU ${(((after - before) * 1000) / requests).toFixed(0)} µs/req` : '';
+}
+
 /** Runs one load round and measures the CPU the servers spent per request meanwhile. */
 async function measuredLoad(options: LoadOptions, pids: number[]): Promise<{ result: LoadResult; cpuMicros?: number }> {
   const before = cpuMs(pids);
@@ -277,6 +282,7 @@ async function funnelRows(base: string, tmp: () => string, children: Child[], st
     body: () => JSON.stringify({ ...funnel, idFunnel: generateAssetId() }),
     durationSeconds: 2,
   });
+  const cpuBefore = cpuMs([standalone.process.pid!]);
   const saves = await load({
     url: `${base}/funnel/save/`,
     method: 'POST',
@@ -286,7 +292,7 @@ async function funnelRows(base: string, tmp: () => string, children: Child[], st
   });
   record(
     `standalone POST funnel/save (${BENCH_FUNNEL_NODES}-node funnel, every reference checked)`,
-    `${fmt(saves.requestsPerSecond)} saves/s, p99 ${saves.p99Ms} ms, non-2xx ${saves.non2xx}`,
+    `${fmt(saves.requestsPerSecond)} saves/s, p99 ${saves.p99Ms} ms, non-2xx ${saves.non2xx}${cpuPerRequest(cpuBefore, cpuMs([standalone.process.pid!]), saves.requests)}`,
     '',
     '>= 300/s',
   );

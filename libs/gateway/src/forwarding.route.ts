@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CallerContext, ErrorCodes, IdentityRequestBody, Principal, ServiceError } from '@funnel/contracts';
+import { CallerContext, ErrorCodes, IdentityRequestBody, Principal, SerializedJson, ServiceError } from '@funnel/contracts';
 import { ServiceClient } from '@funnel/platform';
 import { ROUTE_TABLE, SERVICE_CLIENT } from './gateway.tokens';
 import { RouteTable } from './route-table';
@@ -87,7 +87,12 @@ export class ForwardingRoute implements OnModuleInit {
       // A view's refusals name fields as the view does (`campaignName` under `/campaign/`).
       throw error instanceof ServiceError ? renameError(error, route.renames?.errors) : error;
     }
-    const payload = route.noAnswer ? undefined : renameAnswer(route.reply === 'result' ? answer?.result : answer, route.renames?.answer);
+    const result = route.reply === 'result' ? answer?.result : answer;
+    // An answer serialized by the service is written as it is (unless a view renames its fields).
+    if (result instanceof SerializedJson && !route.noAnswer && !route.renames?.answer) {
+      return reply.header('content-type', 'application/json; charset=utf-8').send(result.json);
+    }
+    const payload = route.noAnswer ? undefined : renameAnswer(result instanceof SerializedJson ? result.value() : result, route.renames?.answer);
     // No result means "no body" (save, delete, archive ... answer 200 with an empty body).
     return payload === undefined ? reply.send() : reply.send(payload);
   }

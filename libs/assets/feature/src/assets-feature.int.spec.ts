@@ -13,7 +13,7 @@ import {
 } from '@funnel/contracts';
 import { EventStore, ReadStreamOptions, SqliteEventStore } from '@funnel/eventstore';
 import { EmbeddedReadStore } from '@funnel/readstore';
-import { AssetRegistry } from '@funnel/assets-domain';
+import { AssetRecord, AssetRegistry } from '@funnel/assets-domain';
 import { ASSET_KINDS } from '@funnel/contracts';
 import { AssetsFeatureModule } from './assets-feature.module';
 import { AssetCommands } from './asset-commands';
@@ -106,7 +106,7 @@ describe('asset feature over SQLite and the embedded read store', () => {
     expect(rejected[0].reason).toBeInstanceOf(ServiceError);
     expect((rejected[0].reason as ServiceError).status).toBe(409);
     const winner = results[0].status === 'fulfilled' ? 'first' : 'second';
-    expect((await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag: body.idTag }, body: undefined })).tagName).toBe(winner);
+    expect((await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag: body.idTag }, body: undefined })).value<AssetRecord>().tagName).toBe(winner);
     const stream = await eventStore.readStream(new AssetRegistry(ASSET_KINDS).streamName('visitortag', 'ACCOUNT00001', body.idTag));
     expect(stream.map((e) => e.type)).toEqual(['VisitorTagCreated', 'VisitorTagUpdated']);
   });
@@ -307,7 +307,7 @@ describe('asset feature over SQLite and the embedded read store', () => {
     await commands.moveCategory(VISITOR_TAG_KIND, context(), { query: {}, body: { entries: [child.idTag], idCategory: a } });
     await app.close();
     await boot(eventStore);
-    const found = await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag: child.idTag }, body: undefined });
+    const found = (await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag: child.idTag }, body: undefined })).value<AssetRecord>();
     expect(found.idCategory).toBe(a);
   });
   describe('bulk operations', () => {

@@ -4,7 +4,9 @@ import { EVENT_STORE, EventStore, GlobalPosition, RecordedEvent, START_POSITION,
 import { READ_STORE, ReadStore } from '@funnel/readstore';
 import {
   AssetCommand,
+  AssetEventType,
   AssetRecord,
+  assetEventType,
   AssetRegistry,
   ChildrenDecision,
   ParentOperation,
@@ -19,6 +21,8 @@ import { assetsCollection } from './asset-documents';
 import { DuplicateCompletion } from './duplicate-completion';
 
 const PROCESS_MANAGER_NAME = 'assets-children-cascade';
+/** The events that carry a decision to complete. */
+const PROCESS_MANAGER_EVENTS: ReadonlySet<AssetEventType> = new Set(['Deleted', 'Archived', 'DuplicateDecided']);
 const MAX_ATTEMPTS = 5;
 
 /** Where children of one kind name their parent: `idCategory`, a parent field, or (local assets) a scope field. */
@@ -179,6 +183,8 @@ export class ChildrenCascade implements OnApplicationShutdown {
   private async onParentEvent(e: RecordedEvent): Promise<void> {
     const stream = this.registry.parseStreamName(e.streamName);
     if (!stream) return;
+    // Only decisions concern it: the data of other events (a funnel's records) is not even read.
+    if (!PROCESS_MANAGER_EVENTS.has(assetEventType(this.registry.get(stream.kind).eventPrefix, e.type) ?? 'Created')) return;
     const decoded = this.registry.decodeEvent(stream.kind, e.type, e.data);
     const context: CallerContext = {
       accountId: stream.accountId,

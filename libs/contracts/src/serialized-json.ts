@@ -4,7 +4,14 @@
  * across processes (NATS) it serializes as the value it holds, so a caller always sees that value.
  */
 export class SerializedJson {
+  private encoded?: Buffer;
+
   constructor(readonly json: string) {}
+
+  /** The text as UTF-8, encoded once: writing a string to a socket encodes it again on every write. */
+  get bytes(): Buffer {
+    return (this.encoded ??= Buffer.from(this.json, 'utf8'));
+  }
 
   /** The value the text holds (parsed on each call). */
   value<T = unknown>(): T {

@@ -90,7 +90,7 @@ export class ForwardingRoute implements OnModuleInit {
     const result = route.reply === 'result' ? answer?.result : answer;
     // An answer serialized by the service is written as it is (unless a view renames its fields).
     if (result instanceof SerializedJson && !route.noAnswer && !route.renames?.answer) {
-      return reply.header('content-type', 'application/json; charset=utf-8').send(result.json);
+      return reply.header('content-type', 'application/json; charset=utf-8').send(result.bytes);
     }
     const payload = route.noAnswer ? undefined : renameAnswer(result instanceof SerializedJson ? result.value() : result, route.renames?.answer);
     // No result means "no body" (save, delete, archive ... answer 200 with an empty body).

@@ -565,8 +565,20 @@ export class AssetCommands implements KindActionAssets {
     if (!references.length) return [];
     const keyOf = (ref: AssetReference) => referenceKey(ref.kind, ref.id);
     const distinct = [...new Map(references.map((ref) => [keyOf(ref), ref])).values()];
-    const found = await mapInTurns(distinct, async (ref) => planned?.get(keyOf(ref)) ?? this.queries.current(ref.kind, context.accountId, ref.id));
-    const targets = new Map(distinct.map((ref, i) => [keyOf(ref), found[i]]));
+    // One read-model query per kind for all the assets it names (a deleted one reads as missing, as it is for references).
+    const targets = new Map<string, AssetRecord>();
+    const idsByKind = new Map<string, string[]>();
+    for (const ref of distinct) {
+      const plannedRecord = planned?.get(keyOf(ref));
+      if (plannedRecord) targets.set(keyOf(ref), plannedRecord);
+      else if (idsByKind.has(ref.kind)) idsByKind.get(ref.kind)!.push(ref.id);
+      else idsByKind.set(ref.kind, [ref.id]);
+    }
+    for (const [referenced, ids] of idsByKind) {
+      const idField = this.registry.get(referenced).idField;
+      for (const target of await this.queries.currentMany(referenced, context.accountId, ids))
+        targets.set(referenceKey(referenced, String(target[idField])), target);
+    }
     const problems = references.flatMap((ref) => {
       const target = targets.get(keyOf(ref));
       if (!target || target.status === 'deleted') {

@@ -87,6 +87,29 @@ describe('SqliteEventStore', () => {
     expect(seen.every((e) => (e.data as { text: string }).text.length === 1000)).toBe(true);
   });
 
+  it('hands shared data (shareData) to live subscribers as the frozen objects appended, and other data as copies', async () => {
+    const store = open(join(dir, 'shared-data.sqlite'));
+    const seen: RecordedEvent[] = [];
+    const subscription = store.subscribeToAll({ onEvents: (events) => void seen.push(...events) });
+    await subscription.caughtUp;
+    const shared = { record: { nodes: [{ idNode: 'a' }] } };
+    const copied = { record: { nodes: [{ idNode: 'b' }] } };
+    await store.append('shared-1', [{ type: 'Big', data: shared }], { shareData: true });
+    await store.append('copied-1', [{ type: 'Big', data: copied }]);
+    const deadline = Date.now() + 5000;
+    while (seen.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(seen[0].data).toBe(shared);
+    expect(Object.isFrozen(shared.record.nodes[0])).toBe(true);
+    expect(() => {
+      (shared.record.nodes[0] as { idNode: string }).idNode = 'changed';
+    }).toThrow(TypeError);
+    expect(seen[1].data).toEqual(copied);
+    expect(seen[1].data).not.toBe(copied);
+    expect(Object.isFrozen(copied)).toBe(false);
+    // Reads of the stream are always copies of what is stored.
+    expect((await store.readStream('shared-1'))[0].data).not.toBe(shared);
+  });
+
   it('keeps events across reopening the file', async () => {
     const filename = join(dir, 'durable.sqlite');
     const first = open(filename);

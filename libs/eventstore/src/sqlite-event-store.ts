@@ -6,6 +6,7 @@ import { ensurePrivateFile, tightenFile } from './private-files';
 import {
   START_POSITION,
   WrongExpectedRevisionError,
+  type AppendOptions,
   type AppendResult,
   type CountEventsOptions,
   type EventStore,
@@ -70,10 +71,10 @@ export class SqliteEventStore implements EventStore {
   private readonly selectDataVersion: Database.Statement<[], number>;
   private readonly selectData: Database.Statement<[number], string>;
   private readonly pageStatements = new Map<string, Database.Statement<unknown[], EventRow>>();
-  /** Row id to data text of the latest events appended here (at most RECENT_DATA_ENTRIES). */
-  private readonly recentData = new Map<number, string>();
-  /** Data texts of the append in progress, kept once its transaction has committed. */
-  private appending: [rowId: number, data: string][] = [];
+  /** Row id to data of the latest events appended here (at most RECENT_DATA_ENTRIES). */
+  private readonly recentData = new Map<number, RecentData>();
+  /** Data of the append in progress, kept once its transaction has committed. */
+  private appending: [rowId: number, data: RecentData][] = [];
   private readonly countStatements = new Map<string, Database.Statement<unknown[], number>>();
   private readonly appendTransaction: Database.Transaction<(streamName: string, events: NewEvent[], expected: ExpectedRevision) => AppendResult>;
   private readonly subscriptions = new Set<SqliteSubscription>();
@@ -127,13 +128,17 @@ export class SqliteEventStore implements EventStore {
     );
   }
 
-  async append(streamName: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult> {
+  async append(streamName: string, events: NewEvent[], options?: AppendOptions): Promise<AppendResult> {
     if (events.length === 0) throw new Error(`append to ${streamName}: no events given`);
     // IMMEDIATE takes the write lock before the revision check, so another process cannot slip in between.
     let result: AppendResult;
     try {
       result = this.appendTransaction.immediate(streamName, events, options?.expectedRevision ?? 'any');
-      for (const [rowId, data] of this.appending) this.recentData.set(rowId, data);
+      for (const [rowId, data] of this.appending) {
+        // Shared data is frozen, so neither the caller nor a subscriber can change what the others see.
+        if (options?.shareData) data.value = deepFreeze(events[data.index].data);
+        this.recentData.set(rowId, data);
+      }
     } finally {
       this.appending = [];
     }
@@ -201,13 +206,13 @@ export class SqliteEventStore implements EventStore {
     const recordedAt = Date.now();
     let revision = current ?? -1;
     let rowId = 0;
-    for (const event of events) {
+    events.forEach((event, index) => {
       revision += 1;
-      const data = JSON.stringify(event.data);
-      const inserted = this.insertEvent.run(streamName, revision, event.id ?? randomUUID(), event.type, data, JSON.stringify(event.metadata ?? {}), recordedAt);
+      const text = JSON.stringify(event.data);
+      const inserted = this.insertEvent.run(streamName, revision, event.id ?? randomUUID(), event.type, text, JSON.stringify(event.metadata ?? {}), recordedAt);
       rowId = Number(inserted.lastInsertRowid);
-      this.appending.push([rowId, data]);
-    }
+      this.appending.push([rowId, { text, index }]);
+    });
     return { nextExpectedRevision: revision, position: rowIdToPosition(rowId) };
   }
 
@@ -234,7 +239,10 @@ export class SqliteEventStore implements EventStore {
     const params = prefixParams(prefixes ?? []);
     const page = statement;
     if (withData) return (after, upTo, limit) => page.all(after, upTo, ...params, limit).map((row) => toRecordedEvent(row));
-    const dataOf = (rowId: number) => this.recentData.get(rowId) ?? this.selectData.get(rowId) ?? '{}';
+    const dataOf = (rowId: number): Record<string, unknown> => {
+      const recent = this.recentData.get(rowId);
+      return recent?.value ?? (JSON.parse(recent?.text ?? this.selectData.get(rowId) ?? '{}') as Record<string, unknown>);
+    };
     return (after, upTo, limit) => page.all(after, upTo, ...params, limit).map((row) => toRecordedEvent(row, dataOf));
   }
 
@@ -263,6 +271,21 @@ export class SqliteEventStore implements EventStore {
     this.lastDataVersion = version;
     for (const subscription of this.subscriptions) subscription.notify();
   }
+}
+
+/** A recent append's data: its stored text, and the caller's frozen objects when it shared them (AppendOptions.shareData). */
+interface RecentData {
+  text: string;
+  /** Index of the event in its append (while the append is in progress). */
+  index: number;
+  value?: Record<string, unknown>;
+}
+
+/** Freezes a JSON value and everything in it; answers it. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  return Object.freeze(value);
 }
 
 type PageReader = (afterRowId: number, upToRowId: number, limit: number) => RecordedEvent[];
@@ -370,7 +393,7 @@ function rowIdToPosition(rowId: number): GlobalPosition {
  * An event of a row. Its data is parsed when first read: a subscriber that looks only at the type of
  * the events it is given (a process manager waiting for deletes) does not pay for parsing records.
  */
-function toRecordedEvent(row: EventRow, dataOf?: (rowId: number) => string): RecordedEvent {
+function toRecordedEvent(row: EventRow, dataOf?: (rowId: number) => Record<string, unknown>): RecordedEvent {
   const metadata = row[6];
   const text = row[5];
   const rowId = row[0];
@@ -382,7 +405,7 @@ function toRecordedEvent(row: EventRow, dataOf?: (rowId: number) => string): Rec
     revision: row[2],
     position: rowIdToPosition(row[0]),
     get data(): Record<string, unknown> {
-      return (data ??= JSON.parse(text ?? dataOf?.(rowId) ?? '{}') as Record<string, unknown>);
+      return (data ??= text !== null ? (JSON.parse(text) as Record<string, unknown>) : (dataOf?.(rowId) ?? {}));
     },
     set data(value: Record<string, unknown>) {
       data = value;

@@ -296,6 +296,25 @@ describe('asset feature over SQLite and the embedded read store', () => {
     });
   });
 
+  it('find/byId answers the current record after an update, an archive and a rename of its category (answers are kept per revision)', async () => {
+    const idCategory = generateAssetId();
+    await commands.create(CATEGORY_KIND, context(), { query: {}, body: { idCategory, categoryName: 'before', categoryType: 'visitorTag' } });
+    const body = tag({ idCategory });
+    await commands.create(VISITOR_TAG_KIND, context(), { query: {}, body });
+    const read = async () => (await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag: body.idTag }, body: undefined })).value<AssetRecord>();
+    expect(await read()).toMatchObject({ tagName: 'a', categoryName: 'before', status: 'active' });
+    await commands.update(VISITOR_TAG_KIND, context(), { query: {}, body: { ...body, tagName: 'b' } });
+    expect(await read()).toMatchObject({ tagName: 'b', categoryName: 'before' });
+    await commands.update(CATEGORY_KIND, context(), { query: {}, body: { idCategory, categoryName: 'after', categoryType: 'visitorTag' } });
+    expect(await read()).toMatchObject({ tagName: 'b', categoryName: 'after' });
+    await commands.archive(VISITOR_TAG_KIND, context(), { query: {}, body: { entries: [body.idTag] } });
+    expect(await read()).toMatchObject({ status: 'archived' });
+    // Another account never gets the answer kept for this one.
+    await expect(queries.findById(VISITOR_TAG_KIND, context('ACCOUNT00002'), { query: { idTag: body.idTag }, body: undefined })).rejects.toMatchObject({
+      status: 404,
+    });
+  });
+
   it('a later change to a child is not undone by replaying an older cascade', async () => {
     const a = generateAssetId();
     const b = generateAssetId();

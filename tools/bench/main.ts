@@ -21,6 +21,9 @@ import { Child, freePort, runCommand, runTs, waitForHttp } from './processes';
 const KEY = 'bench-admin-key-0123456789';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+/** `BENCH_ONLY=funnel` (or a comma-separated list of standalone, funnel, distributed, replay, reporting, relay, logic): only those sections. */
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
+const runs = (section: string) => !ONLY || ONLY.has(section);
 const rows: { name: string; value: string; ratio: string; target: string }[] = [];
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -59,6 +62,11 @@ function cpuMs(pids: number[]): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** `; server CPU <n> µs/req` from two cpuMs readings around `requests` requests ("" without /proc). */
+function cpuPerRequest(before: number | undefined, after: number | undefined, requests: number): string {
+  return before !== undefined && after !== undefined && requests > 0 ? `; server CPU ${(((after - before) * 1000) / requests).toFixed(0)} µs/req` : '';
 }
 
 /** Runs one load round and measures the CPU the servers spent per request meanwhile. */
@@ -188,135 +196,50 @@ async function main(): Promise<void> {
     await waitForHttp(`${base}/visitortag/list/`, { 'x-api-key': KEY });
     const idTag = await seedTag(base);
     const standaloneServers = { measure: [standalone.process.pid!], baseline: [hello.process.pid!] };
-    recordPaired(
-      'standalone find/byId',
-      await paired(helloUrl, { url: `${base}/visitortag/find/byId/?idTag=${idTag}`, headers: { 'x-api-key': KEY } }, standaloneServers),
-      '>= 0.35',
-    );
-    recordPaired(
-      'standalone POST save (create)',
-      await paired(
-        helloUrl,
-        {
-          url: `${base}/visitortag/save/`,
-          method: 'POST',
-          headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
-          body: () => JSON.stringify({ idTag: generateAssetId(), tagName: 'created by bench', color: 'blue' }),
-        },
-        standaloneServers,
-      ),
-    );
-    const pagesUrl = `${base}/page/find/byIds/?idPages=${(await seedPages(base, 100)).join(',')}`;
-    const pages = (await (await fetch(pagesUrl, { headers: { 'x-api-key': KEY } })).json()) as unknown[];
-    if (pages.length !== 100) throw new Error(`find/byIds answered ${pages.length} pages, not 100`);
-    recordPaired('standalone find/byIds (100 pages)', await paired(helloUrl, { url: pagesUrl, headers: { 'x-api-key': KEY } }, standaloneServers));
-
-    // Funnels: find/byId of a 200-node funnel against raw Fastify serving the same bytes, and saves of such a funnel.
-    const funnel = await seedBenchFunnel(base, KEY);
-    const created = await fetch(`${base}/funnel/save/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
-      body: JSON.stringify(funnel),
-    });
-    if (created.status !== 200) throw new Error(`saving the bench funnel failed: ${created.status} ${await created.text()}`);
-    const funnelUrl = `${base}/funnel/find/byId/?idFunnel=${String(funnel.idFunnel)}`;
-    const jsonFile = join(tmp(), 'funnel.json');
-    writeFileSync(jsonFile, await (await fetch(funnelUrl, { headers: { 'x-api-key': KEY } })).text());
-    const sameBytes = await runTs('tools/bench/fastify-json.ts', { BENCH_JSON_FILE: jsonFile }, /PORT=(\d+)/);
-    children.push(sameBytes);
-    recordPaired(
-      `standalone find/byId (${BENCH_FUNNEL_NODES}-node funnel) vs Fastify serving the same bytes`,
-      await paired(
-        `http://127.0.0.1:${sameBytes.match![1]}/json`,
-        { url: funnelUrl, headers: { 'x-api-key': KEY } },
-        { measure: [standalone.process.pid!], baseline: [sameBytes.process.pid!] },
-      ),
-      '>= 0.5',
-    );
-    await load({
-      url: `${base}/funnel/save/`,
-      method: 'POST',
-      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
-      body: () => JSON.stringify({ ...funnel, idFunnel: generateAssetId() }),
-      durationSeconds: 2,
-    });
-    const saves = await load({
-      url: `${base}/funnel/save/`,
-      method: 'POST',
-      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
-      body: () => JSON.stringify({ ...funnel, idFunnel: generateAssetId() }),
-      durationSeconds: DURATION,
-    });
-    record(
-      `standalone POST funnel/save (${BENCH_FUNNEL_NODES}-node funnel, every reference checked)`,
-      `${fmt(saves.requestsPerSecond)} saves/s, p99 ${saves.p99Ms} ms, non-2xx ${saves.non2xx}`,
-      '',
-      '>= 300/s',
-    );
+    if (runs('standalone')) await standaloneRows(base, idTag, helloUrl, standaloneServers);
+    if (runs('funnel')) await funnelRows(base, tmp, children, standalone);
     await stopAll();
-
-    process.stdout.write('distributed: gateway, identity and assets services as processes over NATS\n');
-    const natsPort = await freePort();
-    children.push(await runCommand('nats-server', ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', tmp()], {}, /Server is ready/));
-    const clusterDir = tmp();
-    const natsEnv = { NATS_URL: `nats://127.0.0.1:${natsPort}` };
-    for (const service of ['identity-service', 'assets-service']) {
-      const opsPort = await freePort();
-      children.push(await runTs(`apps/${service}/src/main.ts`, appEnv(clusterDir, { ...natsEnv, OPS_PORT: String(opsPort) })));
-      await waitForHttp(`http://127.0.0.1:${opsPort}/health/ready`);
-    }
-    const gatewayPort = await freePort();
-    children.push(await runTs('apps/gateway/src/main.ts', appEnv(clusterDir, { ...natsEnv, PORT: String(gatewayPort) })));
-    const gatewayBase = `http://127.0.0.1:${gatewayPort}/v1`;
-    await waitForHttp(`${gatewayBase}/visitortag/list/`, { 'x-api-key': KEY });
-    const distributedTag = await seedTag(gatewayBase);
-    recordPaired(
-      'distributed find/byId (via NATS)',
-      await paired(
-        helloUrl,
-        { url: `${gatewayBase}/visitortag/find/byId/?idTag=${distributedTag}`, headers: { 'x-api-key': KEY } },
-        // Every process of the cluster (NATS, the services, the gateway) serves each request.
-        { measure: children.map((child) => child.process.pid!), baseline: [hello.process.pid!] },
-      ),
-      '>= 0.15',
-    );
-    await stopAll();
+    if (runs('distributed')) await distributedRows(tmp, children, helloUrl, hello.process.pid!, stopAll);
     await hello.stop();
-
-    process.stdout.write('replay: rebuilding the asset read model from 100,000 events\n');
-    // Imported only now: their libraries in this process would slow the load generator above.
-    const { replayRate } = await import('./replay.bench');
-    const replay = await replayRate(100_000);
-    record('read-model replay', `${fmt(replay.eventsPerSecond)} events/s (${replay.seconds.toFixed(2)} s)`, '', '>= 50,000');
-
-    process.stdout.write('reporting: conversion rows applied to the embedded hit warehouse (1,000-row jobs over 100,000 hits)\n');
-    const { reportingApplyRate } = await import('./reporting-apply.bench');
-    const applied = await reportingApplyRate(100_000, 50);
-    record(
-      'reporting: conversion rows applied (embedded store), against plain SQLite updates of the same rows',
-      `${fmt(applied.rowsPerSecond)} rows/s; ${fmt(applied.rowsPerCpuSecond)} rows per CPU second`,
-      `${(applied.rowsPerCpuSecond / applied.baselineRowsPerCpuSecond).toFixed(2)} of the baseline's rows per CPU second (${fmt(applied.baselineRowsPerCpuSecond)})`,
-      '>= 20,000 rows/s',
-    );
-
-    process.stdout.write('relay: 50,000 asset events from the embedded log into JetStream\n');
-    const { relayRate } = await import('./relay.bench');
-    const relay = await relayRate(50_000);
-    record(
-      'asset event relay into JetStream, 50,000 events',
-      `${fmt(relay.relayPerSecond)} events/s; raw pipelined publishes of the same payloads ${fmt(relay.baselinePerSecond)}/s, nats.js js.publish ${fmt(relay.jsPublishPerSecond)}/s`,
-      `${relay.ratio.toFixed(2)} (${relay.ratios.map((r) => r.toFixed(2)).join(', ')})`,
-      '>= 20,000/s',
-    );
-
-    process.stdout.write('logic scripts\n');
-    const { runLogicScriptBench } = await import('./logic-script.bench');
-    for (const r of await runLogicScriptBench()) {
+    if (runs('replay')) {
+      process.stdout.write('replay: rebuilding the asset read model from 100,000 events\n');
+      // Imported only now: their libraries in this process would slow the load generator above.
+      const { replayRate } = await import('./replay.bench');
+      const replay = await replayRate(100_000);
+      record('read-model replay', `${fmt(replay.eventsPerSecond)} events/s (${replay.seconds.toFixed(2)} s)`, '', '>= 50,000');
+    }
+    if (runs('reporting')) {
+      process.stdout.write('reporting: conversion rows applied to the embedded hit warehouse (1,000-row jobs over 100,000 hits)\n');
+      const { reportingApplyRate } = await import('./reporting-apply.bench');
+      const applied = await reportingApplyRate(100_000, 50);
       record(
-        r.name,
-        `${r.value.toLocaleString('en-US', { maximumFractionDigits: 1 })} ${r.unit}`,
-        r.ratio !== undefined ? `${r.ratio.toFixed(2)}x ${r.baseline ?? 'baseline'}` : '',
+        'reporting: conversion rows applied (embedded store), against plain SQLite updates of the same rows',
+        `${fmt(applied.rowsPerSecond)} rows/s; ${fmt(applied.rowsPerCpuSecond)} rows per CPU second`,
+        `${(applied.rowsPerCpuSecond / applied.baselineRowsPerCpuSecond).toFixed(2)} of the baseline's rows per CPU second (${fmt(applied.baselineRowsPerCpuSecond)})`,
+        '>= 20,000 rows/s',
       );
+    }
+    if (runs('relay')) {
+      process.stdout.write('relay: 50,000 asset events from the embedded log into JetStream\n');
+      const { relayRate } = await import('./relay.bench');
+      const relay = await relayRate(50_000);
+      record(
+        'asset event relay into JetStream, 50,000 events',
+        `${fmt(relay.relayPerSecond)} events/s; raw pipelined publishes of the same payloads ${fmt(relay.baselinePerSecond)}/s, nats.js js.publish ${fmt(relay.jsPublishPerSecond)}/s`,
+        `${relay.ratio.toFixed(2)} (${relay.ratios.map((r) => r.toFixed(2)).join(', ')})`,
+        '>= 20,000/s',
+      );
+    }
+    if (runs('logic')) {
+      process.stdout.write('logic scripts\n');
+      const { runLogicScriptBench } = await import('./logic-script.bench');
+      for (const r of await runLogicScriptBench()) {
+        record(
+          r.name,
+          `${r.value.toLocaleString('en-US', { maximumFractionDigits: 1 })} ${r.unit}`,
+          r.ratio !== undefined ? `${r.ratio.toFixed(2)}x ${r.baseline ?? 'baseline'}` : '',
+        );
+      }
     }
   } finally {
     await stopAll();
@@ -324,6 +247,106 @@ async function main(): Promise<void> {
   }
   process.stdout.write('\n| measure | figure | ratio | target |\n|---|---|---|---|\n');
   for (const r of rows) process.stdout.write(`| ${r.name} | ${r.value} | ${r.ratio} | ${r.target} |\n`);
+}
+
+async function standaloneRows(base: string, idTag: string, helloUrl: string, standaloneServers: Servers): Promise<void> {
+  recordPaired(
+    'standalone find/byId',
+    await paired(helloUrl, { url: `${base}/visitortag/find/byId/?idTag=${idTag}`, headers: { 'x-api-key': KEY } }, standaloneServers),
+    '>= 0.35',
+  );
+  recordPaired(
+    'standalone POST save (create)',
+    await paired(
+      helloUrl,
+      {
+        url: `${base}/visitortag/save/`,
+        method: 'POST',
+        headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+        body: () => JSON.stringify({ idTag: generateAssetId(), tagName: 'created by bench', color: 'blue' }),
+      },
+      standaloneServers,
+    ),
+  );
+  const pagesUrl = `${base}/page/find/byIds/?idPages=${(await seedPages(base, 100)).join(',')}`;
+  const pages = (await (await fetch(pagesUrl, { headers: { 'x-api-key': KEY } })).json()) as unknown[];
+  if (pages.length !== 100) throw new Error(`find/byIds answered ${pages.length} pages, not 100`);
+  recordPaired('standalone find/byIds (100 pages)', await paired(helloUrl, { url: pagesUrl, headers: { 'x-api-key': KEY } }, standaloneServers));
+}
+
+async function funnelRows(base: string, tmp: () => string, children: Child[], standalone: Child): Promise<void> {
+  // Funnels: find/byId of a 200-node funnel against raw Fastify serving the same bytes, and saves of such a funnel.
+  const funnel = await seedBenchFunnel(base, KEY);
+  const created = await fetch(`${base}/funnel/save/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+    body: JSON.stringify(funnel),
+  });
+  if (created.status !== 200) throw new Error(`saving the bench funnel failed: ${created.status} ${await created.text()}`);
+  const funnelUrl = `${base}/funnel/find/byId/?idFunnel=${String(funnel.idFunnel)}`;
+  const jsonFile = join(tmp(), 'funnel.json');
+  writeFileSync(jsonFile, await (await fetch(funnelUrl, { headers: { 'x-api-key': KEY } })).text());
+  const sameBytes = await runTs('tools/bench/fastify-json.ts', { BENCH_JSON_FILE: jsonFile }, /PORT=(\d+)/);
+  children.push(sameBytes);
+  recordPaired(
+    `standalone find/byId (${BENCH_FUNNEL_NODES}-node funnel) vs Fastify serving the same bytes`,
+    await paired(
+      `http://127.0.0.1:${sameBytes.match![1]}/json`,
+      { url: funnelUrl, headers: { 'x-api-key': KEY } },
+      { measure: [standalone.process.pid!], baseline: [sameBytes.process.pid!] },
+    ),
+    '>= 0.5',
+  );
+  await load({
+    url: `${base}/funnel/save/`,
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    body: () => JSON.stringify({ ...funnel, idFunnel: generateAssetId() }),
+    durationSeconds: 2,
+  });
+  const cpuBefore = cpuMs([standalone.process.pid!]);
+  const saves = await load({
+    url: `${base}/funnel/save/`,
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    body: () => JSON.stringify({ ...funnel, idFunnel: generateAssetId() }),
+    durationSeconds: DURATION,
+  });
+  record(
+    `standalone POST funnel/save (${BENCH_FUNNEL_NODES}-node funnel, every reference checked)`,
+    `${fmt(saves.requestsPerSecond)} saves/s, p99 ${saves.p99Ms} ms, non-2xx ${saves.non2xx}${cpuPerRequest(cpuBefore, cpuMs([standalone.process.pid!]), saves.requests)}`,
+    '',
+    '>= 300/s',
+  );
+}
+
+async function distributedRows(tmp: () => string, children: Child[], helloUrl: string, helloPid: number, stopAll: () => Promise<void>): Promise<void> {
+  process.stdout.write('distributed: gateway, identity and assets services as processes over NATS\n');
+  const natsPort = await freePort();
+  children.push(await runCommand('nats-server', ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', tmp()], {}, /Server is ready/));
+  const clusterDir = tmp();
+  const natsEnv = { NATS_URL: `nats://127.0.0.1:${natsPort}` };
+  for (const service of ['identity-service', 'assets-service']) {
+    const opsPort = await freePort();
+    children.push(await runTs(`apps/${service}/src/main.ts`, appEnv(clusterDir, { ...natsEnv, OPS_PORT: String(opsPort) })));
+    await waitForHttp(`http://127.0.0.1:${opsPort}/health/ready`);
+  }
+  const gatewayPort = await freePort();
+  children.push(await runTs('apps/gateway/src/main.ts', appEnv(clusterDir, { ...natsEnv, PORT: String(gatewayPort) })));
+  const gatewayBase = `http://127.0.0.1:${gatewayPort}/v1`;
+  await waitForHttp(`${gatewayBase}/visitortag/list/`, { 'x-api-key': KEY });
+  const distributedTag = await seedTag(gatewayBase);
+  recordPaired(
+    'distributed find/byId (via NATS)',
+    await paired(
+      helloUrl,
+      { url: `${gatewayBase}/visitortag/find/byId/?idTag=${distributedTag}`, headers: { 'x-api-key': KEY } },
+      // Every process of the cluster (NATS, the services, the gateway) serves each request.
+      { measure: children.map((child) => child.process.pid!), baseline: [helloPid] },
+    ),
+    '>= 0.15',
+  );
+  await stopAll();
 }
 
 main().catch((error) => {

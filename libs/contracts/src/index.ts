@@ -8,3 +8,4 @@ export * from './scripts';
 export * from './error-text';
 export * from './billing';
 export * from './billing/docs';
+export * from './serialized-json';

@@ -120,8 +120,18 @@ export interface Subscription {
   stop(): Promise<void>;
 }
 
+export interface AppendOptions {
+  expectedRevision?: ExpectedRevision;
+  /**
+   * The caller never changes the events' data after appending (asset records are replaced, never
+   * edited): the store may freeze it and hand those same objects to this process's live subscribers
+   * instead of a parsed copy of what it stored (a 200-node funnel's record is ~60 kB of JSON).
+   */
+  shareData?: boolean;
+}
+
 export interface EventStore {
-  append(streamName: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
+  append(streamName: string, events: NewEvent[], options?: AppendOptions): Promise<AppendResult>;
   /** All events of a stream in revision order; an empty array when the stream does not exist. */
   readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   subscribeToAll(options: SubscribeToAllOptions): Subscription;

@@ -58,10 +58,56 @@ describe('SqliteEventStore', () => {
       ['asset-1', 'FromTheCli'],
       ['asset-2', 'FromTheCli'],
     ]);
+    expect(seen.map((e) => e.data)).toEqual([{}, { n: 1 }, { n: 2 }]);
     // The expected-revision check also holds across connections.
     await expect(service.append('asset-1', [{ type: 'Late', data: {} }], { expectedRevision: 0 })).rejects.toMatchObject({
       actual: 1,
     });
+  });
+
+  it('gives a live subscriber each event data, whether it reads it at once or after many later appends', async () => {
+    const store = open(join(dir, 'live.sqlite'));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const seen: RecordedEvent[] = [];
+    const subscription = store.subscribeToAll({
+      onEvents: async (events) => {
+        seen.push(...events);
+        // The first page waits while 300 more events are appended: its later pages are older than the recent ones kept.
+        if (seen.length === events.length) await held;
+      },
+    });
+    await subscription.caughtUp;
+    await store.append('big-0', [{ type: 'Big', data: { n: 0, text: 'x'.repeat(1000) } }]);
+    for (let n = 1; n <= 300; n++) await store.append(`big-${n}`, [{ type: 'Big', data: { n, text: 'x'.repeat(1000) } }]);
+    release();
+    const deadline = Date.now() + 5000;
+    while (seen.length < 301 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(seen.map((e) => (e.data as { n: number }).n)).toEqual(Array.from({ length: 301 }, (_, n) => n));
+    expect(seen.every((e) => (e.data as { text: string }).text.length === 1000)).toBe(true);
+  });
+
+  it('hands shared data (shareData) to live subscribers as the frozen objects appended, and other data as copies', async () => {
+    const store = open(join(dir, 'shared-data.sqlite'));
+    const seen: RecordedEvent[] = [];
+    const subscription = store.subscribeToAll({ onEvents: (events) => void seen.push(...events) });
+    await subscription.caughtUp;
+    const shared = { record: { nodes: [{ idNode: 'a' }] } };
+    const copied = { record: { nodes: [{ idNode: 'b' }] } };
+    await store.append('shared-1', [{ type: 'Big', data: shared }], { shareData: true });
+    await store.append('copied-1', [{ type: 'Big', data: copied }]);
+    const deadline = Date.now() + 5000;
+    while (seen.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(seen[0].data).toBe(shared);
+    expect(Object.isFrozen(shared.record.nodes[0])).toBe(true);
+    expect(() => {
+      (shared.record.nodes[0] as { idNode: string }).idNode = 'changed';
+    }).toThrow(TypeError);
+    expect(seen[1].data).toEqual(copied);
+    expect(seen[1].data).not.toBe(copied);
+    expect(Object.isFrozen(copied)).toBe(false);
+    // Reads of the stream are always copies of what is stored.
+    expect((await store.readStream('shared-1'))[0].data).not.toBe(shared);
   });
 
   it('keeps events across reopening the file', async () => {

@@ -6,6 +6,7 @@ import { ensurePrivateFile, tightenFile } from './private-files';
 import {
   START_POSITION,
   WrongExpectedRevisionError,
+  type AppendOptions,
   type AppendResult,
   type CountEventsOptions,
   type EventStore,
@@ -36,7 +37,25 @@ const DEFAULT_POLL_INTERVAL_MS = 100;
 const MAX_BUSY_MS = 20;
 
 const SELECT_COLUMNS = 'position, stream_name, revision, event_id, type, data, metadata, recorded_at';
-type EventRow = [position: number, streamName: string, revision: number, eventId: string, type: string, data: string, metadata: string, recordedAt: number];
+/** The same columns without the data (NULL in its place): read on demand (see RECENT_DATA_ENTRIES). */
+const SELECT_COLUMNS_WITHOUT_DATA = 'position, stream_name, revision, event_id, type, NULL, metadata, recorded_at';
+type EventRow = [
+  position: number,
+  streamName: string,
+  revision: number,
+  eventId: string,
+  type: string,
+  data: string | null,
+  metadata: string,
+  recordedAt: number,
+];
+/**
+ * The data (JSON text) of this many of the latest events appended by this process is kept: live
+ * subscriptions read an event's data only when their handler reads it, from here when it is recent,
+ * so a subscriber that does not look at the data (or several subscribers of one large event, a
+ * 200-node funnel) does not read it from the file again.
+ */
+const RECENT_DATA_ENTRIES = 128;
 
 /**
  * Embedded event store: one SQLite file in WAL mode. The global position is the row id, so
@@ -50,7 +69,12 @@ export class SqliteEventStore implements EventStore {
   private readonly selectStream: Database.Statement<[string, number, number], EventRow>;
   private readonly selectHead: Database.Statement<[], number | null>;
   private readonly selectDataVersion: Database.Statement<[], number>;
+  private readonly selectData: Database.Statement<[number], string>;
   private readonly pageStatements = new Map<string, Database.Statement<unknown[], EventRow>>();
+  /** Row id to data of the latest events appended here (at most RECENT_DATA_ENTRIES). */
+  private readonly recentData = new Map<number, RecentData>();
+  /** Data of the append in progress, kept once its transaction has committed. */
+  private appending: [rowId: number, data: RecentData][] = [];
   private readonly countStatements = new Map<string, Database.Statement<unknown[], number>>();
   private readonly appendTransaction: Database.Transaction<(streamName: string, events: NewEvent[], expected: ExpectedRevision) => AppendResult>;
   private readonly subscriptions = new Set<SqliteSubscription>();
@@ -96,6 +120,7 @@ export class SqliteEventStore implements EventStore {
       .prepare<[string, number, number], EventRow>(`SELECT ${SELECT_COLUMNS} FROM events WHERE stream_name = ? AND revision >= ? ORDER BY revision LIMIT ?`)
       .raw();
     this.selectHead = this.db.prepare<[], number | null>('SELECT MAX(position) FROM events').pluck();
+    this.selectData = this.db.prepare<[number], string>('SELECT data FROM events WHERE position = ?').pluck();
     // Changes whenever another connection commits; costs no table access, so polling stays cheap.
     this.selectDataVersion = this.db.prepare<[], number>('PRAGMA data_version').pluck();
     this.appendTransaction = this.db.transaction((streamName: string, events: NewEvent[], expected: ExpectedRevision) =>
@@ -103,24 +128,39 @@ export class SqliteEventStore implements EventStore {
     );
   }
 
-  async append(streamName: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult> {
+  async append(streamName: string, events: NewEvent[], options?: AppendOptions): Promise<AppendResult> {
     if (events.length === 0) throw new Error(`append to ${streamName}: no events given`);
     // IMMEDIATE takes the write lock before the revision check, so another process cannot slip in between.
-    const result = this.appendTransaction.immediate(streamName, events, options?.expectedRevision ?? 'any');
+    let result: AppendResult;
+    try {
+      result = this.appendTransaction.immediate(streamName, events, options?.expectedRevision ?? 'any');
+      for (const [rowId, data] of this.appending) {
+        // Shared data is frozen, so neither the caller nor a subscriber can change what the others see.
+        if (options?.shareData) data.value = deepFreeze(events[data.index].data);
+        this.recentData.set(rowId, data);
+      }
+    } finally {
+      this.appending = [];
+    }
+    for (const rowId of this.recentData.keys()) {
+      if (this.recentData.size <= RECENT_DATA_ENTRIES) break;
+      this.recentData.delete(rowId);
+    }
     for (const subscription of this.subscriptions) subscription.notify();
     return result;
   }
 
   async readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
     const rows = this.selectStream.all(streamName, options?.fromRevision ?? 0, options?.maxCount ?? -1);
-    return rows.map(toRecordedEvent);
+    return rows.map((row) => toRecordedEvent(row));
   }
 
   subscribeToAll(options: SubscribeToAllOptions): Subscription {
     if (this.closed) throw new Error('SqliteEventStore is closed');
     const subscription = new SqliteSubscription(
       options,
-      this.pageReader(options.streamNamePrefixes),
+      this.pageReader(options.streamNamePrefixes, true),
+      this.pageReader(options.streamNamePrefixes, false),
       () => this.headRowId(),
       (finished) => this.forget(finished),
     );
@@ -166,19 +206,13 @@ export class SqliteEventStore implements EventStore {
     const recordedAt = Date.now();
     let revision = current ?? -1;
     let rowId = 0;
-    for (const event of events) {
+    events.forEach((event, index) => {
       revision += 1;
-      const inserted = this.insertEvent.run(
-        streamName,
-        revision,
-        event.id ?? randomUUID(),
-        event.type,
-        JSON.stringify(event.data),
-        JSON.stringify(event.metadata ?? {}),
-        recordedAt,
-      );
+      const text = JSON.stringify(event.data);
+      const inserted = this.insertEvent.run(streamName, revision, event.id ?? randomUUID(), event.type, text, JSON.stringify(event.metadata ?? {}), recordedAt);
       rowId = Number(inserted.lastInsertRowid);
-    }
+      this.appending.push([rowId, { text, index }]);
+    });
     return { nextExpectedRevision: revision, position: rowIdToPosition(rowId) };
   }
 
@@ -186,21 +220,30 @@ export class SqliteEventStore implements EventStore {
     return this.selectHead.get() ?? 0;
   }
 
-  /** Reads one page of the log after a row id, filtered by stream-name prefix in SQL. */
-  private pageReader(prefixes: string[] | undefined): PageReader {
-    const key = prefixes && prefixes.length > 0 ? JSON.stringify(prefixes) : '';
+  /**
+   * Reads one page of the log after a row id, filtered by stream-name prefix in SQL: with each
+   * event's data (catching up: whole pages at once), or with the data read when the handler first
+   * reads it (live: from the recent appends, else from the file).
+   */
+  private pageReader(prefixes: string[] | undefined, withData: boolean): PageReader {
+    const key = `${withData ? 'data' : 'lazy'}:${prefixes && prefixes.length > 0 ? JSON.stringify(prefixes) : ''}`;
     let statement = this.pageStatements.get(key);
     if (!statement) {
       statement = this.db
         .prepare<unknown[], EventRow>(
-          `SELECT ${SELECT_COLUMNS} FROM events WHERE position > ? AND position <= ?${prefixClause(prefixes ?? [])} ORDER BY position LIMIT ?`,
+          `SELECT ${withData ? SELECT_COLUMNS : SELECT_COLUMNS_WITHOUT_DATA} FROM events WHERE position > ? AND position <= ?${prefixClause(prefixes ?? [])} ORDER BY position LIMIT ?`,
         )
         .raw();
       this.pageStatements.set(key, statement);
     }
     const params = prefixParams(prefixes ?? []);
     const page = statement;
-    return (after, upTo, limit) => page.all(after, upTo, ...params, limit).map(toRecordedEvent);
+    if (withData) return (after, upTo, limit) => page.all(after, upTo, ...params, limit).map((row) => toRecordedEvent(row));
+    const dataOf = (rowId: number): Record<string, unknown> => {
+      const recent = this.recentData.get(rowId);
+      return recent?.value ?? (JSON.parse(recent?.text ?? this.selectData.get(rowId) ?? '{}') as Record<string, unknown>);
+    };
+    return (after, upTo, limit) => page.all(after, upTo, ...params, limit).map((row) => toRecordedEvent(row, dataOf));
   }
 
   private forget(subscription: SqliteSubscription): void {
@@ -230,6 +273,21 @@ export class SqliteEventStore implements EventStore {
   }
 }
 
+/** A recent append's data: its stored text, and the caller's frozen objects when it shared them (AppendOptions.shareData). */
+interface RecentData {
+  text: string;
+  /** Index of the event in its append (while the append is in progress). */
+  index: number;
+  value?: Record<string, unknown>;
+}
+
+/** Freezes a JSON value and everything in it; answers it. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  return Object.freeze(value);
+}
+
 type PageReader = (afterRowId: number, upToRowId: number, limit: number) => RecordedEvent[];
 
 class SqliteSubscription extends LogSubscription {
@@ -241,7 +299,8 @@ class SqliteSubscription extends LogSubscription {
 
   constructor(
     options: SubscribeToAllOptions,
-    private readonly readPage: PageReader,
+    private readonly readCatchUpPage: PageReader,
+    private readonly readLivePage: PageReader,
     private readonly headRowId: () => number,
     onFinished: (subscription: SqliteSubscription) => void,
   ) {
@@ -262,14 +321,14 @@ class SqliteSubscription extends LogSubscription {
     // Catch up to the head as it was at the start; later appends belong to the live phase.
     const headAtStart = this.headRowId();
     while (!this.stopped && this.lastRowId < headAtStart) {
-      if (!(await this.deliverPage(headAtStart))) break;
+      if (!(await this.deliverPage(headAtStart, this.readCatchUpPage))) break;
     }
     if (this.stopped) return;
     this.markCaughtUp();
 
     while (!this.stopped) {
       this.pendingNotification = false;
-      if (await this.deliverPage(this.headRowId())) continue;
+      if (await this.deliverPage(this.headRowId(), this.readLivePage)) continue;
       if (this.pendingNotification) continue;
       // Nothing new: sleep until an append in this process or the poller wakes us.
       await this.waitForWake();
@@ -281,9 +340,9 @@ class SqliteSubscription extends LogSubscription {
    * not full, every row up to `upTo` has been looked at, so the cursor moves there even past rows
    * the prefix filter left out: a filtered subscription must not rescan them after every append.
    */
-  private async deliverPage(upTo: number): Promise<boolean> {
+  private async deliverPage(upTo: number, readPage: PageReader): Promise<boolean> {
     if (this.lastRowId >= upTo) return false;
-    const batch = this.readPage(this.lastRowId, upTo, this.batchSize);
+    const batch = readPage(this.lastRowId, upTo, this.batchSize);
     if (batch.length > 0) await this.deliverAndYield(batch);
     if (batch.length < this.batchSize) {
       this.lastRowId = Math.max(this.lastRowId, upTo);
@@ -330,15 +389,27 @@ function rowIdToPosition(rowId: number): GlobalPosition {
   return { commit: position, prepare: position };
 }
 
-function toRecordedEvent(row: EventRow): RecordedEvent {
+/**
+ * An event of a row. Its data is parsed when first read: a subscriber that looks only at the type of
+ * the events it is given (a process manager waiting for deletes) does not pay for parsing records.
+ */
+function toRecordedEvent(row: EventRow, dataOf?: (rowId: number) => Record<string, unknown>): RecordedEvent {
   const metadata = row[6];
+  const text = row[5];
+  const rowId = row[0];
+  let data: Record<string, unknown> | undefined;
   return {
     id: row[3],
     streamName: row[1],
     type: row[4],
     revision: row[2],
     position: rowIdToPosition(row[0]),
-    data: JSON.parse(row[5]),
+    get data(): Record<string, unknown> {
+      return (data ??= text !== null ? (JSON.parse(text) as Record<string, unknown>) : (dataOf?.(rowId) ?? {}));
+    },
+    set data(value: Record<string, unknown>) {
+      data = value;
+    },
     // Most events carry metadata, but skipping the parse for the empty case is free.
     metadata: metadata === '{}' ? {} : JSON.parse(metadata),
     recordedAt: new Date(row[7]),

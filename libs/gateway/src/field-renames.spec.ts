@@ -1,5 +1,5 @@
-import { CAMPAIGN_FIELD_NAMES, FUNNEL_GROUP_KIND } from '@funnel/contracts';
-import { renameAnswer, renameFields, renamesOf } from './field-renames';
+import { CAMPAIGN_FIELD_NAMES, FUNNEL_GROUP_KIND, ServiceError } from '@funnel/contracts';
+import { renameAnswer, renameError, renameFields, renameRequestBody, renamesOf } from './field-renames';
 import { assetRoutes } from './route-table';
 
 describe('field-renaming views', () => {
@@ -17,10 +17,46 @@ describe('field-renaming views', () => {
     expect(renameFields([1, 2], campaign.request)).toEqual([1, 2]);
   });
 
+  it('renames inside the body fields that hold record fields (a duplicate bodyUpdates), not inside maps of the client keys', () => {
+    const duplicate = renamesOf(CAMPAIGN_FIELD_NAMES, ['bodyUpdates']);
+    const body = { name: 'copy', bodyUpdates: { campaignName: 'x', trackingUrlParams: { campaignName: 'kept' } }, meta: { idCampaign: 'kept' } };
+    expect(renameRequestBody(body, duplicate)).toEqual({
+      name: 'copy',
+      bodyUpdates: { funnelGroupName: 'x', trackingUrlParams: { campaignName: 'kept' } },
+      meta: { idCampaign: 'kept' },
+    });
+    expect(body.bodyUpdates).toEqual({ campaignName: 'x', trackingUrlParams: { campaignName: 'kept' } });
+    expect(renameRequestBody({ bodyUpdates: 'not an object' }, duplicate)).toEqual({ bodyUpdates: 'not an object' });
+    expect(renameRequestBody({ bodyUpdates: { campaignName: 'x' } }, campaign)).toEqual({ bodyUpdates: { campaignName: 'x' } });
+    expect(renameRequestBody(undefined, duplicate)).toBeUndefined();
+  });
+
+  it("names an error's fields as the view does: the message, each detail's path and message, whole names only", () => {
+    const error = new ServiceError(400, 'REQUEST.VALIDATION_FAILED', 'invalid body: funnelGroupName must be longer than or equal to 1 characters', [
+      { field: 'funnelGroupName', code: 'isLength', message: 'funnelGroupName must be longer than or equal to 1 characters' },
+      { field: 'bodyUpdates.idFunnelGroup', code: 'isAssetId', message: 'bodyUpdates.idFunnelGroup must be a valid id' },
+      { field: 'idFunnelGroups', code: 'isAssetId', message: 'idFunnelGroups[2] is not an id; funnelgroup X not found' },
+    ]);
+    const renamed = renameError(error, campaign.errors);
+    expect(renamed).toBeInstanceOf(ServiceError);
+    expect(renamed.toJSON()).toEqual({
+      status: 400,
+      code: 'REQUEST.VALIDATION_FAILED',
+      message: 'invalid body: campaignName must be longer than or equal to 1 characters',
+      details: [
+        { field: 'campaignName', code: 'isLength', message: 'campaignName must be longer than or equal to 1 characters' },
+        { field: 'bodyUpdates.idCampaign', code: 'isAssetId', message: 'bodyUpdates.idCampaign must be a valid id' },
+        { field: 'idCampaigns', code: 'isAssetId', message: 'idCampaigns[2] is not an id; funnelgroup X not found' },
+      ],
+    });
+    expect(renameError(error, undefined)).toBe(error);
+  });
+
   it("serves a kind's view under its own paths with its operations: the legacy campaign save answers nothing and has no unarchive", () => {
     const routes = assetRoutes([FUNNEL_GROUP_KIND]);
     const at = (method: string, path: string) => routes.find((r) => r.method === method && r.path === path);
     expect(at('POST', '/campaign/save')).toMatchObject({ subject: 'assets.funnelgroup.create', noAnswer: true, renames: campaign });
+    expect(at('POST', '/campaign/duplicate')?.renames).toEqual({ ...campaign, nested: ['bodyUpdates'] });
     expect(at('PUT', '/campaign/unarchive')).toBeUndefined();
     expect(at('PUT', '/funnelgroup/unarchive')).toBeDefined();
     expect(at('POST', '/funnelgroup/save')?.renames).toBeUndefined();

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AssetReply, CallerContext, ErrorCodes, IdentityRequestBody, Principal, ServiceError } from '@funnel/contracts';
+import { AssetReply, CallerContext, ErrorCodes, IdentityRequestBody, Principal, SerializedJson, ServiceError } from '@funnel/contracts';
 import { ServiceClient } from '@funnel/platform';
 import { ROUTE_TABLE, SERVICE_CLIENT } from './gateway.tokens';
 import { RouteTable } from './route-table';
@@ -9,7 +9,7 @@ import { useErrorBodyShape } from './http-errors';
 import { Credentials, bearerTokenOf, requirePermission } from './credentials';
 import { CredentialRateLimit } from './limits/credential-rate-limit';
 import { noteCaller } from './observability/request-observability';
-import { renameAnswer, renameFields } from './field-renames';
+import { renameAnswer, renameError, renameRequestBody } from './field-renames';
 
 const ANONYMOUS: Principal = { accountId: '', userId: '', permissions: [] };
 
@@ -66,7 +66,7 @@ export class ForwardingRoute implements OnModuleInit {
     const names = route.renames?.request;
     for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, string | string[]>))
       if (name !== 'key') query[names?.[name] ?? name] = value;
-    const body: IdentityRequestBody = { query, body: renameFields(request.body, names) };
+    const body: IdentityRequestBody = { query, body: renameRequestBody(request.body, route.renames) };
     if (route.forwardBearerToken) body.bearerToken = bearerTokenOf(request);
     if (route.forwardSourceAddress) body.sourceAddress = request.ip;
     if (matched !== 'method-not-allowed' && matched && Object.keys(matched.params).length) body.params = matched.params;
@@ -80,9 +80,20 @@ export class ForwardingRoute implements OnModuleInit {
       correlationId,
       keyId: principal.keyId,
     };
-    const answer = await this.client.request<AssetReply>(route.subject, { context, body });
+    let answer: AssetReply | undefined;
+    try {
+      answer = await this.client.request<AssetReply>(route.subject, { context, body });
+    } catch (error) {
+      // A view's refusals name fields as the view does (`campaignName` under `/campaign/`).
+      throw error instanceof ServiceError ? renameError(error, route.renames?.errors) : error;
+    }
     if (route.reply === 'result' && answer) answerHeaders(answer, reply);
-    const payload = route.noAnswer ? undefined : renameAnswer(route.reply === 'result' ? answer?.result : answer, route.renames?.answer);
+    const result = route.reply === 'result' ? answer?.result : answer;
+    // An answer serialized by the service is written as it is (unless a view renames its fields).
+    if (result instanceof SerializedJson && !route.noAnswer && !route.renames?.answer) {
+      return reply.header('content-type', 'application/json; charset=utf-8').send(result.bytes);
+    }
+    const payload = route.noAnswer ? undefined : renameAnswer(result instanceof SerializedJson ? result.value() : result, route.renames?.answer);
     // No result means "no body" (save, delete, archive ... answer 200 with an empty body).
     return payload === undefined ? reply.send() : reply.send(payload);
   }

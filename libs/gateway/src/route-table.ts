@@ -7,6 +7,7 @@ import {
   CONDITIONAL_OPERATIONS,
   Permission,
   READ_OPERATIONS,
+  RECORD_FIELDS_IN_REQUEST,
   assetSubject,
   servedOperations,
 } from '@funnel/contracts';
@@ -39,7 +40,7 @@ export interface ForwardedRoute {
   forwardHeaders?: readonly string[];
   /** The shape of its error answers: the standard `{ error, code, details }` (default), or the billing body. */
   errorBody?: ErrorBodyShape;
-  /** A field-renaming view (legacy `/campaign/*`): names changed on the request and the answer (see AssetKindView). */
+  /** A field-renaming view (legacy `/campaign/*`): names changed on the request, the answer and errors (see AssetKindView). */
   renames?: FieldRenames;
   /** The answer is dropped: the route answers no body (the legacy campaign save). */
   noAnswer?: boolean;
@@ -63,7 +64,7 @@ export function assetRoutes(kinds: readonly AssetKindDescriptor[] = ASSET_KINDS)
     const views = (kind.views ?? []).flatMap((view) =>
       view.paths.flatMap((prefix) =>
         servedOperations(view).map((operation) => ({
-          ...assetRoute(kind, prefix, operation, renamesOf(view.fieldNames)),
+          ...assetRoute(kind, prefix, operation, renamesOf(view.fieldNames, RECORD_FIELDS_IN_REQUEST[operation])),
           ...(view.noAnswer?.includes(operation) ? { noAnswer: true } : {}),
         })),
       ),

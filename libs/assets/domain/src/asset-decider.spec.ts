@@ -35,6 +35,24 @@ describe('asset decider', () => {
     given([])
       .when({ type: 'CreateAsset', record: tag(), duplicatedFrom: 'X' })
       .then([{ type: 'Created', data: { record: tag(), duplicatedFrom: 'X' } }]));
+  describe('a multi-asset duplicate', () => {
+    const decision = { duplicatedFrom: 'SOURCE', copies: [{ kind: 'visitortag', id: ref.id, duplicatedFrom: 'SOURCE', record: tag() }] };
+    const decided: AssetEvent = { type: 'DuplicateDecided', data: decision };
+    it('is decided on a new stream', () => given([]).when({ type: 'DecideDuplicate', decision }).then([decided]));
+    it('is decided once: a second decision on the stream is a 409', () =>
+      given([decided]).when({ type: 'DecideDuplicate', decision }).thenFails(409, 'ASSET.ALREADY_EXISTS'));
+    it('is not decided over an existing asset', () => given([created]).when({ type: 'DecideDuplicate', decision }).thenFails(409, 'ASSET.ALREADY_EXISTS'));
+    it('leaves the copy unborn until its completion creates it', () => expect(foldAsset([decided]).record).toBeNull());
+    it('lets its completion create the copy', () =>
+      given([decided])
+        .when({ type: 'CreateAsset', record: tag(), duplicatedFrom: 'SOURCE' })
+        .then([{ type: 'Created', data: { record: tag(), duplicatedFrom: 'SOURCE' } }]));
+    it('keeps the id from any other create', () => given([decided]).when({ type: 'CreateAsset', record: tag() }).thenFails(409, 'ASSET.ALREADY_EXISTS'));
+    it('is completed once: the created copy is not created again', () =>
+      given([decided, { type: 'Created', data: { record: tag(), duplicatedFrom: 'SOURCE' } }])
+        .when({ type: 'CreateAsset', record: tag(), duplicatedFrom: 'SOURCE' })
+        .thenFails(409, 'ASSET.ALREADY_EXISTS'));
+  });
   it('updates an existing asset', () =>
     given([created])
       .when({ type: 'UpdateAsset', record: tag({ tagName: 'b' }) })

@@ -1,16 +1,19 @@
 import { ErrorCodes, ServiceError } from '@funnel/contracts';
-import { AssetEvent, AssetRecord, ChildrenDecision } from './asset-events';
+import { AssetEvent, AssetRecord, ChildrenDecision, DuplicateDecision } from './asset-events';
 
 /** State of one asset stream, folded from its events. */
 export interface AssetState {
   /** The record, or null while the stream does not exist. */
   record: AssetRecord | null;
+  /** While a multi-asset duplicate is decided but its copy not yet created: the asset it copies. */
+  duplicating?: string;
 }
 
 export const initialAssetState = (): AssetState => ({ record: null });
 
 export type AssetCommand =
   | { type: 'CreateAsset'; record: AssetRecord; duplicatedFrom?: string }
+  | { type: 'DecideDuplicate'; decision: DuplicateDecision }
   | { type: 'UpdateAsset'; record: AssetRecord }
   | { type: 'ArchiveAsset'; children?: ChildrenDecision }
   | { type: 'UnarchiveAsset' }
@@ -40,9 +43,15 @@ export function decideAsset(command: AssetCommand, state: AssetState, ref: Asset
   switch (command.type) {
     case 'CreateAsset':
       if (current) throw ServiceError.conflict(ErrorCodes.ASSET_EXISTS, `${ref.kind} ${ref.id} already exists`);
+      // A decided duplicate's id is taken: only its own completion creates it.
+      if (state.duplicating !== undefined && command.duplicatedFrom !== state.duplicating)
+        throw ServiceError.conflict(ErrorCodes.ASSET_EXISTS, `${ref.kind} ${ref.id} already exists`);
       return [
         { type: 'Created', data: command.duplicatedFrom ? { record: command.record, duplicatedFrom: command.duplicatedFrom } : { record: command.record } },
       ];
+    case 'DecideDuplicate':
+      if (current || state.duplicating !== undefined) throw ServiceError.conflict(ErrorCodes.ASSET_EXISTS, `${ref.kind} ${ref.id} already exists`);
+      return [{ type: 'DuplicateDecided', data: command.decision }];
     case 'UpdateAsset':
       if (!current) throw notFound(ref);
       if (current.status === 'deleted') throw deletedAsset(ref, 'updated');
@@ -77,6 +86,8 @@ export function evolveAsset(state: AssetState, event: AssetEvent): AssetState {
     case 'Created':
     case 'Updated':
       return { record: { ...event.data.record } };
+    case 'DuplicateDecided':
+      return current ? state : { record: null, duplicating: event.data.duplicatedFrom };
     case 'Archived':
       return current ? { record: { ...current, status: 'archived' } } : state;
     case 'Unarchived':

@@ -11,12 +11,34 @@ export interface ChildrenDecision {
   targetParentID?: string;
 }
 
+/** One asset a duplicate creates: its kind, new id, the asset it copies and its record as it will be stored. */
+export interface PlannedCopy {
+  kind: string;
+  id: string;
+  duplicatedFrom: string;
+  record: AssetRecord;
+}
+
+/**
+ * A duplicate that creates more than one asset (a funnel with its local page groups and conditions, a
+ * funnel group with its funnels), decided before any of them is stored: every copy, in the order
+ * they are created (an asset before the copies that name it), with their ids and records fixed, so
+ * completing it again after a crash creates the same assets, each once.
+ */
+export interface DuplicateDecision {
+  /** The asset the decision's stream is the copy of. */
+  duplicatedFrom: string;
+  copies: PlannedCopy[];
+}
+
 /**
  * Asset events: past-tense facts. The stored type name is the kind's prefix plus the fact
  * (`VisitorTagArchived`, `CategoryDeleted`), written explicitly, never derived from a class name.
  */
 export type AssetEvent =
   | { type: 'Created'; data: { record: AssetRecord; duplicatedFrom?: string } }
+  /** First event of a multi-asset duplicate's copy: the copy does not exist yet (no record) until its Created. */
+  | { type: 'DuplicateDecided'; data: DuplicateDecision }
   | { type: 'Updated'; data: { record: AssetRecord } }
   | { type: 'Archived'; data: { children?: ChildrenDecision } }
   | { type: 'Unarchived'; data: Record<string, never> }
@@ -24,7 +46,7 @@ export type AssetEvent =
   | { type: 'MovedToCategory'; data: { idCategory: string } };
 
 export type AssetEventType = AssetEvent['type'];
-export const ASSET_EVENT_TYPES: readonly AssetEventType[] = ['Created', 'Updated', 'Archived', 'Unarchived', 'Deleted', 'MovedToCategory'];
+export const ASSET_EVENT_TYPES: readonly AssetEventType[] = ['Created', 'DuplicateDecided', 'Updated', 'Archived', 'Unarchived', 'Deleted', 'MovedToCategory'];
 export const ASSET_EVENT_SCHEMA_VERSION = 1;
 
 export function storedEventType(eventPrefix: string, type: AssetEventType): string {

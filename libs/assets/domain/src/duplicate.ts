@@ -1,5 +1,6 @@
-import { AssetKindDescriptor, categoryTypesOf, isLocal } from '@funnel/contracts';
+import { AssetKindDescriptor, categoryTypesOf, generateAssetId, isLocal } from '@funnel/contracts';
 import { AssetRecord } from './asset-events';
+import { secretsAsPlaceholders } from './secret-fields';
 
 /** Fields a duplicate can never take from bodyUpdates: the service sets them after the merge. */
 export const PROTECTED_FIELDS = ['id', 'owner', 'status'] as const;
@@ -27,4 +28,68 @@ export function duplicateRecord(
   merged[kind.idField] = newId;
   merged.status = 'active';
   return merged as AssetRecord;
+}
+
+/** What a duplicate request asks: the copy's name, its parent (category or parent record) and field updates. */
+export interface DuplicateRequest {
+  name: string;
+  parentId?: string;
+  bodyUpdates?: Record<string, unknown>;
+}
+
+/**
+ * One asset a duplicate creates, before the service checks it: `record` is what the copy would be
+ * saved as (secrets as placeholders, so it passes the kind's DTO), `secretSource` the stored record
+ * whose secrets each placeholder keeps (at the copy's own places).
+ */
+export interface DuplicateDraft {
+  kind: AssetKindDescriptor;
+  id: string;
+  duplicatedFrom: string;
+  record: AssetRecord;
+  secretSource: AssetRecord;
+}
+
+/**
+ * The assets a duplicate of `source` creates, in the order they are to be created: a copy of each of
+ * its local assets (descriptor `localKinds`: a new id from `nextId`, local to the copy), then the copy
+ * itself (id `newId`), made its own by `remap` (the kind's remapDuplicate) with the local copies' ids
+ * put in place of the originals'. A unique value the copy would share gets `-` and 5 random
+ * characters, unless bodyUpdates names one. Pure: ids come from `nextId`.
+ */
+export function draftDuplicate(options: {
+  kind: AssetKindDescriptor;
+  source: AssetRecord;
+  sourceId: string;
+  request: DuplicateRequest;
+  newId: string;
+  locals?: readonly { kind: AssetKindDescriptor; record: AssetRecord }[];
+  remap?: (copy: AssetRecord, idMap: ReadonlyMap<string, string>) => AssetRecord;
+  nextId?: () => string;
+}): DuplicateDraft[] {
+  const { kind, source, sourceId, request, newId, locals = [], remap, nextId = generateAssetId } = options;
+  const drafts: DuplicateDraft[] = locals.map(({ kind: localKind, record: local }) => {
+    const id = nextId();
+    const copy = duplicateRecord(localKind, local, { name: String(local[localKind.nameField]), bodyUpdates: { [localKind.scopeField!]: newId } }, id);
+    return {
+      kind: localKind,
+      id,
+      duplicatedFrom: String(local[localKind.idField]),
+      record: secretsAsPlaceholders(copy, localKind.secretFields ?? []),
+      secretSource: local,
+    };
+  });
+  const idMap = new Map(drafts.map((d) => [d.duplicatedFrom, d.id]));
+  const copied = duplicateRecord(kind, source, request, newId);
+  const remapped = remap ? remap(copied, idMap) : copied;
+  const record = secretsAsPlaceholders(remapped, kind.secretFields ?? []);
+  for (const { field, maxLength } of kind.uniqueFields ?? []) {
+    const value = source[field];
+    if (request.bodyUpdates?.[field] !== undefined || typeof value !== 'string') continue;
+    const suffix = `-${nextId().slice(-5)}`;
+    record[field] = `${maxLength ? value.slice(0, maxLength - suffix.length) : value}${suffix}`;
+  }
+  // A placeholder keeps the source's secret; a remapped copy's are at its own places (a funnel's new node ids).
+  drafts.push({ kind, id: newId, duplicatedFrom: sourceId, record, secretSource: remap ? remapped : source });
+  return drafts;
 }

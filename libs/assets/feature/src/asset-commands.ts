@@ -11,6 +11,7 @@ import {
   ParentMutationRequestDto,
   ServiceError,
   StringListDto,
+  UniqueField,
   categoryTypeOfRecord,
   categoryTypesOf,
   generateAssetId,
@@ -28,12 +29,14 @@ import {
   ChildrenDecision,
   checkMoveTarget,
   decideAsset,
-  duplicateRecord,
+  draftDuplicate,
+  DuplicateDecision,
+  DuplicateRequest,
+  initialAssetState,
+  PlannedCopy,
   resolveChildrenDecision,
   SecretCipher,
   applySecretWrites,
-  assertKindRules,
-  secretsAsPlaceholders,
   AssetReference,
   FieldProblem,
   isInReferenceScope,
@@ -46,6 +49,7 @@ import { ifMatchRevision } from './query-params';
 import { AssetProjector } from './asset-projector';
 import { AssetQueries } from './asset-queries';
 import { ChildrenCascade } from './children-cascade';
+import { DuplicateCompletion } from './duplicate-completion';
 
 interface Decided {
   id: string;
@@ -67,6 +71,7 @@ export class AssetCommands implements KindActionAssets {
     private readonly cascade: ChildrenCascade,
     private readonly claims: UniqueClaims,
     private readonly actions: AssetActions,
+    private readonly duplicates: DuplicateCompletion,
     @Inject(SECRET_CIPHER) private readonly secrets: SecretCipher,
   ) {}
 
@@ -215,6 +220,13 @@ export class AssetCommands implements KindActionAssets {
     }
   }
 
+  /**
+   * POST duplicate/: a copy of the asset. A copy that takes other assets along (a funnel's local page
+   * groups and conditions, a funnel group's funnels, each with its own) is decided first: every copy
+   * is checked as a save would be (a copy may name the copies planned before it), and the decision is
+   * appended to the copy's stream; then the copies are created in order, the assets a copy names
+   * before it. The process manager completes a decision cut short by a crash (DuplicateCompletion).
+   */
   async duplicate(kind: AssetKindDescriptor, context: CallerContext, { query, body }: AssetRequestBody): Promise<{ id: string }> {
     const sourceId = query[kind.idField];
     if (typeof sourceId !== 'string' || !isValidAssetId(sourceId)) {
@@ -224,38 +236,72 @@ export class AssetCommands implements KindActionAssets {
     const source = (await this.repository.load(kind.kind, context.accountId, sourceId)).state.record;
     if (!source || source.status === 'deleted') throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${sourceId} not found`);
     const newId = generateAssetId();
-    const updates = allowedUpdates(kind, request.bodyUpdates);
-    // The copy is made from the stored record (secrets encrypted) and made the copy's own (new inner ids), then its
-    // secrets become placeholders: so it passes the DTO again, and each placeholder keeps the secret at the same place.
-    const locals = await this.localAssetsOf(kind, context, sourceId);
-    const idMap = new Map(locals.map(({ record, kind: localKind }) => [String(record[localKind.idField]), generateAssetId()]));
-    const remap = this.registry.rules(kind.kind).remapDuplicate;
-    const copied = duplicateRecord(kind, source, { ...request, bodyUpdates: updates }, newId);
-    const remapped = remap ? remap(copied, idMap) : copied;
-    const merged = secretsAsPlaceholders(remapped, kind.secretFields ?? []);
-    // A placeholder keeps the source's secret; a remapped copy's are at its own places (a funnel's new node ids).
-    const secretSource = remap ? remapped : source;
-    // A copy cannot share a unique value: unless bodyUpdates names one, it gets the source's plus `-` and 5 random characters.
-    for (const { field, maxLength } of kind.uniqueFields ?? []) {
-      const value = source[field];
-      if (updates?.[field] !== undefined || typeof value !== 'string') continue;
-      const suffix = `-${generateAssetId().slice(-5)}`;
-      merged[field] = `${maxLength ? value.slice(0, maxLength - suffix.length) : value}${suffix}`;
+    const copies = await this.planCopies(kind, context, source, sourceId, request, newId, new Map());
+    if (copies.length === 1) {
+      const [{ record }] = copies;
+      await this.appendNew(kind, context, record, () => ({ type: 'CreateAsset', record, duplicatedFrom: sourceId }));
+      return { id: newId };
     }
-    // bodyUpdates may carry anything: the copy must pass the same rules as a saved record. Secrets are copied.
-    const dto = validateBody(kind.recordDto, merged, 'duplicate');
-    // The local copies are stored first: no reader ever sees a copy naming assets that do not exist.
-    for (const { kind: localKind, record: local } of locals) {
-      const localId = idMap.get(String(local[localKind.idField]))!;
-      const copy = duplicateRecord(localKind, local, { name: String(local[localKind.nameField]), bodyUpdates: { [localKind.scopeField!]: newId } }, localId);
-      const prepared = await this.prepareRecord(localKind, context, validateBody(localKind.recordDto, copy, 'duplicate'), null, local);
-      await this.appendNew(localKind, context, prepared, () => ({ type: 'CreateAsset', record: prepared, duplicatedFrom: String(local[localKind.idField]) }));
+    const decision: DuplicateDecision = { duplicatedFrom: sourceId, copies };
+    const claimed: { copy: PlannedCopy; fields: UniqueField[] }[] = [];
+    try {
+      for (const copy of copies) claimed.push({ copy, fields: await this.claims.claimAll(this.registry.get(copy.kind), context, copy.id, copy.record, null) });
+      const events = decideAsset({ type: 'DecideDuplicate', decision }, initialAssetState(), { kind: kind.kind, id: newId });
+      await this.repository.append(kind.kind, context, newId, events, -1);
+    } catch (error) {
+      for (const { copy, fields } of claimed) await this.claims.releaseAll(this.registry.get(copy.kind), context, copy.id, copy.record, fields);
+      throw error;
     }
-    const record = await this.prepareRecord(kind, context, dto, null, secretSource);
-    record.status = 'active';
-    await this.appendNew(kind, context, record, () => ({ type: 'CreateAsset', record, duplicatedFrom: sourceId }));
-    await this.duplicateChildren(kind, context, sourceId, newId);
+    // Decided: from here on the copies are created, now or by the process manager after a crash.
+    await this.projector.waitFor(await this.duplicates.complete(context, decision));
     return { id: newId };
+  }
+
+  /**
+   * Every asset a duplicate of `source` creates, checked as saves (a copy's references may name the
+   * copies planned before it, in `planned`): its local assets' copies, the copy, then a copy of each
+   * of its live children (a funnel group's funnels), planned the same way into the new parent.
+   */
+  private async planCopies(
+    kind: AssetKindDescriptor,
+    context: CallerContext,
+    source: AssetRecord,
+    sourceId: string,
+    request: DuplicateRequest,
+    newId: string,
+    planned: Map<string, AssetRecord>,
+  ): Promise<PlannedCopy[]> {
+    const drafts = draftDuplicate({
+      kind,
+      source,
+      sourceId,
+      request: { ...request, bodyUpdates: allowedUpdates(kind, request.bodyUpdates) },
+      newId,
+      locals: await this.localAssetsOf(kind, context, sourceId),
+      remap: this.registry.rules(kind.kind).remapDuplicate,
+    });
+    const copies: PlannedCopy[] = [];
+    for (const draft of drafts) {
+      // bodyUpdates may carry anything: the copy must pass the same rules as a saved record. Secrets are copied.
+      const dto = validateBody(draft.kind.recordDto, draft.record, 'duplicate');
+      const record = await this.prepareRecord(draft.kind, context, dto, null, draft.secretSource, planned);
+      record.status = 'active';
+      planned.set(referenceKey(draft.kind.kind, draft.id), record);
+      copies.push({ kind: draft.kind.kind, id: draft.id, duplicatedFrom: draft.duplicatedFrom, record });
+    }
+    for (const childKind of this.registry.kinds) {
+      if (childKind.parent?.kind !== kind.kind) continue;
+      const children = await this.queries.liveByField(childKind.kind, context.accountId, childKind.parent.field, sourceId);
+      for (const child of children) {
+        const childId = String(child[childKind.idField]);
+        // The stored record (secrets encrypted), as a duplicate of the child alone would copy it.
+        const stored = (await this.repository.load(childKind.kind, context.accountId, childId)).state.record;
+        if (!stored || stored.status === 'deleted') continue;
+        const request = { name: String(stored[childKind.nameField]), parentId: newId };
+        copies.push(...(await this.planCopies(childKind, context, stored, childId, request, generateAssetId(), planned)));
+      }
+    }
+    return copies;
   }
 
   /** The live local assets of a record (descriptor `localKinds`: a funnel's page groups and conditions). */
@@ -267,20 +313,6 @@ export class AssetCommands implements KindActionAssets {
       for (const record of await this.queries.liveByField(name, context.accountId, localKind.scopeField, id)) found.push({ kind: localKind, record });
     }
     return found;
-  }
-
-  /** A parent's copy gets a copy of each of its live children (a funnel group's funnels, each duplicated as a funnel is). */
-  private async duplicateChildren(kind: AssetKindDescriptor, context: CallerContext, sourceId: string, newId: string): Promise<void> {
-    for (const childKind of this.registry.kinds) {
-      if (childKind.parent?.kind !== kind.kind) continue;
-      const children = await this.queries.liveByField(childKind.kind, context.accountId, childKind.parent.field, sourceId);
-      for (const child of children) {
-        await this.duplicate(childKind, context, {
-          query: { [childKind.idField]: String(child[childKind.idField]) },
-          body: { name: String(child[childKind.nameField]), parentId: newId },
-        });
-      }
-    }
   }
 
   async archive(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<void> {
@@ -485,14 +517,21 @@ export class AssetCommands implements KindActionAssets {
     dto: object,
     current: AssetRecord | null,
     secretSource: AssetRecord | null = current,
+    planned?: ReadonlyMap<string, AssetRecord>,
   ): Promise<AssetRecord> {
     let record = this.toRecord(kind, dto, current);
     const rules = this.registry.rules(kind.kind);
-    assertKindRules(kind.kind, rules, record);
+    const problems = rules.check?.(record) ?? [];
+    if (problems.length) {
+      // A kind whose bad references are part of its check's error (a funnel's FUNNEL.INVALID) lists both, as validate does.
+      if (rules.referenceCode !== undefined && rules.referenceCode === rules.checkCode)
+        problems.push(...(await this.referenceProblems(kind, context, record, planned)));
+      throw ServiceError.badRequest(rules.checkCode ?? ErrorCodes.VALIDATION, `invalid ${kind.kind}: ${problems[0].message}`, problems);
+    }
     if (rules.normalize) record = rules.normalize(record, current);
     record = applySecretWrites(record, kind.secretFields ?? [], secretSource, this.secrets);
     if (!current || record.idCategory !== current.idCategory) await this.checkCategoryReference(kind, context, record, record.idCategory);
-    await this.checkReferences(kind, context, record);
+    await this.checkReferences(kind, context, record, planned);
     return record;
   }
 
@@ -538,19 +577,42 @@ export class AssetCommands implements KindActionAssets {
    * account, in the reference's scope (a funnel names page groups that are global or its own). Each
    * distinct asset is read once, however many fields name it (a funnel's nodes often share one).
    */
-  private async checkReferences(kind: AssetKindDescriptor, context: CallerContext, record: AssetRecord): Promise<void> {
-    const problems = await this.referenceProblems(kind, context, record);
+  private async checkReferences(
+    kind: AssetKindDescriptor,
+    context: CallerContext,
+    record: AssetRecord,
+    planned?: ReadonlyMap<string, AssetRecord>,
+  ): Promise<void> {
+    const problems = await this.referenceProblems(kind, context, record, planned);
     const code = this.registry.rules(kind.kind).referenceCode ?? ErrorCodes.INVALID_REFERENCE;
     if (problems.length) throw ServiceError.badRequest(code, problems[0].message, problems);
   }
 
-  private async referenceProblems(kind: AssetKindDescriptor, context: CallerContext, record: AssetRecord): Promise<FieldProblem[]> {
+  /** Reference problems of a record; `planned` holds records a duplicate creates before this one (by referenceKey). */
+  private async referenceProblems(
+    kind: AssetKindDescriptor,
+    context: CallerContext,
+    record: AssetRecord,
+    planned?: ReadonlyMap<string, AssetRecord>,
+  ): Promise<FieldProblem[]> {
     const references = this.registry.rules(kind.kind).references?.(record) ?? [];
     if (!references.length) return [];
-    const keyOf = (ref: AssetReference) => `${ref.kind}\u0000${ref.id}`;
+    const keyOf = (ref: AssetReference) => referenceKey(ref.kind, ref.id);
     const distinct = [...new Map(references.map((ref) => [keyOf(ref), ref])).values()];
-    const found = await mapInTurns(distinct, (ref) => this.queries.current(ref.kind, context.accountId, ref.id));
-    const targets = new Map(distinct.map((ref, i) => [keyOf(ref), found[i]]));
+    // One read-model query per kind for all the assets it names (a deleted one reads as missing, as it is for references).
+    const targets = new Map<string, AssetRecord>();
+    const idsByKind = new Map<string, string[]>();
+    for (const ref of distinct) {
+      const plannedRecord = planned?.get(keyOf(ref));
+      if (plannedRecord) targets.set(keyOf(ref), plannedRecord);
+      else if (idsByKind.has(ref.kind)) idsByKind.get(ref.kind)!.push(ref.id);
+      else idsByKind.set(ref.kind, [ref.id]);
+    }
+    for (const [referenced, ids] of idsByKind) {
+      const idField = this.registry.get(referenced).idField;
+      for (const target of await this.queries.currentMany(referenced, context.accountId, ids))
+        targets.set(referenceKey(referenced, String(target[idField])), target);
+    }
     const problems = references.flatMap((ref) => {
       const target = targets.get(keyOf(ref));
       if (!target || target.status === 'deleted') {
@@ -581,6 +643,10 @@ function ifMatchOf(request: AssetRequestBody, entries: readonly string[]): numbe
   if (revision !== undefined && new Set(entries).size !== 1)
     throw ServiceError.invalidField('If-Match', 'singleEntry', "If-Match names one asset's revision: send it with exactly one entry");
   return revision;
+}
+
+function referenceKey(kind: string, id: string): string {
+  return `${kind}\u0000${id}`;
 }
 
 /** A 400's details (or one problem from its message). */

@@ -57,7 +57,8 @@ export class AssetRepository {
             schemaVersion: ASSET_EVENT_SCHEMA_VERSION,
           },
         })),
-        { expectedRevision: expectedRevision < 0 ? 'no_stream' : expectedRevision },
+        // Records are replaced, never edited, once decided: the projector may read these very objects.
+        { expectedRevision: expectedRevision < 0 ? 'no_stream' : expectedRevision, shareData: true },
       );
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError) {

@@ -8,12 +8,13 @@ import {
   FUNNEL_GROUP_KIND,
   FUNNEL_KIND,
   PAGE_GROUP_KIND,
+  CONDITION_KIND,
   generateAssetId,
 } from '@funnel/contracts';
 import { EventStore, ReadStreamOptions, SqliteEventStore } from '@funnel/eventstore';
 import { EmbeddedReadStore } from '@funnel/readstore';
 import { AssetRecord, AssetRegistry } from '@funnel/assets-domain';
-import { ASSET_KINDS } from '@funnel/contracts';
+import { ASSET_KINDS, SerializedJson } from '@funnel/contracts';
 import { AssetsFeatureModule } from './assets-feature.module';
 import { AssetCommands } from './asset-commands';
 import { AssetQueries } from './asset-queries';
@@ -24,6 +25,8 @@ import { assetsCollection } from './asset-documents';
 class ReadBarrierStore {
   private waiting: (() => void)[] = [];
   private armedFor = 0;
+  /** Appends to streams this accepts fail, as if the process had stopped before them. */
+  failAppends?: (stream: string, events: { type: string }[]) => boolean;
 
   constructor(readonly inner: EventStore) {}
 
@@ -34,6 +37,12 @@ class ReadBarrierStore {
   wrap(): EventStore {
     return new Proxy(this.inner, {
       get: (target, property, receiver) => {
+        if (property === 'append') {
+          return (stream: string, ...rest: unknown[]) => {
+            if (this.failAppends?.(stream, rest[0] as { type: string }[])) return Promise.reject(new Error(`crash before appending to ${stream}`));
+            return (target.append as (...args: unknown[]) => unknown)(stream, ...rest);
+          };
+        }
         if (property !== 'readStream') return Reflect.get(target, property, receiver);
         return async (stream: string, options?: ReadStreamOptions) => {
           const events = await target.readStream(stream, options);
@@ -113,9 +122,10 @@ describe('asset feature over SQLite and the embedded read store', () => {
     expect(rejected[0].reason).toBeInstanceOf(ServiceError);
     expect((rejected[0].reason as ServiceError).status).toBe(409);
     const winner = results[0].status === 'fulfilled' ? 'first' : 'second';
-    expect(((await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag: body.idTag }, body: undefined })).result as AssetRecord).tagName).toBe(
-      winner,
-    );
+    expect(
+      ((await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag: body.idTag }, body: undefined })).result as SerializedJson).value<AssetRecord>()
+        .tagName,
+    ).toBe(winner);
     const stream = await eventStore.readStream(new AssetRegistry(ASSET_KINDS).streamName('visitortag', 'ACCOUNT00001', body.idTag));
     expect(stream.map((e) => e.type)).toEqual(['VisitorTagCreated', 'VisitorTagUpdated']);
   });
@@ -189,6 +199,142 @@ describe('asset feature over SQLite and the embedded read store', () => {
     expect(await queries.current('pagegroup', 'ACCOUNT00001', idPageGroup)).toMatchObject({ status: 'deleted' });
   });
 
+  describe('a duplicate cut short by a crash after the local copies', () => {
+    const registry = new AssetRegistry(ASSET_KINDS);
+    const ROUTES = [{ idRoute: 'us', routeName: 'US', ruleGroups: [{ rules: [{ attribute: 'country', operator: 'is', values: ['US'] }] }] }];
+
+    /** A group holding a funnel whose nodes name its local page group and condition, and a global page group. */
+    async function funnelWithLocals() {
+      const [idFunnelGroup, idFunnel, idLocalGroup, idGlobalGroup, idCondition] = Array.from({ length: 5 }, () => generateAssetId());
+      const create = (kind: typeof FUNNEL_KIND, body: Record<string, unknown>) => commands.create(kind, context(), { query: {}, body });
+      await create(FUNNEL_GROUP_KIND, { idFunnelGroup, funnelGroupName: 'g' });
+      await create(PAGE_GROUP_KIND, { idPageGroup: idLocalGroup, pageGroupName: 'local', pageType: 'lander', restrictToFunnelId: idFunnel, pages: [] });
+      await create(PAGE_GROUP_KIND, { idPageGroup: idGlobalGroup, pageGroupName: 'global', pageType: 'offer', pages: [] });
+      await create(CONDITION_KIND, { idCondition, conditionName: 'geo', restrictToFunnelId: idFunnel, routes: ROUTES });
+      const node = (nodeType: string, params: Record<string, unknown> = {}) => ({
+        idNode: generateAssetId(),
+        nodeName: nodeType,
+        nodeType,
+        posX: 0.5,
+        posY: 0.5,
+        ...params,
+      });
+      const nodes = [
+        node('root'),
+        node('condition', { nodeConditionParams: { idCondition } }),
+        node('landerGroup', { nodePageGroupParams: { idPageGroup: idLocalGroup } }),
+        node('offerGroup', { nodePageGroupParams: { idPageGroup: idGlobalGroup } }),
+      ];
+      const link = (from: number, to: number, params: Record<string, unknown>) => ({
+        idConnection: generateAssetId(),
+        idSourceNode: nodes[from].idNode,
+        idTargetNode: nodes[to].idNode,
+        ...params,
+      });
+      const connections = [
+        link(0, 1, { connectionRotatorParams: { weight: 1 } }),
+        link(1, 2, { connectionLogicParams: { onRouteKeys: ['us', 'default'] } }),
+        link(2, 3, { connectionPageParams: { onActionNumber: 1 } }),
+      ];
+      await create(FUNNEL_KIND, { idFunnel, idFunnelGroup, funnelName: 'f', nodes, connections });
+      return { idFunnelGroup, idFunnel, idLocalGroup, idGlobalGroup, idCondition };
+    }
+
+    /** The live funnels of a group, and the live assets local to a funnel, from the read model once it reached the log's head. */
+    async function readModel(idFunnelGroup: string) {
+      await app.get(AssetProjector).waitFor(await eventStore.headPosition());
+      const funnels = await queries.liveByField('funnel', 'ACCOUNT00001', 'idFunnelGroup', idFunnelGroup);
+      const locals = async (idFunnel: string) => ({
+        pageGroups: await queries.liveByField('pagegroup', 'ACCOUNT00001', 'restrictToFunnelId', idFunnel),
+        conditions: await queries.liveByField('condition', 'ACCOUNT00001', 'restrictToFunnelId', idFunnel),
+      });
+      return { funnels, locals };
+    }
+
+    it('a funnel duplicate completes at the next start: the copy, once, naming its own local copies', async () => {
+      const source = await funnelWithLocals();
+      // The process stops after the local copies are stored, before the copy of the funnel itself.
+      barrier.failAppends = (_, events) => events[0].type === 'FunnelCreated';
+      await expect(commands.duplicate(FUNNEL_KIND, context(), { query: { idFunnel: source.idFunnel }, body: { name: 'copy' } })).rejects.toThrow(/crash/);
+      const cut = await readModel(source.idFunnelGroup);
+      // Meanwhile no reader sees a copy: only the source funnel is there (with its local assets copied, local to the unborn copy).
+      expect(cut.funnels.map((f) => f.idFunnel)).toEqual([source.idFunnel]);
+      const named = (kind: string, field: string, name: string) => queries.liveByField(kind, 'ACCOUNT00001', field, name);
+      expect(await named('pagegroup', 'pageGroupName', 'local')).toHaveLength(2);
+      expect(await named('condition', 'conditionName', 'geo')).toHaveLength(2);
+      await app.close();
+      barrier.failAppends = undefined;
+      await boot(eventStore);
+
+      const { funnels, locals } = await readModel(source.idFunnelGroup);
+      expect(funnels).toHaveLength(2);
+      const copy = funnels.find((f) => f.idFunnel !== source.idFunnel)!;
+      expect(copy).toMatchObject({ funnelName: 'copy', idFunnelGroup: source.idFunnelGroup, status: 'active' });
+      const own = await locals(String(copy.idFunnel));
+      expect(own.pageGroups).toHaveLength(1);
+      expect(own.conditions).toHaveLength(1);
+      const nodes = copy.nodes as Record<string, Record<string, string>>[];
+      expect(nodes[1].nodeConditionParams.idCondition).toBe(own.conditions[0].idCondition);
+      expect(nodes[2].nodePageGroupParams.idPageGroup).toBe(own.pageGroups[0].idPageGroup);
+      expect(nodes[3].nodePageGroupParams.idPageGroup).toBe(source.idGlobalGroup);
+      expect(own.pageGroups[0].idPageGroup).not.toBe(source.idLocalGroup);
+      // Each local asset was copied once; the source keeps its own.
+      expect(await named('pagegroup', 'pageGroupName', 'local')).toHaveLength(2);
+      expect(await named('condition', 'conditionName', 'geo')).toHaveLength(2);
+      expect((await locals(source.idFunnel)).pageGroups.map((g) => g.idPageGroup)).toEqual([source.idLocalGroup]);
+      const copyStream = await eventStore.readStream(registry.streamName('funnel', 'ACCOUNT00001', String(copy.idFunnel)));
+      expect(copyStream.map((e) => e.type)).toEqual(['FunnelDuplicateDecided', 'FunnelCreated']);
+      // Another start replays the log from its beginning (a fresh embedded read store): the decision completes to the same assets.
+      await app.close();
+      await boot(eventStore);
+      expect((await readModel(source.idFunnelGroup)).funnels).toHaveLength(2);
+    });
+
+    it('a funnel group duplicate completes at the next start with a copy of each funnel and its local assets', async () => {
+      const source = await funnelWithLocals();
+      // The process stops after the group's copy and its funnel's local copies, before the funnel's copy.
+      barrier.failAppends = (_, events) => events[0].type === 'FunnelCreated';
+      await expect(
+        commands.duplicate(FUNNEL_GROUP_KIND, context(), { query: { idFunnelGroup: source.idFunnelGroup }, body: { name: 'group copy' } }),
+      ).rejects.toThrow(/crash/);
+      await app.close();
+      barrier.failAppends = undefined;
+      await boot(eventStore);
+      await app.get(AssetProjector).waitFor(await eventStore.headPosition());
+      const groups = ((await queries.findByStatus(FUNNEL_GROUP_KIND, context(), { query: { status: 'all' }, body: undefined })).result as AssetRecord[]).filter(
+        (g) => g.funnelGroupName === 'group copy',
+      );
+      expect(groups).toHaveLength(1);
+      const { funnels, locals } = await readModel(String(groups[0].idFunnelGroup));
+      expect(funnels).toHaveLength(1);
+      const own = await locals(String(funnels[0].idFunnel));
+      const nodes = funnels[0].nodes as Record<string, Record<string, string>>[];
+      expect(own.conditions.map((c) => c.idCondition)).toEqual([nodes[1].nodeConditionParams.idCondition]);
+      expect(own.pageGroups.map((g) => g.idPageGroup)).toEqual([nodes[2].nodePageGroupParams.idPageGroup]);
+      expect(nodes[2].nodePageGroupParams.idPageGroup).not.toBe(source.idLocalGroup);
+    });
+  });
+
+  it('find/byId answers the current record after an update, an archive and a rename of its category (answers are kept per revision)', async () => {
+    const idCategory = generateAssetId();
+    await commands.create(CATEGORY_KIND, context(), { query: {}, body: { idCategory, categoryName: 'before', categoryType: 'visitorTag' } });
+    const body = tag({ idCategory });
+    await commands.create(VISITOR_TAG_KIND, context(), { query: {}, body });
+    const read = async () =>
+      ((await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag: body.idTag }, body: undefined })).result as SerializedJson).value<AssetRecord>();
+    expect(await read()).toMatchObject({ tagName: 'a', categoryName: 'before', status: 'active' });
+    await commands.update(VISITOR_TAG_KIND, context(), { query: {}, body: { ...body, tagName: 'b' } });
+    expect(await read()).toMatchObject({ tagName: 'b', categoryName: 'before' });
+    await commands.update(CATEGORY_KIND, context(), { query: {}, body: { idCategory, categoryName: 'after', categoryType: 'visitorTag' } });
+    expect(await read()).toMatchObject({ tagName: 'b', categoryName: 'after' });
+    await commands.archive(VISITOR_TAG_KIND, context(), { query: {}, body: { entries: [body.idTag] } });
+    expect(await read()).toMatchObject({ status: 'archived' });
+    // Another account never gets the answer kept for this one.
+    await expect(queries.findById(VISITOR_TAG_KIND, context('ACCOUNT00002'), { query: { idTag: body.idTag }, body: undefined })).rejects.toMatchObject({
+      status: 404,
+    });
+  });
+
   it('a later change to a child is not undone by replaying an older cascade', async () => {
     const a = generateAssetId();
     const b = generateAssetId();
@@ -200,7 +346,9 @@ describe('asset feature over SQLite and the embedded read store', () => {
     await commands.moveCategory(VISITOR_TAG_KIND, context(), { query: {}, body: { entries: [child.idTag], idCategory: a } });
     await app.close();
     await boot(eventStore);
-    const found = (await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag: child.idTag }, body: undefined })).result as AssetRecord;
+    const found = (
+      (await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag: child.idTag }, body: undefined })).result as SerializedJson
+    ).value<AssetRecord>();
     expect(found.idCategory).toBe(a);
   });
   describe('bulk operations', () => {

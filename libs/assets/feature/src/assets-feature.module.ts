@@ -14,6 +14,7 @@ import { AssetQueries } from './asset-queries';
 import { AssetHistory } from './asset-history';
 import { AssetCommands } from './asset-commands';
 import { ChildrenCascade } from './children-cascade';
+import { DuplicateCompletion } from './duplicate-completion';
 import { RunAssetCommandHandler, RunAssetQueryHandler } from './asset-operations';
 import { createAssetsMessageController } from './assets.message.controller';
 
@@ -74,6 +75,7 @@ export class AssetsFeatureModule {
         AssetHistory,
         AssetCommands,
         ChildrenCascade,
+        DuplicateCompletion,
         RunAssetCommandHandler,
         RunAssetQueryHandler,
         AssetsStartup,

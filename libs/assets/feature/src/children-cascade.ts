@@ -4,7 +4,9 @@ import { EVENT_STORE, EventStore, GlobalPosition, RecordedEvent, START_POSITION,
 import { READ_STORE, ReadStore } from '@funnel/readstore';
 import {
   AssetCommand,
+  AssetEventType,
   AssetRecord,
+  assetEventType,
   AssetRegistry,
   ChildrenDecision,
   ParentOperation,
@@ -16,8 +18,11 @@ import { ASSET_REGISTRY } from './assets.tokens';
 import { AssetRepository } from './asset-repository';
 import { AssetProjector } from './asset-projector';
 import { assetsCollection } from './asset-documents';
+import { DuplicateCompletion } from './duplicate-completion';
 
 const PROCESS_MANAGER_NAME = 'assets-children-cascade';
+/** The events that carry a decision to complete. */
+const PROCESS_MANAGER_EVENTS: ReadonlySet<AssetEventType> = new Set(['Deleted', 'Archived', 'DuplicateDecided']);
 const MAX_ATTEMPTS = 5;
 
 /** Where children of one kind name their parent: `idCategory`, a parent field, or (local assets) a scope field. */
@@ -57,6 +62,7 @@ export class ChildrenCascade implements OnApplicationShutdown {
     @Inject(ASSET_REGISTRY) private readonly registry: AssetRegistry,
     private readonly repository: AssetRepository,
     private readonly projector: AssetProjector,
+    private readonly duplicates: DuplicateCompletion,
   ) {}
 
   /** Returns the position of the last child event written (START_POSITION when none). */
@@ -154,9 +160,12 @@ export class ChildrenCascade implements OnApplicationShutdown {
     return START_POSITION;
   }
 
-  /** Replays parent events from the checkpoint so a cascade cut short by a crash is completed. */
+  /**
+   * Replays parent events from the checkpoint so a cascade or a multi-asset duplicate cut short by a
+   * crash is completed. Parents: kinds with children (categories, parent records) or local assets.
+   */
   async start(): Promise<void> {
-    const parents = this.registry.kinds.filter((k) => k.isParent || k.localKinds?.length);
+    const parents = this.registry.kinds.filter((k) => k.isParent || k.localKinds?.length || this.registry.kinds.some((c) => c.parent?.kind === k.kind));
     if (!parents.length) return;
     const from = (await this.readStore.checkpoints.get(PROCESS_MANAGER_NAME)) ?? START_POSITION;
     this.subscription = this.eventStore.subscribeToAll({
@@ -174,7 +183,19 @@ export class ChildrenCascade implements OnApplicationShutdown {
   private async onParentEvent(e: RecordedEvent): Promise<void> {
     const stream = this.registry.parseStreamName(e.streamName);
     if (!stream) return;
+    // Only decisions concern it: the data of other events (a funnel's records) is not even read.
+    if (!PROCESS_MANAGER_EVENTS.has(assetEventType(this.registry.get(stream.kind).eventPrefix, e.type) ?? 'Created')) return;
     const decoded = this.registry.decodeEvent(stream.kind, e.type, e.data);
+    const context: CallerContext = {
+      accountId: stream.accountId,
+      userId: String(e.metadata.actorId ?? 'system'),
+      permissions: [],
+      correlationId: String(e.metadata.correlationId ?? e.id),
+    };
+    if (decoded?.type === 'DuplicateDecided') {
+      await this.duplicates.complete(context, decoded.data);
+      return;
+    }
     if (!decoded || (decoded.type !== 'Deleted' && decoded.type !== 'Archived') || !decoded.data.children) return;
     const loaded = await this.repository.load(stream.kind, stream.accountId, stream.id);
     if (!loaded.state.record) return;
@@ -186,12 +207,7 @@ export class ChildrenCascade implements OnApplicationShutdown {
       operation: decoded.type === 'Deleted' ? 'delete' : 'archive',
       decision: decoded.data.children,
       decidedAt: e.position,
-      context: {
-        accountId: stream.accountId,
-        userId: String(e.metadata.actorId ?? 'system'),
-        permissions: [],
-        correlationId: String(e.metadata.correlationId ?? e.id),
-      },
+      context,
     });
   }
 

@@ -107,6 +107,12 @@ export const PAGED_OPERATIONS: ReadonlySet<AssetOperation> = new Set([
   'findBySlug',
 ]);
 
+/**
+ * Request-body fields of an operation whose object holds fields of the kind's record (a duplicate's
+ * `bodyUpdates`): a field-renaming view renames inside them too.
+ */
+export const RECORD_FIELDS_IN_REQUEST: Partial<Record<AssetOperation, readonly string[]>> = { duplicate: ['bodyUpdates'] };
+
 /** Operations that change nothing, whatever their HTTP method: they need `assets:read`. */
 export const READ_OPERATIONS: ReadonlySet<AssetOperation> = new Set([
   'list',

@@ -203,6 +203,32 @@ describeInBothModes('/v1 funnel groups and funnels', (d) => {
       expect(ok(await call('PUT', '/campaign/save/', { body: { idCampaign, campaignName: 'Renamed' } })).text).toBe('');
       const copy = ok(await call('POST', `/campaign/duplicate/?idCampaign=${idCampaign}`, { body: { name: 'Copy' } })).body;
       expect(ok(await call('GET', `/campaign/find/byId/?idCampaign=${copy.id}`)).body).toMatchObject({ idCampaign: copy.id, campaignName: 'Copy' });
+      // bodyUpdates holds record fields, so it takes the legacy names too; a map of the client's keys keeps them.
+      const updated = ok(
+        await call('POST', `/campaign/duplicate/?idCampaign=${idCampaign}`, {
+          body: { name: 'Copy', bodyUpdates: { campaignName: 'From updates', trackingUrlParams: { campaignName: 'kept' } } },
+        }),
+      ).body;
+      expect(ok(await call('GET', `/campaign/find/byId/?idCampaign=${updated.id}`)).body).toMatchObject({
+        campaignName: 'From updates',
+        trackingUrlParams: { campaignName: 'kept' },
+      });
+      // Refusals name the fields as the route does.
+      const refused = await call('PUT', '/campaign/save/', { body: { idCampaign, campaignName: '' } });
+      expect([refused.status, refused.body.details.map((p: Body) => p.field)]).toEqual([400, ['campaignName']]);
+      expect(refused.body.error).toContain('campaignName');
+      expect(refused.text).not.toContain('funnelGroupName');
+      const badId = await call('GET', '/campaign/find/byId/?idCampaign=nope');
+      expect([badId.status, badId.body.details.map((p: Body) => p.field)]).toEqual([400, ['idCampaign']]);
+      expect(badId.text).not.toContain('idFunnelGroup');
+      const badUpdate = await call('POST', `/campaign/duplicate/?idCampaign=${idCampaign}`, { body: { name: 'Copy', bodyUpdates: { campaignName: '' } } });
+      expect(badUpdate.status).toBe(400);
+      expect(badUpdate.text).toContain('campaignName');
+      expect(badUpdate.text).not.toContain('funnelGroupName');
+      // The current paths keep the current names.
+      expect((await call('PUT', '/funnelgroup/save/', { body: { idFunnelGroup: idCampaign, funnelGroupName: '' } })).body.details[0].field).toBe(
+        'funnelGroupName',
+      );
       ok(await call('PUT', '/campaign/archive/', { body: { entries: [idCampaign] } }));
       expect(ok(await call('GET', `/campaign/find/byId/?idCampaign=${idCampaign}`)).body.status).toBe('archived');
       expect((await call('PUT', '/campaign/unarchive/', { body: { entries: [idCampaign] } })).status).toBe(404);
@@ -362,11 +388,15 @@ describeInBothModes('/v1 funnel groups and funnels', (d) => {
       // Save answers 200 even with warnings (drafts are normal).
       ok(await call('POST', '/funnel/save/', { body: draft }));
 
-      const invalid = ok(
-        await call('POST', '/funnel/validate/', { body: { ...funnel, idFunnel: newId(), idFunnelGroup: newId(), nodes: [...funnel.nodes, node('root')] } }),
-      ).body;
+      // A second root (the graph) and a missing group (a reference): validate lists both, and so does save's 400.
+      const twoKinds = { ...funnel, idFunnel: newId(), idFunnelGroup: newId(), nodes: [...funnel.nodes, node('root')] };
+      const invalid = ok(await call('POST', '/funnel/validate/', { body: twoKinds })).body;
       expect(invalid.valid).toBe(false);
       expect(invalid.errors.map((p: Body) => p.field)).toEqual(expect.arrayContaining(['idFunnelGroup', expect.stringMatching(/^nodes/)]));
+      const refused = await call('POST', '/funnel/save/', { body: twoKinds });
+      expect([refused.status, refused.body.code]).toEqual([400, 'FUNNEL.INVALID']);
+      expect(refused.body.details).toEqual(invalid.errors);
+      expect((await getFunnel(twoKinds.idFunnel)).status).toBe(404);
       const badShape = ok(await call('POST', '/funnel/validate/', { body: { idFunnel: newId(), idFunnelGroup: group.idFunnelGroup } })).body;
       expect(badShape).toMatchObject({ valid: false, errors: [{ field: 'funnelName' }] });
     });

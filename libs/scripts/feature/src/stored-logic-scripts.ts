@@ -1,4 +1,4 @@
-import { CallerContext, ErrorCodes, ID_RULE, LOGIC_SCRIPT_KIND, ServiceError, assetSubject, isValidAssetId } from '@funnel/contracts';
+import { CallerContext, ErrorCodes, ID_RULE, LOGIC_SCRIPT_KIND, ServiceError, assetSubject, isValidAssetId, jsonValue } from '@funnel/contracts';
 import type { ServiceClient } from '@funnel/platform';
 
 /** The one assets subject scripts-service calls (its NATS permissions allow no other). */
@@ -17,8 +17,8 @@ export class StoredLogicScripts {
     if (typeof id !== 'string' || !isValidAssetId(id)) {
       throw ServiceError.invalidField(idField, 'isAssetId', `${idField} must be a valid id (${ID_RULE})`, ErrorCodes.INVALID_ID);
     }
-    const reply = await this.assets.request<{ result?: { code?: unknown } }>(LOGIC_SCRIPT_FIND_BY_ID, { context, body: { query: { [idField]: id } } });
-    const code = reply?.result?.code;
+    const reply = await this.assets.request<{ result?: unknown }>(LOGIC_SCRIPT_FIND_BY_ID, { context, body: { query: { [idField]: id } } });
+    const code = jsonValue<{ code?: unknown } | undefined>(reply?.result)?.code;
     if (typeof code !== 'string') throw new Error(`${LOGIC_SCRIPT_FIND_BY_ID} answered without code`);
     return code;
   }

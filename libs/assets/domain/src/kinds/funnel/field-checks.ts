@@ -11,12 +11,12 @@ import { FUNNEL_PROBLEM_CODES as CODES } from './funnel-types';
 export class FieldChecks {
   constructor(
     readonly problems: ProblemList,
-    /** ` (node <id>)`, ` (connection <id>)`, or '' while the id is not known to be valid. */
-    private readonly note: string,
+    /** ` (node <id>)`, ` (connection <id>)`, or '' while the id is not known to be valid; a function is called only for a problem. */
+    private readonly note: string | (() => string),
   ) {}
 
   add(field: string, code: string, text: string): void {
-    this.problems.add(field, code, `${field}${this.note}: ${text}`);
+    this.problems.add(field, code, `${field}${typeof this.note === 'string' ? this.note : this.note()}: ${text}`);
   }
 
   present(field: string, value: unknown): boolean {

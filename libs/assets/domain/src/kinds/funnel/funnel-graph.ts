@@ -84,7 +84,7 @@ function checkNodes(problems: ProblemList, nodes: unknown[], idFunnel: string | 
   const roots: number[] = [];
   nodes.forEach((node, i) => {
     const at = `nodes[${i}]`;
-    const check = new FieldChecks(problems, idNote('node', isPlainObject(node) ? node.idNode : undefined));
+    const check = new FieldChecks(problems, () => idNote('node', isPlainObject(node) ? node.idNode : undefined));
     if (!check.object(at, node)) return;
 
     const idNode = node.idNode;
@@ -127,7 +127,7 @@ function checkConnections(problems: ProblemList, connections: unknown[], known: 
   const outgoing = new Map<string, Outgoing>();
   connections.forEach((connection, j) => {
     const at = `connections[${j}]`;
-    const check = new FieldChecks(problems, idNote('connection', isPlainObject(connection) ? connection.idConnection : undefined));
+    const check = new FieldChecks(problems, () => idNote('connection', isPlainObject(connection) ? connection.idConnection : undefined));
     if (!check.object(at, connection)) return;
 
     const idConnection = connection.idConnection;

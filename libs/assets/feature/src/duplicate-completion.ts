@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { CallerContext, ServiceError } from '@funnel/contracts';
+import { GlobalPosition, START_POSITION, comparePositions } from '@funnel/eventstore';
+import { AssetEvent, DuplicateDecision, PlannedCopy, decideAsset } from '@funnel/assets-domain';
+import { AssetRepository } from './asset-repository';
+
+const MAX_ATTEMPTS = 5;
+
+/**
+ * Completes a decided multi-asset duplicate (a DuplicateDecided event: a funnel with its local page
+ * groups and conditions, a funnel group with its funnels): creates each planned copy in order, the
+ * assets a copy names before it. Idempotent: a copy whose stream already holds a record is left as it
+ * is, and a lost race (the command handler and the process manager completing the same decision) is
+ * read again, so running it twice, or after a crash part-way, creates each copy exactly once.
+ */
+@Injectable()
+export class DuplicateCompletion {
+  constructor(private readonly repository: AssetRepository) {}
+
+  /** Returns the position of the last copy written (START_POSITION when every copy existed already). */
+  async complete(context: CallerContext, decision: DuplicateDecision): Promise<GlobalPosition> {
+    let last = START_POSITION;
+    for (const copy of decision.copies) {
+      const position = await this.create(context, copy);
+      if (comparePositions(position, last) > 0) last = position;
+    }
+    return last;
+  }
+
+  private async create(context: CallerContext, copy: PlannedCopy): Promise<GlobalPosition> {
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const loaded = await this.repository.load(copy.kind, context.accountId, copy.id);
+      if (loaded.state.record) return START_POSITION;
+      let events: AssetEvent[];
+      try {
+        events = decideAsset({ type: 'CreateAsset', record: copy.record, duplicatedFrom: copy.duplicatedFrom }, loaded.state, { kind: copy.kind, id: copy.id });
+      } catch (error) {
+        // The id was taken by another decision: not this duplicate's to create.
+        if (error instanceof ServiceError) return START_POSITION;
+        throw error;
+      }
+      try {
+        return (await this.repository.append(copy.kind, context, copy.id, events, loaded.revision)).position;
+      } catch (error) {
+        if (!(error instanceof ServiceError && error.status === 409) || attempt === MAX_ATTEMPTS) throw error;
+      }
+    }
+    return START_POSITION;
+  }
+}

@@ -7,3 +7,4 @@ export * from './identity';
 export * from './scripts';
 export * from './error-text';
 export * from './billing';
+export * from './reporting';

@@ -1,1 +1,2 @@
 export * from './hit';
+export * from './jobs';

@@ -1,2 +1,2 @@
-export * from './queue/job-queue';
+export * from './queue';
 export * from './hits/hit-store';

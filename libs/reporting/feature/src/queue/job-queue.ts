@@ -7,9 +7,13 @@
 export interface JobEnvelope<P = unknown> {
   /** Unique id; enqueueing an id that is already queued (or was, within the dedupe window) queues nothing. */
   jobId: string;
-  /** Routing type, e.g. `conversions`, `cost`, `customevents`, `reset`, `postback` (subject `<prefix>.<type>`). */
+  /**
+   * Routing type, e.g. `conversions`, `cost`, `customevents`, `reset`, `postback` (subject
+   * `<prefix>.<type>`): letters, digits, `_` and `-` only.
+   */
   type: string;
   accountId: string;
+  /** Stored as JSON: plain data only (what JSON.parse(JSON.stringify(payload)) keeps is what the handler gets). */
   payload: P;
   /** ISO 8601. */
   queuedAt: string;
@@ -32,13 +36,28 @@ export interface JobQueueOptions {
   backoffMs?: readonly number[];
   /** How long a delivery may run without finishing before it is redelivered (default 60000). */
   ackWaitMs?: number;
+  /**
+   * How long an enqueued job id keeps refusing a second job with the same id, counted from its
+   * enqueueing (default 120000, JetStream's default `duplicate_window`). A job still queued is
+   * always refused.
+   */
+  dedupeWindowMs?: number;
 }
 
 export interface JobConsumerOptions<P = unknown> {
   /** Jobs handled at once by this process (default 1). */
   concurrency?: number;
-  /** Called once when a job's last attempt failed; the job is then removed from the queue. */
+  /**
+   * Called once when a job's last attempt failed (the handler threw, or the process running it died
+   * and its lease ran out: then `error` says so); the job is then removed from the queue.
+   */
   onExhausted?: (delivery: JobDelivery<P>, error: unknown) => Promise<void>;
+  /**
+   * Told about every failure that does not stop the queue, for logging: a handler that threw (the
+   * job is retried or exhausted), an `onExhausted` that threw (the job is removed anyway), a pull
+   * from the server that failed (retried after a second).
+   */
+  onError?: (error: unknown, delivery?: JobDelivery<P>) => void;
 }
 
 export interface JobQueue<P = unknown> {

@@ -1,0 +1,99 @@
+import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '@funnel/testing';
+import { EmbeddedJobQueue } from './embedded-job-queue';
+import type { JobDelivery } from './job-queue';
+import { describeJobQueueContract, waitFor } from './job-queue.contract';
+
+describeJobQueueContract('embedded (SQLite)', async () => {
+  const dir = tempDir('embedded-job-queue');
+  const filename = join(dir.path, 'queue.sqlite');
+  return {
+    open: async (options) => new EmbeddedJobQueue({ ...options, filename, pollIntervalMs: 100 }),
+    // Nothing runs besides the file: closing every instance and reopening it is the restart.
+    restart: async () => undefined,
+    cleanup: async () => dir.remove(),
+  };
+});
+
+describe('EmbeddedJobQueue', () => {
+  const options = { name: 'REPORTING_UPDATES', subjectPrefix: 'reporting.updates', ackWaitMs: 1000 };
+
+  it('gives the job of a process killed mid-job to the next process once the lease ran out', async () => {
+    const dir = tempDir('embedded-job-queue-crash');
+    const filename = join(dir.path, 'queue.sqlite');
+    const producer = new EmbeddedJobQueue({ ...options, filename });
+    await producer.enqueue([{ jobId: 'job-1', type: 'conversions', accountId: 'account-1', payload: { rows: 3 }, queuedAt: '2026-01-01T00:00:00.000Z' }]);
+    await producer.close();
+
+    const child = spawn(
+      process.execPath,
+      ['-r', './tools/register.js', join(__dirname, 'fixtures', 'crash-mid-job.ts'), filename, options.name, options.subjectPrefix, '1000'],
+      {
+        cwd: join(__dirname, '../../../../..'),
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, killedBy) => resolve(killedBy)));
+    expect(signal).toBe('SIGKILL');
+    expect(JSON.parse(stdout)).toMatchObject({ job: { jobId: 'job-1' }, attempt: 1 });
+
+    const restarted = new EmbeddedJobQueue({ ...options, filename, pollIntervalMs: 50 });
+    expect(await restarted.depth()).toBe(1);
+    const deliveries: JobDelivery[] = [];
+    await restarted.consume(async (delivery) => void deliveries.push(delivery));
+    await waitFor(async () => deliveries.length === 1 && (await restarted.depth()) === 0);
+    expect(deliveries).toEqual([
+      { job: { jobId: 'job-1', type: 'conversions', accountId: 'account-1', payload: { rows: 3 }, queuedAt: '2026-01-01T00:00:00.000Z' }, attempt: 2 },
+    ]);
+    await restarted.close();
+  });
+
+  it('keeps each queue in its own table of a file shared with other data, readable by its owner only', async () => {
+    const dir = tempDir('embedded-job-queue-shared');
+    const filename = join(dir.path, 'data.sqlite');
+    const updates = new EmbeddedJobQueue({ ...options, filename });
+    const postbacks = new EmbeddedJobQueue({ ...options, name: 'REPORTING_POSTBACKS', subjectPrefix: 'reporting.postbacks', filename });
+    const envelope = { jobId: 'same-id', type: 'postback', accountId: 'account-1', payload: {}, queuedAt: '2026-01-01T00:00:00.000Z' };
+    expect(await updates.enqueue([envelope])).toEqual({ duplicates: [] });
+    expect(await postbacks.enqueue([envelope])).toEqual({ duplicates: [] });
+    expect([await updates.depth(), await postbacks.depth()]).toEqual([1, 1]);
+    expect(statSync(filename).mode & 0o777).toBe(0o600);
+    await Promise.all([updates.close(), postbacks.close()]);
+  });
+
+  it('accepts a job id again once its dedupe window passed and the job was handled', async () => {
+    const dir = tempDir('embedded-job-queue-window');
+    const queue = new EmbeddedJobQueue({ ...options, filename: join(dir.path, 'queue.sqlite'), dedupeWindowMs: 200 });
+    const envelope = { jobId: 'job-1', type: 'reset', accountId: 'account-1', payload: { n: 1 }, queuedAt: '2026-01-01T00:00:00.000Z' };
+    await queue.enqueue([envelope]);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    // Still queued: refused whatever its age.
+    expect(await queue.enqueue([envelope])).toEqual({ duplicates: ['job-1'] });
+    const deliveries: JobDelivery[] = [];
+    await queue.consume(async (delivery) => void deliveries.push(delivery));
+    await waitFor(async () => (await queue.depth()) === 0);
+    expect(await queue.enqueue([{ ...envelope, payload: { n: 2 } }])).toEqual({ duplicates: [] });
+    await waitFor(() => deliveries.length === 2);
+    expect(deliveries.map((d) => [d.job.payload, d.attempt])).toEqual([
+      [{ n: 1 }, 1],
+      [{ n: 2 }, 1],
+    ]);
+    await queue.close();
+  });
+
+  it('refuses bad names and types before storing anything', async () => {
+    const dir = tempDir('embedded-job-queue-names');
+    const filename = join(dir.path, 'queue.sqlite');
+    expect(() => new EmbeddedJobQueue({ ...options, name: 'x"; DROP TABLE y; --', filename })).toThrow(/letters, digits/);
+    const queue = new EmbeddedJobQueue({ ...options, filename });
+    const envelope = { jobId: 'job-1', type: 'conversions', accountId: 'account-1', payload: {}, queuedAt: '2026-01-01T00:00:00.000Z' };
+    await expect(queue.enqueue([envelope, { ...envelope, jobId: 'job-2', type: 'a.b' }])).rejects.toThrow(/type "a.b"/);
+    expect(await queue.depth()).toBe(0);
+    await queue.close();
+    await expect(queue.enqueue([envelope])).rejects.toThrow(/closed/);
+  });
+});

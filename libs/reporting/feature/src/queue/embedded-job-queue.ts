@@ -1,0 +1,216 @@
+import { ensurePrivateFile, tightenFile } from '@funnel/eventstore';
+import Database from 'better-sqlite3';
+import {
+  assertEnqueueable,
+  report,
+  resolveConcurrency,
+  resolveQueueOptions,
+  runDelivery,
+  type DeliveryOutcome,
+  type ResolvedQueueOptions,
+} from './job-delivery';
+import type { JobConsumerOptions, JobDelivery, JobEnvelope, JobQueue, JobQueueOptions } from './job-queue';
+
+export interface EmbeddedJobQueueOptions extends JobQueueOptions {
+  /** The SQLite file (standalone mode: under DATA_DIR); created 0600 when absent. May hold other tables. */
+  filename: string;
+  /**
+   * `normal` (default): WAL with synchronous=NORMAL, safe against process crashes, may lose the last
+   * commits on power loss. `full`: fsync on every enqueue.
+   */
+  durability?: 'normal' | 'full';
+  /**
+   * Longest an idle consumer sleeps before looking again (default 1000): enqueues through this
+   * instance wake it at once, and it wakes when the next lease or backoff ends; the timer catches
+   * jobs enqueued through another connection to the file (another process, a CLI).
+   */
+  pollIntervalMs?: number;
+}
+
+const DEFAULT_POLL_INTERVAL_MS = 1000;
+/** Done rows older than the dedupe window are deleted at most this often. */
+const PRUNE_INTERVAL_MS = 30_000;
+
+type ClaimedRow = [seq: number, jobId: string, type: string, accountId: string, payload: string, queuedAt: string, attempts: number];
+
+/**
+ * Durable job queue in a SQLite file (WAL), one table per queue (`job_queue_<name>`).
+ *
+ * A row is a job: enqueueing is one INSERT (a job id seen within the dedupe window is refused by the
+ * UNIQUE index). Taking a job is one UPDATE that counts the attempt and moves `available_ms` to the
+ * end of the lease (now + ackWaitMs), so a job whose process dies is taken again once the lease ran
+ * out; a failure moves it to the end of the backoff instead. A finished job keeps its row without
+ * payload until the dedupe window passed.
+ */
+export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
+  private readonly options: ResolvedQueueOptions;
+  private readonly pollIntervalMs: number;
+  private readonly db: Database.Database;
+  private readonly insert: Database.Statement<unknown[]>;
+  private readonly enqueueTransaction: Database.Transaction<(jobs: readonly JobEnvelope<P>[], now: number) => string[]>;
+  private readonly claim: Database.Statement<[number, number], ClaimedRow>;
+  private readonly finish: Database.Statement<[number, number]>;
+  private readonly postpone: Database.Statement<[number, number, number]>;
+  private readonly countPending: Database.Statement<[], number>;
+  private readonly nextAvailable: Database.Statement<[], number | null>;
+  private readonly prune: Database.Statement<[number]>;
+  private consumer: { handler: (delivery: JobDelivery<P>) => Promise<void>; options: JobConsumerOptions<P>; concurrency: number } | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private wakeScheduled = false;
+  private lastPruneMs = 0;
+  private closing = false;
+  private closed: Promise<void> | undefined;
+
+  constructor(options: EmbeddedJobQueueOptions) {
+    this.options = resolveQueueOptions(options);
+    this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    const onDisk = options.filename !== ':memory:' && options.filename !== '';
+    if (onDisk) ensurePrivateFile(options.filename);
+    this.db = new Database(options.filename);
+    if (onDisk) for (const suffix of ['-wal', '-shm']) tightenFile(options.filename + suffix);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
+    this.db.pragma('busy_timeout = 5000');
+
+    const table = `"job_queue_${this.options.name}"`;
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS ${table} (
+        seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+        job_id       TEXT    NOT NULL UNIQUE,
+        type         TEXT    NOT NULL,
+        account_id   TEXT    NOT NULL,
+        queued_at    TEXT    NOT NULL,
+        payload      TEXT,
+        enqueued_ms  INTEGER NOT NULL,
+        available_ms INTEGER NOT NULL,
+        attempts     INTEGER NOT NULL DEFAULT 0,
+        done_ms      INTEGER
+      );
+      CREATE INDEX IF NOT EXISTS "job_queue_${this.options.name}_pending" ON ${table} (seq, available_ms) WHERE done_ms IS NULL;
+      CREATE INDEX IF NOT EXISTS "job_queue_${this.options.name}_done" ON ${table} (enqueued_ms) WHERE done_ms IS NOT NULL;`);
+
+    // A finished job whose id left the dedupe window may be enqueued again: the conflicting row is reset.
+    this.insert = this.db.prepare(
+      `INSERT INTO ${table} (job_id, type, account_id, queued_at, payload, enqueued_ms, available_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (job_id) DO UPDATE SET
+         type = excluded.type, account_id = excluded.account_id, queued_at = excluded.queued_at, payload = excluded.payload,
+         enqueued_ms = excluded.enqueued_ms, available_ms = excluded.available_ms, attempts = 0, done_ms = NULL
+       WHERE done_ms IS NOT NULL AND enqueued_ms < ?`,
+    );
+    this.enqueueTransaction = this.db.transaction((jobs: readonly JobEnvelope<P>[], now: number) => {
+      const windowStart = now - this.options.dedupeWindowMs;
+      const duplicates: string[] = [];
+      for (const job of jobs) {
+        const { changes } = this.insert.run(job.jobId, job.type, job.accountId, job.queuedAt, JSON.stringify(job.payload), now, now, windowStart);
+        if (changes === 0) duplicates.push(job.jobId);
+      }
+      return duplicates;
+    });
+    this.claim = this.db
+      .prepare<[number, number], ClaimedRow>(
+        `UPDATE ${table} SET attempts = attempts + 1, available_ms = ?
+         WHERE seq = (SELECT seq FROM ${table} WHERE done_ms IS NULL AND available_ms <= ? ORDER BY seq LIMIT 1)
+         RETURNING seq, job_id, type, account_id, payload, queued_at, attempts`,
+      )
+      .raw();
+    this.finish = this.db.prepare(`UPDATE ${table} SET done_ms = ?, payload = NULL WHERE seq = ? AND done_ms IS NULL`);
+    // Only while the job still belongs to this delivery: after its lease ran out another one owns it.
+    this.postpone = this.db.prepare(`UPDATE ${table} SET available_ms = ? WHERE seq = ? AND attempts = ? AND done_ms IS NULL`);
+    this.countPending = this.db.prepare<[], number>(`SELECT COUNT(*) FROM ${table} WHERE done_ms IS NULL`).pluck();
+    this.nextAvailable = this.db.prepare<[], number | null>(`SELECT MIN(available_ms) FROM ${table} WHERE done_ms IS NULL`).pluck();
+    this.prune = this.db.prepare(`DELETE FROM ${table} WHERE done_ms IS NOT NULL AND enqueued_ms < ?`);
+  }
+
+  async enqueue(jobs: readonly JobEnvelope<P>[]): Promise<{ duplicates: string[] }> {
+    if (this.closing) throw new Error(`job queue ${this.options.name} is closed`);
+    jobs.forEach(assertEnqueueable);
+    const duplicates = this.enqueueTransaction.immediate(jobs, Date.now());
+    if (duplicates.length < jobs.length) this.wakeSoon();
+    return { duplicates };
+  }
+
+  async consume(handler: (delivery: JobDelivery<P>) => Promise<void>, options: JobConsumerOptions<P> = {}): Promise<void> {
+    if (this.closing) throw new Error(`job queue ${this.options.name} is closed`);
+    if (this.consumer) throw new Error(`job queue ${this.options.name} already has a consumer`);
+    this.consumer = { handler, options, concurrency: resolveConcurrency(options) };
+    this.pump();
+  }
+
+  async depth(): Promise<number> {
+    return this.countPending.get() ?? 0;
+  }
+
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      this.closing = true;
+      clearTimeout(this.timer);
+      while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+      this.db.close();
+    })();
+    return this.closed;
+  }
+
+  /** Takes jobs while there are free slots, then sleeps until the next lease or backoff ends (or the poll interval). */
+  private pump(): void {
+    const consumer = this.consumer;
+    if (!consumer || this.closing) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    try {
+      while (this.inFlight.size < consumer.concurrency) {
+        const now = Date.now();
+        const row = this.claim.get(now + this.options.ackWaitMs, now);
+        if (!row) break;
+        this.start(row);
+      }
+      this.pruneNow();
+      if (this.inFlight.size < consumer.concurrency) {
+        const next = this.nextAvailable.get();
+        const untilNext = next === null || next === undefined ? this.pollIntervalMs : Math.max(0, next - Date.now());
+        this.timer = setTimeout(() => this.pump(), Math.min(untilNext, this.pollIntervalMs));
+      }
+    } catch (error) {
+      // The file is busy beyond busy_timeout or failing: try again later.
+      report(consumer.options, error);
+      this.timer = setTimeout(() => this.pump(), this.pollIntervalMs);
+    }
+  }
+
+  private start([seq, jobId, type, accountId, payload, queuedAt, attempt]: ClaimedRow): void {
+    const consumer = this.consumer!;
+    const delivery: JobDelivery<P> = { job: { jobId, type, accountId, queuedAt, payload: JSON.parse(payload) as P }, attempt };
+    const running: Promise<void> = runDelivery(delivery, consumer.handler, consumer.options, this.options)
+      .then((outcome) => this.settle(seq, attempt, outcome))
+      .catch((error: unknown) => report(consumer.options, error, delivery))
+      .finally(() => {
+        this.inFlight.delete(running);
+        this.pump();
+      });
+    this.inFlight.add(running);
+  }
+
+  private settle(seq: number, attempt: number, outcome: DeliveryOutcome): void {
+    const now = Date.now();
+    if (outcome.kind === 'retry') this.postpone.run(now + outcome.delayMs, seq, attempt);
+    else this.finish.run(now, seq);
+  }
+
+  private pruneNow(): void {
+    const now = Date.now();
+    if (now - this.lastPruneMs < PRUNE_INTERVAL_MS) return;
+    this.lastPruneMs = now;
+    this.prune.run(now - this.options.dedupeWindowMs);
+  }
+
+  /** Enqueue returns first; the consumer takes the new jobs on the next turn of the event loop. */
+  private wakeSoon(): void {
+    if (!this.consumer || this.wakeScheduled) return;
+    this.wakeScheduled = true;
+    setImmediate(() => {
+      this.wakeScheduled = false;
+      this.pump();
+    });
+  }
+}

@@ -1,9 +1,62 @@
+import type { EntranceQuery, Hit, HitFilter, PostbackIntent } from '@funnel/reporting-domain';
+
 /**
  * The hit warehouse. Adapters: embedded SQLite under DATA_DIR (default) and ClickHouse
  * (`CLICKHOUSE_URL`). One contract suite runs against both.
  *
  * Every call is scoped to one account. Time windows are start inclusive, end exclusive.
- * Idempotency of reporting jobs rests on `appliedJobRows`: a job row is recorded in the same write
- * that applies it, so a redelivered job skips the rows it already applied.
+ * Idempotency of reporting jobs rests on the applied-row markers: a job's rows are recorded in the
+ * same write that applies them (`commitRows`, `deleteHits`), so a redelivered job skips the rows it
+ * already applied and reads back their recorded outcomes.
  */
 export const HIT_STORE = Symbol('HIT_STORE');
+
+/** What a row of a job came to (the job's counts add these up). */
+export type RowOutcome = 'applied' | 'noop' | 'notFound' | 'failed';
+
+/** A job row's recorded outcome: written with the row's changes, read back when the job is redelivered. */
+export interface AppliedRow {
+  rowIndex: number;
+  outcome: RowOutcome;
+  /** Why the row failed (outcome `failed`). */
+  error?: string;
+  /** Hits the row changed or removed. */
+  hits: number;
+  /** The postbacks the row decided on. */
+  postbacks: PostbackIntent[];
+}
+
+/** The fields of a hit that updates change, as their new values. */
+export type HitChange = Pick<Hit, 'hitId' | 'conversions' | 'cost' | 'customEvents' | 'postbackCalled'>;
+
+export interface InsertHitsResult {
+  inserted: number;
+  /** Hits whose hitId was already stored for the account: left as they are. */
+  ignored: number;
+}
+
+export interface HitStore {
+  /** Ingest: stores new hits (any accounts); a hitId already stored for its account is ignored. */
+  insertHits(hits: readonly Hit[]): Promise<InsertHitsResult>;
+  /** The account's hits among `hitIds` (unknown ids are left out), in no particular order. */
+  getHits(accountId: string, hitIds: readonly string[]): Promise<Hit[]>;
+  /** The account's entrance hits a cost segment covers, in hitId order. */
+  findEntrances(accountId: string, query: EntranceQuery): Promise<Hit[]>;
+  /** The number of the account's hits a reset with `filter` would remove now. */
+  countHits(accountId: string, filter: HitFilter): Promise<number>;
+  /** The rows of job `jobId` already recorded, in rowIndex order. */
+  appliedRows(accountId: string, jobId: string): Promise<AppliedRow[]>;
+  /**
+   * In one atomic write: sets the changed fields of the account's hits in `changes` (hits that are no
+   * longer stored are skipped) and records `rows` as applied for job `jobId`. A row already recorded
+   * is not recorded again.
+   */
+  commitRows(accountId: string, jobId: string, changes: readonly HitChange[], rows: readonly AppliedRow[]): Promise<void>;
+  /**
+   * In one atomic write: removes the account's hits matching `filter` and records row `rowIndex` of
+   * job `jobId` with the number removed. When that row is already recorded nothing is removed and
+   * the recorded row is returned.
+   */
+  deleteHits(accountId: string, jobId: string, rowIndex: number, filter: HitFilter): Promise<AppliedRow>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,167 @@
+import { isValidAssetId } from '@funnel/contracts';
+import { isISO31661Alpha2, isISO8601 } from 'class-validator';
+import ipaddr from 'ipaddr.js';
+import { MONEY_TEXT, normalizeDecimal } from './decimal';
+import type { Hit, HitConversion } from './hit';
+
+/** A problem with one field of an ingested hit. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export type ParseResult<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
+
+/** The `idTrafficSource` of organically tracked traffic (no traffic source). */
+export const ORGANIC_TRAFFIC_SOURCE = 'organic';
+/** Tracking-field slots of a hit: those of traffic sources. */
+export const HIT_TRACKING_SLOTS: readonly string[] = ['campaign', 'external', ...Array.from({ length: 20 }, (_, i) => `c${i + 1}`)];
+export const TRACKING_VALUE_MAX = 256;
+export const TRANSACTION_ID_MAX = 256;
+export const CUSTOM_EVENT_NUMBERS: readonly number[] = Array.from({ length: 10 }, (_, i) => i + 1);
+
+const HIT_FIELDS = new Set([
+  'hitId',
+  'visitorId',
+  'accountId',
+  'idFunnel',
+  'idFunnelGroup',
+  'idTrafficSource',
+  'idNode',
+  'idPage',
+  'countryCode',
+  'ip',
+  'trackingFields',
+  'time',
+  'isEntrance',
+  'cost',
+  'conversions',
+  'customEvents',
+  'postbackCalled',
+]);
+
+/** ISO 8601 date-time with a time zone (`Z` or an offset), read to its instant. Undefined when it is not one. */
+export function parseIsoTime(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !isISO8601(value, { strict: true }) || !/T.*(Z|[+-]\d\d:?\d\d)$/.test(value)) return undefined;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : undefined;
+}
+
+export function isCountryCode(value: unknown): value is string {
+  return typeof value === 'string' && /^[A-Z]{2}$/.test(value) && isISO31661Alpha2(value);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Checks and normalizes a hit for ingest (`reporting.hits.ingest`, `hits:import`): ids in the asset-id
+ * format (`idTrafficSource` may be `organic`, `idPage` may be ""), `countryCode` ISO 3166-1 alpha-2 or
+ * "", `ip` an IPv4/IPv6 address or "" (anonymized), `time` ISO 8601 with a zone (stored as UTC),
+ * `cost` and payouts decimal text >= 0 (6 decimals at most), custom event counts whole numbers >= 0
+ * keyed 1..10, tracking fields keyed by slot (`campaign`, `external`, `c1`..`c20`). `cost`,
+ * `conversions`, `customEvents`, `postbackCalled` and `trackingFields` may be left out.
+ */
+export function parseHit(input: unknown): ParseResult<Hit> {
+  const errors: FieldError[] = [];
+  const fail = (field: string, message: string) => errors.push({ field, message });
+  if (!isPlainObject(input)) return { ok: false, errors: [{ field: '', message: 'a hit must be an object' }] };
+  for (const key of Object.keys(input)) if (!HIT_FIELDS.has(key)) fail(key, 'is not a hit field');
+
+  const id = (field: string, allowed: readonly string[] = []): string => {
+    const value = input[field];
+    if (typeof value === 'string' && (isValidAssetId(value) || allowed.includes(value))) return value;
+    fail(
+      field,
+      `must be an asset id (12 characters of 0-9, A-Z, a-z)${allowed.length ? ` or one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}` : ''}`,
+    );
+    return '';
+  };
+  const hitId = id('hitId');
+  const visitorId = id('visitorId');
+  const accountId = id('accountId');
+  const idFunnel = id('idFunnel');
+  const idFunnelGroup = id('idFunnelGroup');
+  const idTrafficSource = id('idTrafficSource', [ORGANIC_TRAFFIC_SOURCE]);
+  const idNode = id('idNode');
+  const idPage = id('idPage', ['']);
+
+  const countryCode = input['countryCode'] ?? '';
+  if (countryCode !== '' && !isCountryCode(countryCode)) fail('countryCode', 'must be an ISO 3166-1 alpha-2 code in upper case, or ""');
+  const ip = input['ip'] ?? '';
+  if (typeof ip !== 'string' || (ip !== '' && !ipaddr.isValid(ip))) fail('ip', 'must be an IPv4 or IPv6 address, or ""');
+
+  const time = parseIsoTime(input['time']);
+  if (time === undefined) fail('time', 'must be an ISO 8601 date-time with a time zone');
+  const isEntrance = input['isEntrance'];
+  if (typeof isEntrance !== 'boolean') fail('isEntrance', 'must be a boolean');
+  const postbackCalled = input['postbackCalled'] ?? false;
+  if (typeof postbackCalled !== 'boolean') fail('postbackCalled', 'must be a boolean');
+
+  const cost = input['cost'] ?? '0';
+  if (typeof cost !== 'string' || !MONEY_TEXT.test(cost)) fail('cost', 'must be decimal text >= 0 with up to 6 decimals');
+
+  const trackingFields: Record<string, string> = {};
+  const rawFields = input['trackingFields'] ?? {};
+  if (!isPlainObject(rawFields)) fail('trackingFields', 'must be an object of slot -> value');
+  else
+    for (const [slot, value] of Object.entries(rawFields)) {
+      if (!HIT_TRACKING_SLOTS.includes(slot)) fail(`trackingFields.${slot}`, 'is not a tracking-field slot (campaign, external, c1..c20)');
+      else if (typeof value !== 'string' || value.length > TRACKING_VALUE_MAX)
+        fail(`trackingFields.${slot}`, `must be a string of at most ${TRACKING_VALUE_MAX} characters`);
+      else trackingFields[slot] = value;
+    }
+
+  const conversions: HitConversion[] = [];
+  const rawConversions = input['conversions'] ?? [];
+  if (!Array.isArray(rawConversions)) fail('conversions', 'must be an array');
+  else
+    rawConversions.forEach((conversion: unknown, index) => {
+      const at = `conversions[${index}]`;
+      if (!isPlainObject(conversion)) return fail(at, 'must be an object { transactionId, payout, time }');
+      const { transactionId = '', payout, time: conversionTime } = conversion;
+      if (typeof transactionId !== 'string' || transactionId.length > TRANSACTION_ID_MAX)
+        fail(`${at}.transactionId`, `must be a string of at most ${TRANSACTION_ID_MAX} characters`);
+      if (typeof payout !== 'string' || !MONEY_TEXT.test(payout)) fail(`${at}.payout`, 'must be decimal text >= 0 with up to 6 decimals');
+      const when = parseIsoTime(conversionTime);
+      if (when === undefined) fail(`${at}.time`, 'must be an ISO 8601 date-time with a time zone');
+      if (conversions.some((other) => other.transactionId === transactionId)) fail(`${at}.transactionId`, 'is repeated');
+      if (typeof transactionId === 'string' && typeof payout === 'string' && MONEY_TEXT.test(payout) && when !== undefined)
+        conversions.push({ transactionId, payout: normalizeDecimal(payout), time: when });
+    });
+
+  const customEvents: Record<string, number> = {};
+  const rawEvents = input['customEvents'] ?? {};
+  if (!isPlainObject(rawEvents)) fail('customEvents', 'must be an object of event number (1..10) -> count');
+  else
+    for (const [number, count] of Object.entries(rawEvents)) {
+      if (!CUSTOM_EVENT_NUMBERS.includes(Number(number)) || String(Number(number)) !== number) fail(`customEvents.${number}`, 'is not an event number 1..10');
+      else if (!Number.isSafeInteger(count) || (count as number) < 0) fail(`customEvents.${number}`, 'must be a whole number >= 0');
+      else if ((count as number) > 0) customEvents[number] = count as number;
+    }
+
+  if (errors.length > 0) return { ok: false, errors };
+  return {
+    ok: true,
+    value: {
+      hitId,
+      visitorId,
+      accountId,
+      idFunnel,
+      idFunnelGroup,
+      idTrafficSource,
+      idNode,
+      idPage,
+      countryCode: countryCode as string,
+      ip: ip as string,
+      trackingFields,
+      time: time!,
+      isEntrance: isEntrance as boolean,
+      cost: normalizeDecimal(cost as string),
+      conversions,
+      customEvents,
+      postbackCalled: postbackCalled as boolean,
+    },
+  };
+}

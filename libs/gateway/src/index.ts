@@ -7,5 +7,6 @@ export * from './token-verifier';
 export * from './credentials';
 export * from './identity-routes';
 export * from './billing-routes';
+export * from './reporting-routes';
 export * from './limits/rate-limiter';
 export * from './limits/credential-rate-limit';

@@ -3,3 +3,4 @@ export * from './stores';
 export * from './standalone';
 export * from './services';
 export * from './billing-config';
+export * from './reporting-config';

@@ -17,6 +17,7 @@ import { AssetSecretBox, AssetsFeatureModule, AssetsHealth, assetKindActions } f
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { BillingFeatureModule, BillingHealth } from '@funnel/billing-feature';
+import { ReportingFeatureModule } from '@funnel/reporting-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
 import { registerProjectionLagMetric } from '@funnel/projections';
 import {
@@ -37,6 +38,7 @@ import {
 } from './config';
 import { openStores } from './stores';
 import { billingConfig, billingOptionsFrom } from './billing-config';
+import { embeddedReportingParts, reportingConfig, reportingFeatureOptions } from './reporting-config';
 
 export const standaloneConfig = {
   ...commonConfig,
@@ -48,6 +50,7 @@ export const standaloneConfig = {
   ...bootstrapConfig,
   ...authConfig,
   ...billingConfig,
+  ...reportingConfig,
 };
 export type StandaloneConfig = Config<typeof standaloneConfig>;
 
@@ -63,7 +66,10 @@ export interface RunningApp {
  * Standalone mode: the gateway and every service module in one process, talking through the
  * in-process transport with the same subjects as over NATS, on SQLite and embedded read models.
  */
-export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp & { app: NestFastifyApplication }> {
+export async function startStandalone(
+  env: NodeJS.ProcessEnv = process.env,
+  testing: { reportingQueues?: { backoffMs?: number[]; pollIntervalMs?: number } } = {},
+): Promise<RunningApp & { app: NestFastifyApplication }> {
   const config = loadConfig(standaloneConfig, env);
   const bootstrapAdmin = bootstrapAdminFrom(config);
   const edge = edgeOptionsFrom(config);
@@ -79,6 +85,8 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   const started: { app?: NestFastifyApplication } = {};
   const secrets = AssetSecretBox.openOrCreate(assetSecretsFileFrom(config));
   const outbound = new OutboundHttp(outboundHttpOptionsFrom(config));
+  // The reporting queues and hit warehouse: DATA_DIR/reporting.sqlite (hits in ClickHouse with CLICKHOUSE_URL).
+  const reporting = await embeddedReportingParts({ config, queueOverrides: testing.reportingQueues });
 
   @Module({
     imports: [
@@ -86,6 +94,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
       IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin, auth: authOptionsFrom(config), events: bus }),
       ScriptsFeatureModule.forRoot({ assets: client }),
       BillingFeatureModule.forRoot({ ...stores, ...billing.options }),
+      ReportingFeatureModule.forRoot(reportingFeatureOptions(reporting, { eventStore: stores.eventStore, assets: client, outbound })),
       GatewayModule.forRoot({
         client,
         metrics,
@@ -117,6 +126,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
     port,
     async close() {
       await app.close();
+      await reporting.close();
       await outbound.close();
       await stores.close();
       await billing.close();

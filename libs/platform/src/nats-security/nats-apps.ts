@@ -1,4 +1,4 @@
-import { assetSubject } from '@funnel/contracts';
+import { REPORTING_INTERNAL_SUBJECTS, ReportingQueues, ReportingSubjects, assetSubject } from '@funnel/contracts';
 
 /**
  * Who talks over NATS in distributed mode, as data: the gateway sends requests, and each service
@@ -12,6 +12,16 @@ export interface NatsServiceApp {
   subjectRoot: string;
   /** The requests it sends to other services, when it sends any. */
   calls?: NatsServiceCalls;
+  /** Subjects under its root that only its `clients` (not the gateway) may send to. */
+  internalSubjects?: readonly string[];
+  /** JetStream streams it owns: it may use the JetStream API for them, publish to their subjects and acknowledge their messages. */
+  jetStream?: readonly { stream: string; subjectPrefix: string }[];
+}
+
+/** A NATS user that only sends requests (the tracking edge, the CLI's `hits:import` over NATS). */
+export interface NatsClientApp {
+  app: string;
+  calls: NatsServiceCalls;
 }
 
 /** A service's own requests: exactly these subjects, with the replies on its own inboxes. */
@@ -24,6 +34,8 @@ export interface NatsServiceCalls {
 
 export interface NatsLayout {
   services: readonly NatsServiceApp[];
+  /** Users that only send requests (never answer), e.g. the tracking edge's hit ingest. */
+  clients?: readonly NatsClientApp[];
   /** The gateway's app name (`gateway`). */
   gateway: string;
   /** Prefix of the gateway's reply inboxes: it may subscribe to `<prefix>.>` and nothing else of the kind. */
@@ -33,6 +45,10 @@ export interface NatsLayout {
 export const DEFAULT_GATEWAY_INBOX_PREFIX = '_INBOX_gateway';
 /** scripts-service's reply inboxes (it reads logic scripts from assets-service). */
 export const DEFAULT_SCRIPTS_INBOX_PREFIX = '_INBOX_scripts';
+/** reporting-service's reply inboxes (traffic sources from assets-service, JetStream pulls and acknowledgements of its publishes). */
+export const DEFAULT_REPORTING_INBOX_PREFIX = '_INBOX_reporting';
+/** The tracking edge's (and `hits:import`'s) reply inboxes. */
+export const DEFAULT_HITS_INGEST_INBOX_PREFIX = '_INBOX_hits_ingest';
 
 export const FUNNEL_NATS_LAYOUT: NatsLayout = {
   services: [
@@ -45,7 +61,19 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
       calls: { subjects: [assetSubject('logicscript', 'findById')], inboxPrefix: DEFAULT_SCRIPTS_INBOX_PREFIX },
     },
     { app: 'billing-service', subjectRoot: 'billing' },
+    // Reads a traffic source's postback settings when applying conversions; jobs on two JetStream streams.
+    {
+      app: 'reporting-service',
+      subjectRoot: 'reporting',
+      calls: { subjects: [assetSubject('trafficsource', 'findById')], inboxPrefix: DEFAULT_REPORTING_INBOX_PREFIX },
+      internalSubjects: REPORTING_INTERNAL_SUBJECTS,
+      jetStream: [
+        { stream: ReportingQueues.updates.name, subjectPrefix: ReportingQueues.updates.subjectPrefix },
+        { stream: ReportingQueues.postbacks.name, subjectPrefix: ReportingQueues.postbacks.subjectPrefix },
+      ],
+    },
   ],
+  clients: [{ app: 'hits-ingest', calls: { subjects: [ReportingSubjects.hitsIngest], inboxPrefix: DEFAULT_HITS_INGEST_INBOX_PREFIX } }],
   gateway: 'gateway',
   gatewayInboxPrefix: DEFAULT_GATEWAY_INBOX_PREFIX,
 };
@@ -53,10 +81,10 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
 /** The prefix of `app`'s reply inboxes, when it sends requests (undefined: it only answers). */
 export function natsInboxPrefixOf(layout: NatsLayout, app: string): string | undefined {
   if (app === layout.gateway) return layout.gatewayInboxPrefix;
-  return layout.services.find((service) => service.app === app)?.calls?.inboxPrefix;
+  return (layout.services.find((service) => service.app === app) ?? layout.clients?.find((client) => client.app === app))?.calls?.inboxPrefix;
 }
 
 /** Every app of the layout, gateway first. */
 export function natsApps(layout: NatsLayout): string[] {
-  return [layout.gateway, ...layout.services.map((service) => service.app)];
+  return [layout.gateway, ...layout.services.map((service) => service.app), ...(layout.clients ?? []).map((client) => client.app)];
 }

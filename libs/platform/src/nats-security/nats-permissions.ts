@@ -1,4 +1,4 @@
-import type { NatsLayout } from './nats-apps';
+import type { NatsLayout, NatsServiceApp } from './nats-apps';
 
 /** One NATS user's permissions, in nats-server's configuration shape. */
 export interface NatsPermissions {
@@ -27,7 +27,14 @@ export function natsPermissions(layout: NatsLayout): Record<string, NatsPermissi
   const roots = layout.services.map((service) => service.subjectRoot);
   const permissions: Record<string, NatsPermissions> = {
     [layout.gateway]: {
-      publish: { allow: roots.map((root) => `${root}.>`), deny: roots.map((root) => `${root}.events.>`) },
+      publish: {
+        allow: roots.map((root) => `${root}.>`),
+        deny: layout.services.flatMap((service) => [
+          `${service.subjectRoot}.events.>`,
+          ...(service.internalSubjects ?? []),
+          ...(service.jetStream ?? []).map((js) => `${js.subjectPrefix}.>`),
+        ]),
+      },
       subscribe: { allow: [`${layout.gatewayInboxPrefix}.>`, ...roots.map((root) => `${root}.events.>`)] },
     },
   };
@@ -35,10 +42,35 @@ export function natsPermissions(layout: NatsLayout): Record<string, NatsPermissi
     const wildcard = calls?.subjects.find((subject) => /(^|\.)[*>](\.|$)/.test(subject));
     if (wildcard) throw new Error(`${app} may call named subjects only, not ${wildcard}`);
     permissions[app] = {
-      publish: { allow: [`${subjectRoot}.events.>`, ...(calls?.subjects ?? [])] },
+      publish: { allow: [`${subjectRoot}.events.>`, ...(calls?.subjects ?? []), ...jetStreamPublish(layout.services.find((s) => s.app === app)?.jetStream)] },
       subscribe: { allow: [`${subjectRoot}.>`, ...(calls ? [`${calls.inboxPrefix}.>`] : [])] },
       allow_responses: { ...SERVICE_RESPONSES },
     };
   }
+  for (const { app, calls } of layout.clients ?? []) {
+    const wildcard = calls.subjects.find((subject) => /(^|\.)[*>](\.|$)/.test(subject));
+    if (wildcard) throw new Error(`${app} may call named subjects only, not ${wildcard}`);
+    permissions[app] = { publish: { allow: [...calls.subjects] }, subscribe: { allow: [`${calls.inboxPrefix}.>`] } };
+  }
   return permissions;
+}
+
+/**
+ * The JetStream API for the app's own streams only (stream info/create/update, its consumers and
+ * their pulls), publishing jobs to the streams' subjects, and acknowledging their messages.
+ */
+function jetStreamPublish(streams: NatsServiceApp['jetStream']): string[] {
+  if (!streams?.length) return [];
+  return [
+    '$JS.API.INFO',
+    ...streams.flatMap(({ stream, subjectPrefix }) => [
+      `${subjectPrefix}.>`,
+      `$JS.API.STREAM.*.${stream}`,
+      `$JS.API.CONSUMER.*.${stream}`,
+      `$JS.API.CONSUMER.*.${stream}.>`,
+      `$JS.API.CONSUMER.DURABLE.CREATE.${stream}.>`,
+      `$JS.API.CONSUMER.MSG.NEXT.${stream}.>`,
+      `$JS.ACK.${stream}.>`,
+    ]),
+  ];
 }

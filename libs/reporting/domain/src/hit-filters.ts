@@ -1,6 +1,6 @@
 import type { Hit } from './hit';
 
-/** A tracking-field condition of a cost segment: the hit's value in slot `key` equals `value`. */
+/** A tracking-field condition of a cost segment: the hit's value in slot `key` ("" when it has none) equals `value`. */
 export interface TrackingFieldCondition {
   /** A tracking-field slot: `campaign`, `external`, `c1`..`c20`. */
   key: string;
@@ -66,7 +66,7 @@ export function matchesEntranceQuery(hit: Hit, query: EntranceQuery): boolean {
     oneOf(hit.idFunnel, query.funnelIds) &&
     oneOf(hit.idTrafficSource, query.trafficSourceIds) &&
     (!query.countryCode || hit.countryCode === query.countryCode) &&
-    (query.trackingFields ?? []).every((condition) => hit.trackingFields[condition.key] === condition.value)
+    (query.trackingFields ?? []).every((condition) => (hit.trackingFields[condition.key] ?? '') === condition.value)
   );
 }
 

@@ -26,9 +26,6 @@ export interface AppliedRow {
   postbacks: PostbackIntent[];
 }
 
-/** The fields of a hit that updates change, as their new values. */
-export type HitChange = Pick<Hit, 'hitId' | 'conversions' | 'cost' | 'customEvents' | 'postbackCalled'>;
-
 export interface InsertHitsResult {
   inserted: number;
   /** Hits whose hitId was already stored for the account: left as they are. */
@@ -47,11 +44,11 @@ export interface HitStore {
   /** The rows of job `jobId` already recorded, in rowIndex order. */
   appliedRows(accountId: string, jobId: string): Promise<AppliedRow[]>;
   /**
-   * In one atomic write: sets the changed fields of the account's hits in `changes` (hits that are no
-   * longer stored are skipped) and records `rows` as applied for job `jobId`. A row already recorded
-   * is not recorded again.
+   * In one atomic write: stores the new state of the account's hits in `changed` (the fields updates
+   * change: conversions, cost, customEvents, postbackCalled; hits no longer stored are skipped) and
+   * records `rows` as applied for job `jobId`. A row already recorded is not recorded again.
    */
-  commitRows(accountId: string, jobId: string, changes: readonly HitChange[], rows: readonly AppliedRow[]): Promise<void>;
+  commitRows(accountId: string, jobId: string, changed: readonly Hit[], rows: readonly AppliedRow[]): Promise<void>;
   /**
    * In one atomic write: removes the account's hits matching `filter` and records row `rowIndex` of
    * job `jobId` with the number removed. When that row is already recorded nothing is removed and

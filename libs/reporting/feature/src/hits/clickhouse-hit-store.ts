@@ -1,0 +1,358 @@
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { timeMs, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
+import type { AppliedRow, HitStore, InsertHitsResult } from './hit-store';
+
+export interface ClickHouseHitStoreOptions {
+  /** `CLICKHOUSE_URL`, e.g. `http://user:password@host:8123/database`. */
+  url: string;
+  /** Table name prefix (default `reporting_`); tests use their own to stay apart. */
+  tablePrefix?: string;
+}
+
+/** A hit as a row of the ClickHouse table (JSONEachRow). */
+interface HitRecord {
+  account_id: string;
+  hit_id: string;
+  visitor_id: string;
+  id_funnel: string;
+  id_funnel_group: string;
+  id_traffic_source: string;
+  id_node: string;
+  id_page: string;
+  country_code: string;
+  ip: string;
+  tracking_fields: Record<string, string>;
+  /** `YYYY-MM-DD hh:mm:ss.sss` (UTC) on insert. */
+  time: string;
+  is_entrance: number;
+  cost: string;
+  conversions: string;
+  custom_events: string;
+  postback_called: number;
+  version: number;
+  deleted: number;
+}
+
+/** What a select returns (`time` as epoch milliseconds, `cost` as text). */
+type HitSelected = Omit<HitRecord, 'time' | 'version' | 'deleted'> & { time_ms: string | number };
+
+const SELECT_HIT = `account_id, hit_id, visitor_id, id_funnel, id_funnel_group, id_traffic_source, id_node, id_page, country_code, ip,
+  tracking_fields, toUnixTimestamp64Milli(time) AS time_ms, is_entrance, toString(cost) AS cost, conversions, custom_events, postback_called`;
+
+/**
+ * The hit warehouse on ClickHouse, written the ClickHouse way: no row is updated in place.
+ *
+ * - `<prefix>hits` is a ReplacingMergeTree(version, deleted) ordered by (account_id, time, hit_id)
+ *   and partitioned by month: an update inserts the hit's whole new row with a higher version, a reset
+ *   inserts the row again with `deleted = 1`; reads use FINAL, so they see the latest version only.
+ *   Versions come from the clock (microseconds, a counter breaking ties), so a newer write wins.
+ * - `<prefix>job_batches` (ReplacingMergeTree ordered by account, job, first row) records each applied
+ *   batch of a job: its rows' outcomes and the hit rows it wrote. The batch is recorded first, then
+ *   its hit rows are inserted. ClickHouse has no transaction across the two inserts, so a process dying
+ *   between them leaves a recorded batch whose hit rows may be missing: `appliedRows` (which the
+ *   appliers call before applying a job) inserts the recorded hit rows of the job's batches again.
+ *   Same key, same version: ReplacingMergeTree keeps one, and any later write (a higher version) wins.
+ */
+export class ClickHouseHitStore implements HitStore {
+  private lastVersion = 0;
+
+  private constructor(
+    private readonly client: ClickHouseClient,
+    private readonly hitsTable: string,
+    private readonly batchesTable: string,
+  ) {}
+
+  static async connect(options: ClickHouseHitStoreOptions): Promise<ClickHouseHitStore> {
+    const prefix = options.tablePrefix ?? 'reporting_';
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(prefix)) throw new Error(`ClickHouse table prefix must be an identifier: ${prefix}`);
+    const client = createClient({ url: options.url, request_timeout: 60_000 });
+    const store = new ClickHouseHitStore(client, `${prefix}hits`, `${prefix}job_batches`);
+    try {
+      await store.createTables();
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
+    return store;
+  }
+
+  private async createTables(): Promise<void> {
+    await this.client.command({
+      query: `CREATE TABLE IF NOT EXISTS ${this.hitsTable} (
+        account_id        String,
+        hit_id            String,
+        visitor_id        String,
+        id_funnel         String,
+        id_funnel_group   String,
+        id_traffic_source String,
+        id_node           String,
+        id_page           String,
+        country_code      LowCardinality(String),
+        ip                String,
+        tracking_fields   Map(String, String),
+        time              DateTime64(3, 'UTC'),
+        is_entrance       UInt8,
+        cost              Decimal(18, 6),
+        conversions       String,
+        custom_events     String,
+        postback_called   UInt8,
+        version           UInt64,
+        deleted           UInt8,
+        INDEX hit_id_bloom hit_id TYPE bloom_filter GRANULARITY 4
+      ) ENGINE = ReplacingMergeTree(version, deleted)
+      PARTITION BY toYYYYMM(time)
+      ORDER BY (account_id, time, hit_id)`,
+    });
+    await this.client.command({
+      query: `CREATE TABLE IF NOT EXISTS ${this.batchesTable} (
+        account_id String,
+        job_id     String,
+        first_row  UInt32,
+        rows       String,
+        writes     String,
+        version    UInt64
+      ) ENGINE = ReplacingMergeTree(version)
+      ORDER BY (account_id, job_id, first_row)`,
+    });
+  }
+
+  async insertHits(hits: readonly Hit[]): Promise<InsertHitsResult> {
+    const byAccount = new Map<string, Map<string, Hit>>();
+    for (const hit of hits) {
+      const accountHits = byAccount.get(hit.accountId) ?? new Map<string, Hit>();
+      byAccount.set(hit.accountId, accountHits);
+      // The first of repeated ids wins, as in the embedded store.
+      if (!accountHits.has(hit.hitId)) accountHits.set(hit.hitId, hit);
+    }
+    const fresh: HitRecord[] = [];
+    for (const [accountId, accountHits] of byAccount) {
+      const stored = new Set((await this.getHits(accountId, [...accountHits.keys()])).map((hit) => hit.hitId));
+      const version = this.nextVersion();
+      for (const hit of accountHits.values()) if (!stored.has(hit.hitId)) fresh.push(toRecord(hit, version, 0));
+    }
+    await this.insertRecords(fresh);
+    return { inserted: fresh.length, ignored: hits.length - fresh.length };
+  }
+
+  async getHits(accountId: string, hitIds: readonly string[]): Promise<Hit[]> {
+    if (hitIds.length === 0) return [];
+    return this.selectHits('hit_id IN {hitIds:Array(String)}', { accountId, hitIds: [...hitIds] });
+  }
+
+  async findEntrances(accountId: string, query: EntranceQuery): Promise<Hit[]> {
+    const where = ['is_entrance = 1', 'time >= fromUnixTimestamp64Milli({start:Int64})', 'time < fromUnixTimestamp64Milli({end:Int64})'];
+    const params: Record<string, unknown> = { accountId, start: timeMs(query.timeStart), end: timeMs(query.timeEnd) };
+    if (query.funnelIds.length > 0) {
+      where.push('id_funnel IN {funnelIds:Array(String)}');
+      params['funnelIds'] = [...query.funnelIds];
+    }
+    if (query.trafficSourceIds.length > 0) {
+      where.push('id_traffic_source IN {trafficSourceIds:Array(String)}');
+      params['trafficSourceIds'] = [...query.trafficSourceIds];
+    }
+    if (query.countryCode) {
+      where.push('country_code = {countryCode:String}');
+      params['countryCode'] = query.countryCode;
+    }
+    (query.trackingFields ?? []).forEach((condition, index) => {
+      // A missing key reads as "" from a Map, as the domain's rule has it.
+      where.push(`tracking_fields[{slot${index}:String}] = {value${index}:String}`);
+      params[`slot${index}`] = condition.key;
+      params[`value${index}`] = condition.value;
+    });
+    const hits = await this.selectHits(where.join(' AND '), params);
+    return hits.sort((a, b) => (a.hitId < b.hitId ? -1 : a.hitId > b.hitId ? 1 : 0));
+  }
+
+  async countHits(accountId: string, filter: HitFilter): Promise<number> {
+    const { where, params } = hitFilterSql(filter);
+    const result = await this.client.query({
+      query: `SELECT count() AS n FROM ${this.hitsTable} FINAL WHERE account_id = {accountId:String} AND deleted = 0 AND ${where}`,
+      query_params: { accountId, ...params },
+      format: 'JSONEachRow',
+    });
+    const [row] = await result.json<{ n: string | number }>();
+    return Number(row?.n ?? 0);
+  }
+
+  async appliedRows(accountId: string, jobId: string): Promise<AppliedRow[]> {
+    const batches = await this.batches(accountId, jobId);
+    // Batches recorded before their hit rows were all written: write them again (see the class comment).
+    await this.insertRecords(batches.flatMap((batch) => JSON.parse(batch.writes) as HitRecord[]));
+    return batches.flatMap((batch) => JSON.parse(batch.rows) as AppliedRow[]).sort((a, b) => a.rowIndex - b.rowIndex);
+  }
+
+  async commitRows(accountId: string, jobId: string, changed: readonly Hit[], rows: readonly AppliedRow[]): Promise<void> {
+    if (rows.length === 0 && changed.length === 0) return;
+    const recorded = new Set((await this.batches(accountId, jobId)).flatMap((batch) => (JSON.parse(batch.rows) as AppliedRow[]).map((row) => row.rowIndex)));
+    const fresh = rows.filter((row) => !recorded.has(row.rowIndex));
+    if (fresh.length === 0) return;
+    // Only hits still stored are written: an update must not bring back a hit a reset removed.
+    const stored = new Map(
+      (
+        await this.getHits(
+          accountId,
+          changed.map((hit) => hit.hitId),
+        )
+      ).map((hit) => [hit.hitId, hit]),
+    );
+    const version = this.nextVersion();
+    const writes = changed
+      .filter((hit) => stored.has(hit.hitId))
+      .map((hit) =>
+        toRecord(
+          { ...stored.get(hit.hitId)!, conversions: hit.conversions, cost: hit.cost, customEvents: hit.customEvents, postbackCalled: hit.postbackCalled },
+          version,
+          0,
+        ),
+      );
+    await this.recordBatch(accountId, jobId, fresh, writes, version);
+    await this.insertRecords(writes);
+  }
+
+  async deleteHits(accountId: string, jobId: string, rowIndex: number, filter: HitFilter): Promise<AppliedRow> {
+    const recorded = (await this.appliedRows(accountId, jobId)).find((row) => row.rowIndex === rowIndex);
+    if (recorded) return recorded;
+    const { where, params } = hitFilterSql(filter);
+    const doomed = await this.selectHits(where, { accountId, ...params });
+    const version = this.nextVersion();
+    // A tombstone needs only the sorting key, the version and the flag; the other columns take their defaults.
+    const tombstones = doomed.map((hit) => ({ account_id: accountId, hit_id: hit.hitId, time: clickHouseTime(hit.time), version, deleted: 1 }));
+    const row: AppliedRow = { rowIndex, outcome: doomed.length > 0 ? 'applied' : 'noop', hits: doomed.length, postbacks: [] };
+    await this.recordBatch(accountId, jobId, [row], tombstones, version);
+    await this.insertRecords(tombstones);
+    return row;
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+
+  private async selectHits(where: string, params: Record<string, unknown>): Promise<Hit[]> {
+    const result = await this.client.query({
+      query: `SELECT ${SELECT_HIT} FROM ${this.hitsTable} FINAL WHERE account_id = {accountId:String} AND deleted = 0 AND ${where}`,
+      query_params: params,
+      format: 'JSONEachRow',
+    });
+    return (await result.json<HitSelected>()).map(toHit);
+  }
+
+  private async batches(accountId: string, jobId: string): Promise<{ rows: string; writes: string }[]> {
+    const result = await this.client.query({
+      query: `SELECT rows, writes FROM ${this.batchesTable} FINAL WHERE account_id = {accountId:String} AND job_id = {jobId:String} ORDER BY first_row`,
+      query_params: { accountId, jobId },
+      format: 'JSONEachRow',
+    });
+    return result.json<{ rows: string; writes: string }>();
+  }
+
+  private async recordBatch(
+    accountId: string,
+    jobId: string,
+    rows: readonly AppliedRow[],
+    writes: readonly Partial<HitRecord>[],
+    version: number,
+  ): Promise<void> {
+    await this.client.insert({
+      table: this.batchesTable,
+      format: 'JSONEachRow',
+      values: [
+        {
+          account_id: accountId,
+          job_id: jobId,
+          first_row: Math.min(...rows.map((row) => row.rowIndex)),
+          rows: JSON.stringify(rows),
+          writes: JSON.stringify(writes),
+          version,
+        },
+      ],
+    });
+  }
+
+  private async insertRecords(records: readonly Partial<HitRecord>[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.client.insert({ table: this.hitsTable, format: 'JSONEachRow', values: [...records] });
+  }
+
+  /** Microseconds since the epoch, strictly increasing in this process (fits a double exactly until 2255). */
+  private nextVersion(): number {
+    this.lastVersion = Math.max(this.lastVersion + 1, Date.now() * 1000);
+    return this.lastVersion;
+  }
+}
+
+function toRecord(hit: Hit, version: number, deleted: 0 | 1): HitRecord {
+  return {
+    account_id: hit.accountId,
+    hit_id: hit.hitId,
+    visitor_id: hit.visitorId,
+    id_funnel: hit.idFunnel,
+    id_funnel_group: hit.idFunnelGroup,
+    id_traffic_source: hit.idTrafficSource,
+    id_node: hit.idNode,
+    id_page: hit.idPage,
+    country_code: hit.countryCode,
+    ip: hit.ip,
+    tracking_fields: hit.trackingFields,
+    time: clickHouseTime(hit.time),
+    is_entrance: hit.isEntrance ? 1 : 0,
+    cost: hit.cost,
+    conversions: JSON.stringify(hit.conversions),
+    custom_events: JSON.stringify(hit.customEvents),
+    postback_called: hit.postbackCalled ? 1 : 0,
+    version,
+    deleted,
+  };
+}
+
+/** ISO 8601 -> `YYYY-MM-DD hh:mm:ss.sss` in UTC, the text a DateTime64(3, 'UTC') column reads. */
+function clickHouseTime(iso: string): string {
+  return new Date(timeMs(iso)).toISOString().replace('T', ' ').replace('Z', '');
+}
+
+function toHit(row: HitSelected): Hit {
+  return {
+    hitId: row.hit_id,
+    visitorId: row.visitor_id,
+    accountId: row.account_id,
+    idFunnel: row.id_funnel,
+    idFunnelGroup: row.id_funnel_group,
+    idTrafficSource: row.id_traffic_source,
+    idNode: row.id_node,
+    idPage: row.id_page,
+    countryCode: row.country_code,
+    ip: row.ip,
+    trackingFields: row.tracking_fields,
+    time: new Date(Number(row.time_ms)).toISOString(),
+    isEntrance: Number(row.is_entrance) === 1,
+    cost: row.cost,
+    conversions: JSON.parse(row.conversions),
+    customEvents: JSON.parse(row.custom_events),
+    postbackCalled: Number(row.postback_called) === 1,
+  };
+}
+
+function hitFilterSql(filter: HitFilter): { where: string; params: Record<string, unknown> } {
+  const where = ['time >= fromUnixTimestamp64Milli({start:Int64})', 'time < fromUnixTimestamp64Milli({end:Int64})'];
+  const params: Record<string, unknown> = { start: timeMs(filter.timeStart), end: timeMs(filter.timeEnd) };
+  const lists: [string, readonly string[] | undefined][] = [
+    ['id_funnel_group', filter.funnelGroupIds],
+    ['id_funnel', filter.funnelIds],
+    ['id_traffic_source', filter.trafficSourceIds],
+    ['country_code', filter.countryCodes],
+    ['visitor_id', filter.visitorIds],
+    ['ip', filter.ips],
+  ];
+  for (const [column, values] of lists) {
+    if (!values || values.length === 0) continue;
+    where.push(`${column} IN {${column}:Array(String)}`);
+    params[column] = [...values];
+  }
+  Object.entries(filter.trackingFields ?? {}).forEach(([slot, values], index) => {
+    if (values.length === 0) return;
+    where.push(`tracking_fields[{slot${index}:String}] IN {values${index}:Array(String)}`);
+    params[`slot${index}`] = slot;
+    params[`values${index}`] = [...values];
+  });
+  return { where: where.join(' AND '), params };
+}

@@ -1,0 +1,285 @@
+import Database from 'better-sqlite3';
+import { ensurePrivateFile, tightenFile } from '@funnel/eventstore';
+import { timeMs, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
+import type { AppliedRow, HitStore, InsertHitsResult } from './hit-store';
+
+export interface SqliteHitStoreOptions {
+  /** Path of the database file, or `:memory:` (tests only). */
+  filename: string;
+}
+
+type HitRow = {
+  account_id: string;
+  hit_id: string;
+  visitor_id: string;
+  id_funnel: string;
+  id_funnel_group: string;
+  id_traffic_source: string;
+  id_node: string;
+  id_page: string;
+  country_code: string;
+  ip: string;
+  tracking_fields: string;
+  time_ms: number;
+  is_entrance: number;
+  cost: string;
+  conversions: string;
+  custom_events: string;
+  postback_called: number;
+};
+
+type MarkerRow = { row_index: number; outcome: AppliedRow['outcome']; error: string | null; hits: number; postbacks: string };
+
+const HIT_COLUMNS =
+  'account_id, hit_id, visitor_id, id_funnel, id_funnel_group, id_traffic_source, id_node, id_page, country_code, ip, tracking_fields, time_ms, is_entrance, cost, conversions, custom_events, postback_called';
+
+/**
+ * The embedded hit warehouse: one SQLite file (WAL) under DATA_DIR. Hits are keyed (account, hitId)
+ * in a clustered table and indexed by (account, time); the JSON columns (tracking fields,
+ * conversions, custom events) are read with SQLite's JSON functions where a filter needs them.
+ * Applied job rows live in their own table and are written in the same transaction as the changes.
+ */
+export class SqliteHitStore implements HitStore {
+  private readonly db: Database.Database;
+  private readonly insertHit: Database.Statement;
+  private readonly selectByIds: Database.Statement<[string, string], HitRow>;
+  private readonly updateHit: Database.Statement;
+  private readonly insertMarker: Database.Statement;
+  private readonly selectMarkers: Database.Statement<[string, string], MarkerRow>;
+  private readonly selectMarker: Database.Statement<[string, string, number], MarkerRow>;
+  private readonly insertMany: Database.Transaction<(hits: readonly Hit[]) => number>;
+  private readonly commit: Database.Transaction<(accountId: string, jobId: string, changes: readonly Hit[], rows: readonly AppliedRow[]) => void>;
+  private readonly removeMatching: Database.Transaction<(accountId: string, jobId: string, rowIndex: number, filter: HitFilter) => AppliedRow>;
+
+  constructor(options: SqliteHitStoreOptions) {
+    const onDisk = options.filename !== ':memory:' && options.filename !== '';
+    // The warehouse holds every account's hits: 0600, and the -wal and -shm files follow the database's mode.
+    if (onDisk) ensurePrivateFile(options.filename);
+    this.db = new Database(options.filename);
+    if (onDisk) for (const suffix of ['-wal', '-shm']) tightenFile(options.filename + suffix);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('cache_size = -65536');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS hits (
+        account_id        TEXT    NOT NULL,
+        hit_id            TEXT    NOT NULL,
+        visitor_id        TEXT    NOT NULL,
+        id_funnel         TEXT    NOT NULL,
+        id_funnel_group   TEXT    NOT NULL,
+        id_traffic_source TEXT    NOT NULL,
+        id_node           TEXT    NOT NULL,
+        id_page           TEXT    NOT NULL,
+        country_code      TEXT    NOT NULL,
+        ip                TEXT    NOT NULL,
+        tracking_fields   TEXT    NOT NULL,
+        time_ms           INTEGER NOT NULL,
+        is_entrance       INTEGER NOT NULL,
+        cost              TEXT    NOT NULL,
+        conversions       TEXT    NOT NULL,
+        custom_events     TEXT    NOT NULL,
+        postback_called   INTEGER NOT NULL,
+        PRIMARY KEY (account_id, hit_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS hits_by_time ON hits (account_id, time_ms);
+      CREATE TABLE IF NOT EXISTS applied_job_rows (
+        account_id TEXT    NOT NULL,
+        job_id     TEXT    NOT NULL,
+        row_index  INTEGER NOT NULL,
+        outcome    TEXT    NOT NULL,
+        error      TEXT,
+        hits       INTEGER NOT NULL,
+        postbacks  TEXT    NOT NULL,
+        PRIMARY KEY (account_id, job_id, row_index)
+      ) WITHOUT ROWID;`);
+
+    this.insertHit = this.db.prepare(
+      `INSERT OR IGNORE INTO hits (${HIT_COLUMNS}) VALUES (${HIT_COLUMNS.split(',')
+        .map(() => '?')
+        .join(', ')})`,
+    );
+    this.selectByIds = this.db.prepare(`SELECT ${HIT_COLUMNS} FROM hits WHERE account_id = ? AND hit_id IN (SELECT value FROM json_each(?))`);
+    this.updateHit = this.db.prepare('UPDATE hits SET conversions = ?, cost = ?, custom_events = ?, postback_called = ? WHERE account_id = ? AND hit_id = ?');
+    this.insertMarker = this.db.prepare(
+      'INSERT OR IGNORE INTO applied_job_rows (account_id, job_id, row_index, outcome, error, hits, postbacks) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.selectMarkers = this.db.prepare(
+      'SELECT row_index, outcome, error, hits, postbacks FROM applied_job_rows WHERE account_id = ? AND job_id = ? ORDER BY row_index',
+    );
+    this.selectMarker = this.db.prepare(
+      'SELECT row_index, outcome, error, hits, postbacks FROM applied_job_rows WHERE account_id = ? AND job_id = ? AND row_index = ?',
+    );
+
+    this.insertMany = this.db.transaction((hits: readonly Hit[]) => {
+      let inserted = 0;
+      for (const hit of hits) inserted += this.insertHit.run(...hitValues(hit)).changes;
+      return inserted;
+    });
+    this.commit = this.db.transaction((accountId: string, jobId: string, changes: readonly Hit[], rows: readonly AppliedRow[]) => {
+      for (const change of changes)
+        this.updateHit.run(
+          JSON.stringify(change.conversions),
+          change.cost,
+          JSON.stringify(change.customEvents),
+          change.postbackCalled ? 1 : 0,
+          accountId,
+          change.hitId,
+        );
+      for (const row of rows) this.recordRow(accountId, jobId, row);
+    });
+    this.removeMatching = this.db.transaction((accountId: string, jobId: string, rowIndex: number, filter: HitFilter) => {
+      const recorded = this.selectMarker.get(accountId, jobId, rowIndex);
+      if (recorded) return toAppliedRow(recorded);
+      const { where, params } = hitFilterSql(accountId, filter);
+      const removed = this.db.prepare(`DELETE FROM hits WHERE ${where}`).run(...params).changes;
+      const row: AppliedRow = { rowIndex, outcome: removed > 0 ? 'applied' : 'noop', hits: removed, postbacks: [] };
+      this.recordRow(accountId, jobId, row);
+      return row;
+    });
+  }
+
+  async insertHits(hits: readonly Hit[]): Promise<InsertHitsResult> {
+    const inserted = hits.length === 0 ? 0 : this.insertMany.immediate(hits);
+    return { inserted, ignored: hits.length - inserted };
+  }
+
+  async getHits(accountId: string, hitIds: readonly string[]): Promise<Hit[]> {
+    if (hitIds.length === 0) return [];
+    return this.selectByIds.all(accountId, JSON.stringify(hitIds)).map(toHit);
+  }
+
+  async findEntrances(accountId: string, query: EntranceQuery): Promise<Hit[]> {
+    const { where, params } = entranceSql(accountId, query);
+    return this.db
+      .prepare<unknown[], HitRow>(`SELECT ${HIT_COLUMNS} FROM hits WHERE ${where} ORDER BY hit_id`)
+      .all(...params)
+      .map(toHit);
+  }
+
+  async countHits(accountId: string, filter: HitFilter): Promise<number> {
+    const { where, params } = hitFilterSql(accountId, filter);
+    return this.db
+      .prepare<unknown[], number>(`SELECT COUNT(*) FROM hits WHERE ${where}`)
+      .pluck()
+      .get(...params)!;
+  }
+
+  async appliedRows(accountId: string, jobId: string): Promise<AppliedRow[]> {
+    return this.selectMarkers.all(accountId, jobId).map(toAppliedRow);
+  }
+
+  async commitRows(accountId: string, jobId: string, changes: readonly Hit[], rows: readonly AppliedRow[]): Promise<void> {
+    this.commit.immediate(accountId, jobId, changes, rows);
+  }
+
+  async deleteHits(accountId: string, jobId: string, rowIndex: number, filter: HitFilter): Promise<AppliedRow> {
+    return this.removeMatching.immediate(accountId, jobId, rowIndex, filter);
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  private recordRow(accountId: string, jobId: string, row: AppliedRow): void {
+    this.insertMarker.run(accountId, jobId, row.rowIndex, row.outcome, row.error ?? null, row.hits, JSON.stringify(row.postbacks));
+  }
+}
+
+function hitValues(hit: Hit): unknown[] {
+  return [
+    hit.accountId,
+    hit.hitId,
+    hit.visitorId,
+    hit.idFunnel,
+    hit.idFunnelGroup,
+    hit.idTrafficSource,
+    hit.idNode,
+    hit.idPage,
+    hit.countryCode,
+    hit.ip,
+    JSON.stringify(hit.trackingFields),
+    timeMs(hit.time),
+    hit.isEntrance ? 1 : 0,
+    hit.cost,
+    JSON.stringify(hit.conversions),
+    JSON.stringify(hit.customEvents),
+    hit.postbackCalled ? 1 : 0,
+  ];
+}
+
+function toHit(row: HitRow): Hit {
+  return {
+    hitId: row.hit_id,
+    visitorId: row.visitor_id,
+    accountId: row.account_id,
+    idFunnel: row.id_funnel,
+    idFunnelGroup: row.id_funnel_group,
+    idTrafficSource: row.id_traffic_source,
+    idNode: row.id_node,
+    idPage: row.id_page,
+    countryCode: row.country_code,
+    ip: row.ip,
+    trackingFields: JSON.parse(row.tracking_fields),
+    time: new Date(row.time_ms).toISOString(),
+    isEntrance: row.is_entrance === 1,
+    cost: row.cost,
+    conversions: JSON.parse(row.conversions),
+    customEvents: JSON.parse(row.custom_events),
+    postbackCalled: row.postback_called === 1,
+  };
+}
+
+function toAppliedRow(row: MarkerRow): AppliedRow {
+  return {
+    rowIndex: row.row_index,
+    outcome: row.outcome,
+    ...(row.error !== null ? { error: row.error } : {}),
+    hits: row.hits,
+    postbacks: JSON.parse(row.postbacks),
+  };
+}
+
+/** `$."slot"`: a JSON path to one tracking field, quoted so any slot name stays a single key. */
+function slotPath(slot: string): string {
+  return `$.${JSON.stringify(slot)}`;
+}
+
+function inList(column: string, values: readonly string[] | undefined, where: string[], params: unknown[]): void {
+  if (!values || values.length === 0) return;
+  where.push(`${column} IN (SELECT value FROM json_each(?))`);
+  params.push(JSON.stringify(values));
+}
+
+function entranceSql(accountId: string, query: EntranceQuery): { where: string; params: unknown[] } {
+  const where = ['account_id = ?', 'time_ms >= ?', 'time_ms < ?', 'is_entrance = 1'];
+  const params: unknown[] = [accountId, timeMs(query.timeStart), timeMs(query.timeEnd)];
+  inList('id_funnel', query.funnelIds, where, params);
+  inList('id_traffic_source', query.trafficSourceIds, where, params);
+  if (query.countryCode) {
+    where.push('country_code = ?');
+    params.push(query.countryCode);
+  }
+  for (const condition of query.trackingFields ?? []) {
+    where.push(`COALESCE(json_extract(tracking_fields, ?), '') = ?`);
+    params.push(slotPath(condition.key), condition.value);
+  }
+  return { where: where.join(' AND '), params };
+}
+
+function hitFilterSql(accountId: string, filter: HitFilter): { where: string; params: unknown[] } {
+  const where = ['account_id = ?', 'time_ms >= ?', 'time_ms < ?'];
+  const params: unknown[] = [accountId, timeMs(filter.timeStart), timeMs(filter.timeEnd)];
+  inList('id_funnel_group', filter.funnelGroupIds, where, params);
+  inList('id_funnel', filter.funnelIds, where, params);
+  inList('id_traffic_source', filter.trafficSourceIds, where, params);
+  inList('country_code', filter.countryCodes, where, params);
+  inList('visitor_id', filter.visitorIds, where, params);
+  inList('ip', filter.ips, where, params);
+  for (const [slot, values] of Object.entries(filter.trackingFields ?? {})) {
+    if (values.length === 0) continue;
+    where.push(`COALESCE(json_extract(tracking_fields, ?), '') IN (SELECT value FROM json_each(?))`);
+    params.push(slotPath(slot), JSON.stringify(values));
+  }
+  return { where: where.join(' AND '), params };
+}

@@ -1,0 +1,5 @@
+export * from '../reporting-feature.module';
+export * from '../reporting.message.controller';
+export * from './reporting.tokens';
+export * from './job-records';
+export * from './traffic-sources';

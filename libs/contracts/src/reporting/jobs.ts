@@ -21,9 +21,13 @@ export interface JobCounts {
   failed: number;
 }
 
+/** A row that was not applied (at most 100 are listed; the counts cover every row), or the job as a whole. */
 export interface JobError {
-  /** The row's index in the update's array ('' for the job as a whole). */
-  row: number | null;
+  /** The row's index in the update's array; null for the job as a whole. */
+  rowIndex: number | null;
+  hitId?: string;
+  /** `REPORTING.HIT_NOT_FOUND`, `REPORTING.ROW_FAILED`, `REPORTING.JOB_FAILED`. */
+  code: string;
   message: string;
 }
 

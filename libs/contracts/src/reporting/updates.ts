@@ -137,7 +137,8 @@ export class CustomEventUploadHitDto {
   @IsString() @Matches(HIT_ID, hitIdMessage) hitId!: string;
   @IsInt() @Min(1) @Max(REPORTING_LIMITS.customEventNumberMax) eventNumber!: number;
   @IsOptional() @IsInt() @Min(1) @Max(REPORTING_LIMITS.customEventCountMax) count?: number;
-  @IsOptional() @IsString() @IsISO8601({ strict: true }) time?: string;
+  /** ISO 8601: when the events happened. */
+  @IsString() @IsISO8601({ strict: true }) time!: string;
 }
 
 /** PUT /reporting/update/customevents/ */

@@ -2,6 +2,7 @@ import { ServiceError } from '../errors';
 import { isIsoTime, parseConversionsUpdate, parseCostUpdate, parseCustomEventsUpdate, parseResetUpdate } from './validate';
 
 const ID = '0AbCdEfGhIjK';
+const T = '2026-11-20T10:00:00Z';
 const failure = (work: () => unknown): ServiceError => {
   try {
     work();
@@ -79,12 +80,12 @@ describe('reporting update validation', () => {
         ],
       }),
     );
-    expect(fields(error)).toEqual(['hits[1].eventNumber:max', 'hits[2].count:isInt']);
+    expect(fields(error)).toEqual(['hits[1].eventNumber:max', 'hits[2].count:isInt', 'hits[2].time:required']);
     expect(error.message).toBe('invalid body: hits[1].eventNumber must not be greater than 10');
-    expect(fields(failure(() => parseCustomEventsUpdate({ hits: Array.from({ length: 11 }, () => ({ hitId: 'h', eventNumber: 1 })) })))).toEqual([
+    expect(fields(failure(() => parseCustomEventsUpdate({ hits: Array.from({ length: 11 }, () => ({ hitId: 'h', eventNumber: 1, time: T })) })))).toEqual([
       'hits:arrayMaxSize',
     ]);
-    expect(parseCustomEventsUpdate({ hits: [{ hitId: 'h1', eventNumber: 3 }] }).hits).toEqual([{ hitId: 'h1', eventNumber: 3, count: 1 }]);
+    expect(parseCustomEventsUpdate({ hits: [{ hitId: 'h1', eventNumber: 3, time: T }] }).hits).toEqual([{ hitId: 'h1', eventNumber: 3, count: 1, time: T }]);
   });
 
   const cost = { funnelIDs: [ID], trafficSourceIDs: [], timeStart: '2026-01-01T00:00:00Z', timeEnd: '2026-01-02T00:00:00Z' };

@@ -39,7 +39,7 @@ export interface CustomEventRow {
   hitId: string;
   eventNumber: number;
   count: number;
-  time?: string;
+  time: string;
 }
 
 export interface CustomEventsUpdate {
@@ -242,7 +242,7 @@ export function parseCustomEventsUpdate(body: unknown): CustomEventsUpdate {
       hitId: row.hitId,
       eventNumber: row.eventNumber,
       count: row.count ?? 1,
-      ...(row.time !== undefined ? { time: row.time } : {}),
+      time: row.time,
     })),
     postbackCalls: dto.postbackCalls ?? 'none',
     disablePostbacks: dto.disablePostbacks ?? false,

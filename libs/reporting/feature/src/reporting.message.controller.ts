@@ -18,7 +18,7 @@ import type { Hit } from '@funnel/reporting-domain';
 import { HIT_STORE, HitStore } from './hits/hit-store';
 import { JobRecords } from './service/job-records';
 import { ReportingUpdates, jobIdOf } from './service/reporting-updates';
-import { UpdatePayload } from './service/reporting.tokens';
+import { AcceptedUpdate } from './service/reporting.tokens';
 
 interface ForwardedBody {
   query?: Record<string, unknown>;
@@ -119,8 +119,8 @@ export class ReportingMessageController {
     return { hits: await this.hits.getHits(context.accountId, ids as string[]) };
   }
 
-  private accept(request: ReportingRequest, payload: UpdatePayload) {
+  private accept(request: ReportingRequest, accepted: AcceptedUpdate) {
     const context = callerOf(request);
-    return this.updates.accept(context, payload, request?.body?.headers?.['idempotency-key']);
+    return this.updates.accept(context, accepted, request?.body?.headers?.['idempotency-key']);
   }
 }

@@ -3,3 +3,4 @@ export * from '../reporting.message.controller';
 export * from './reporting.tokens';
 export * from './job-records';
 export * from './traffic-sources';
+export * from './apply-update';

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { CallerContext, ErrorCodes, ID_RULE, JobsAccepted, ServiceError, generateAssetId, isValidAssetId } from '@funnel/contracts';
 import { IdempotencyKeys, JobRecords } from './job-records';
-import { REPORTING_UPDATES_QUEUE, UpdatePayload, UpdatesQueue } from './reporting.tokens';
+import { AcceptedUpdate, REPORTING_UPDATES_QUEUE, UpdatesQueue } from './reporting.tokens';
 import { rowsOf } from './update-worker';
 
 /**
@@ -19,11 +18,12 @@ export class ReportingUpdates {
     private readonly keys: IdempotencyKeys,
   ) {}
 
-  async accept(context: CallerContext, payload: UpdatePayload, idempotencyKey?: string, fingerprint?: () => string): Promise<JobsAccepted> {
+  async accept(context: CallerContext, accepted: AcceptedUpdate, idempotencyKey?: string): Promise<JobsAccepted> {
     let jobId = generateAssetId();
     let queuedAt = new Date().toISOString();
     if (idempotencyKey !== undefined) {
-      const claim = await this.keys.claim(context, idempotencyKey, `${payload.type}\n${fingerprint ? fingerprint() : JSON.stringify(payload.update)}`, {
+      // The same request is the same validated update (defaults filled in, decimals canonical).
+      const claim = await this.keys.claim(context, idempotencyKey, `${accepted.type}\n${JSON.stringify(accepted.update)}`, {
         jobId,
         queuedAt,
       });
@@ -33,8 +33,8 @@ export class ReportingUpdates {
       }
       ({ jobId, queuedAt } = claim);
     }
-    await this.records.queued(context.accountId, jobId, payload.type, rowsOf(payload), queuedAt, context.correlationId);
-    await this.queue.enqueue([{ jobId, type: payload.type, accountId: context.accountId, queuedAt, payload }]);
+    await this.records.queued(context.accountId, jobId, accepted.type, rowsOf(accepted), queuedAt, context.correlationId);
+    await this.queue.enqueue([{ jobId, type: accepted.type, accountId: context.accountId, queuedAt, payload: accepted.update }]);
     return { jobIds: [jobId], queuedAt };
   }
 }
@@ -48,5 +48,3 @@ export function jobIdOf(query: Record<string, unknown> | undefined): string {
   }
   return jobId;
 }
-
-export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

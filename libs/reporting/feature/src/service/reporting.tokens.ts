@@ -15,14 +15,17 @@ export const REPORTING_POSTBACKS_QUEUE = Symbol.for('funnel.reporting.PostbacksQ
 export const REPORTING_APPLY = Symbol.for('funnel.reporting.Apply');
 export const REPORTING_SETTINGS = Symbol.for('funnel.reporting.Settings');
 
-/** What an update job carries on the queue: the validated update of its type. */
-export type UpdatePayload =
+/** What an update job carries on the queue: the validated update of the job's type. */
+export type UpdatePayload = ConversionsUpdate | CustomEventsUpdate | CostUpdate | ResetUpdate;
+
+export type UpdateJob = JobEnvelope<UpdatePayload> & { type: ReportingUpdateType };
+
+/** An accepted update: its type (the job's) and the validated update. */
+export type AcceptedUpdate =
   | { type: 'conversions'; update: ConversionsUpdate }
   | { type: 'customevents'; update: CustomEventsUpdate }
   | { type: 'cost'; update: CostUpdate }
   | { type: 'reset'; update: ResetUpdate };
-
-export type UpdateJob = JobEnvelope<UpdatePayload> & { type: ReportingUpdateType };
 
 /** A postback delivery job: the URL to GET (with its secrets: the queue is the service's own store). */
 export interface PostbackPayload {

@@ -3,6 +3,7 @@ import { maskPostbackUrl } from '@funnel/reporting-domain';
 import type { JobDelivery } from '../queue/job-queue';
 import { JobRecords } from './job-records';
 import {
+  AcceptedUpdate,
   ApplyUpdate,
   PostbackPayload,
   PostbacksQueue,
@@ -42,9 +43,9 @@ export class UpdateWorker implements OnApplicationBootstrap, OnApplicationShutdo
       concurrency: this.settings.workerConcurrency ?? 2,
       onExhausted: async ({ job }, error) => {
         this.logger.error({ jobId: job.jobId, err: messageOf(error) }, 'reporting job failed on its last attempt');
-        const rows = rowsOf(job.payload);
+        const rows = rowsOf({ type: job.type, update: job.payload } as AcceptedUpdate);
         await this.records.finished(job.accountId, job.jobId, 'failed', { rows, applied: 0, noop: 0, notFound: 0, failed: rows }, [
-          { row: null, message: messageOf(error) },
+          { rowIndex: null, code: 'REPORTING.JOB_FAILED', message: messageOf(error) },
         ]);
       },
     });
@@ -79,13 +80,14 @@ export class UpdateWorker implements OnApplicationBootstrap, OnApplicationShutdo
   }
 }
 
-export function rowsOf(payload: UpdatePayload): number {
-  switch (payload.type) {
+/** The rows of an update: conversions and custom events, one per hit; cost, one per segment; reset, 1. */
+export function rowsOf(accepted: AcceptedUpdate): number {
+  switch (accepted.type) {
     case 'conversions':
     case 'customevents':
-      return payload.update.hits.length;
+      return accepted.update.hits.length;
     case 'cost':
-      return payload.update.segments.length;
+      return accepted.update.segments.length;
     case 'reset':
       return 1;
   }

@@ -4,3 +4,4 @@ export * from './standalone';
 export * from './services';
 export * from './billing-config';
 export * from './reporting-config';
+export * from './hits-import';

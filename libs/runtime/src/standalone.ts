@@ -59,6 +59,8 @@ export interface RunningApp {
   port: number;
   /** The Nest application context (for tools and tests that need a provider). */
   context?: INestApplicationContext;
+  /** Standalone: a client of the in-process bus, for internal subjects (`reporting.hits.*`) from tools and tests. */
+  internal?: InProcessServiceClient;
   close(): Promise<void>;
 }
 
@@ -123,6 +125,7 @@ export async function startStandalone(
   return {
     app,
     context: app,
+    internal: client,
     port,
     async close() {
       await app.close();

@@ -42,9 +42,6 @@ export type PostbackCalls = (typeof POSTBACK_CALLS)[number];
 export const SEGMENT_COST_TYPES = ['costForWholeSegment', 'costPerEntrance'] as const;
 export type SegmentCostType = (typeof SEGMENT_COST_TYPES)[number];
 
-/** A hit or visitor id of the tracking edge: 1..64 of `0-9 A-Z a-z _ -`. */
-export const HIT_ID = /^[0-9A-Za-z_-]{1,64}$/;
-export const HIT_ID_RULE = 'an id of 1..64 characters of 0-9, A-Z, a-z, _ and -';
 /** Decimal text: an optional minus, up to 12 digits, up to 6 decimals. */
 export const SIGNED_DECIMAL_TEXT = /^-?\d{1,12}(\.\d{1,6})?$/;
 /** ISO 3166-1 alpha-2, upper case. */
@@ -109,12 +106,10 @@ function IsTrackingFieldsFilter(): PropertyDecorator {
     });
 }
 
-const hitIdMessage = { message: `$property must be ${HIT_ID_RULE}` };
-const hitIdsMessage = { each: true, message: `$property must list ids of 1..64 characters of 0-9, A-Z, a-z, _ and -` };
 
 /** ConvertedHit: a conversion of one hit. */
 export class ConvertedHitDto {
-  @IsString() @Matches(HIT_ID, hitIdMessage) hitId!: string;
+  @IsString() @IsAssetId() hitId!: string;
   /** Decimal; -1 removes the hit's conversions. */
   @IsDecimalValue(true) payout!: number | string;
   @IsOptional() @IsString() @MaxLength(REPORTING_LIMITS.transactionIdMax) transactionId?: string;
@@ -134,7 +129,7 @@ export class ConversionsUpdateDto {
 
 /** CustomEventUploadHit */
 export class CustomEventUploadHitDto {
-  @IsString() @Matches(HIT_ID, hitIdMessage) hitId!: string;
+  @IsString() @IsAssetId() hitId!: string;
   @IsInt() @Min(1) @Max(REPORTING_LIMITS.customEventNumberMax) eventNumber!: number;
   @IsOptional() @IsInt() @Min(1) @Max(REPORTING_LIMITS.customEventCountMax) count?: number;
   /** ISO 8601: when the events happened. */
@@ -212,7 +207,7 @@ export class ResetUpdateDto {
   @Matches(COUNTRY_CODE, { each: true, message: '$property must list upper-case ISO 3166-1 alpha-2 country codes' })
   @IsISO31661Alpha2({ each: true })
   restrictToCountryCodes?: string[];
-  @IsOptional() @IsArray() @ArrayMaxSize(REPORTING_LIMITS.filterList) @IsString({ each: true }) @Matches(HIT_ID, hitIdsMessage) restrictToVisitorIDs?: string[];
+  @IsOptional() @IsArray() @ArrayMaxSize(REPORTING_LIMITS.filterList) @IsString({ each: true }) @IsAssetId({ each: true }) restrictToVisitorIDs?: string[];
   @IsOptional() @IsArray() @ArrayMaxSize(REPORTING_LIMITS.filterList) @IsString({ each: true }) @IsIP(undefined, { each: true }) restrictToIPs?: string[];
   /** `{ slot: [values] }`: AND across slots, OR within one slot's values. */
   @IsOptional() @IsObject() @IsTrackingFieldsFilter() restrictToTrackingFields?: Record<string, string[]>;

@@ -3,6 +3,9 @@ import { isIsoTime, parseConversionsUpdate, parseCostUpdate, parseCustomEventsUp
 
 const ID = '0AbCdEfGhIjK';
 const T = '2026-11-20T10:00:00Z';
+const H1 = '0AbCdEfGhIj1';
+const H2 = '0AbCdEfGhIj2';
+const H3 = '0AbCdEfGhIj3';
 const failure = (work: () => unknown): ServiceError => {
   try {
     work();
@@ -19,14 +22,14 @@ describe('reporting update validation', () => {
     expect(
       parseConversionsUpdate({
         hits: [
-          { hitId: 'h1', payout: 12.5 },
-          { hitId: 'h2', payout: '-1', transactionId: 't', time: '2026-01-02T03:04:05Z' },
+          { hitId: H1, payout: 12.5 },
+          { hitId: H2, payout: '-1', transactionId: 't', time: '2026-01-02T03:04:05Z' },
         ],
       }),
     ).toEqual({
       hits: [
-        { hitId: 'h1', payout: '12.5', transactionId: '' },
-        { hitId: 'h2', payout: '-1', transactionId: 't', time: '2026-01-02T03:04:05Z' },
+        { hitId: H1, payout: '12.5', transactionId: '' },
+        { hitId: H2, payout: '-1', transactionId: 't', time: '2026-01-02T03:04:05Z' },
       ],
       postbackCalls: 'none',
       overridePayout: null,
@@ -36,9 +39,9 @@ describe('reporting update validation', () => {
   });
 
   it('answers 413 above 10,000 conversion rows and 400 for none', () => {
-    const many = failure(() => parseConversionsUpdate({ hits: Array.from({ length: 10_001 }, () => ({ hitId: 'h', payout: 1 })) }));
+    const many = failure(() => parseConversionsUpdate({ hits: Array.from({ length: 10_001 }, () => ({ hitId: H1, payout: 1 })) }));
     expect([many.status, many.code]).toEqual([413, 'REPORTING.TOO_MANY_ROWS']);
-    expect(parseConversionsUpdate({ hits: Array.from({ length: 10_000 }, () => ({ hitId: 'h', payout: 1 })) }).hits).toHaveLength(10_000);
+    expect(parseConversionsUpdate({ hits: Array.from({ length: 10_000 }, () => ({ hitId: H1, payout: 1 })) }).hits).toHaveLength(10_000);
     expect(fields(failure(() => parseConversionsUpdate({ hits: [] })))).toEqual(['hits:arrayMinSize']);
   });
 
@@ -46,7 +49,7 @@ describe('reporting update validation', () => {
     const error = failure(() =>
       parseConversionsUpdate({
         hits: [
-          { hitId: 'ok', payout: 1 },
+          { hitId: H1, payout: 1 },
           { hitId: 'a b', payout: -2, extra: 1 },
           { payout: '1', time: '2026-02-30T00:00:00Z' },
         ],
@@ -60,32 +63,32 @@ describe('reporting update validation', () => {
         failure(() =>
           parseConversionsUpdate({
             hits: [
-              { hitId: 'ok', payout: 1 },
+              { hitId: H1, payout: 1 },
               { hitId: 'a b', payout: -2, extra: 1 },
               { payout: '1', time: '2026-02-30T00:00:00Z' },
             ],
           }),
         ),
       ),
-    ).toEqual(['hits[1].extra:unknownField', 'hits[1].hitId:matches', 'hits[1].payout:isDecimal', 'hits[2].hitId:required', 'hits[2].time:isIso8601']);
+    ).toEqual(['hits[1].extra:unknownField', 'hits[1].hitId:isAssetId', 'hits[1].payout:isDecimal', 'hits[2].hitId:required', 'hits[2].time:isIso8601']);
   });
 
   it('rejects a custom-events batch naming each bad row index and field', () => {
     const error = failure(() =>
       parseCustomEventsUpdate({
         hits: [
-          { hitId: 'h1', eventNumber: 1 },
-          { hitId: 'h2', eventNumber: 11 },
-          { hitId: 'h3', eventNumber: 2, count: 'x' },
+          { hitId: H1, eventNumber: 1, time: T },
+          { hitId: H2, eventNumber: 11, time: T },
+          { hitId: H3, eventNumber: 2, count: 'x' },
         ],
       }),
     );
     expect(fields(error)).toEqual(['hits[1].eventNumber:max', 'hits[2].count:isInt', 'hits[2].time:required']);
     expect(error.message).toBe('invalid body: hits[1].eventNumber must not be greater than 10');
-    expect(fields(failure(() => parseCustomEventsUpdate({ hits: Array.from({ length: 11 }, () => ({ hitId: 'h', eventNumber: 1, time: T })) })))).toEqual([
+    expect(fields(failure(() => parseCustomEventsUpdate({ hits: Array.from({ length: 11 }, () => ({ hitId: H1, eventNumber: 1, time: T })) })))).toEqual([
       'hits:arrayMaxSize',
     ]);
-    expect(parseCustomEventsUpdate({ hits: [{ hitId: 'h1', eventNumber: 3, time: T }] }).hits).toEqual([{ hitId: 'h1', eventNumber: 3, count: 1, time: T }]);
+    expect(parseCustomEventsUpdate({ hits: [{ hitId: H1, eventNumber: 3, time: T }] }).hits).toEqual([{ hitId: H1, eventNumber: 3, count: 1, time: T }]);
   });
 
   const cost = { funnelIDs: [ID], trafficSourceIDs: [], timeStart: '2026-01-01T00:00:00Z', timeEnd: '2026-01-02T00:00:00Z' };

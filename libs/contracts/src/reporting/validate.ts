@@ -1,12 +1,11 @@
 import { plainToInstance } from 'class-transformer';
 import { ValidationError, isISO8601, validateSync } from 'class-validator';
 import { ErrorCodes, ErrorDetail, ServiceError } from '../errors';
+import { ID_RULE, isValidAssetId } from '../ids';
 import {
   ConversionsUpdateDto,
   CostUpdateDto,
   CustomEventsUpdateDto,
-  HIT_ID,
-  HIT_ID_RULE,
   PostbackCalls,
   REPORTING_LIMITS,
   ResetUpdateDto,
@@ -186,7 +185,7 @@ function checkConvertedHits(rows: readonly unknown[], details: ErrorDetail[]): C
     const { hitId, payout, transactionId, time } = row;
     if (hitId === undefined || hitId === null) report(`${at}.hitId`, 'required', `${at}.hitId is required`);
     else if (typeof hitId !== 'string') report(`${at}.hitId`, 'isString', `${at}.hitId must be a string`);
-    else if (!HIT_ID.test(hitId)) report(`${at}.hitId`, 'matches', `${at}.hitId must be ${HIT_ID_RULE}`);
+    else if (!isValidAssetId(hitId)) report(`${at}.hitId`, 'isAssetId', `${at}.hitId must be a valid id (${ID_RULE})`);
     let payoutText: string | undefined;
     if (payout === undefined || payout === null) report(`${at}.payout`, 'required', `${at}.payout is required`);
     else if (!isReportingDecimal(payout, true)) {

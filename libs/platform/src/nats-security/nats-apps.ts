@@ -48,7 +48,7 @@ export const DEFAULT_SCRIPTS_INBOX_PREFIX = '_INBOX_scripts';
 /** reporting-service's reply inboxes (traffic sources from assets-service, JetStream pulls and acknowledgements of its publishes). */
 export const DEFAULT_REPORTING_INBOX_PREFIX = '_INBOX_reporting';
 /** The tracking edge's (and `hits:import`'s) reply inboxes. */
-export const DEFAULT_HITS_INGEST_INBOX_PREFIX = '_INBOX_hits_ingest';
+export const DEFAULT_TRACKING_EDGE_INBOX_PREFIX = '_INBOX_tracking_edge';
 
 export const FUNNEL_NATS_LAYOUT: NatsLayout = {
   services: [
@@ -73,7 +73,8 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
       ],
     },
   ],
-  clients: [{ app: 'hits-ingest', calls: { subjects: [ReportingSubjects.hitsIngest], inboxPrefix: DEFAULT_HITS_INGEST_INBOX_PREFIX } }],
+  // The tracking edge (outside this repository; `npm run cli -- hits:import` over NATS uses its user): writes and reads hits.
+  clients: [{ app: 'tracking-edge', calls: { subjects: [ReportingSubjects.hitsIngest, ReportingSubjects.hitsGet], inboxPrefix: DEFAULT_TRACKING_EDGE_INBOX_PREFIX } }],
   gateway: 'gateway',
   gatewayInboxPrefix: DEFAULT_GATEWAY_INBOX_PREFIX,
 };

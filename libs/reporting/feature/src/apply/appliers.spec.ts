@@ -1,0 +1,266 @@
+import type { Hit, TrafficSourcePostbackSettings } from '@funnel/reporting-domain';
+import { contractHit } from '../hits/hit-store.contract';
+import type { HitStore } from '../hits/hit-store';
+import { SqliteHitStore } from '../hits/sqlite-hit-store';
+import { applyConversions } from './apply-conversions';
+import { applyCost } from './apply-cost';
+import { applyCustomEvents } from './apply-custom-events';
+import { applyReportingJob } from './apply-job';
+import { applyReset, countResetHits } from './apply-reset';
+import type { ApplyDeps, ConversionsJobPayload, CostJobPayload, CustomEventsJobPayload } from './apply-types';
+
+const ACCOUNT = 'ACCOUNT00001';
+const QUEUED_AT = '2026-02-01T00:00:00.000Z';
+const hitId = (n: number) => contractHit(n).hitId;
+const SOURCE: TrafficSourcePostbackSettings = {
+  idTrafficSource: 'TSOURCE00001',
+  postback: { postbackType: 'postbackUrl', postbackCode: 'https://ts.example/pb?cid={external}&p={payout}&tx={txid}&token=s3cret' },
+  disableZeroRevenuePostbacks: false,
+  outgoingPostbackProbability: 100,
+  outgoingRevenueModifier: 50,
+  trackingFieldSlots: { external: { name: 'clickid' } },
+};
+
+function depsWith(sources: Record<string, TrafficSourcePostbackSettings> = { TSOURCE00001: SOURCE }): ApplyDeps & { lookups: string[] } {
+  const lookups: string[] = [];
+  return {
+    lookups,
+    trafficSource: async (id) => {
+      lookups.push(id);
+      return sources[id];
+    },
+    random: () => 0.5,
+  };
+}
+
+const job = <P>(payload: P, jobId = 'JOB000000001') => ({ jobId, accountId: ACCOUNT, queuedAt: QUEUED_AT, payload });
+
+/** A store whose commitRows throws once it has committed `batches` batches: a process dying mid-job. */
+function crashingAfter(store: HitStore, batches: number): HitStore {
+  let commits = 0;
+  return Object.assign(Object.create(store) as HitStore, {
+    commitRows: async (...args: Parameters<HitStore['commitRows']>) => {
+      if (commits++ >= batches) throw new Error('process died');
+      return store.commitRows(...args);
+    },
+  });
+}
+
+async function hitsOf(store: HitStore, ...ns: number[]): Promise<Hit[]> {
+  return (await store.getHits(ACCOUNT, ns.map(hitId))).sort((a, b) => (a.hitId < b.hitId ? -1 : 1));
+}
+
+describe('reporting appliers', () => {
+  let store: SqliteHitStore;
+  beforeEach(async () => {
+    store = new SqliteHitStore({ filename: ':memory:' });
+    await store.insertHits([
+      contractHit(1, { trackingFields: { external: 'click/1' } }),
+      contractHit(2, { postbackCalled: true }),
+      contractHit(3, { idTrafficSource: 'organic' }),
+      contractHit(4, { accountId: 'ACCOUNT00002' }),
+    ]);
+  });
+  afterEach(() => store.close());
+
+  describe('conversions', () => {
+    const payload: ConversionsJobPayload = {
+      postbackCalls: 'onlyOnce',
+      hits: [
+        { hitId: hitId(1), payout: '10', transactionId: 'A' },
+        { hitId: hitId(1), payout: '4', transactionId: 'B', time: '2026-01-20T00:00:00Z' },
+        { hitId: hitId(2), payout: '1' },
+        { hitId: hitId(3), payout: '2' },
+        { hitId: hitId(4), payout: '3' },
+        { hitId: 'HIT999999999', payout: '3' },
+        { hitId: hitId(3), payout: 'lots' },
+      ],
+    };
+
+    it("adds conversions, counts unknown and other accounts' hits as notFound, and decides the postbacks", async () => {
+      const deps = depsWith();
+      const result = await applyConversions(store, job(payload), deps);
+      expect(result.counts).toEqual({ rows: 7, applied: 4, noop: 0, notFound: 2, failed: 1 });
+      expect(result.errors).toEqual([
+        { rowIndex: 4, hitId: hitId(4), code: 'REPORTING.HIT_NOT_FOUND', message: 'no hit with this hitId in the account' },
+        { rowIndex: 5, hitId: 'HIT999999999', code: 'REPORTING.HIT_NOT_FOUND', message: 'no hit with this hitId in the account' },
+        { rowIndex: 6, hitId: hitId(3), code: 'REPORTING.ROW_FAILED', message: expect.stringContaining('lots') },
+      ]);
+      // onlyOnce: hit 1 once (its first conversion), hit 2 had been called already, hit 3 is organic.
+      expect(result.postbacks).toEqual([
+        {
+          deliveryId: 'JOB000000001:0',
+          hitId: hitId(1),
+          idTrafficSource: 'TSOURCE00001',
+          postbackType: 'postbackUrl',
+          action: 'call',
+          target: 'https://ts.example/pb?cid=click%2F1&p=5&tx=A&token=s3cret',
+          payout: '5',
+        },
+      ]);
+      expect(deps.lookups).toEqual(['TSOURCE00001']);
+      const [one, two, three] = await hitsOf(store, 1, 2, 3);
+      expect(one.conversions).toEqual([
+        { transactionId: 'A', payout: '10', time: QUEUED_AT },
+        { transactionId: 'B', payout: '4', time: '2026-01-20T00:00:00.000Z' },
+      ]);
+      expect(one.postbackCalled).toBe(true);
+      expect(two.conversions).toEqual([{ transactionId: '', payout: '1', time: QUEUED_AT }]);
+      expect(three.postbackCalled).toBe(false);
+    });
+
+    it('calls the postback of every converted hit with postbackCalls all, records pixels, and sends none when disabled', async () => {
+      const pixel = {
+        ...SOURCE,
+        idTrafficSource: 'TSOURCE00002',
+        postback: { postbackType: 'pixelUrl' as const, postbackCode: 'https://px.example/?h={hitid}' },
+      };
+      await store.insertHits([contractHit(5, { idTrafficSource: 'TSOURCE00002' })]);
+      const all = { postbackCalls: 'all' as const, hits: [1, 2, 5].map((n) => ({ hitId: hitId(n), payout: '2' })) };
+      const result = await applyConversions(store, job(all), depsWith({ TSOURCE00001: SOURCE, TSOURCE00002: pixel }));
+      expect(result.postbacks.map((p) => [p.hitId, p.action, p.payout])).toEqual([
+        [hitId(1), 'call', '1'],
+        [hitId(2), 'call', '1'],
+        [hitId(5), 'record', '1'],
+      ]);
+      expect(result.postbacks[2].target).toBe(`https://px.example/?h=${hitId(5)}`);
+      const disabled = await applyConversions(
+        store,
+        job({ ...all, disablePostbacks: true, hits: [{ hitId: hitId(1), payout: '3', transactionId: 'X' }] }, 'JOB000000002'),
+        depsWith(),
+      );
+      expect(disabled.postbacks).toEqual([]);
+    });
+
+    it('replaces the same transaction id, removes with -1, and calls nothing for a removal', async () => {
+      await applyConversions(store, job({ hits: [{ hitId: hitId(1), payout: '1', transactionId: 'A' }] }), depsWith());
+      const second = await applyConversions(
+        store,
+        job(
+          {
+            postbackCalls: 'all',
+            hits: [
+              { hitId: hitId(1), payout: '7', transactionId: 'A' },
+              { hitId: hitId(1), payout: '-1' },
+              { hitId: hitId(2), payout: '-1' },
+            ],
+          },
+          'JOB000000002',
+        ),
+        depsWith(),
+      );
+      expect(second.counts).toEqual({ rows: 3, applied: 2, noop: 1, notFound: 0, failed: 0 });
+      expect(second.postbacks.map((p) => p.payout)).toEqual(['3.5']);
+      expect((await hitsOf(store, 1))[0].conversions).toEqual([]);
+    });
+
+    it('applied twice gives the same state and the same result', async () => {
+      const first = await applyConversions(store, job(payload), depsWith());
+      const state = await hitsOf(store, 1, 2, 3);
+      const again = await applyConversions(store, job(payload), depsWith());
+      expect(again).toEqual(first);
+      expect(await hitsOf(store, 1, 2, 3)).toEqual(state);
+    });
+
+    it('redelivered after a crash between batches applies each row once and reports what one delivery would', async () => {
+      const reference = new SqliteHitStore({ filename: ':memory:' });
+      await reference.insertHits(await hitsOf(store, 1, 2, 3));
+      await reference.insertHits([contractHit(4, { accountId: 'ACCOUNT00002' })]);
+      const expected = await applyConversions(reference, job(payload), { ...depsWith(), batchSize: 2 });
+
+      await expect(applyConversions(crashingAfter(store, 2), job(payload), { ...depsWith(), batchSize: 2 })).rejects.toThrow('process died');
+      expect(await store.appliedRows(ACCOUNT, 'JOB000000001')).toHaveLength(4);
+      const result = await applyConversions(store, job(payload), { ...depsWith(), batchSize: 2 });
+      expect(result).toEqual(expected);
+      expect(await hitsOf(store, 1, 2, 3)).toEqual(await hitsOf(reference, 1, 2, 3));
+      await reference.close();
+    });
+
+    it('stops the job when the traffic source cannot be read, leaving the batch unapplied', async () => {
+      const failing: ApplyDeps = { trafficSource: async () => Promise.reject(new Error('assets service unavailable')) };
+      await expect(applyConversions(store, job({ postbackCalls: 'all', hits: [{ hitId: hitId(1), payout: '1' }] }), failing)).rejects.toThrow(
+        'assets service unavailable',
+      );
+      expect(await store.appliedRows(ACCOUNT, 'JOB000000001')).toEqual([]);
+      expect((await hitsOf(store, 1))[0].conversions).toEqual([]);
+    });
+  });
+
+  describe('custom events', () => {
+    const payload: CustomEventsJobPayload = {
+      hits: [
+        { hitId: hitId(1), eventNumber: 1, time: QUEUED_AT },
+        { hitId: hitId(1), eventNumber: 1, count: 4, time: QUEUED_AT },
+        { hitId: hitId(2), eventNumber: 10, count: 2, time: QUEUED_AT },
+        { hitId: 'HIT999999999', eventNumber: 1, time: QUEUED_AT },
+        { hitId: hitId(3), eventNumber: 11, time: QUEUED_AT },
+      ],
+    };
+
+    it('adds the counts', async () => {
+      const result = await applyCustomEvents(store, job(payload));
+      expect(result.counts).toEqual({ rows: 5, applied: 3, noop: 0, notFound: 1, failed: 1 });
+      expect(result.postbacks).toEqual([]);
+      expect((await hitsOf(store, 1, 2)).map((hit) => hit.customEvents)).toEqual([{ '1': 5 }, { '10': 2 }]);
+    });
+
+    it('redelivered after a crash adds each row once; delivered again it adds nothing', async () => {
+      await expect(applyCustomEvents(crashingAfter(store, 1), job(payload), { batchSize: 2 })).rejects.toThrow('process died');
+      expect((await hitsOf(store, 1))[0].customEvents).toEqual({ '1': 5 });
+      const result = await applyCustomEvents(store, job(payload), { batchSize: 2 });
+      expect(result.counts).toEqual({ rows: 5, applied: 3, noop: 0, notFound: 1, failed: 1 });
+      expect(await applyCustomEvents(store, job(payload), { batchSize: 2 })).toEqual(result);
+      expect((await hitsOf(store, 1, 2)).map((hit) => hit.customEvents)).toEqual([{ '1': 5 }, { '10': 2 }]);
+    });
+  });
+
+  describe('cost', () => {
+    const base = { funnelIDs: [], trafficSourceIDs: [], timeStart: '2026-01-10T00:00:00Z', timeEnd: '2026-01-11T00:00:00Z' };
+
+    it('spreads a whole-segment cost to the cent, sets a per-entrance cost, and finishes a segment without entrances as a noop', async () => {
+      const payload: CostJobPayload = {
+        ...base,
+        segments: [
+          { cost: '10', costType: 'costForWholeSegment' },
+          { cost: '0.25', costType: 'costPerEntrance', restrictToCountryCode: 'DE' },
+          { cost: '1', costType: 'costPerEntrance', restrictToTrackingFields: [{ key: 'external', value: 'nobody' }] },
+        ],
+      };
+      await store.insertHits([contractHit(6, { countryCode: 'DE' })]);
+      const result = await applyCost(store, job(payload));
+      expect(result.counts).toEqual({ rows: 3, applied: 2, noop: 1, notFound: 0, failed: 0 });
+      expect(result.hits).toBe(5);
+      // 10 over hits 1, 2, 3, 6: 2.5 each; then hit 6 (DE) is set to 0.25.
+      expect((await hitsOf(store, 1, 2, 3, 6)).map((hit) => hit.cost)).toEqual(['2.5', '2.5', '2.5', '0.25']);
+      expect(await applyCost(store, job(payload))).toEqual(result);
+    });
+
+    it('gives the left-over cents to the first entrances in hitId order', async () => {
+      await applyCost(store, job({ ...base, segments: [{ cost: '1', costType: 'costForWholeSegment' }] }));
+      expect((await hitsOf(store, 1, 2, 3)).map((hit) => hit.cost)).toEqual(['0.34', '0.33', '0.33']);
+    });
+  });
+
+  describe('reset', () => {
+    const params = { timeStart: '2026-01-10T00:00:00Z', timeEnd: '2026-01-11T00:00:00Z', restrictToCountryCodes: ['US'] };
+
+    it('counts, then removes once', async () => {
+      expect(await countResetHits(store, ACCOUNT, params)).toBe(3);
+      const result = await applyReset(store, job(params));
+      expect(result).toEqual({ counts: { rows: 1, applied: 1, noop: 0, notFound: 0, failed: 0 }, errors: [], postbacks: [], hits: 3 });
+      await store.insertHits([contractHit(7)]);
+      expect(await applyReset(store, job(params))).toEqual(result);
+      expect(await countResetHits(store, ACCOUNT, params)).toBe(1);
+    });
+  });
+
+  it('dispatches on the job type', async () => {
+    const result = await applyReportingJob(
+      store,
+      { ...job({ hits: [{ hitId: hitId(1), eventNumber: 2, time: QUEUED_AT }] }), type: 'customevents' },
+      depsWith(),
+    );
+    expect(result.counts.applied).toBe(1);
+    await expect(applyReportingJob(store, { ...job({}), type: 'toString' }, depsWith())).rejects.toThrow('unknown reporting job type');
+  });
+});

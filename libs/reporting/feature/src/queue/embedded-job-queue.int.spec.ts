@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '@funnel/testing';
 import { EmbeddedJobQueue } from './embedded-job-queue';
+import { appendRawJobs } from './job-queue-baseline';
 import type { JobDelivery } from './job-queue';
 import { describeJobQueueContract, waitFor } from './job-queue.contract';
 
@@ -95,5 +96,20 @@ describe('EmbeddedJobQueue', () => {
     expect(await queue.depth()).toBe(0);
     await queue.close();
     await expect(queue.enqueue([envelope])).rejects.toThrow(/closed/);
+  });
+});
+
+describe('appendRawJobs', () => {
+  it('appends the given number of jobs carrying payloads of the given size', async () => {
+    const dir = tempDir('embedded-job-queue-baseline');
+    const queue = new EmbeddedJobQueue<string>({ name: 'BASELINE', subjectPrefix: 'baseline', filename: join(dir.path, 'queue.sqlite') });
+    const result = await appendRawJobs(queue, { count: 20, payload: 1000, parallel: 4 });
+    expect(result).toMatchObject({ jobs: 20, bytes: 20_000 });
+    expect(await queue.depth()).toBe(20);
+    const payloads: string[] = [];
+    await queue.consume(async (delivery) => void payloads.push(delivery.job.payload));
+    await waitFor(() => payloads.length === 20);
+    expect(new Set(payloads)).toEqual(new Set(['x'.repeat(1000)]));
+    await queue.close();
   });
 });

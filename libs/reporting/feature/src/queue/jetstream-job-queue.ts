@@ -1,0 +1,289 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  Events,
+  RetentionPolicy,
+  StorageType,
+  nanos,
+  type Consumer,
+  type ConsumerConfig,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  type NatsConnection,
+  type StreamConfig,
+} from 'nats';
+import {
+  assertEnqueueable,
+  report,
+  resolveConcurrency,
+  resolveQueueOptions,
+  runDelivery,
+  type DeliveryOutcome,
+  type ResolvedQueueOptions,
+} from './job-delivery';
+import type { JobConsumerOptions, JobDelivery, JobEnvelope, JobQueue, JobQueueOptions } from './job-queue';
+
+export interface JetStreamJobQueueOptions extends JobQueueOptions {
+  /**
+   * A connected client, e.g. `connect(natsClientOptions(NATS_URL, natsAccessOptions(access)).options)`
+   * with @funnel/platform's helpers; the queue never closes it.
+   */
+  connection: NatsConnection;
+  /** The one durable pull consumer every replica shares (default `workers`). */
+  durableName?: string;
+  /** Stream replicas in a NATS cluster (default 1). */
+  replicas?: number;
+  /** How long an enqueue waits for the stream to acknowledge each job (default 5000). */
+  publishTimeoutMs?: number;
+}
+
+const DEFAULT_DURABLE_NAME = 'workers';
+const DEFAULT_PUBLISH_TIMEOUT_MS = 5000;
+/** A pull request waits this long for jobs before the next one: an idle replica sends one request per period. */
+const PULL_EXPIRES_MS = 10_000;
+/** Wait after a failed pull (server down, consumer missing) before the next. */
+const PULL_RETRY_MS = 1000;
+const STREAM_NAME_IN_USE = 10058;
+
+/**
+ * Durable job queue on a JetStream work-queue stream (file storage) named `options.name`, subjects
+ * `<subjectPrefix>.>`, with one durable pull consumer shared by every replica (a work-queue stream
+ * refuses overlapping consumers). The job id is the `Nats-Msg-Id`, so the stream's
+ * `duplicate_window` (dedupeWindowMs) refuses a second job with the same id.
+ *
+ * Leases and backoff: the consumer's `ack_wait` is the lease (a job whose process died is delivered
+ * again after ackWaitMs); a handler failure naks with the backoff as delay. The consumer's own
+ * `backoff` list is not used: the server takes it as the ack deadline of each delivery, so a
+ * handler still running after backoff[0] would get its job delivered a second time.
+ * `max_deliver` is maxAttempts + 1: the extra delivery only happens when the last attempt's process
+ * died, and then exhausts the job (onExhausted, `term`) instead of leaving it in the stream.
+ */
+export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
+  private readonly options: ResolvedQueueOptions;
+  private readonly nc: NatsConnection;
+  private readonly durableName: string;
+  private readonly replicas: number;
+  private readonly publishTimeoutMs: number;
+  private readonly encoder = new TextEncoder();
+  private readonly decoder = new TextDecoder();
+  private setup: Promise<{ jsm: JetStreamManager; js: JetStreamClient }> | undefined;
+  private consuming = false;
+  private loop: Promise<void> | undefined;
+  private fetching: ConsumerMessages | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+  private wake: (() => void) | undefined;
+  private statusEvents: AsyncIterable<unknown> | undefined;
+  private closing = false;
+  private closed: Promise<void> | undefined;
+
+  constructor(options: JetStreamJobQueueOptions) {
+    this.options = resolveQueueOptions(options);
+    this.nc = options.connection;
+    this.durableName = options.durableName ?? DEFAULT_DURABLE_NAME;
+    this.replicas = options.replicas ?? 1;
+    this.publishTimeoutMs = options.publishTimeoutMs ?? DEFAULT_PUBLISH_TIMEOUT_MS;
+  }
+
+  async enqueue(jobs: readonly JobEnvelope<P>[]): Promise<{ duplicates: string[] }> {
+    if (this.closing) throw new Error(`job queue ${this.options.name} is closed`);
+    jobs.forEach(assertEnqueueable);
+    const maxPayload = this.nc.info?.max_payload;
+    const encoded = jobs.map((job) => {
+      const data = this.encoder.encode(JSON.stringify(job));
+      if (maxPayload !== undefined && data.length > maxPayload) {
+        throw new Error(`job ${job.jobId}: ${data.length} bytes exceed the NATS server's max_payload (${maxPayload})`);
+      }
+      return data;
+    });
+    const { js } = await this.ready();
+    // Published together, in order, on one connection: the stream stores them in this order.
+    const acks = await Promise.all(
+      jobs.map((job, i) =>
+        js.publish(`${this.options.subjectPrefix}.${job.type}`, encoded[i], {
+          msgID: job.jobId,
+          timeout: this.publishTimeoutMs,
+          expect: { streamName: this.options.name },
+        }),
+      ),
+    );
+    return { duplicates: jobs.filter((_, i) => acks[i].duplicate).map((job) => job.jobId) };
+  }
+
+  async consume(handler: (delivery: JobDelivery<P>) => Promise<void>, options: JobConsumerOptions<P> = {}): Promise<void> {
+    if (this.closing) throw new Error(`job queue ${this.options.name} is closed`);
+    if (this.consuming) throw new Error(`job queue ${this.options.name} already has a consumer`);
+    const concurrency = resolveConcurrency(options);
+    this.consuming = true;
+    try {
+      const consumer = await this.bind(options);
+      this.watchReconnects();
+      this.loop = this.pull(consumer, handler, options, concurrency);
+    } catch (error) {
+      this.consuming = false;
+      throw error;
+    }
+  }
+
+  /**
+   * Finds the durable consumer (creating stream and consumer first), waiting out an unreachable
+   * server (timeouts, no responders while JetStream starts) but failing on an API error.
+   */
+  private async bind(options: JobConsumerOptions<P>): Promise<Consumer> {
+    for (;;) {
+      try {
+        const { js } = await this.ready();
+        return await js.consumers.get(this.options.name, this.durableName);
+      } catch (error) {
+        if (this.closing || apiErrorCode(error) !== undefined) throw error;
+        report(options, error);
+        await this.pause(PULL_RETRY_MS);
+      }
+    }
+  }
+
+  /**
+   * A restarted server forgot the pending pull request: end it at once on reconnecting, so the
+   * loop pulls again instead of waiting for the request to expire.
+   */
+  private watchReconnects(): void {
+    const events = this.nc.status();
+    this.statusEvents = events;
+    void (async () => {
+      for await (const event of events) {
+        if (this.closing) break;
+        if (event.type === Events.Reconnect) this.fetching?.stop();
+      }
+    })().catch(() => undefined);
+  }
+
+  /** Sleeps, cut short by close(). */
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  async depth(): Promise<number> {
+    const { jsm } = await this.ready();
+    return (await jsm.streams.info(this.options.name)).state.messages;
+  }
+
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      this.closing = true;
+      this.fetching?.stop();
+      (this.statusEvents as { stop?: () => void } | undefined)?.stop?.();
+      this.wake?.();
+      await this.loop;
+      while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    })();
+    return this.closed;
+  }
+
+  /** Creates the stream and the consumer, or brings existing ones to these options (every replica does this). */
+  private ready(): Promise<{ jsm: JetStreamManager; js: JetStreamClient }> {
+    this.setup ??= (async () => {
+      const jsm = await this.nc.jetstreamManager();
+      const { name, subjectPrefix, dedupeWindowMs, ackWaitMs, maxAttempts } = this.options;
+      const stream: Partial<StreamConfig> & { name: string } = {
+        name,
+        subjects: [`${subjectPrefix}.>`],
+        retention: RetentionPolicy.Workqueue,
+        storage: StorageType.File,
+        // No limits are set; should someone add one, refuse new jobs rather than drop accepted ones.
+        discard: DiscardPolicy.New,
+        duplicate_window: nanos(dedupeWindowMs),
+        num_replicas: this.replicas,
+      };
+      try {
+        await jsm.streams.add(stream);
+      } catch (error) {
+        // Same name, other settings (e.g. a changed dedupe window): update what may be updated.
+        if (apiErrorCode(error) !== STREAM_NAME_IN_USE) throw error;
+        await jsm.streams.update(name, stream);
+      }
+      const consumer: Partial<ConsumerConfig> = {
+        durable_name: this.durableName,
+        ack_policy: AckPolicy.Explicit,
+        ack_wait: nanos(ackWaitMs),
+        max_deliver: maxAttempts + 1,
+        deliver_policy: DeliverPolicy.All,
+        filter_subject: `${subjectPrefix}.>`,
+      };
+      try {
+        await jsm.consumers.add(name, consumer);
+      } catch (error) {
+        const existing = await jsm.consumers.info(name, this.durableName).catch(() => undefined);
+        if (!existing) throw error;
+        await jsm.consumers.update(name, this.durableName, { ack_wait: consumer.ack_wait, max_deliver: consumer.max_deliver });
+      }
+      return { jsm, js: this.nc.jetstream() };
+    })().catch((error: unknown) => {
+      // NATS may be down at startup: the next call tries again.
+      this.setup = undefined;
+      throw error;
+    });
+    return this.setup;
+  }
+
+  /** Pulls as many jobs as there are free slots, waiting for a slot when all are busy. */
+  private async pull(consumer: Consumer, handler: (delivery: JobDelivery<P>) => Promise<void>, options: JobConsumerOptions<P>, concurrency: number) {
+    while (!this.closing) {
+      const free = concurrency - this.inFlight.size;
+      if (free <= 0) {
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        continue;
+      }
+      try {
+        this.fetching = await consumer.fetch({ max_messages: free, expires: PULL_EXPIRES_MS });
+        if (this.closing) this.fetching.stop();
+        for await (const message of this.fetching) this.start(message, handler, options);
+      } catch (error) {
+        if (this.closing) break;
+        report(options, error);
+        await this.pause(PULL_RETRY_MS);
+      } finally {
+        this.fetching = undefined;
+      }
+    }
+  }
+
+  private start(message: JsMsg, handler: (delivery: JobDelivery<P>) => Promise<void>, options: JobConsumerOptions<P>): void {
+    let delivery: JobDelivery<P>;
+    try {
+      delivery = { job: JSON.parse(this.decoder.decode(message.data)) as JobEnvelope<P>, attempt: message.info.deliveryCount };
+    } catch (error) {
+      // Not a job this queue wrote: nothing can ever handle it.
+      report(options, error);
+      message.term('not a job envelope');
+      return;
+    }
+    const running: Promise<void> = runDelivery(delivery, handler, options, this.options)
+      .then((outcome) => this.settle(message, outcome))
+      .catch((error: unknown) => report(options, error, delivery))
+      .finally(() => {
+        this.inFlight.delete(running);
+        this.wake?.();
+      });
+    this.inFlight.add(running);
+  }
+
+  private async settle(message: JsMsg, outcome: DeliveryOutcome): Promise<void> {
+    if (outcome.kind === 'retry') message.nak(outcome.delayMs);
+    else if (outcome.kind === 'remove') message.term();
+    // Confirmed, so a job is gone from the stream before its slot takes the next one.
+    else await message.ackAck();
+  }
+}
+
+function apiErrorCode(error: unknown): number | undefined {
+  const apiError = (error as { api_error?: { err_code?: number } } | undefined)?.api_error;
+  return apiError?.err_code;
+}

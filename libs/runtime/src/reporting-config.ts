@@ -55,11 +55,24 @@ export async function embeddedReportingParts({ config, queueOverrides }: PartsIn
 }
 
 /** Distributed: the queues on JetStream (a connection of the service's own NATS user), hits in ClickHouse or SQLite under DATA_DIR. */
-export async function jetStreamReportingParts({ config, queueOverrides, natsUrl, access }: PartsInput & { natsUrl: string; access: NatsAccess }): Promise<ReportingParts> {
+export async function jetStreamReportingParts({
+  config,
+  queueOverrides,
+  natsUrl,
+  access,
+}: PartsInput & { natsUrl: string; access: NatsAccess }): Promise<ReportingParts> {
   const connection: NatsConnection = await connect({ ...natsClientOptions(natsUrl, natsAccessOptions(access)).options, name: 'reporting-service-jobs' });
   const hitStore = await createHitStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: REPORTING_FILE });
-  const updates = new JetStreamJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, backoffMs: queueOverrides?.backoffMs ?? UPDATE_QUEUE_OPTIONS.backoffMs, connection });
-  const postbacks = new JetStreamJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, backoffMs: queueOverrides?.backoffMs ?? POSTBACK_QUEUE_OPTIONS.backoffMs, connection });
+  const updates = new JetStreamJobQueue<UpdatePayload>({
+    ...UPDATE_QUEUE_OPTIONS,
+    backoffMs: queueOverrides?.backoffMs ?? UPDATE_QUEUE_OPTIONS.backoffMs,
+    connection,
+  });
+  const postbacks = new JetStreamJobQueue<PostbackPayload>({
+    ...POSTBACK_QUEUE_OPTIONS,
+    backoffMs: queueOverrides?.backoffMs ?? POSTBACK_QUEUE_OPTIONS.backoffMs,
+    connection,
+  });
   return partsOf(config, hitStore, updates, postbacks, () => connection.drain());
 }
 
@@ -88,6 +101,9 @@ function partsOf(
 }
 
 /** The feature's options from the parts and what the app shares (event store, the bus to assets, the SSRF guard). */
-export function reportingFeatureOptions(parts: ReportingParts, shared: { eventStore: EventStore; assets: ServiceClient; outbound: OutboundHttp }): ReportingFeatureOptions {
+export function reportingFeatureOptions(
+  parts: ReportingParts,
+  shared: { eventStore: EventStore; assets: ServiceClient; outbound: OutboundHttp },
+): ReportingFeatureOptions {
   return { ...parts.options, ...shared };
 }

@@ -106,7 +106,6 @@ function IsTrackingFieldsFilter(): PropertyDecorator {
     });
 }
 
-
 /** ConvertedHit: a conversion of one hit. */
 export class ConvertedHitDto {
   @IsString() @IsAssetId() hitId!: string;

@@ -74,7 +74,9 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
     },
   ],
   // The tracking edge (outside this repository; `npm run cli -- hits:import` over NATS uses its user): writes and reads hits.
-  clients: [{ app: 'tracking-edge', calls: { subjects: [ReportingSubjects.hitsIngest, ReportingSubjects.hitsGet], inboxPrefix: DEFAULT_TRACKING_EDGE_INBOX_PREFIX } }],
+  clients: [
+    { app: 'tracking-edge', calls: { subjects: [ReportingSubjects.hitsIngest, ReportingSubjects.hitsGet], inboxPrefix: DEFAULT_TRACKING_EDGE_INBOX_PREFIX } },
+  ],
   gateway: 'gateway',
   gatewayInboxPrefix: DEFAULT_GATEWAY_INBOX_PREFIX,
 };

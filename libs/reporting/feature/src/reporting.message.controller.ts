@@ -104,7 +104,9 @@ export class ReportingMessageController {
     for (let i = 0; i < rows.length; i++) {
       const parsed = parseHit(rows[i]);
       if (parsed.ok) hits.push(parsed.value);
-      else for (const e of parsed.errors) if (details.length < 20) details.push({ field: `hits[${i}].${e.field}`, code: 'invalidHit', message: `hits[${i}]: ${e.message}` });
+      else
+        for (const e of parsed.errors)
+          if (details.length < 20) details.push({ field: `hits[${i}].${e.field}`, code: 'invalidHit', message: `hits[${i}]: ${e.message}` });
     }
     if (details.length) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `invalid hits: ${details[0].message}`, details);
     return this.hits.insertHits(hits);
@@ -115,7 +117,8 @@ export class ReportingMessageController {
   async getHits(@Payload() request: RpcRequest<{ hitIds?: unknown }>) {
     const context = callerOf(request as ReportingRequest);
     const ids = request?.body?.hitIds;
-    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) throw ServiceError.invalidField('hitIds', 'isArray', 'hitIds must be an array of strings');
+    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string'))
+      throw ServiceError.invalidField('hitIds', 'isArray', 'hitIds must be an array of strings');
     return { hits: await this.hits.getHits(context.accountId, ids as string[]) };
   }
 

@@ -38,7 +38,14 @@ export function foldPostbacks(events: readonly PostbackEvent[]): PostbackDeliver
     if (event.type === PostbackEventTypes.queued) {
       for (const p of event.data.postbacks) {
         if (byId.has(p.deliveryId)) continue;
-        byId.set(p.deliveryId, { deliveryId: p.deliveryId, hitId: p.hitId, url: p.url, status: p.action === 'call' ? 'queued' : 'recorded', attempts: 0, lastError: null });
+        byId.set(p.deliveryId, {
+          deliveryId: p.deliveryId,
+          hitId: p.hitId,
+          url: p.url,
+          status: p.action === 'call' ? 'queued' : 'recorded',
+          attempts: 0,
+          lastError: null,
+        });
       }
     } else {
       const entry = byId.get(event.data.deliveryId);

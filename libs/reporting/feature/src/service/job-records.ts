@@ -110,14 +110,25 @@ export class IdempotencyKeys {
 
   async claim(context: CallerContext, key: string, fingerprint: string, candidate: { jobId: string; queuedAt: string }): Promise<IdempotentClaim> {
     if (!IDEMPOTENCY_KEY.test(key)) {
-      throw ServiceError.invalidField('Idempotency-Key', 'isIdempotencyKey', 'Idempotency-Key must be 1..255 printable characters without spaces', ErrorCodes.VALIDATION);
+      throw ServiceError.invalidField(
+        'Idempotency-Key',
+        'isIdempotencyKey',
+        'Idempotency-Key must be 1..255 printable characters without spaces',
+        ErrorCodes.VALIDATION,
+      );
     }
     const stream = `reportingidempotency-${context.accountId}.${sha256(key)}`;
     const digest = sha256(fingerprint);
     try {
       await this.events.append(
         stream,
-        [{ type: 'ReportingIdempotencyKeyClaimed', data: { ...candidate, fingerprint: digest }, metadata: { accountId: context.accountId, correlationId: context.correlationId } }],
+        [
+          {
+            type: 'ReportingIdempotencyKeyClaimed',
+            data: { ...candidate, fingerprint: digest },
+            metadata: { accountId: context.accountId, correlationId: context.correlationId },
+          },
+        ],
         { expectedRevision: 'no_stream' },
       );
       return { ...candidate, first: true };

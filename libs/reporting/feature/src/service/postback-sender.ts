@@ -25,8 +25,12 @@ export class PostbackSender implements OnApplicationBootstrap {
     private readonly records: JobRecords,
   ) {}
 
+  /** Nest's microservice runs the bootstrap hooks twice (context init, then module registration): start once. */
+  private started = false;
+
   async onApplicationBootstrap(): Promise<void> {
-    if (this.settings.acceptOnly) return;
+    if (this.settings.acceptOnly || this.started) return;
+    this.started = true;
     await this.queue.consume((delivery) => this.deliver(delivery), {
       concurrency: this.settings.postbackConcurrency ?? 8,
       onExhausted: async ({ job, attempt }, error) => {

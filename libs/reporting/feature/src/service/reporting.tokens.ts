@@ -1,12 +1,4 @@
-import type {
-  ConversionsUpdate,
-  CostUpdate,
-  CustomEventsUpdate,
-  JobCounts,
-  JobError,
-  ReportingUpdateType,
-  ResetUpdate,
-} from '@funnel/contracts';
+import type { ConversionsUpdate, CostUpdate, CustomEventsUpdate, JobCounts, JobError, ReportingUpdateType, ResetUpdate } from '@funnel/contracts';
 import type { PostbackIntent } from '@funnel/reporting-domain';
 import type { JobEnvelope, JobQueue } from '../queue/job-queue';
 

@@ -37,8 +37,12 @@ export class UpdateWorker implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly records: JobRecords,
   ) {}
 
+  /** Nest's microservice runs the bootstrap hooks twice (context init, then module registration): start once. */
+  private started = false;
+
   async onApplicationBootstrap(): Promise<void> {
-    if (this.settings.acceptOnly) return;
+    if (this.settings.acceptOnly || this.started) return;
+    this.started = true;
     await this.updates.consume((delivery) => this.handle(delivery), {
       concurrency: this.settings.workerConcurrency ?? 2,
       onExhausted: async ({ job }, error) => {

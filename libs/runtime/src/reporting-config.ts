@@ -38,42 +38,46 @@ export interface ReportingParts {
   close(): Promise<void>;
 }
 
+/** What tests change in the reporting composition (never set by configuration). */
+export interface ReportingTesting {
+  /** Queue timings: shorter backoffs, leases and polls. */
+  queues?: { backoffMs?: number[]; pollIntervalMs?: number; ackWaitMs?: number };
+  /** Rows per hit-store transaction (crash tests use small batches). */
+  batchSize?: number;
+  /** Wraps the hit store (crash tests kill the process between two batches). */
+  wrapHitStore?: (store: HitStore) => HitStore;
+  /** Accept updates without consuming the queues. */
+  acceptOnly?: boolean;
+}
+
 interface PartsInput {
   config: Config<typeof reportingConfig> & { DATA_DIR: string };
-  /** Test overrides of the queue timings (backoff, poll interval). */
-  queueOverrides?: { backoffMs?: number[]; pollIntervalMs?: number };
+  testing?: ReportingTesting;
 }
 
 /** Standalone: both queues and (without CLICKHOUSE_URL) the hit warehouse in `DATA_DIR/reporting.sqlite`. */
-export async function embeddedReportingParts({ config, queueOverrides }: PartsInput): Promise<ReportingParts> {
+export async function embeddedReportingParts({ config, testing = {} }: PartsInput): Promise<ReportingParts> {
   ensurePrivateDirectory(config.DATA_DIR, [REPORTING_FILE]);
   const filename = join(config.DATA_DIR, REPORTING_FILE);
   const hitStore = await createHitStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: REPORTING_FILE });
-  const updates = new EmbeddedJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...queueOverrides, filename });
-  const postbacks = new EmbeddedJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...queueOverrides, filename });
-  return partsOf(config, hitStore, updates, postbacks, async () => undefined);
+  const updates = new EmbeddedJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...testing.queues, filename });
+  const postbacks = new EmbeddedJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...testing.queues, filename });
+  return partsOf(config, hitStore, updates, postbacks, testing, async () => undefined);
 }
 
 /** Distributed: the queues on JetStream (a connection of the service's own NATS user), hits in ClickHouse or SQLite under DATA_DIR. */
 export async function jetStreamReportingParts({
   config,
-  queueOverrides,
+  testing = {},
   natsUrl,
   access,
 }: PartsInput & { natsUrl: string; access: NatsAccess }): Promise<ReportingParts> {
   const connection: NatsConnection = await connect({ ...natsClientOptions(natsUrl, natsAccessOptions(access)).options, name: 'reporting-service-jobs' });
   const hitStore = await createHitStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: REPORTING_FILE });
-  const updates = new JetStreamJobQueue<UpdatePayload>({
-    ...UPDATE_QUEUE_OPTIONS,
-    backoffMs: queueOverrides?.backoffMs ?? UPDATE_QUEUE_OPTIONS.backoffMs,
-    connection,
-  });
-  const postbacks = new JetStreamJobQueue<PostbackPayload>({
-    ...POSTBACK_QUEUE_OPTIONS,
-    backoffMs: queueOverrides?.backoffMs ?? POSTBACK_QUEUE_OPTIONS.backoffMs,
-    connection,
-  });
-  return partsOf(config, hitStore, updates, postbacks, () => connection.drain());
+  const { pollIntervalMs: _poll, ...timings } = testing.queues ?? {};
+  const updates = new JetStreamJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...timings, connection });
+  const postbacks = new JetStreamJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...timings, connection });
+  return partsOf(config, hitStore, updates, postbacks, testing, () => connection.drain());
 }
 
 function partsOf(
@@ -81,15 +85,16 @@ function partsOf(
   hitStore: HitStore,
   updates: ReportingFeatureOptions['updates'],
   postbacks: ReportingFeatureOptions['postbacks'],
+  testing: ReportingTesting,
   closeConnection: () => Promise<void>,
 ): ReportingParts {
   return {
     options: {
-      hitStore,
+      hitStore: testing.wrapHitStore ? testing.wrapHitStore(hitStore) : hitStore,
       updates,
       postbacks,
-      apply: applyReportingUpdate,
-      settings: { workerConcurrency: config.REPORTING_WORKERS, postbackConcurrency: config.REPORTING_POSTBACK_WORKERS },
+      apply: (deps) => applyReportingUpdate({ ...deps, batchSize: testing.batchSize }),
+      settings: { workerConcurrency: config.REPORTING_WORKERS, postbackConcurrency: config.REPORTING_POSTBACK_WORKERS, acceptOnly: testing.acceptOnly },
     },
     async close() {
       await updates.close();

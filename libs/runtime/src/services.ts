@@ -51,7 +51,7 @@ import {
 import { Stores, openStores } from './stores';
 import { billingConfig, billingOptionsFrom } from './billing-config';
 import { RunningApp } from './standalone';
-import { jetStreamReportingParts, reportingConfig, reportingFeatureOptions } from './reporting-config';
+import { ReportingTesting, jetStreamReportingParts, reportingConfig, reportingFeatureOptions } from './reporting-config';
 
 const serviceConfig = { ...commonConfig, ...natsConfig, ...opsConfig };
 
@@ -212,17 +212,14 @@ export const reportingServiceConfig = { ...serviceConfig, ...storeConfig, ...out
  * connection, inboxes under NATS_INBOX_PREFIX), records on the event store, hits in ClickHouse or
  * SQLite under DATA_DIR, traffic sources read from assets-service (`assets.trafficsource.findById`).
  */
-export async function startReportingService(
-  env: NodeJS.ProcessEnv = process.env,
-  testing: { reportingQueues?: { backoffMs?: number[] } } = {},
-): Promise<RunningApp> {
+export async function startReportingService(env: NodeJS.ProcessEnv = process.env, testing: { reporting?: ReportingTesting } = {}): Promise<RunningApp> {
   const config = loadConfig(reportingServiceConfig, env);
   const access = natsAccessFrom(config);
   const logger = createLogger('reporting-service', config.LOG_LEVEL);
   const assets = new NatsServiceClient(config.NATS_URL, { timeoutMs: config.RPC_TIMEOUT_MS, logger, access, maxMessageBytes: config.RPC_MAX_MESSAGE_BYTES });
   const outbound = new OutboundHttp(outboundHttpOptionsFrom(config));
   const stores = await openStores(config);
-  const reporting = await jetStreamReportingParts({ config, natsUrl: config.NATS_URL, access, queueOverrides: testing.reportingQueues });
+  const reporting = await jetStreamReportingParts({ config, natsUrl: config.NATS_URL, access, testing: testing.reporting });
   @Module({ imports: [ReportingFeatureModule.forRoot(reportingFeatureOptions(reporting, { eventStore: stores.eventStore, assets, outbound }))] })
   class ReportingServiceModule {}
   const running = await startNatsService({

@@ -38,7 +38,7 @@ import {
 } from './config';
 import { openStores } from './stores';
 import { billingConfig, billingOptionsFrom } from './billing-config';
-import { embeddedReportingParts, reportingConfig, reportingFeatureOptions } from './reporting-config';
+import { ReportingTesting, embeddedReportingParts, reportingConfig, reportingFeatureOptions } from './reporting-config';
 
 export const standaloneConfig = {
   ...commonConfig,
@@ -70,7 +70,7 @@ export interface RunningApp {
  */
 export async function startStandalone(
   env: NodeJS.ProcessEnv = process.env,
-  testing: { reportingQueues?: { backoffMs?: number[]; pollIntervalMs?: number } } = {},
+  testing: { reporting?: ReportingTesting } = {},
 ): Promise<RunningApp & { app: NestFastifyApplication }> {
   const config = loadConfig(standaloneConfig, env);
   const bootstrapAdmin = bootstrapAdminFrom(config);
@@ -88,7 +88,7 @@ export async function startStandalone(
   const secrets = AssetSecretBox.openOrCreate(assetSecretsFileFrom(config));
   const outbound = new OutboundHttp(outboundHttpOptionsFrom(config));
   // The reporting queues and hit warehouse: DATA_DIR/reporting.sqlite (hits in ClickHouse with CLICKHOUSE_URL).
-  const reporting = await embeddedReportingParts({ config, queueOverrides: testing.reportingQueues });
+  const reporting = await embeddedReportingParts({ config, testing: testing.reporting });
 
   @Module({
     imports: [

@@ -95,7 +95,7 @@ export async function standaloneDeployment(env: NodeJS.ProcessEnv = {}): Promise
   let running: RunningApp;
   let api!: Api;
   const start = async () => {
-    running = await startStandalone({ ...baseEnv(dataDir), ...env }, { reportingQueues: { backoffMs: [200], pollIntervalMs: 50 } });
+    running = await startStandalone({ ...baseEnv(dataDir), ...env }, { reporting: { queues: { backoffMs: [200], pollIntervalMs: 50 } } });
     api = apiAt(`http://127.0.0.1:${running.port}/v1`, ADMIN.apiKey);
   };
   await start();
@@ -131,7 +131,7 @@ export async function distributedDeployment(extraEnv: NodeJS.ProcessEnv = {}): P
     apps.assets = await startAssetsService(envOf('assets-service'));
     apps.scripts = await startScriptsService(envOf('scripts-service'));
     apps.billing = await startBillingService(envOf('billing-service'));
-    apps.reporting = await startReportingService(envOf('reporting-service'), { reportingQueues: { backoffMs: [200] } });
+    apps.reporting = await startReportingService(envOf('reporting-service'), { reporting: { queues: { backoffMs: [200] } } });
     apps.gateway = await startGateway(envOf('gateway'));
     api = apiAt(`http://127.0.0.1:${apps.gateway.port}/v1`, ADMIN.apiKey);
   };
@@ -158,7 +158,7 @@ export async function distributedDeployment(extraEnv: NodeJS.ProcessEnv = {}): P
       apps[name] = undefined;
     },
     async startService(name) {
-      if (name === 'reporting') apps.reporting = await startReportingService(envOf('reporting-service'), { reportingQueues: { backoffMs: [200] } });
+      if (name === 'reporting') apps.reporting = await startReportingService(envOf('reporting-service'), { reporting: { queues: { backoffMs: [200] } } });
     },
     internal() {
       const tracking = natsUserEnv(natsUsers, 'tracking-edge');

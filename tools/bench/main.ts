@@ -289,6 +289,16 @@ async function main(): Promise<void> {
     const replay = await replayRate(100_000);
     record('read-model replay', `${fmt(replay.eventsPerSecond)} events/s (${replay.seconds.toFixed(2)} s)`, '', '>= 50,000');
 
+    process.stdout.write('reporting: conversion rows applied to the embedded hit warehouse (1,000-row jobs over 100,000 hits)\n');
+    const { reportingApplyRate } = await import('./reporting-apply.bench');
+    const applied = await reportingApplyRate(100_000, 50);
+    record(
+      'reporting: conversion rows applied (embedded store), against plain SQLite updates of the same rows',
+      `${fmt(applied.rowsPerSecond)} rows/s; ${fmt(applied.rowsPerCpuSecond)} rows per CPU second`,
+      `${(applied.rowsPerCpuSecond / applied.baselineRowsPerCpuSecond).toFixed(2)} of the baseline's rows per CPU second (${fmt(applied.baselineRowsPerCpuSecond)})`,
+      '>= 20,000 rows/s',
+    );
+
     process.stdout.write('logic scripts\n');
     const { runLogicScriptBench } = await import('./logic-script.bench');
     for (const r of await runLogicScriptBench()) {

@@ -4,6 +4,7 @@ export * from './hits/hit-store';
 export * from './hits/sqlite-hit-store';
 export * from './hits/clickhouse-hit-store';
 export * from './hits/create-hit-store';
+export * from './hits/ingest-hits';
 export * from './apply/apply-types';
 export * from './apply/apply-conversions';
 export * from './apply/apply-custom-events';

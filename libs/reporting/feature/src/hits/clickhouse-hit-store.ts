@@ -1,5 +1,5 @@
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
-import { timeMs, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
+import { normalizeDecimal, timeMs, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
 import type { AppliedRow, HitStore, InsertHitsResult } from './hit-store';
 
 export interface ClickHouseHitStoreOptions {
@@ -325,7 +325,8 @@ function toHit(row: HitSelected): Hit {
     trackingFields: row.tracking_fields,
     time: new Date(Number(row.time_ms)).toISOString(),
     isEntrance: Number(row.is_entrance) === 1,
-    cost: row.cost,
+    // toString of a Decimal may keep trailing zeros, depending on the server version.
+    cost: normalizeDecimal(row.cost),
     conversions: JSON.parse(row.conversions),
     customEvents: JSON.parse(row.custom_events),
     postbackCalled: Number(row.postback_called) === 1,

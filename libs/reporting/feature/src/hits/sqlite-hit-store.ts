@@ -28,8 +28,6 @@ type HitRow = {
   postback_called: number;
 };
 
-type MarkerRow = { row_index: number; outcome: AppliedRow['outcome']; error: string | null; hits: number; postbacks: string };
-
 const HIT_COLUMNS =
   'account_id, hit_id, visitor_id, id_funnel, id_funnel_group, id_traffic_source, id_node, id_page, country_code, ip, tracking_fields, time_ms, is_entrance, cost, conversions, custom_events, postback_called';
 
@@ -37,16 +35,16 @@ const HIT_COLUMNS =
  * The embedded hit warehouse: one SQLite file (WAL) under DATA_DIR. Hits are keyed (account, hitId)
  * in a clustered table and indexed by (account, time); the JSON columns (tracking fields,
  * conversions, custom events) are read with SQLite's JSON functions where a filter needs them.
- * Applied job rows live in their own table and are written in the same transaction as the changes.
+ * Applied job rows are recorded per batch (one JSON record of the batch's rows) in their own table,
+ * in the same transaction as the batch's changes.
  */
 export class SqliteHitStore implements HitStore {
   private readonly db: Database.Database;
   private readonly insertHit: Database.Statement;
   private readonly selectByIds: Database.Statement<[string, string], HitRow>;
   private readonly updateHit: Database.Statement;
-  private readonly insertMarker: Database.Statement;
-  private readonly selectMarkers: Database.Statement<[string, string], MarkerRow>;
-  private readonly selectMarker: Database.Statement<[string, string, number], MarkerRow>;
+  private readonly insertBatch: Database.Statement;
+  private readonly selectBatches: Database.Statement<[string, string], string>;
   private readonly insertMany: Database.Transaction<(hits: readonly Hit[]) => number>;
   private readonly commit: Database.Transaction<(accountId: string, jobId: string, changes: readonly Hit[], rows: readonly AppliedRow[]) => void>;
   private readonly removeMatching: Database.Transaction<(accountId: string, jobId: string, rowIndex: number, filter: HitFilter) => AppliedRow>;
@@ -61,6 +59,9 @@ export class SqliteHitStore implements HitStore {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('cache_size = -65536');
+    // Updates dirty pages all over the table: checkpoint every ~40 MB of WAL rather than every 4 MB, so a
+    // page changed by several batches in a row is copied back once.
+    this.db.pragma('wal_autocheckpoint = 10000');
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS hits (
         account_id        TEXT    NOT NULL,
@@ -83,15 +84,12 @@ export class SqliteHitStore implements HitStore {
         PRIMARY KEY (account_id, hit_id)
       ) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS hits_by_time ON hits (account_id, time_ms);
-      CREATE TABLE IF NOT EXISTS applied_job_rows (
+      CREATE TABLE IF NOT EXISTS applied_job_batches (
         account_id TEXT    NOT NULL,
         job_id     TEXT    NOT NULL,
-        row_index  INTEGER NOT NULL,
-        outcome    TEXT    NOT NULL,
-        error      TEXT,
-        hits       INTEGER NOT NULL,
-        postbacks  TEXT    NOT NULL,
-        PRIMARY KEY (account_id, job_id, row_index)
+        first_row  INTEGER NOT NULL,
+        rows       TEXT    NOT NULL,
+        PRIMARY KEY (account_id, job_id, first_row)
       ) WITHOUT ROWID;`);
 
     this.insertHit = this.db.prepare(
@@ -101,15 +99,10 @@ export class SqliteHitStore implements HitStore {
     );
     this.selectByIds = this.db.prepare(`SELECT ${HIT_COLUMNS} FROM hits WHERE account_id = ? AND hit_id IN (SELECT value FROM json_each(?))`);
     this.updateHit = this.db.prepare('UPDATE hits SET conversions = ?, cost = ?, custom_events = ?, postback_called = ? WHERE account_id = ? AND hit_id = ?');
-    this.insertMarker = this.db.prepare(
-      'INSERT OR IGNORE INTO applied_job_rows (account_id, job_id, row_index, outcome, error, hits, postbacks) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    );
-    this.selectMarkers = this.db.prepare(
-      'SELECT row_index, outcome, error, hits, postbacks FROM applied_job_rows WHERE account_id = ? AND job_id = ? ORDER BY row_index',
-    );
-    this.selectMarker = this.db.prepare(
-      'SELECT row_index, outcome, error, hits, postbacks FROM applied_job_rows WHERE account_id = ? AND job_id = ? AND row_index = ?',
-    );
+    this.insertBatch = this.db.prepare('INSERT INTO applied_job_batches (account_id, job_id, first_row, rows) VALUES (?, ?, ?, ?)');
+    this.selectBatches = this.db
+      .prepare<[string, string], string>('SELECT rows FROM applied_job_batches WHERE account_id = ? AND job_id = ? ORDER BY first_row')
+      .pluck();
 
     this.insertMany = this.db.transaction((hits: readonly Hit[]) => {
       let inserted = 0;
@@ -126,15 +119,15 @@ export class SqliteHitStore implements HitStore {
           accountId,
           change.hitId,
         );
-      for (const row of rows) this.recordRow(accountId, jobId, row);
+      this.recordRows(accountId, jobId, rows);
     });
     this.removeMatching = this.db.transaction((accountId: string, jobId: string, rowIndex: number, filter: HitFilter) => {
-      const recorded = this.selectMarker.get(accountId, jobId, rowIndex);
-      if (recorded) return toAppliedRow(recorded);
+      const recorded = this.recordedRows(accountId, jobId).find((row) => row.rowIndex === rowIndex);
+      if (recorded) return recorded;
       const { where, params } = hitFilterSql(accountId, filter);
       const removed = this.db.prepare(`DELETE FROM hits WHERE ${where}`).run(...params).changes;
       const row: AppliedRow = { rowIndex, outcome: removed > 0 ? 'applied' : 'noop', hits: removed, postbacks: [] };
-      this.recordRow(accountId, jobId, row);
+      this.recordRows(accountId, jobId, [row]);
       return row;
     });
   }
@@ -166,7 +159,7 @@ export class SqliteHitStore implements HitStore {
   }
 
   async appliedRows(accountId: string, jobId: string): Promise<AppliedRow[]> {
-    return this.selectMarkers.all(accountId, jobId).map(toAppliedRow);
+    return this.recordedRows(accountId, jobId);
   }
 
   async commitRows(accountId: string, jobId: string, changes: readonly Hit[], rows: readonly AppliedRow[]): Promise<void> {
@@ -181,8 +174,20 @@ export class SqliteHitStore implements HitStore {
     if (this.db.open) this.db.close();
   }
 
-  private recordRow(accountId: string, jobId: string, row: AppliedRow): void {
-    this.insertMarker.run(accountId, jobId, row.rowIndex, row.outcome, row.error ?? null, row.hits, JSON.stringify(row.postbacks));
+  private recordedRows(accountId: string, jobId: string): AppliedRow[] {
+    return this.selectBatches
+      .all(accountId, jobId)
+      .flatMap((rows) => JSON.parse(rows) as AppliedRow[])
+      .sort((a, b) => a.rowIndex - b.rowIndex);
+  }
+
+  /** One record per batch of rows (a job of 1,000 rows writes one), leaving out rows recorded before. */
+  private recordRows(accountId: string, jobId: string, rows: readonly AppliedRow[]): void {
+    if (rows.length === 0) return;
+    const recorded = new Set(this.recordedRows(accountId, jobId).map((row) => row.rowIndex));
+    const fresh = rows.filter((row) => !recorded.has(row.rowIndex));
+    if (fresh.length === 0) return;
+    this.insertBatch.run(accountId, jobId, Math.min(...fresh.map((row) => row.rowIndex)), JSON.stringify(fresh));
   }
 }
 
@@ -227,16 +232,6 @@ function toHit(row: HitRow): Hit {
     conversions: JSON.parse(row.conversions),
     customEvents: JSON.parse(row.custom_events),
     postbackCalled: row.postback_called === 1,
-  };
-}
-
-function toAppliedRow(row: MarkerRow): AppliedRow {
-  return {
-    rowIndex: row.row_index,
-    outcome: row.outcome,
-    ...(row.error !== null ? { error: row.error } : {}),
-    hits: row.hits,
-    postbacks: JSON.parse(row.postbacks),
   };
 }
 

@@ -180,7 +180,15 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
 
   private start([seq, jobId, type, accountId, payload, queuedAt, attempt]: ClaimedRow): void {
     const consumer = this.consumer!;
-    const delivery: JobDelivery<P> = { job: { jobId, type, accountId, queuedAt, payload: JSON.parse(payload) as P }, attempt };
+    let delivery: JobDelivery<P>;
+    try {
+      delivery = { job: { jobId, type, accountId, queuedAt, payload: JSON.parse(payload) as P }, attempt };
+    } catch (error) {
+      // Not written by this queue: nothing can ever handle it.
+      report(consumer.options, error);
+      this.finish.run(Date.now(), seq);
+      return;
+    }
     const running: Promise<void> = runDelivery(delivery, consumer.handler, consumer.options, this.options)
       .then((outcome) => this.settle(seq, attempt, outcome))
       .catch((error: unknown) => report(consumer.options, error, delivery))

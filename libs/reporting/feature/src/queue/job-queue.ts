@@ -69,8 +69,9 @@ export interface JobQueue<P = unknown> {
   enqueue(jobs: readonly JobEnvelope<P>[]): Promise<{ duplicates: string[] }>;
   /**
    * Delivers jobs to `handler` until `close()`. A job is acknowledged (removed) when the handler
-   * resolves and redelivered after the backoff when it throws or the process dies mid-way, so
-   * handlers must be idempotent.
+   * resolves, delivered again after the backoff when it throws, and after `ackWaitMs` when the
+   * process running it dies mid-way (or the handler hangs), so handlers must be idempotent.
+   * Resolves once consuming started; rejects when the queue is misconfigured.
    */
   consume(handler: (delivery: JobDelivery<P>) => Promise<void>, options?: JobConsumerOptions<P>): Promise<void>;
   /** Jobs waiting or in flight (for readiness, metrics and tests). */

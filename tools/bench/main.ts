@@ -193,6 +193,21 @@ async function main(): Promise<void> {
       await paired(helloUrl, { url: `${base}/visitortag/find/byId/?idTag=${idTag}`, headers: { 'x-api-key': KEY } }, standaloneServers),
       '>= 0.35',
     );
+    process.stdout.write('reporting: conversion rows accepted over HTTP in 1,000-row requests (durably queued)\n');
+    {
+      const { reportingAcceptRound } = await import('./reporting.bench');
+      await reportingAcceptRound(base, KEY, 1);
+      const rounds = [];
+      for (let round = 0; round < ROUNDS; round++) rounds.push(await reportingAcceptRound(base, KEY, DURATION));
+      const ratios = rounds.map((r) => r.rowsPerSecond / r.baselineRowsPerSecond);
+      const mid = rounds[ratios.indexOf(median(ratios))];
+      record(
+        'reporting: conversion rows accepted per second (standalone, 1,000-row PUTs), against appending the same bodies to the embedded queue',
+        `${fmt(median(rounds.map((r) => r.rowsPerSecond)))} rows/s, p99 ${mid.p99Ms} ms per request${mid.non2xx ? `, ${mid.non2xx} non-2xx` : ''}`,
+        `${median(ratios).toFixed(2)} of the baseline's ${fmt(mid.baselineRowsPerSecond)} rows/s (${ratios.map((r) => r.toFixed(2)).join(', ')})`,
+        '>= 50,000 rows/s',
+      );
+    }
     recordPaired(
       'standalone POST save (create)',
       await paired(

@@ -19,8 +19,8 @@ import type { EventStore } from '@funnel/eventstore';
 export const reportingConfig = {
   /** ClickHouse's HTTP interface (`http://user:password@host:8123/db`): the hit warehouse; absent: SQLite under DATA_DIR. */
   CLICKHOUSE_URL: url({ optional: true, protocols: ['http', 'https'] }),
-  /** Update jobs one process applies at once. */
-  REPORTING_WORKERS: int({ min: 1, max: 64, default: 2 }),
+  /** Update jobs one process applies at once; 0: this process only accepts updates (others apply them). */
+  REPORTING_WORKERS: int({ min: 0, max: 64, default: 2 }),
   /** Postback deliveries one process sends at once. */
   REPORTING_POSTBACK_WORKERS: int({ min: 1, max: 256, default: 8 }),
 };
@@ -94,7 +94,7 @@ function partsOf(
       updates,
       postbacks,
       apply: (deps) => applyReportingUpdate({ ...deps, batchSize: testing.batchSize }),
-      settings: { workerConcurrency: config.REPORTING_WORKERS, postbackConcurrency: config.REPORTING_POSTBACK_WORKERS, acceptOnly: testing.acceptOnly },
+      settings: { workerConcurrency: config.REPORTING_WORKERS, postbackConcurrency: config.REPORTING_POSTBACK_WORKERS, acceptOnly: testing.acceptOnly || config.REPORTING_WORKERS === 0 },
     },
     async close() {
       await updates.close();

@@ -48,7 +48,11 @@ export const SIGNED_DECIMAL_TEXT = /^-?\d{1,12}(\.\d{1,6})?$/;
 export const COUNTRY_CODE = /^[A-Z]{2}$/;
 
 /** A decimal given as a JSON number or as text, as canonical text (`12`, `0.25`), or undefined when it is not one. */
+/** Decimal text already in canonical form (no leading zeros, no trailing fraction zeros): the usual case, taken as it is. */
+const CANONICAL_DECIMAL = /^-?(?:0|[1-9]\d{0,11})(?:\.\d{0,5}[1-9])?$/;
+
 export function decimalText(value: unknown): string | undefined {
+  if (typeof value === 'string' && CANONICAL_DECIMAL.test(value)) return value === '-0' ? '0' : value;
   const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value : undefined;
   if (text === undefined || !SIGNED_DECIMAL_TEXT.test(text)) return undefined;
   const [whole, fraction = ''] = text.split('.');

@@ -1,4 +1,5 @@
 import { ServiceError } from '../errors';
+import { decimalText } from './updates';
 import { isIsoTime, parseConversionsUpdate, parseCostUpdate, parseCustomEventsUpdate, parseResetUpdate } from './validate';
 
 const ID = '0AbCdEfGhIjK';
@@ -135,5 +136,30 @@ describe('reporting update validation', () => {
   it('reads ISO 8601 times strictly', () => {
     expect(['2026-11-20T10:00:00Z', '2026-11-20T10:00:00.123+02:00', '2024-02-29T00:00:00Z', '2026-11-20'].map(isIsoTime)).toEqual([true, true, true, true]);
     expect(['2026-02-29T00:00:00Z', '2026-13-01T00:00:00Z', 'yesterday', '2026-11-20T25:00:00Z'].map(isIsoTime)).toEqual([false, false, false, false]);
+  });
+});
+
+describe('decimal text', () => {
+  it('is canonical whatever form it came in', () => {
+    expect(['12.5', '012.50', 12.5, '0', '-0', '-1', '0.000001', '100', '1.000000'].map(decimalText)).toEqual([
+      '12.5',
+      '12.5',
+      '12.5',
+      '0',
+      '0',
+      '-1',
+      '0.000001',
+      '100',
+      '1',
+    ]);
+    expect(['1e3', '1.0000001', '', 'abc', NaN, Infinity, '1234567890123'].map(decimalText)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 });

@@ -177,6 +177,41 @@ describeInBothModes(
       expect(received).toContain(`/pb?payout=5&txid=tx-1&hit=${hitIds[0]}&c1=blue&token=s3cret`);
     });
 
+    it('retries a failing postback 5 times with backoff, then lists it failed; records pixel postbacks without calling them', async () => {
+      const failing = generateAssetId();
+      const pixel = generateAssetId();
+      for (const [id, postback] of [
+        [failing, { postbackType: 'postbackUrl', postbackCode: `${env.RECEIVER}/pb?fail=1&hit={hitid}` }],
+        [pixel, { postbackType: 'pixelUrl', postbackCode: `${env.RECEIVER}/pixel?hit={hitid}&key=abc` }],
+      ] as const) {
+        expect((await call('POST', '/trafficsource/save/', { body: { idTrafficSource: id, trafficSourceName: `source ${id}`, postback } })).status).toBe(200);
+      }
+      const [a, b] = [generateAssetId(), generateAssetId()];
+      await d()
+        .internal()
+        .request(ReportingSubjects.hitsIngest, {
+          context: undefined as never,
+          body: { hits: [hit(a, { idTrafficSource: failing, idFunnel: generateAssetId() }), hit(b, { idTrafficSource: pixel, idFunnel: generateAssetId() })] },
+        });
+      const { body } = await call('PUT', '/reporting/update/conversions/', {
+        body: {
+          hits: [
+            { hitId: a, payout: 1 },
+            { hitId: b, payout: 1 },
+          ],
+          postbackCalls: 'all',
+        },
+      });
+      expect((await finished(body.jobIds[0])).counts).toMatchObject({ applied: 2 });
+      const postbacks = await postbacksSettled(body.jobIds[0]);
+      expect(postbacks).toEqual([
+        { hitId: a, url: `${env.RECEIVER}/pb?fail=1&hit=${a}`, status: 'failed', attempts: 5, lastError: 'HTTP 500' },
+        { hitId: b, url: `${env.RECEIVER}/pixel?hit=${b}&key=********`, status: 'recorded', attempts: 0, lastError: null },
+      ]);
+      expect(received.filter((url) => url === `/pb?fail=1&hit=${a}`)).toHaveLength(5);
+      expect(received.some((url) => url.startsWith('/pixel'))).toBe(false);
+    });
+
     it('answers the first job again for a retried Idempotency-Key, 409 for another body with it', async () => {
       const body = { hits: [{ hitId: hitIds[2], payout: 3, transactionId: 'idem' }] };
       const headers = { 'idempotency-key': `retry-${d().mode}` };

@@ -94,7 +94,11 @@ function partsOf(
       updates,
       postbacks,
       apply: (deps) => applyReportingUpdate({ ...deps, batchSize: testing.batchSize }),
-      settings: { workerConcurrency: config.REPORTING_WORKERS, postbackConcurrency: config.REPORTING_POSTBACK_WORKERS, acceptOnly: testing.acceptOnly || config.REPORTING_WORKERS === 0 },
+      settings: {
+        workerConcurrency: config.REPORTING_WORKERS,
+        postbackConcurrency: config.REPORTING_POSTBACK_WORKERS,
+        acceptOnly: testing.acceptOnly || config.REPORTING_WORKERS === 0,
+      },
     },
     async close() {
       await updates.close();

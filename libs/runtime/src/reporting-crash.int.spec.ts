@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { ReportingSubjects, generateAssetId } from '@funnel/contracts';
 import { NatsServiceClient, createLogger } from '@funnel/platform';
 import type { Hit } from '@funnel/reporting-domain';
+import { SqliteHitStore } from '@funnel/reporting-feature';
 import { type RunningNatsServer, eventually, startNatsServer, tempDir } from '@funnel/testing';
 import { openHitSink } from './hits-import';
 import { startAssetsService, startIdentityService, startReportingService } from './services';
@@ -114,7 +115,6 @@ describe('reporting: a crash of the service mid-job (standalone, a child process
 });
 
 async function customEventCounts(dataDir: string, accountId: string, hitIds: string[]): Promise<Record<string, number>[]> {
-  const { SqliteHitStore } = await import('@funnel/reporting-feature');
   const store = new SqliteHitStore({ filename: join(dataDir, 'reporting.sqlite') });
   try {
     const hits = await store.getHits(accountId, hitIds);

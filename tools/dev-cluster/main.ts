@@ -9,6 +9,8 @@
  * minute); Ctrl-C stops them all. Set NATS_URL to use a NATS server you run instead (with your
  * own NATS_USER / NATS_PASSWORD or NATS_CREDS_FILE for every app, if it requires them).
  */
+// @funnel/platform loads @funnel/contracts, whose DTOs' class-transformer decorators need the metadata API first.
+import 'reflect-metadata';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -20,6 +22,7 @@ import {
   currentNatsUser,
   natsAccessOptions,
   natsAuthorizationConfig,
+  natsInboxPrefixOf,
   natsUserEnv,
 } from '@funnel/platform';
 import { freePort } from '@funnel/testing';
@@ -88,6 +91,19 @@ async function startNats(dataDir: string): Promise<{ url: string; users: NatsUse
   supervisor.start({ name: 'nats', command: 'nats-server', args, env: process.env, cwd: root });
   const url = `nats://127.0.0.1:${port}`;
   await waitForNats(url, users);
+  // The tracking edge's user, for `npm run cli -- hits:import` over NATS (see README "Reporting").
+  for (const { app } of FUNNEL_NATS_LAYOUT.clients ?? []) {
+    const env = { NATS_URL: url, ...natsUserEnv(users, app), NATS_INBOX_PREFIX: natsInboxPrefixOf(FUNNEL_NATS_LAYOUT, app)! };
+    const file = join(natsDir, `nats-${app}.env`);
+    writeFileSync(
+      file,
+      Object.entries(env)
+        .map(([key, value]) => `${key}=${value}\n`)
+        .join(''),
+      { mode: 0o600 },
+    );
+    log(`${app}'s NATS user: ${file}`);
+  }
   return { url, users };
 }
 

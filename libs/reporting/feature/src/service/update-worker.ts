@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { maskPostbackUrl } from '@funnel/reporting-domain';
 import type { JobDelivery } from '../queue/job-queue';
 import { JobRecords } from './job-records';
@@ -23,10 +23,11 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
  * Consumes the update queue: each job is marked started, applied (idempotently: the hit store keeps
  * which rows a job applied, in the same write), its postbacks recorded and queued, then marked
  * finished; only then is it acknowledged. A crash anywhere redelivers the job, which skips the rows
- * already applied and queues the same postback ids again (the queue drops duplicates).
+ * already applied and queues the same postback ids again (the queue drops duplicates). The queues
+ * are closed by whoever opened them (the runtime), after the app has stopped.
  */
 @Injectable()
-export class UpdateWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+export class UpdateWorker implements OnApplicationBootstrap {
   private readonly logger = new Logger('ReportingWorker');
 
   constructor(
@@ -53,10 +54,6 @@ export class UpdateWorker implements OnApplicationBootstrap, OnApplicationShutdo
         ]);
       },
     });
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    // The queues are closed by whoever opened them (the runtime), after the app has stopped.
   }
 
   async handle({ job, attempt }: JobDelivery<UpdatePayload>): Promise<void> {

@@ -43,7 +43,8 @@ export async function reportingApplyRate(hits = 100_000, jobs = 50): Promise<Rep
   const dir = mkdtempSync(join(tmpdir(), 'funnel-reporting-apply-'));
   try {
     const accountId = generateAssetId();
-    const hitIds = Array.from({ length: hits }, () => generateAssetId());
+    // Ids from distinct milliseconds: unique, unlike a burst of ids drawn in the same few milliseconds.
+    const hitIds = Array.from({ length: hits }, (_, n) => generateAssetId(Date.UTC(2026, 0, 1) + n));
     const store = new SqliteHitStore({ filename: join(dir, 'reporting.sqlite') });
     for (let start = 0; start < hits; start += 10_000) {
       await store.insertHits(hitIds.slice(start, start + 10_000).map((hitId, i) => benchHit(accountId, hitId, start + i)));

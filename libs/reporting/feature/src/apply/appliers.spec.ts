@@ -132,6 +132,23 @@ describe('reporting appliers', () => {
       expect(disabled.postbacks).toEqual([]);
     });
 
+    it("uses the funnel's postback override for its traffic source", async () => {
+      await store.insertHits([contractHit(5, { idFunnel: 'FUNNEL000002' })]);
+      const overrides = new Map([['FUNNEL000002/TSOURCE00001', { postbackType: 'javascript' as const, postbackCode: 'fire({payout})' }]]);
+      const deps = { ...depsWith(), funnelPostback: async (idFunnel: string, idTrafficSource: string) => overrides.get(`${idFunnel}/${idTrafficSource}`) };
+      const result = await applyConversions(
+        store,
+        job({ postbackCalls: 'all', hits: [1, 5, 5].map((n, i) => ({ hitId: hitId(n), payout: '8', transactionId: `T${i}` })) }),
+        deps,
+      );
+      expect(result.postbacks.map((p) => [p.hitId, p.postbackType, p.action, p.target])).toEqual([
+        [hitId(1), 'postbackUrl', 'call', 'https://ts.example/pb?cid=click%2F1&p=4&tx=T0&token=s3cret'],
+        [hitId(5), 'javascript', 'record', 'fire(4)'],
+        [hitId(5), 'javascript', 'record', 'fire(4)'],
+      ]);
+      expect(deps.lookups).toEqual(['TSOURCE00001']);
+    });
+
     it('replaces the same transaction id, removes with -1, and calls nothing for a removal', async () => {
       await applyConversions(store, job({ hits: [{ hitId: hitId(1), payout: '1', transactionId: 'A' }] }), depsWith());
       const second = await applyConversions(

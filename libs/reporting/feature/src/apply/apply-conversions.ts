@@ -57,7 +57,7 @@ export async function applyConversions(store: HitStore, job: ApplyJob<Conversion
       let next = result.hit;
       const postbacks: PostbackIntent[] = [];
       if (result.kind !== 'removed') {
-        const source = await sources(hit.idTrafficSource);
+        const source = await sources(hit.idFunnel, hit.idTrafficSource);
         const decision = decidePostback({ flags, source, alreadyCalled: hit.postbackCalled, payout: result.conversion.payout, draw: random() * 100 });
         if (decision.send && source) {
           postbacks.push({
@@ -88,16 +88,33 @@ export async function applyConversions(store: HitStore, job: ApplyJob<Conversion
   return summarize(recorded.values(), (rowIndex) => payload.hits[rowIndex]?.hitId);
 }
 
-/** One lookup per traffic source and job; organic traffic has no source. */
-export function trafficSourceCache(deps: ApplyDeps): (idTrafficSource: string) => Promise<TrafficSourcePostbackSettings | undefined> {
-  const cache = new Map<string, Promise<TrafficSourcePostbackSettings | undefined>>();
-  return (idTrafficSource) => {
-    if (idTrafficSource === ORGANIC_TRAFFIC_SOURCE || idTrafficSource === '') return Promise.resolve(undefined);
-    let source = cache.get(idTrafficSource);
+/**
+ * The postback settings of a hit's traffic source, with the funnel's override of the source's
+ * postback when it has one. One lookup per source (and per funnel and source) and job; organic
+ * traffic has no source.
+ */
+export function trafficSourceCache(deps: ApplyDeps): (idFunnel: string, idTrafficSource: string) => Promise<TrafficSourcePostbackSettings | undefined> {
+  const sources = new Map<string, Promise<TrafficSourcePostbackSettings | undefined>>();
+  const settings = new Map<string, Promise<TrafficSourcePostbackSettings | undefined>>();
+  const sourceOf = (idTrafficSource: string) => {
+    let source = sources.get(idTrafficSource);
     if (!source) {
       source = deps.trafficSource(idTrafficSource);
-      cache.set(idTrafficSource, source);
+      sources.set(idTrafficSource, source);
     }
     return source;
+  };
+  return (idFunnel, idTrafficSource) => {
+    if (idTrafficSource === ORGANIC_TRAFFIC_SOURCE || idTrafficSource === '') return Promise.resolve(undefined);
+    if (!deps.funnelPostback) return sourceOf(idTrafficSource);
+    const key = `${idFunnel}/${idTrafficSource}`;
+    let effective = settings.get(key);
+    if (!effective) {
+      effective = Promise.all([sourceOf(idTrafficSource), deps.funnelPostback(idFunnel, idTrafficSource)]).then(([source, override]) =>
+        source && override ? { ...source, postback: override } : source,
+      );
+      settings.set(key, effective);
+    }
+    return effective;
   };
 }

@@ -52,6 +52,12 @@ export interface ApplyDeps {
    * does not exist. Called at most once per source and job. A rejection stops the job (it is retried).
    */
   trafficSource(idTrafficSource: string): Promise<TrafficSourcePostbackSettings | undefined>;
+  /**
+   * The funnel's `postbackOverrides` entry for a traffic source, which replaces the source's own
+   * `postback` for that funnel's hits; undefined when it has none. Optional: without it, sources'
+   * postbacks are used as they are. Called at most once per funnel and source and job.
+   */
+  funnelPostback?(idFunnel: string, idTrafficSource: string): Promise<TrafficSourcePostbackSettings['postback'] | undefined>;
   /** A uniform draw in [0, 1) for `outgoingPostbackProbability` (default Math.random). */
   random?: () => number;
   /** Rows applied per store transaction (default 1000). */

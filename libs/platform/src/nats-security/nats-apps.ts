@@ -61,11 +61,11 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
       calls: { subjects: [assetSubject('logicscript', 'findById')], inboxPrefix: DEFAULT_SCRIPTS_INBOX_PREFIX },
     },
     { app: 'billing-service', subjectRoot: 'billing' },
-    // Reads a traffic source's postback settings when applying conversions; jobs on two JetStream streams.
+    // Reads a traffic source's postback settings (and a funnel's overrides of them) when applying conversions; jobs on two JetStream streams.
     {
       app: 'reporting-service',
       subjectRoot: 'reporting',
-      calls: { subjects: [assetSubject('trafficsource', 'findById')], inboxPrefix: DEFAULT_REPORTING_INBOX_PREFIX },
+      calls: { subjects: [assetSubject('trafficsource', 'findById'), assetSubject('funnel', 'findById')], inboxPrefix: DEFAULT_REPORTING_INBOX_PREFIX },
       internalSubjects: REPORTING_INTERNAL_SUBJECTS,
       jetStream: [
         { stream: ReportingQueues.updates.name, subjectPrefix: ReportingQueues.updates.subjectPrefix },

@@ -46,6 +46,7 @@ describe('NATS permissions', () => {
           allow: [
             'reporting.events.>',
             'assets.trafficsource.findById',
+            'assets.funnel.findById',
             '$JS.API.INFO',
             ...['REPORTING_UPDATES', 'REPORTING_POSTBACKS'].flatMap((stream, i) => [
               ['reporting.updates.>', 'reporting.postbacks.deliver.>'][i],

@@ -16,7 +16,7 @@ import {
   ReportingSettings,
   UpdatesQueue,
 } from './service/reporting.tokens';
-import { TrafficSourceLookup, trafficSourcesFrom } from './service/traffic-sources';
+import { FunnelPostbackLookup, TrafficSourceLookup, funnelPostbacksFrom, trafficSourcesFrom } from './service/traffic-sources';
 import { UpdateWorker } from './service/update-worker';
 
 export interface ReportingFeatureOptions {
@@ -29,7 +29,7 @@ export interface ReportingFeatureOptions {
   /** The service bus to assets-service (traffic sources' postback settings). */
   assets: ServiceClient;
   /** How jobs are applied to the hit store (the appliers of each update type). */
-  apply: (deps: { hits: HitStore; sources: TrafficSourceLookup }) => ApplyUpdate;
+  apply: (deps: { hits: HitStore; sources: TrafficSourceLookup; funnelPostbacks: FunnelPostbackLookup }) => ApplyUpdate;
   settings?: ReportingSettings;
 }
 
@@ -45,6 +45,7 @@ export class ReportingHealth {
 export class ReportingFeatureModule {
   static forRoot(options: ReportingFeatureOptions): DynamicModule {
     const sources = trafficSourcesFrom(options.assets);
+    const funnelPostbacks = funnelPostbacksFrom(options.assets);
     return {
       module: ReportingFeatureModule,
       controllers: [ReportingMessageController],
@@ -55,7 +56,7 @@ export class ReportingFeatureModule {
         { provide: REPORTING_POSTBACKS_QUEUE, useValue: options.postbacks },
         { provide: REPORTING_OUTBOUND, useValue: options.outbound },
         { provide: REPORTING_SETTINGS, useValue: options.settings ?? {} },
-        { provide: REPORTING_APPLY, useValue: options.apply({ hits: options.hitStore, sources }) },
+        { provide: REPORTING_APPLY, useValue: options.apply({ hits: options.hitStore, sources, funnelPostbacks }) },
         { provide: JobRecords, useFactory: (events: EventStore) => new JobRecords(events), inject: [EVENT_STORE] },
         { provide: IdempotencyKeys, useFactory: (events: EventStore) => new IdempotencyKeys(events), inject: [EVENT_STORE] },
         ReportingUpdates,

@@ -212,6 +212,30 @@ describeInBothModes(
       expect(received.some((url) => url.startsWith('/pixel'))).toBe(false);
     });
 
+    it("calls a funnel's postback override for the traffic source instead of the source's own postback", async () => {
+      const group = generateAssetId();
+      const funnel = generateAssetId();
+      expect((await call('POST', '/funnelgroup/save/', { body: { idFunnelGroup: group, funnelGroupName: 'Override group' } })).status).toBe(200);
+      const saved = await call('POST', '/funnel/save/', {
+        body: {
+          idFunnel: funnel,
+          idFunnelGroup: group,
+          funnelName: 'Override funnel',
+          postbackOverrides: [{ idTrafficSource, postbackType: 'postbackUrl', postbackCode: `${env.RECEIVER}/override?hit={hitid}&p={payout}` }],
+        },
+      });
+      expect(saved.status).toBe(200);
+      const hitId = generateAssetId();
+      await d()
+        .internal()
+        .request(ReportingSubjects.hitsIngest, { context: undefined as never, body: { hits: [hit(hitId, { idFunnel: funnel, idFunnelGroup: group })] } });
+      const { body } = await call('PUT', '/reporting/update/conversions/', { body: { hits: [{ hitId, payout: 8 }], postbackCalls: 'all' } });
+      await finished(body.jobIds[0]);
+      expect(await postbacksSettled(body.jobIds[0])).toEqual([
+        { hitId, url: `${env.RECEIVER}/override?hit=${hitId}&p=4`, status: 'delivered', attempts: 1, lastError: null },
+      ]);
+    });
+
     it('answers the first job again for a retried Idempotency-Key, 409 for another body with it', async () => {
       const body = { hits: [{ hitId: hitIds[2], payout: 3, transactionId: 'idem' }] };
       const headers = { 'idempotency-key': `retry-${d().mode}` };

@@ -36,6 +36,7 @@ const hitOf = (accountId: string, hitId: string): Hit => ({
 async function startChild(
   dataDir: string,
   crashAfterCommits: number,
+  extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<{ child: ChildProcess; port: number; accountId: string; exited: Promise<NodeJS.Signals | null> }> {
   const child = spawn(process.execPath, ['-r', join(root, 'tools', 'register.js'), join(__dirname, 'fixtures', 'reporting-crash.fixture.ts')], {
     cwd: root,
@@ -46,11 +47,16 @@ async function startChild(
       HOST: '127.0.0.1',
       LOG_LEVEL: 'error',
       CRASH_AFTER_COMMITS: String(crashAfterCommits),
-      ACCOUNT_API_KEY: crashAfterCommits ? API_KEY : '',
+      ACCOUNT_API_KEY: '',
+      OPS_PORT: '0',
+      OPS_HOST: '127.0.0.1',
+      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+  // A child that takes a queued job while it starts may die before it prints anything: its exit is the answer.
+  if (extraEnv.EXPECT_CRASH) return { child, port: 0, accountId: '', exited };
   const [port, accountId] = await new Promise<[number, string]>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -77,7 +83,8 @@ describe('reporting: a crash of the service mid-job (standalone, a child process
     const dir = tempDir('reporting-crash');
     let running: Awaited<ReturnType<typeof startChild>> | undefined;
     try {
-      running = await startChild(dir.path, 2);
+      // Accepted by a process that does not apply jobs (REPORTING_WORKERS=0), so the answer is out before any worker starts.
+      running = await startChild(dir.path, 0, { REPORTING_WORKERS: '0', ACCOUNT_API_KEY: API_KEY });
       const call = api(running.port);
       const accountId = running.accountId;
       const hitIds = Array.from({ length: 10 }, () => generateAssetId());
@@ -85,12 +92,16 @@ describe('reporting: a crash of the service mid-job (standalone, a child process
       expect(await sink.write(hitIds.map((id) => hitOf(accountId, id)))).toEqual({ inserted: 10, ignored: 0 });
       await sink.close();
 
-      // 10 rows in batches of 2: the process dies right after the second batch (4 rows) was committed.
       const accepted = await call('PUT', '/reporting/update/customevents/', {
         hits: hitIds.map((hitId) => ({ hitId, eventNumber: 1, count: 1, time: '2026-01-10T12:00:00Z' })),
       });
       expect(accepted.status).toBe(200);
       const jobId = accepted.body.jobIds[0];
+      running.child.kill('SIGTERM');
+      await running.exited;
+
+      // 10 rows in batches of 2: this process dies right after the second batch (4 rows) was committed.
+      running = await startChild(dir.path, 2, { EXPECT_CRASH: '1' });
       expect(await running.exited).toBe('SIGKILL');
 
       running = await startChild(dir.path, 0);
@@ -123,6 +134,50 @@ async function customEventCounts(dataDir: string, accountId: string, hitIds: str
     await store.close();
   }
 }
+
+describe('reporting: a crash of the service mid-job (distributed: the reporting service process killed between two batches)', () => {
+  it('completes the job on JetStream after the restart, and applies no row twice', async () => {
+    const nats = await startNatsServer();
+    const dir = tempDir('reporting-crash-js');
+    const client = new NatsServiceClient(nats.url, { timeoutMs: 5000, logger: createLogger('test', 'fatal') });
+    let running: Awaited<ReturnType<typeof startChild>> | undefined;
+    try {
+      // Accepted by an instance that does not consume, so the answer is out before any worker starts.
+      const accepting = await startReportingService(
+        { NATS_URL: nats.url, DATA_DIR: dir.path, LOG_LEVEL: 'fatal', OPS_PORT: '0', OPS_HOST: '127.0.0.1' },
+        { reporting: { acceptOnly: true } },
+      );
+      const accountId = generateAssetId();
+      const context = { accountId, userId: 'test', permissions: ['reporting:write'], correlationId: 'test' };
+      const hitIds = Array.from({ length: 10 }, () => generateAssetId());
+      await client.request(ReportingSubjects.hitsIngest, { context, body: { hits: hitIds.map((id) => hitOf(accountId, id)) } });
+      const { jobIds } = await client.request<{ jobIds: string[] }>(ReportingSubjects.customEvents, {
+        context,
+        body: { body: { hits: hitIds.map((hitId) => ({ hitId, eventNumber: 2, time: '2026-01-10T12:00:00Z' })) } },
+      });
+      await accepting.close();
+      // This one takes the job and dies right after its second batch of 2 rows reached the hit store.
+      running = await startChild(dir.path, 2, { NATS_URL: nats.url, EXPECT_CRASH: '1' });
+      expect(await running.exited).toBe('SIGKILL');
+
+      running = await startChild(dir.path, 0, { NATS_URL: nats.url });
+      const job = await eventually(async () => {
+        const found = await client.request<{ status: string; counts: unknown }>(ReportingSubjects.jobsGet, { context, body: { query: { jobId: jobIds[0] } } });
+        expect(found.status).toBe('done');
+        return found;
+      }, 30_000);
+      expect(job.counts).toEqual({ rows: 10, applied: 10, noop: 0, notFound: 0, failed: 0 });
+      const { hits } = await client.request<{ hits: Hit[] }>(ReportingSubjects.hitsGet, { context, body: { hitIds } });
+      expect(hits.map((h) => h.customEvents)).toEqual(hitIds.map(() => ({ 2: 1 })));
+    } finally {
+      await client.close();
+      running?.child.kill('SIGKILL');
+      await running?.exited;
+      await nats.stop();
+      dir.remove();
+    }
+  }, 90_000);
+});
 
 describe('reporting: a restart of nats-server with accepted jobs queued (distributed)', () => {
   let nats: RunningNatsServer;

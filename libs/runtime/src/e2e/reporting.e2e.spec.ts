@@ -114,6 +114,15 @@ describeInBothModes(
 
     it('needs a credential with reporting:write', async () => {
       expect((await call('PUT', '/reporting/update/conversions/', { key: '', body: { hits: [] } })).status).toBe(401);
+      const generated = await call('POST', '/apikeys/generate/', { body: { name: 'read only', permissions: ['assets:read'] } });
+      expect(generated.status).toBe(200);
+      for (const [method, path] of [
+        ['PUT', '/reporting/update/conversions/'],
+        ['POST', '/reporting/update/reset/'],
+        ['GET', '/reporting/jobs/?jobId=000000000000'],
+      ]) {
+        expect((await call(method, path, { key: generated.body.key, body: method === 'GET' ? undefined : {} })).status).toBe(403);
+      }
     });
 
     it('ingests hits on the internal subject only (no gateway route)', async () => {

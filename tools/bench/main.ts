@@ -197,6 +197,7 @@ async function main(): Promise<void> {
     const idTag = await seedTag(base);
     const standaloneServers = { measure: [standalone.process.pid!], baseline: [hello.process.pid!] };
     if (runs('standalone')) await standaloneRows(base, idTag, helloUrl, standaloneServers);
+    if (runs('reporting')) await reportingAcceptRows(base);
     if (runs('funnel')) await funnelRows(base, tmp, children, standalone);
     await stopAll();
     if (runs('distributed')) await distributedRows(tmp, children, helloUrl, hello.process.pid!, stopAll);
@@ -247,6 +248,23 @@ async function main(): Promise<void> {
   }
   process.stdout.write('\n| measure | figure | ratio | target |\n|---|---|---|---|\n');
   for (const r of rows) process.stdout.write(`| ${r.name} | ${r.value} | ${r.ratio} | ${r.target} |\n`);
+}
+
+/** Conversion rows accepted over HTTP in 1,000-row requests (durably queued), against appending the same bodies to the queue. */
+async function reportingAcceptRows(base: string): Promise<void> {
+  process.stdout.write('reporting: conversion rows accepted over HTTP in 1,000-row requests (durably queued)\n');
+  const { reportingAcceptRound } = await import('./reporting.bench');
+  await reportingAcceptRound(base, KEY, 1);
+  const rounds = [];
+  for (let round = 0; round < ROUNDS; round++) rounds.push(await reportingAcceptRound(base, KEY, DURATION));
+  const ratios = rounds.map((r) => r.rowsPerSecond / r.baselineRowsPerSecond);
+  const mid = rounds[ratios.indexOf(median(ratios))];
+  record(
+    'reporting: conversion rows accepted per second (standalone, 1,000-row PUTs), against appending the same bodies to the embedded queue',
+    `${fmt(median(rounds.map((r) => r.rowsPerSecond)))} rows/s, p99 ${mid.p99Ms} ms per request${mid.non2xx ? `, ${mid.non2xx} non-2xx` : ''}`,
+    `${median(ratios).toFixed(2)} of the baseline's ${fmt(mid.baselineRowsPerSecond)} rows/s (${ratios.map((r) => r.toFixed(2)).join(', ')})`,
+    '>= 50,000 rows/s',
+  );
 }
 
 async function standaloneRows(base: string, idTag: string, helloUrl: string, standaloneServers: Servers): Promise<void> {

@@ -1,13 +1,15 @@
 /**
  * `npm run cli -- <command>`: operator commands against the configured stores (same environment
  * as the services): `users:create` (./users.ts), `identity-keys:create|rotate` (./identity-keys.ts),
- * `nats-credentials:create|rotate|retire` (./nats-credentials.ts) and `events:tail` (./events-tail.ts).
+ * `nats-credentials:create|rotate|retire` (./nats-credentials.ts), `events:tail` (./events-tail.ts) and
+ * `hits:import` (./hits-import.ts).
  */
 import 'reflect-metadata';
 import { CliIo, runCli } from './users';
 import { isIdentityKeysCommand, runIdentityKeysCli } from './identity-keys';
 import { isNatsCredentialsCommand, runNatsCredentialsCli } from './nats-credentials';
 import { isEventsTailCommand, runEventsTailCli } from './events-tail';
+import { isHitsCommand, runHitsCli } from './hits-import';
 
 const argv = process.argv.slice(2);
 const io: CliIo = {
@@ -26,7 +28,9 @@ const run = isEventsTailCommand(argv[0])
     ? runIdentityKeysCli(argv, io)
     : isNatsCredentialsCommand(argv[0])
       ? runNatsCredentialsCli(argv, io)
-      : runCli(argv, process.env, io);
+      : isHitsCommand(argv[0])
+        ? runHitsCli(argv, process.env, io)
+        : runCli(argv, process.env, io);
 void run.then(
   (code) => process.exit(code),
   (error: unknown) => {

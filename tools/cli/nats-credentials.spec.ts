@@ -71,6 +71,9 @@ describe('the Kubernetes overlays', () => {
     const kustomization = readFileSync(join(root, 'overlays', overlay, 'kustomization.yaml'), 'utf8');
     for (const app of apps) {
       expect(kustomization).toContain(`- name: funnel-nats-${app}\n    envs:\n      - secrets/${natsEnvFile(app)}\n`);
+    }
+    // Clients of the layout (the tracking edge) run elsewhere: a Secret to hand them, no Deployment here.
+    for (const app of [FUNNEL_NATS_LAYOUT.gateway, ...FUNNEL_NATS_LAYOUT.services.map((service) => service.app)]) {
       expect(readFileSync(join(root, 'base', `${app}.yaml`), 'utf8')).toMatch(new RegExp(`- secretRef:\\n\\s+name: funnel-nats-${app}\\n`));
     }
   });

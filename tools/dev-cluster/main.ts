@@ -22,6 +22,7 @@ import {
   jetStreamReaderPermissions,
   natsAccessOptions,
   natsAuthorizationConfig,
+  natsInboxPrefixOf,
   natsUserEnv,
   type NatsUsers,
   newNatsPassword,
@@ -97,6 +98,19 @@ async function startNats(dataDir: string): Promise<{ url: string; users: NatsUse
   const readerEnv = join(natsDir, 'events-reader.env');
   writeFileSync(readerEnv, `NATS_URL=${url}\nNATS_USER=${reader.user}\nNATS_PASSWORD=${reader.password}\n`, { mode: 0o600 });
   log(`asset events: env $(cat ${readerEnv}) npm run cli -- events:tail`);
+  // The tracking edge's user, for `npm run cli -- hits:import` over NATS (see README "Reporting").
+  for (const { app } of FUNNEL_NATS_LAYOUT.clients ?? []) {
+    const env = { NATS_URL: url, ...natsUserEnv(users, app), NATS_INBOX_PREFIX: natsInboxPrefixOf(FUNNEL_NATS_LAYOUT, app)! };
+    const file = join(natsDir, `nats-${app}.env`);
+    writeFileSync(
+      file,
+      Object.entries(env)
+        .map(([key, value]) => `${key}=${value}\n`)
+        .join(''),
+      { mode: 0o600 },
+    );
+    log(`${app}'s NATS user: ${file}`);
+  }
   return { url, users };
 }
 

@@ -9,3 +9,4 @@ export * from './error-text';
 export * from './billing';
 export * from './billing/docs';
 export * from './serialized-json';
+export * from './reporting';

@@ -14,6 +14,7 @@ import { ApiDocsHttpController } from './docs/api-docs.http.controller';
 import { scriptRoutes } from './script-routes';
 import { identityRoutes } from './identity-routes';
 import { billingRoutes } from './billing-routes';
+import { reportingRoutes } from './reporting-routes';
 import { CredentialRateLimit, DEFAULT_RATE_LIMIT, RateLimitOptions } from './limits/credential-rate-limit';
 
 export interface GatewayOptions {
@@ -34,7 +35,7 @@ export interface GatewayOptions {
 }
 
 export function gatewayRoutes(extra: ForwardedRoute[] = []): ForwardedRoute[] {
-  return [...assetRoutes(), ...scriptRoutes(), ...identityRoutes(), ...billingRoutes(), ...extra];
+  return [...assetRoutes(), ...scriptRoutes(), ...identityRoutes(), ...billingRoutes(), ...reportingRoutes(), ...extra];
 }
 
 @Module({})

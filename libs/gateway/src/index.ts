@@ -7,6 +7,7 @@ export * from './token-verifier';
 export * from './credentials';
 export * from './identity-routes';
 export * from './billing-routes';
+export * from './reporting-routes';
 export * from './limits/rate-limiter';
 export * from './limits/credential-rate-limit';
 export * from './docs/openapi';

@@ -10,6 +10,7 @@ import {
   ConfigRule,
   DEFAULT_GATEWAY_INBOX_PREFIX,
   DEFAULT_SCRIPTS_INBOX_PREFIX,
+  DEFAULT_REPORTING_INBOX_PREFIX,
   INVALID_CONFIG_VALUE,
   LOG_LEVELS,
   NatsAccess,
@@ -178,6 +179,11 @@ export const natsInboxConfig = {
 /** scripts-service reads logic scripts from assets-service: its replies come on `<prefix>.<id>` (its NATS user may subscribe to `<prefix>.>` only). */
 export const scriptsInboxConfig = {
   NATS_INBOX_PREFIX: string({ default: DEFAULT_SCRIPTS_INBOX_PREFIX }),
+};
+
+/** reporting-service reads traffic sources from assets-service and pulls its JetStream jobs: replies on `<prefix>.<id>`. */
+export const reportingInboxConfig = {
+  NATS_INBOX_PREFIX: string({ default: DEFAULT_REPORTING_INBOX_PREFIX }),
 };
 
 const SUBJECT_PREFIX = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;

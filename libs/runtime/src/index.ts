@@ -4,3 +4,5 @@ export * from './standalone';
 export * from './services';
 export * from './billing-config';
 export * from './asset-events';
+export * from './reporting-config';
+export * from './hits-import';

@@ -24,6 +24,7 @@ import { AssetSecretBox, AssetsFeatureModule, AssetsHealth, assetKindActions } f
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { BillingFeatureModule, BillingHealth } from '@funnel/billing-feature';
+import { ReportingFeatureModule } from '@funnel/reporting-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
 import {
   accessTokenConfig,
@@ -45,17 +46,19 @@ import {
   natsInboxConfig,
   opsConfig,
   scriptsInboxConfig,
+  reportingInboxConfig,
   storeConfig,
 } from './config';
 import { Stores, openStores } from './stores';
 import { assetEventsConfig, assetEventsOptionsFrom, assetsInboxConfig, registerAssetEventRelayMetrics, startAssetEventRelay } from './asset-events';
 import { billingConfig, billingOptionsFrom } from './billing-config';
 import { RunningApp } from './standalone';
+import { ReportingTesting, jetStreamReportingParts, reportingConfig, reportingFeatureOptions } from './reporting-config';
 
 const serviceConfig = { ...commonConfig, ...natsConfig, ...opsConfig };
 
 /** The services the gateway forwards to: its readiness pings each (`<service>.ping`). */
-export const GATEWAY_SERVICES = ['assets', 'identity', 'scripts', 'billing'] as const;
+export const GATEWAY_SERVICES = ['assets', 'identity', 'scripts', 'billing', 'reporting'] as const;
 
 interface NatsService {
   /** The app's name in logs and metrics, e.g. `assets-service`. */
@@ -219,6 +222,42 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env):
     stores,
     onClose: billing.close,
   });
+}
+
+export const reportingServiceConfig = { ...serviceConfig, ...storeConfig, ...outboundConfig, ...reportingConfig, ...reportingInboxConfig };
+
+/**
+ * The reporting service: update routes and workers. Jobs on JetStream (its own NATS user's
+ * connection, inboxes under NATS_INBOX_PREFIX), records on the event store, hits in ClickHouse or
+ * SQLite under DATA_DIR, traffic sources read from assets-service (`assets.trafficsource.findById`).
+ */
+export async function startReportingService(env: NodeJS.ProcessEnv = process.env, testing: { reporting?: ReportingTesting } = {}): Promise<RunningApp> {
+  const config = loadConfig(reportingServiceConfig, env);
+  const access = natsAccessFrom(config);
+  const logger = createLogger('reporting-service', config.LOG_LEVEL);
+  const assets = new NatsServiceClient(config.NATS_URL, { timeoutMs: config.RPC_TIMEOUT_MS, logger, access, maxMessageBytes: config.RPC_MAX_MESSAGE_BYTES });
+  const outbound = new OutboundHttp(outboundHttpOptionsFrom(config));
+  const stores = await openStores(config);
+  const reporting = await jetStreamReportingParts({ config, natsUrl: config.NATS_URL, access, testing: testing.reporting });
+  @Module({ imports: [ReportingFeatureModule.forRoot(reportingFeatureOptions(reporting, { eventStore: stores.eventStore, assets, outbound }))] })
+  class ReportingServiceModule {}
+  const running = await startNatsService({
+    name: 'reporting-service',
+    service: 'reporting',
+    module: ReportingServiceModule,
+    config,
+    checks: () => [],
+  });
+  return {
+    ...running,
+    async close() {
+      await running.close();
+      await reporting.close();
+      await assets.close();
+      await outbound.close();
+      await stores.close();
+    },
+  };
 }
 
 export const gatewayConfig = { ...commonConfig, ...httpConfig, ...edgeConfig, ...natsConfig, ...natsInboxConfig, ...accessTokenConfig };

@@ -18,6 +18,7 @@ import { AssetSecretBox, AssetsFeatureModule, AssetsHealth, assetKindActions } f
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { BillingFeatureModule, BillingHealth } from '@funnel/billing-feature';
+import { ReportingFeatureModule } from '@funnel/reporting-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
 import { registerProjectionLagMetric } from '@funnel/projections';
 import {
@@ -41,6 +42,7 @@ import {
 import { openStores } from './stores';
 import { assetEventsConfig, assetEventsOptionsFrom, assetsInboxConfig, registerAssetEventRelayMetrics, startAssetEventRelay } from './asset-events';
 import { billingConfig, billingOptionsFrom } from './billing-config';
+import { ReportingTesting, embeddedReportingParts, reportingConfig, reportingFeatureOptions } from './reporting-config';
 
 export const standaloneConfig = {
   ...commonConfig,
@@ -57,6 +59,7 @@ export const standaloneConfig = {
   NATS_URL: string({ optional: true }),
   ...assetsInboxConfig,
   ...assetEventsConfig,
+  ...reportingConfig,
 };
 export type StandaloneConfig = Config<typeof standaloneConfig>;
 
@@ -65,6 +68,8 @@ export interface RunningApp {
   port: number;
   /** The Nest application context (for tools and tests that need a provider). */
   context?: INestApplicationContext;
+  /** Standalone: a client of the in-process bus, for internal subjects (`reporting.hits.*`) from tools and tests. */
+  internal?: InProcessServiceClient;
   close(): Promise<void>;
 }
 
@@ -72,7 +77,10 @@ export interface RunningApp {
  * Standalone mode: the gateway and every service module in one process, talking through the
  * in-process transport with the same subjects as over NATS, on SQLite and embedded read models.
  */
-export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp & { app: NestFastifyApplication }> {
+export async function startStandalone(
+  env: NodeJS.ProcessEnv = process.env,
+  testing: { reporting?: ReportingTesting } = {},
+): Promise<RunningApp & { app: NestFastifyApplication }> {
   const config = loadConfig(standaloneConfig, env);
   const bootstrapAdmin = bootstrapAdminFrom(config);
   const edge = edgeOptionsFrom(config);
@@ -90,6 +98,8 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   const started: { app?: NestFastifyApplication } = {};
   const secrets = AssetSecretBox.openOrCreate(assetSecretsFileFrom(config));
   const outbound = new OutboundHttp(outboundHttpOptionsFrom(config));
+  // The reporting queues and hit warehouse: DATA_DIR/reporting.sqlite (hits in ClickHouse with CLICKHOUSE_URL).
+  const reporting = await embeddedReportingParts({ config, testing: testing.reporting });
 
   @Module({
     imports: [
@@ -97,6 +107,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
       IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin, auth: authOptionsFrom(config), events: bus }),
       ScriptsFeatureModule.forRoot({ assets: client }),
       BillingFeatureModule.forRoot({ ...stores, ...billing.options }),
+      ReportingFeatureModule.forRoot(reportingFeatureOptions(reporting, { eventStore: stores.eventStore, assets: client, outbound })),
       GatewayModule.forRoot({
         client,
         metrics,
@@ -130,10 +141,12 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   return {
     app,
     context: app,
+    internal: client,
     port,
     async close() {
       await relay?.stop();
       await app.close();
+      await reporting.close();
       await outbound.close();
       await stores.close();
       await billing.close();

@@ -4,14 +4,18 @@ import type { NatsPermissions } from './nats-permissions';
 /** The reply inboxes of a reader of the asset events (`npm run cli -- events:tail`'s default NATS_INBOX_PREFIX). */
 export const DEFAULT_EVENTS_READER_INBOX_PREFIX = '_INBOX_events';
 
-/** The JetStream streams and key-value buckets an app writes, with the JetStream API answers on its own inboxes. */
+/** The JetStream streams and key-value buckets an app owns, with the JetStream API answers on its own inboxes. */
 export interface NatsJetStreamUse {
-  /** Streams it creates and updates (it publishes to their subjects under its own `<root>.events.>`). */
-  streams: readonly string[];
+  /**
+   * Streams it creates and updates. It publishes to their subjects: its own `<root>.events.>`, or
+   * `<subjectPrefix>.>` (a work queue: the gateway may never send there). With `consumes` it also
+   * reads them through its own consumers and acknowledges their messages.
+   */
+  streams: readonly { stream: string; subjectPrefix?: string; consumes?: boolean }[];
   /** Key-value buckets it creates, reads and writes. */
-  keyValueBuckets: readonly string[];
-  /** Prefix of its reply inboxes (its NATS_INBOX_PREFIX): JetStream API answers and publish acknowledgements. */
-  inboxPrefix: string;
+  keyValueBuckets?: readonly string[];
+  /** Prefix of its reply inboxes (its NATS_INBOX_PREFIX) when it makes no service `calls` (whose inboxes serve then). */
+  inboxPrefix?: string;
 }
 
 /** The JetStream API subjects one stream's owner needs: look it up, create it, change its configuration. */
@@ -19,12 +23,28 @@ function streamAdmin(stream: string): string[] {
   return [`$JS.API.STREAM.INFO.${stream}`, `$JS.API.STREAM.CREATE.${stream}`, `$JS.API.STREAM.UPDATE.${stream}`];
 }
 
-/** What an app needs to publish from: `$JS.API.INFO`, its streams' and buckets' administration, and its buckets' keys. */
+/** A work queue's consumers: create and look up its durable consumer, pull from it, acknowledge. */
+function streamConsumer(stream: string): string[] {
+  return [
+    `$JS.API.STREAM.*.${stream}`,
+    `$JS.API.CONSUMER.*.${stream}`,
+    `$JS.API.CONSUMER.*.${stream}.>`,
+    `$JS.API.CONSUMER.DURABLE.CREATE.${stream}.>`,
+    `$JS.API.CONSUMER.MSG.NEXT.${stream}.>`,
+    `$JS.ACK.${stream}.>`,
+  ];
+}
+
+/** What an app needs to publish: `$JS.API.INFO`, its streams' and buckets' administration and subjects, its consumers, its buckets' keys. */
 export function jetStreamWriterPublishAllow(use: NatsJetStreamUse): string[] {
   return [
     '$JS.API.INFO',
-    ...use.streams.flatMap(streamAdmin),
-    ...use.keyValueBuckets.flatMap((bucket) => [
+    ...use.streams.flatMap(({ stream, subjectPrefix, consumes }) => [
+      ...streamAdmin(stream),
+      ...(subjectPrefix ? [`${subjectPrefix}.>`] : []),
+      ...(consumes ? streamConsumer(stream) : []),
+    ]),
+    ...(use.keyValueBuckets ?? []).flatMap((bucket) => [
       ...streamAdmin(`KV_${bucket}`),
       `$JS.API.STREAM.MSG.GET.KV_${bucket}`,
       `$JS.API.DIRECT.GET.KV_${bucket}.>`,

@@ -1,4 +1,11 @@
-import { ASSET_EVENTS_RELAY_BUCKET, ASSET_EVENTS_STREAM, assetSubject } from '@funnel/contracts';
+import {
+  ASSET_EVENTS_RELAY_BUCKET,
+  ASSET_EVENTS_STREAM,
+  REPORTING_INTERNAL_SUBJECTS,
+  ReportingQueues,
+  ReportingSubjects,
+  assetSubject,
+} from '@funnel/contracts';
 import type { NatsJetStreamUse } from './jetstream-permissions';
 
 /**
@@ -13,8 +20,16 @@ export interface NatsServiceApp {
   subjectRoot: string;
   /** The requests it sends to other services, when it sends any. */
   calls?: NatsServiceCalls;
-  /** The JetStream streams and buckets it writes, when it writes any. */
+  /** Subjects under its root that only its `clients` (not the gateway) may send to. */
+  internalSubjects?: readonly string[];
+  /** The JetStream streams and buckets it owns, when it owns any. */
   jetstream?: NatsJetStreamUse;
+}
+
+/** A NATS user that only sends requests (the tracking edge, the CLI's `hits:import` over NATS). */
+export interface NatsClientApp {
+  app: string;
+  calls: NatsServiceCalls;
 }
 
 /** A service's own requests: exactly these subjects, with the replies on its own inboxes. */
@@ -27,6 +42,8 @@ export interface NatsServiceCalls {
 
 export interface NatsLayout {
   services: readonly NatsServiceApp[];
+  /** Users that only send requests (never answer), e.g. the tracking edge's hit ingest. */
+  clients?: readonly NatsClientApp[];
   /** The gateway's app name (`gateway`). */
   gateway: string;
   /** Prefix of the gateway's reply inboxes: it may subscribe to `<prefix>.>` and nothing else of the kind. */
@@ -38,6 +55,10 @@ export const DEFAULT_GATEWAY_INBOX_PREFIX = '_INBOX_gateway';
 export const DEFAULT_ASSETS_INBOX_PREFIX = '_INBOX_assets';
 /** scripts-service's reply inboxes (it reads logic scripts from assets-service). */
 export const DEFAULT_SCRIPTS_INBOX_PREFIX = '_INBOX_scripts';
+/** reporting-service's reply inboxes (traffic sources from assets-service, JetStream pulls and acknowledgements of its publishes). */
+export const DEFAULT_REPORTING_INBOX_PREFIX = '_INBOX_reporting';
+/** The tracking edge's (and `hits:import`'s) reply inboxes. */
+export const DEFAULT_TRACKING_EDGE_INBOX_PREFIX = '_INBOX_tracking_edge';
 
 export const FUNNEL_NATS_LAYOUT: NatsLayout = {
   services: [
@@ -45,7 +66,7 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
     {
       app: 'assets-service',
       subjectRoot: 'assets',
-      jetstream: { streams: [ASSET_EVENTS_STREAM], keyValueBuckets: [ASSET_EVENTS_RELAY_BUCKET], inboxPrefix: DEFAULT_ASSETS_INBOX_PREFIX },
+      jetstream: { streams: [{ stream: ASSET_EVENTS_STREAM }], keyValueBuckets: [ASSET_EVENTS_RELAY_BUCKET], inboxPrefix: DEFAULT_ASSETS_INBOX_PREFIX },
     },
     { app: 'identity-service', subjectRoot: 'identity' },
     // `POST /logicscripts/evaluate` with `idLogicScript` reads the script with the caller's context.
@@ -55,6 +76,23 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
       calls: { subjects: [assetSubject('logicscript', 'findById')], inboxPrefix: DEFAULT_SCRIPTS_INBOX_PREFIX },
     },
     { app: 'billing-service', subjectRoot: 'billing' },
+    // Reads a traffic source's postback settings (and a funnel's overrides of them) when applying conversions; jobs on two JetStream streams.
+    {
+      app: 'reporting-service',
+      subjectRoot: 'reporting',
+      calls: { subjects: [assetSubject('trafficsource', 'findById'), assetSubject('funnel', 'findById')], inboxPrefix: DEFAULT_REPORTING_INBOX_PREFIX },
+      internalSubjects: REPORTING_INTERNAL_SUBJECTS,
+      jetstream: {
+        streams: [
+          { stream: ReportingQueues.updates.name, subjectPrefix: ReportingQueues.updates.subjectPrefix, consumes: true },
+          { stream: ReportingQueues.postbacks.name, subjectPrefix: ReportingQueues.postbacks.subjectPrefix, consumes: true },
+        ],
+      },
+    },
+  ],
+  // The tracking edge (outside this repository; `npm run cli -- hits:import` over NATS uses its user): writes and reads hits.
+  clients: [
+    { app: 'tracking-edge', calls: { subjects: [ReportingSubjects.hitsIngest, ReportingSubjects.hitsGet], inboxPrefix: DEFAULT_TRACKING_EDGE_INBOX_PREFIX } },
   ],
   gateway: 'gateway',
   gatewayInboxPrefix: DEFAULT_GATEWAY_INBOX_PREFIX,
@@ -64,10 +102,11 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
 export function natsInboxPrefixOf(layout: NatsLayout, app: string): string | undefined {
   if (app === layout.gateway) return layout.gatewayInboxPrefix;
   const service = layout.services.find((candidate) => candidate.app === app);
-  return service?.calls?.inboxPrefix ?? service?.jetstream?.inboxPrefix;
+  if (service) return service.calls?.inboxPrefix ?? service.jetstream?.inboxPrefix;
+  return layout.clients?.find((client) => client.app === app)?.calls.inboxPrefix;
 }
 
 /** Every app of the layout, gateway first. */
 export function natsApps(layout: NatsLayout): string[] {
-  return [layout.gateway, ...layout.services.map((service) => service.app)];
+  return [layout.gateway, ...layout.services.map((service) => service.app), ...(layout.clients ?? []).map((client) => client.app)];
 }

@@ -28,7 +28,14 @@ export function natsPermissions(layout: NatsLayout): Record<string, NatsPermissi
   const roots = layout.services.map((service) => service.subjectRoot);
   const permissions: Record<string, NatsPermissions> = {
     [layout.gateway]: {
-      publish: { allow: roots.map((root) => `${root}.>`), deny: roots.map((root) => `${root}.events.>`) },
+      publish: {
+        allow: roots.map((root) => `${root}.>`),
+        deny: layout.services.flatMap((service) => [
+          `${service.subjectRoot}.events.>`,
+          ...(service.internalSubjects ?? []),
+          ...(service.jetstream?.streams ?? []).flatMap(({ subjectPrefix }) => (subjectPrefix ? [`${subjectPrefix}.>`] : [])),
+        ]),
+      },
       subscribe: { allow: [`${layout.gatewayInboxPrefix}.>`, ...roots.map((root) => `${root}.events.>`)] },
     },
   };
@@ -45,6 +52,11 @@ export function natsPermissions(layout: NatsLayout): Record<string, NatsPermissi
       },
       allow_responses: { ...SERVICE_RESPONSES },
     };
+  }
+  for (const { app, calls } of layout.clients ?? []) {
+    const wildcard = calls.subjects.find((subject) => /(^|\.)[*>](\.|$)/.test(subject));
+    if (wildcard) throw new Error(`${app} may call named subjects only, not ${wildcard}`);
+    permissions[app] = { publish: { allow: [...calls.subjects] }, subscribe: { allow: [`${calls.inboxPrefix}.>`] } };
   }
   return permissions;
 }

@@ -16,10 +16,21 @@ describe('NATS permissions', () => {
     expect(natsPermissions(FUNNEL_NATS_LAYOUT)).toEqual({
       gateway: {
         publish: {
-          allow: ['assets.>', 'identity.>', 'scripts.>', 'billing.>'],
-          deny: ['assets.events.>', 'identity.events.>', 'scripts.events.>', 'billing.events.>'],
+          allow: ['assets.>', 'identity.>', 'scripts.>', 'billing.>', 'reporting.>'],
+          // Never another service's events, reporting's internal subjects or its JetStream subjects.
+          deny: [
+            'assets.events.>',
+            'identity.events.>',
+            'scripts.events.>',
+            'billing.events.>',
+            'reporting.events.>',
+            'reporting.hits.ingest',
+            'reporting.hits.get',
+            'reporting.updates.>',
+            'reporting.postbacks.deliver.>',
+          ],
         },
-        subscribe: { allow: ['_INBOX_gateway.>', 'assets.events.>', 'identity.events.>', 'scripts.events.>', 'billing.events.>'] },
+        subscribe: { allow: ['_INBOX_gateway.>', 'assets.events.>', 'identity.events.>', 'scripts.events.>', 'billing.events.>', 'reporting.events.>'] },
       },
       'assets-service': {
         publish: {
@@ -47,6 +58,33 @@ describe('NATS permissions', () => {
         allow_responses: { max: 10000, expires: '2m' },
       },
       'billing-service': { publish: { allow: ['billing.events.>'] }, subscribe: { allow: ['billing.>'] }, allow_responses: { max: 10000, expires: '2m' } },
+      // Its JetStream API use is scoped to its two streams.
+      'reporting-service': {
+        publish: {
+          allow: [
+            'reporting.events.>',
+            'assets.trafficsource.findById',
+            'assets.funnel.findById',
+            '$JS.API.INFO',
+            ...['REPORTING_UPDATES', 'REPORTING_POSTBACKS'].flatMap((stream, i) => [
+              ['reporting.updates.>', 'reporting.postbacks.deliver.>'][i],
+              `$JS.API.STREAM.*.${stream}`,
+              `$JS.API.CONSUMER.*.${stream}`,
+              `$JS.API.CONSUMER.*.${stream}.>`,
+              `$JS.API.CONSUMER.DURABLE.CREATE.${stream}.>`,
+              `$JS.API.CONSUMER.MSG.NEXT.${stream}.>`,
+              `$JS.ACK.${stream}.>`,
+            ]),
+          ],
+        },
+        subscribe: { allow: ['reporting.>', '_INBOX_reporting.>'] },
+        allow_responses: { max: 10000, expires: '2m' },
+      },
+      // A client only: it sends hits and reads them back, and answers nothing.
+      'tracking-edge': {
+        publish: { allow: ['reporting.hits.ingest', 'reporting.hits.get'] },
+        subscribe: { allow: ['_INBOX_tracking_edge.>'] },
+      },
     });
   });
 
@@ -73,10 +111,10 @@ describe('NATS permissions', () => {
   });
 
   it('follow the layout: a new service is one more entry', () => {
-    const layout: NatsLayout = { ...FUNNEL_NATS_LAYOUT, services: [...FUNNEL_NATS_LAYOUT.services, { app: 'reporting-service', subjectRoot: 'reporting' }] };
+    const layout: NatsLayout = { ...FUNNEL_NATS_LAYOUT, services: [...FUNNEL_NATS_LAYOUT.services, { app: 'audit-service', subjectRoot: 'audit' }] };
     const permissions = natsPermissions(layout);
-    expect(permissions['gateway'].publish.allow).toContain('reporting.>');
-    expect(permissions['reporting-service'].subscribe.allow).toEqual(['reporting.>']);
+    expect(permissions['gateway'].publish.allow).toContain('audit.>');
+    expect(permissions['audit-service'].subscribe.allow).toEqual(['audit.>']);
   });
 });
 
@@ -86,7 +124,15 @@ describe('NATS server configuration', () => {
     const text = natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, users);
     expect(text).not.toMatch(/no_auth_user/);
     const { users: entries } = authorizationOf(text);
-    expect(entries.map(({ user }) => user)).toEqual(['gateway-1', 'assets-service-1', 'identity-service-1', 'scripts-service-1', 'billing-service-1']);
+    expect(entries.map(({ user }) => user)).toEqual([
+      'gateway-1',
+      'assets-service-1',
+      'identity-service-1',
+      'scripts-service-1',
+      'billing-service-1',
+      'reporting-service-1',
+      'tracking-edge-1',
+    ]);
     expect(entries[1]).toEqual({ ...users['assets-service'][0], permissions: natsPermissions(FUNNEL_NATS_LAYOUT)['assets-service'] });
   });
 
@@ -119,7 +165,7 @@ describe('NATS user rotation', () => {
     expect(rotated['gateway'][0]).toEqual(first['gateway'][0]);
     expect(currentNatsUser(rotated, 'gateway').user).toBe('gateway-2');
     expect(currentNatsUser(rotated, 'gateway').password).not.toBe(first['gateway'][0].password);
-    expect(authorizationOf(natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, rotated)).users).toHaveLength(10);
+    expect(authorizationOf(natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, rotated)).users).toHaveLength(14);
 
     const retired = retireNatsUsers(rotated);
     expect(retired['gateway']).toEqual([rotated['gateway'][1]]);

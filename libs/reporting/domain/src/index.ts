@@ -9,3 +9,4 @@ export * from './reset';
 export * from './postbacks/postback-intent';
 export * from './postbacks/decide-postback';
 export * from './postbacks/postback-url';
+export * from './jobs';

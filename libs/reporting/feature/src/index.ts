@@ -1,3 +1,4 @@
+export * from './service';
 export * from './queue';
 export * from './hits/hit-store';
 export * from './hits/sqlite-hit-store';

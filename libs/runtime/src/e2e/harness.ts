@@ -1,8 +1,8 @@
 import { IdentityService } from '@funnel/identity-feature';
-import { FUNNEL_NATS_LAYOUT, createNatsUsers, natsAuthorizationConfig, natsUserEnv } from '@funnel/platform';
+import { FUNNEL_NATS_LAYOUT, NatsServiceClient, ServiceClient, createLogger, createNatsUsers, natsAuthorizationConfig, natsUserEnv } from '@funnel/platform';
 import { startNatsServer, tempDir } from '@funnel/testing';
 import { RunningApp, startStandalone } from '../standalone';
-import { startAssetsService, startBillingService, startGateway, startIdentityService, startScriptsService } from '../services';
+import { startAssetsService, startBillingService, startGateway, startIdentityService, startReportingService, startScriptsService } from '../services';
 import { responseContract } from './response-contract';
 
 export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery', apiKey: 'test-admin-key-0123456789' };
@@ -61,7 +61,14 @@ export interface Deployment {
   /** Starts again on the same DATA_DIR. */
   restart(): Promise<void>;
   /** Stops one service (distributed mode only), to see the gateway answer 503. */
-  stopService?(name: 'assets'): Promise<void>;
+  stopService?(name: 'assets' | 'reporting'): Promise<void>;
+  /** Starts a service stopped by stopService again (distributed mode only). */
+  startService?(name: 'reporting'): Promise<void>;
+  /**
+   * A client of the internal subjects (`reporting.hits.ingest`, `reporting.hits.get`): the in-process
+   * bus in standalone mode, the tracking edge's NATS user in distributed mode.
+   */
+  internal(): ServiceClient;
   cleanup(): Promise<void>;
 }
 
@@ -97,7 +104,7 @@ export async function standaloneDeployment(env: NodeJS.ProcessEnv = {}): Promise
   let running: RunningApp;
   let api!: Api;
   const start = async () => {
-    running = await startStandalone({ ...baseEnv(dataDir), ...env });
+    running = await startStandalone({ ...baseEnv(dataDir), ...env }, { reporting: { queues: { backoffMs: [200], pollIntervalMs: 50 } } });
     api = apiAt(`http://127.0.0.1:${running.port}/v1`, ADMIN.apiKey);
   };
   await start();
@@ -108,6 +115,7 @@ export async function standaloneDeployment(env: NodeJS.ProcessEnv = {}): Promise
     },
     dataDir,
     newAccount: await accountMaker(() => running.context?.get(IdentityService)),
+    internal: () => running.internal!,
     stop: () => running.close(),
     restart: start,
     cleanup: async () => dir.remove(),
@@ -126,16 +134,20 @@ export async function distributedDeployment(extraEnv: NodeJS.ProcessEnv = {}): P
   const envOf = (app: string) => ({ ...env, ...natsUserEnv(natsUsers, app) });
   const apps: Record<string, RunningApp | undefined> = {};
   let api!: Api;
+  let internal: NatsServiceClient | undefined;
   const start = async () => {
     apps.identity = await startIdentityService(envOf('identity-service'));
     apps.assets = await startAssetsService(envOf('assets-service'));
     apps.scripts = await startScriptsService(envOf('scripts-service'));
     apps.billing = await startBillingService(envOf('billing-service'));
+    apps.reporting = await startReportingService(envOf('reporting-service'), { reporting: { queues: { backoffMs: [200] } } });
     apps.gateway = await startGateway(envOf('gateway'));
     api = apiAt(`http://127.0.0.1:${apps.gateway.port}/v1`, ADMIN.apiKey);
   };
   const stop = async () => {
-    for (const name of ['gateway', 'billing', 'scripts', 'assets', 'identity']) {
+    await internal?.close();
+    internal = undefined;
+    for (const name of ['gateway', 'reporting', 'billing', 'scripts', 'assets', 'identity']) {
       await apps[name]?.close();
       apps[name] = undefined;
     }
@@ -153,6 +165,18 @@ export async function distributedDeployment(extraEnv: NodeJS.ProcessEnv = {}): P
     async stopService(name) {
       await apps[name]?.close();
       apps[name] = undefined;
+    },
+    async startService(name) {
+      if (name === 'reporting') apps.reporting = await startReportingService(envOf('reporting-service'), { reporting: { queues: { backoffMs: [200] } } });
+    },
+    internal() {
+      const tracking = natsUserEnv(natsUsers, 'tracking-edge');
+      internal ??= new NatsServiceClient(nats.url, {
+        timeoutMs: 5000,
+        logger: createLogger('tracking-edge', 'error'),
+        access: { user: tracking.NATS_USER, password: tracking.NATS_PASSWORD, inboxPrefix: '_INBOX_tracking_edge' },
+      });
+      return internal;
     },
     cleanup: async () => {
       await stop();

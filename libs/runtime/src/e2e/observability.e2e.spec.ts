@@ -1,6 +1,6 @@
 import { generateAssetId } from '@funnel/contracts';
 import { type RunningNatsServer, type TempDir, eventually, startNatsServer, tempDir } from '@funnel/testing';
-import { startAssetsService, startBillingService, startGateway, startIdentityService, startScriptsService } from '../services';
+import { startAssetsService, startBillingService, startGateway, startIdentityService, startReportingService, startScriptsService } from '../services';
 import { type RunningApp, startStandalone } from '../standalone';
 import { ADMIN } from './harness';
 
@@ -46,22 +46,24 @@ describe('observability in distributed mode', () => {
   let dir: TempDir;
   let nats: RunningNatsServer;
   let env: NodeJS.ProcessEnv;
-  const apps: Partial<Record<'identity' | 'assets' | 'scripts' | 'billing' | 'gateway', RunningApp>> = {};
+  const apps: Partial<Record<'identity' | 'assets' | 'scripts' | 'billing' | 'reporting' | 'gateway', RunningApp>> = {};
   const port = (name: keyof typeof apps) => apps[name]!.port;
 
   beforeAll(async () => {
     dir = tempDir('funnel-observability');
-    nats = await startNatsServer({ jetstream: false });
+    // JetStream: the reporting service keeps its job queues there.
+    nats = await startNatsServer();
     env = envFor(dir.path, { NATS_URL: nats.url, RPC_TIMEOUT_MS: '2000' });
     apps.identity = await startIdentityService(env);
     apps.assets = await startAssetsService(env);
     apps.scripts = await startScriptsService(env);
     apps.billing = await startBillingService(env);
+    apps.reporting = await startReportingService(env);
     apps.gateway = await startGateway(env);
   });
 
   afterAll(async () => {
-    for (const name of ['gateway', 'billing', 'scripts', 'assets', 'identity'] as const) await apps[name]?.close();
+    for (const name of ['gateway', 'reporting', 'billing', 'scripts', 'assets', 'identity'] as const) await apps[name]?.close();
     await nats?.stop();
     dir?.remove();
   });
@@ -98,7 +100,10 @@ describe('observability in distributed mode', () => {
   it('answers every service ping, so the gateway is ready', async () => {
     const ready = await get(port('gateway'), '/health/ready');
     expect(ready.status).toBe(200);
-    expect(JSON.parse(ready.text)).toEqual({ ready: true, checks: { nats: true, assets: true, identity: true, scripts: true, billing: true } });
+    expect(JSON.parse(ready.text)).toEqual({
+      ready: true,
+      checks: { nats: true, assets: true, identity: true, scripts: true, billing: true, reporting: true },
+    });
   });
 
   it('is not ready while a service does not answer its ping, and ready again once it does', async () => {
@@ -109,7 +114,7 @@ describe('observability in distributed mode', () => {
       expect(ready.status).toBe(503);
       return JSON.parse(ready.text);
     }, 15_000);
-    expect(notReady).toEqual({ ready: false, checks: { nats: true, assets: false, identity: true, scripts: true, billing: true } });
+    expect(notReady).toEqual({ ready: false, checks: { nats: true, assets: false, identity: true, scripts: true, billing: true, reporting: true } });
 
     apps.assets = await startAssetsService(env);
     await eventually(async () => expect((await get(port('gateway'), '/health/ready')).status).toBe(200), 15_000);

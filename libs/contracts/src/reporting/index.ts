@@ -1,0 +1,4 @@
+export * from './subjects';
+export * from './jobs';
+export * from './updates';
+export * from './validate';

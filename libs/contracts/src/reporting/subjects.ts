@@ -1,0 +1,38 @@
+/**
+ * The reporting service's contract: updates to the hit warehouse (conversions, custom events,
+ * costs, resets) accepted as durable jobs, the jobs' and postbacks' records, and hit ingestion.
+ */
+
+/** Request/reply subjects of the reporting service (NATS queue group `reporting`). */
+export const ReportingSubjects = {
+  conversions: 'reporting.update.conversions',
+  customEvents: 'reporting.update.customevents',
+  cost: 'reporting.update.cost',
+  /** POST /reporting/update/reset/: the number of hits a reset would remove now. */
+  resetCount: 'reporting.update.resetCount',
+  /** DELETE /reporting/update/reset/: queues the reset. */
+  reset: 'reporting.update.reset',
+  jobsGet: 'reporting.jobs.get',
+  postbacksList: 'reporting.postbacks.list',
+  /** Internal (no gateway route): the tracking edge, the CLI and tests write hits here. */
+  hitsIngest: 'reporting.hits.ingest',
+  /** Internal (no gateway route): an account's hits by id, for tests and tools. */
+  hitsGet: 'reporting.hits.get',
+} as const;
+
+/** Subjects of the reporting service that the gateway may not call (internal callers only). */
+export const REPORTING_INTERNAL_SUBJECTS: readonly string[] = [ReportingSubjects.hitsIngest, ReportingSubjects.hitsGet];
+
+/** The durable queues of the reporting service: stream (or table) names and subject prefixes. */
+export const ReportingQueues = {
+  updates: { name: 'REPORTING_UPDATES', subjectPrefix: 'reporting.updates' },
+  postbacks: { name: 'REPORTING_POSTBACKS', subjectPrefix: 'reporting.postbacks.deliver' },
+} as const;
+
+/** Error codes of the reporting routes (besides the shared `REQUEST.*` ones). */
+export const ReportingErrorCodes = {
+  /** More rows than a request may carry (conversions: 10,000). */
+  TOO_MANY_ROWS: 'REPORTING.TOO_MANY_ROWS',
+  JOB_NOT_FOUND: 'REPORTING.JOB_NOT_FOUND',
+  IDEMPOTENCY_KEY_REUSED: 'REPORTING.IDEMPOTENCY_KEY_REUSED',
+} as const;

@@ -1,0 +1,165 @@
+import { ServiceError } from '../errors';
+import { decimalText } from './updates';
+import { isIsoTime, parseConversionsUpdate, parseCostUpdate, parseCustomEventsUpdate, parseResetUpdate } from './validate';
+
+const ID = '0AbCdEfGhIjK';
+const T = '2026-11-20T10:00:00Z';
+const H1 = '0AbCdEfGhIj1';
+const H2 = '0AbCdEfGhIj2';
+const H3 = '0AbCdEfGhIj3';
+const failure = (work: () => unknown): ServiceError => {
+  try {
+    work();
+  } catch (error) {
+    if (error instanceof ServiceError) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+};
+const fields = (error: ServiceError) => error.details.map((d) => `${d.field}:${d.code}`);
+
+describe('reporting update validation', () => {
+  it('normalises a conversions update and fills its defaults', () => {
+    expect(
+      parseConversionsUpdate({
+        hits: [
+          { hitId: H1, payout: 12.5 },
+          { hitId: H2, payout: '-1', transactionId: 't', time: '2026-01-02T03:04:05Z' },
+        ],
+      }),
+    ).toEqual({
+      hits: [
+        { hitId: H1, payout: '12.5', transactionId: '' },
+        { hitId: H2, payout: '-1', transactionId: 't', time: '2026-01-02T03:04:05Z' },
+      ],
+      postbackCalls: 'none',
+      overridePayout: null,
+      disablePostbacks: false,
+      forcePostbacks: false,
+    });
+  });
+
+  it('answers 413 above 10,000 conversion rows and 400 for none', () => {
+    const many = failure(() => parseConversionsUpdate({ hits: Array.from({ length: 10_001 }, () => ({ hitId: H1, payout: 1 })) }));
+    expect([many.status, many.code]).toEqual([413, 'REPORTING.TOO_MANY_ROWS']);
+    expect(parseConversionsUpdate({ hits: Array.from({ length: 10_000 }, () => ({ hitId: H1, payout: 1 })) }).hits).toHaveLength(10_000);
+    expect(fields(failure(() => parseConversionsUpdate({ hits: [] })))).toEqual(['hits:arrayMinSize']);
+  });
+
+  it('names every bad conversion row and unknown fields at any depth', () => {
+    const error = failure(() =>
+      parseConversionsUpdate({
+        hits: [
+          { hitId: H1, payout: 1 },
+          { hitId: 'a b', payout: -2, extra: 1 },
+          { payout: '1', time: '2026-02-30T00:00:00Z' },
+        ],
+        colour: 'red',
+      }),
+    );
+    expect(error.status).toBe(400);
+    expect(fields(error)).toEqual(['colour:unknownField']);
+    expect(
+      fields(
+        failure(() =>
+          parseConversionsUpdate({
+            hits: [
+              { hitId: H1, payout: 1 },
+              { hitId: 'a b', payout: -2, extra: 1 },
+              { payout: '1', time: '2026-02-30T00:00:00Z' },
+            ],
+          }),
+        ),
+      ),
+    ).toEqual(['hits[1].extra:unknownField', 'hits[1].hitId:isAssetId', 'hits[1].payout:isDecimal', 'hits[2].hitId:required', 'hits[2].time:isIso8601']);
+  });
+
+  it('rejects a custom-events batch naming each bad row index and field', () => {
+    const error = failure(() =>
+      parseCustomEventsUpdate({
+        hits: [
+          { hitId: H1, eventNumber: 1, time: T },
+          { hitId: H2, eventNumber: 11, time: T },
+          { hitId: H3, eventNumber: 2, count: 'x' },
+        ],
+      }),
+    );
+    expect(fields(error)).toEqual(['hits[1].eventNumber:max', 'hits[2].count:isInt', 'hits[2].time:required']);
+    expect(error.message).toBe('invalid body: hits[1].eventNumber must not be greater than 10');
+    expect(fields(failure(() => parseCustomEventsUpdate({ hits: Array.from({ length: 11 }, () => ({ hitId: H1, eventNumber: 1, time: T })) })))).toEqual([
+      'hits:arrayMaxSize',
+    ]);
+    expect(parseCustomEventsUpdate({ hits: [{ hitId: H1, eventNumber: 3, time: T }] }).hits).toEqual([{ hitId: H1, eventNumber: 3, count: 1, time: T }]);
+  });
+
+  const cost = { funnelIDs: [ID], trafficSourceIDs: [], timeStart: '2026-01-01T00:00:00Z', timeEnd: '2026-01-02T00:00:00Z' };
+  it('checks cost segments, asset ids, countries and the window', () => {
+    expect(
+      parseCostUpdate({
+        ...cost,
+        segments: [{ cost: '10.50', costType: 'costForWholeSegment', restrictToCountryCode: 'DE', restrictToTrackingFields: [{ key: 'c1', value: 'x' }] }],
+      }).segments,
+    ).toEqual([{ cost: '10.5', costType: 'costForWholeSegment', restrictToCountryCode: 'DE', restrictToTrackingFields: [{ key: 'c1', value: 'x' }] }]);
+    expect(fields(failure(() => parseCostUpdate({ ...cost, funnelIDs: ['short'], segments: [{ cost: 1, costType: 'costPerEntrance' }] })))).toEqual([
+      'funnelIDs:isAssetId',
+    ]);
+    expect(fields(failure(() => parseCostUpdate({ ...cost, segments: [{ cost: -1, costType: 'x', restrictToCountryCode: 'XX' }] })))).toEqual([
+      'segments[0].cost:isDecimal',
+      'segments[0].costType:isIn',
+      'segments[0].restrictToCountryCode:isISO31661Alpha2',
+    ]);
+    expect(fields(failure(() => parseCostUpdate({ ...cost, segments: [] })))).toEqual(['segments:arrayMinSize']);
+    expect(fields(failure(() => parseCostUpdate({ ...cost, timeEnd: cost.timeStart, segments: [{ cost: 1, costType: 'costPerEntrance' }] })))).toEqual([
+      'timeEnd:isAfterStart',
+    ]);
+    expect(fields(failure(() => parseCostUpdate({ ...cost, timeEnd: '2027-01-03T00:00:00Z', segments: [{ cost: 1, costType: 'costPerEntrance' }] })))).toEqual([
+      'timeEnd:maxWindow',
+    ]);
+  });
+
+  it('checks a reset filter, its tracking fields and unknown fields', () => {
+    const window = { timeStart: '2026-01-01T00:00:00Z', timeEnd: '2026-12-31T00:00:00Z' };
+    expect(parseResetUpdate({ ...window, restrictToCountryCodes: ['US'], restrictToTrackingFields: { c1: ['a', 'b'] } })).toMatchObject({
+      restrictToCountryCodes: ['US'],
+      restrictToFunnelIDs: [],
+      restrictToTrackingFields: { c1: ['a', 'b'] },
+    });
+    expect(
+      fields(
+        failure(() =>
+          parseResetUpdate({ ...window, restrictToIPs: ['1.2.3'], restrictToCountryCodes: ['us'], restrictToTrackingFields: { c99: ['a'] }, more: 1 }),
+        ),
+      ),
+    ).toEqual(['more:unknownField', 'restrictToCountryCodes:matches', 'restrictToIPs:isIp', 'restrictToTrackingFields:isTrackingFieldsFilter']);
+  });
+
+  it('reads ISO 8601 times strictly', () => {
+    expect(['2026-11-20T10:00:00Z', '2026-11-20T10:00:00.123+02:00', '2024-02-29T00:00:00Z', '2026-11-20'].map(isIsoTime)).toEqual([true, true, true, true]);
+    expect(['2026-02-29T00:00:00Z', '2026-13-01T00:00:00Z', 'yesterday', '2026-11-20T25:00:00Z'].map(isIsoTime)).toEqual([false, false, false, false]);
+  });
+});
+
+describe('decimal text', () => {
+  it('is canonical whatever form it came in', () => {
+    expect(['12.5', '012.50', 12.5, '0', '-0', '-1', '0.000001', '100', '1.000000'].map(decimalText)).toEqual([
+      '12.5',
+      '12.5',
+      '12.5',
+      '0',
+      '0',
+      '-1',
+      '0.000001',
+      '100',
+      '1',
+    ]);
+    expect(['1e3', '1.0000001', '', 'abc', NaN, Infinity, '1234567890123'].map(decimalText)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
+});

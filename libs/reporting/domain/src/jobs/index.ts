@@ -1,0 +1,2 @@
+export * from './job-record';
+export * from './postback-record';

@@ -1,0 +1,70 @@
+import { DynamicModule, Injectable, Module } from '@nestjs/common';
+import { EVENT_STORE, EventStore } from '@funnel/eventstore';
+import type { OutboundHttp, ServiceClient } from '@funnel/platform';
+import { HIT_STORE, HitStore } from './hits/hit-store';
+import { ReportingMessageController } from './reporting.message.controller';
+import { IdempotencyKeys, JobRecords } from './service/job-records';
+import { PostbackSender, REPORTING_OUTBOUND } from './service/postback-sender';
+import { ReportingUpdates } from './service/reporting-updates';
+import {
+  ApplyUpdate,
+  PostbacksQueue,
+  REPORTING_APPLY,
+  REPORTING_POSTBACKS_QUEUE,
+  REPORTING_SETTINGS,
+  REPORTING_UPDATES_QUEUE,
+  ReportingSettings,
+  UpdatesQueue,
+} from './service/reporting.tokens';
+import { FunnelPostbackLookup, TrafficSourceLookup, funnelPostbacksFrom, trafficSourcesFrom } from './service/traffic-sources';
+import { UpdateWorker } from './service/update-worker';
+
+export interface ReportingFeatureOptions {
+  eventStore: EventStore;
+  hitStore: HitStore;
+  updates: UpdatesQueue;
+  postbacks: PostbacksQueue;
+  /** Postback deliveries go through the SSRF guard. */
+  outbound: OutboundHttp;
+  /** The service bus to assets-service (traffic sources' postback settings). */
+  assets: ServiceClient;
+  /** How jobs are applied to the hit store (the appliers of each update type). */
+  apply: (deps: { hits: HitStore; sources: TrafficSourceLookup; funnelPostbacks: FunnelPostbackLookup }) => ApplyUpdate;
+  settings?: ReportingSettings;
+}
+
+@Injectable()
+export class ReportingHealth {
+  ready(): boolean {
+    return true;
+  }
+}
+
+/** The reporting service: update routes, job and postback records, the update worker and the postback sender. */
+@Module({})
+export class ReportingFeatureModule {
+  static forRoot(options: ReportingFeatureOptions): DynamicModule {
+    const sources = trafficSourcesFrom(options.assets);
+    const funnelPostbacks = funnelPostbacksFrom(options.assets);
+    return {
+      module: ReportingFeatureModule,
+      controllers: [ReportingMessageController],
+      providers: [
+        { provide: EVENT_STORE, useValue: options.eventStore },
+        { provide: HIT_STORE, useValue: options.hitStore },
+        { provide: REPORTING_UPDATES_QUEUE, useValue: options.updates },
+        { provide: REPORTING_POSTBACKS_QUEUE, useValue: options.postbacks },
+        { provide: REPORTING_OUTBOUND, useValue: options.outbound },
+        { provide: REPORTING_SETTINGS, useValue: options.settings ?? {} },
+        { provide: REPORTING_APPLY, useValue: options.apply({ hits: options.hitStore, sources, funnelPostbacks }) },
+        { provide: JobRecords, useFactory: (events: EventStore) => new JobRecords(events), inject: [EVENT_STORE] },
+        { provide: IdempotencyKeys, useFactory: (events: EventStore) => new IdempotencyKeys(events), inject: [EVENT_STORE] },
+        ReportingUpdates,
+        UpdateWorker,
+        PostbackSender,
+        ReportingHealth,
+      ],
+      exports: [ReportingHealth],
+    };
+  }
+}

@@ -1,0 +1,129 @@
+import { Controller, Inject, UseFilters } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { RpcErrorFilter } from '@funnel/platform';
+import {
+  CallerContext,
+  ErrorCodes,
+  ErrorDetail,
+  ReportingSubjects,
+  RpcRequest,
+  ServiceError,
+  parseConversionsUpdate,
+  parseCostUpdate,
+  parseCustomEventsUpdate,
+  parseResetUpdate,
+} from '@funnel/contracts';
+import { parseHit, resetFilterOf } from '@funnel/reporting-domain';
+import type { Hit } from '@funnel/reporting-domain';
+import { HIT_STORE, HitStore } from './hits/hit-store';
+import { JobRecords } from './service/job-records';
+import { ReportingUpdates, jobIdOf } from './service/reporting-updates';
+import { AcceptedUpdate } from './service/reporting.tokens';
+
+interface ForwardedBody {
+  query?: Record<string, unknown>;
+  body?: unknown;
+  headers?: Record<string, string | undefined>;
+}
+
+type ReportingRequest = RpcRequest<ForwardedBody>;
+
+function callerOf(request: ReportingRequest): CallerContext {
+  const context = request?.context;
+  if (!context || typeof context.accountId !== 'string' || context.accountId === '') throw ServiceError.unauthorized();
+  return context;
+}
+
+/** The largest ingest batch (hits per message). */
+export const INGEST_MAX_HITS = 10_000;
+
+/**
+ * The reporting routes (queue group `reporting`): the four updates become durable jobs; jobs and
+ * postbacks are read back by id; `reporting.hits.ingest` and `reporting.hits.get` are internal.
+ */
+@Controller()
+@UseFilters(new RpcErrorFilter())
+export class ReportingMessageController {
+  constructor(
+    private readonly updates: ReportingUpdates,
+    private readonly records: JobRecords,
+    @Inject(HIT_STORE) private readonly hits: HitStore,
+  ) {}
+
+  @MessagePattern(ReportingSubjects.conversions)
+  conversions(@Payload() request: ReportingRequest) {
+    return this.accept(request, { type: 'conversions', update: parseConversionsUpdate(request?.body?.body) });
+  }
+
+  @MessagePattern(ReportingSubjects.customEvents)
+  customEvents(@Payload() request: ReportingRequest) {
+    return this.accept(request, { type: 'customevents', update: parseCustomEventsUpdate(request?.body?.body) });
+  }
+
+  @MessagePattern(ReportingSubjects.cost)
+  cost(@Payload() request: ReportingRequest) {
+    return this.accept(request, { type: 'cost', update: parseCostUpdate(request?.body?.body) });
+  }
+
+  @MessagePattern(ReportingSubjects.reset)
+  reset(@Payload() request: ReportingRequest) {
+    return this.accept(request, { type: 'reset', update: parseResetUpdate(request?.body?.body) });
+  }
+
+  /** IntegerValue: the number of hits the DELETE would remove now. */
+  @MessagePattern(ReportingSubjects.resetCount)
+  async resetCount(@Payload() request: ReportingRequest) {
+    const context = callerOf(request);
+    const update = parseResetUpdate(request?.body?.body);
+    return { value: await this.hits.countHits(context.accountId, resetFilterOf(update)) };
+  }
+
+  @MessagePattern(ReportingSubjects.jobsGet)
+  async job(@Payload() request: ReportingRequest) {
+    const context = callerOf(request);
+    return this.records.require(context.accountId, jobIdOf(request?.body?.query));
+  }
+
+  @MessagePattern(ReportingSubjects.postbacksList)
+  async postbacks(@Payload() request: ReportingRequest) {
+    const context = callerOf(request);
+    const jobId = jobIdOf(request?.body?.query);
+    await this.records.require(context.accountId, jobId);
+    return { jobId, postbacks: await this.records.postbacks(context.accountId, jobId) };
+  }
+
+  /** Internal: `{ hits: Hit[] }` from the tracking edge (or the CLI); each hit names its account. */
+  @MessagePattern(ReportingSubjects.hitsIngest)
+  async ingest(@Payload() request: { body?: { hits?: unknown } }) {
+    const rows = request?.body?.hits;
+    if (!Array.isArray(rows) || rows.length === 0 || rows.length > INGEST_MAX_HITS) {
+      throw ServiceError.invalidField('hits', 'isArray', `hits must be an array of 1..${INGEST_MAX_HITS} hits`);
+    }
+    const hits: Hit[] = [];
+    const details: ErrorDetail[] = [];
+    for (let i = 0; i < rows.length; i++) {
+      const parsed = parseHit(rows[i]);
+      if (parsed.ok) hits.push(parsed.value);
+      else
+        for (const e of parsed.errors)
+          if (details.length < 20) details.push({ field: `hits[${i}].${e.field}`, code: 'invalidHit', message: `hits[${i}]: ${e.message}` });
+    }
+    if (details.length) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `invalid hits: ${details[0].message}`, details);
+    return this.hits.insertHits(hits);
+  }
+
+  /** Internal (tests, tools): the caller's account's hits among `hitIds`. */
+  @MessagePattern(ReportingSubjects.hitsGet)
+  async getHits(@Payload() request: RpcRequest<{ hitIds?: unknown }>) {
+    const context = callerOf(request as ReportingRequest);
+    const ids = request?.body?.hitIds;
+    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string'))
+      throw ServiceError.invalidField('hitIds', 'isArray', 'hitIds must be an array of strings');
+    return { hits: await this.hits.getHits(context.accountId, ids as string[]) };
+  }
+
+  private accept(request: ReportingRequest, accepted: AcceptedUpdate) {
+    const context = callerOf(request);
+    return this.updates.accept(context, accepted, request?.body?.headers?.['idempotency-key']);
+  }
+}

@@ -1,0 +1,145 @@
+import { createHash } from 'node:crypto';
+import {
+  CallerContext,
+  ErrorCodes,
+  JobCounts,
+  JobError,
+  PostbackDeliveryView,
+  ReportingErrorCodes,
+  ReportingJob,
+  ReportingUpdateType,
+  ServiceError,
+} from '@funnel/contracts';
+import { EventStore, NewEvent, WrongExpectedRevisionError } from '@funnel/eventstore';
+import {
+  JobEvent,
+  JobEventTypes,
+  PostbackEvent,
+  PostbackEventTypes,
+  QueuedPostback,
+  foldJob,
+  foldPostbacks,
+  jobStream,
+  postbackStream,
+} from '@funnel/reporting-domain';
+
+const event = (e: JobEvent | PostbackEvent, accountId: string, correlationId?: string): NewEvent => ({
+  type: e.type,
+  data: e.data as unknown as Record<string, unknown>,
+  metadata: { accountId, correlationId, occurredAt: new Date().toISOString() },
+});
+
+/**
+ * Job and postback records on the event store port: each job's stream is written by the route
+ * that accepted it and the workers that applied it, and read back (a few events) on every lookup.
+ * Scoped by account through the stream names.
+ */
+export class JobRecords {
+  constructor(private readonly events: EventStore) {}
+
+  /** Records an accepted job; a second call for the same job (a retried request) records nothing. */
+  async queued(accountId: string, jobId: string, type: ReportingUpdateType, rows: number, queuedAt: string, correlationId?: string): Promise<void> {
+    const e: JobEvent = { type: JobEventTypes.queued, data: { jobId, type, rows, queuedAt } };
+    try {
+      await this.events.append(jobStream(accountId, jobId), [event(e, accountId, correlationId)], { expectedRevision: 'no_stream' });
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    }
+  }
+
+  async started(accountId: string, jobId: string, attempt: number): Promise<void> {
+    const e: JobEvent = { type: JobEventTypes.started, data: { startedAt: new Date().toISOString(), attempt } };
+    await this.events.append(jobStream(accountId, jobId), [event(e, accountId, jobId)], { expectedRevision: 'any' });
+  }
+
+  async finished(accountId: string, jobId: string, status: 'done' | 'failed', counts: JobCounts, errors: JobError[]): Promise<void> {
+    const e: JobEvent = { type: JobEventTypes.finished, data: { status, finishedAt: new Date().toISOString(), counts, errors } };
+    await this.events.append(jobStream(accountId, jobId), [event(e, accountId, jobId)], { expectedRevision: 'any' });
+  }
+
+  async get(accountId: string, jobId: string): Promise<ReportingJob | undefined> {
+    const recorded = await this.events.readStream(jobStream(accountId, jobId));
+    return foldJob(recorded.map((r) => ({ type: r.type, data: r.data }) as JobEvent));
+  }
+
+  /** The job of the caller's account, or a 404 (another account's job included). */
+  async require(accountId: string, jobId: string): Promise<ReportingJob> {
+    const job = await this.get(accountId, jobId);
+    if (!job) throw ServiceError.notFound(ReportingErrorCodes.JOB_NOT_FOUND, `no job ${jobId}`);
+    return job;
+  }
+
+  async postbacksQueued(accountId: string, jobId: string, postbacks: QueuedPostback[]): Promise<void> {
+    if (!postbacks.length) return;
+    const e: PostbackEvent = { type: PostbackEventTypes.queued, data: { postbacks } };
+    await this.events.append(postbackStream(accountId, jobId), [event(e, accountId, jobId)], { expectedRevision: 'any' });
+  }
+
+  async postbackAttempted(accountId: string, jobId: string, data: Extract<PostbackEvent, { type: 'ReportingPostbackAttempted' }>['data']): Promise<void> {
+    const e: PostbackEvent = { type: PostbackEventTypes.attempted, data };
+    await this.events.append(postbackStream(accountId, jobId), [event(e, accountId, jobId)], { expectedRevision: 'any' });
+  }
+
+  async postbacks(accountId: string, jobId: string): Promise<PostbackDeliveryView[]> {
+    const recorded = await this.events.readStream(postbackStream(accountId, jobId));
+    return foldPostbacks(recorded.map((r) => ({ type: r.type, data: r.data }) as PostbackEvent));
+  }
+}
+
+/** Printable ASCII without spaces... as billing's keys: 1..255 printable characters. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+export interface IdempotentClaim {
+  /** The job the key stands for. */
+  jobId: string;
+  queuedAt: string;
+  /** True when this request claimed the key (it queues the job); false when an earlier request did. */
+  first: boolean;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * `Idempotency-Key` of the update routes: per account, the first request with a key claims it for
+ * its job (`reportingidempotency-<accountId>.<sha256(key)>`, appended only if the stream does not
+ * exist, so of two racing requests one wins); a retry with the same body gets that job back, with
+ * another body a 409.
+ */
+export class IdempotencyKeys {
+  constructor(private readonly events: EventStore) {}
+
+  async claim(context: CallerContext, key: string, fingerprint: string, candidate: { jobId: string; queuedAt: string }): Promise<IdempotentClaim> {
+    if (!IDEMPOTENCY_KEY.test(key)) {
+      throw ServiceError.invalidField(
+        'Idempotency-Key',
+        'isIdempotencyKey',
+        'Idempotency-Key must be 1..255 printable characters without spaces',
+        ErrorCodes.VALIDATION,
+      );
+    }
+    const stream = `reportingidempotency-${context.accountId}.${sha256(key)}`;
+    const digest = sha256(fingerprint);
+    try {
+      await this.events.append(
+        stream,
+        [
+          {
+            type: 'ReportingIdempotencyKeyClaimed',
+            data: { ...candidate, fingerprint: digest },
+            metadata: { accountId: context.accountId, correlationId: context.correlationId },
+          },
+        ],
+        { expectedRevision: 'no_stream' },
+      );
+      return { ...candidate, first: true };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    }
+    const [claimed] = await this.events.readStream(stream, { maxCount: 1 });
+    const data = claimed.data as { jobId: string; queuedAt: string; fingerprint: string };
+    if (data.fingerprint !== digest) {
+      throw ServiceError.conflict(ReportingErrorCodes.IDEMPOTENCY_KEY_REUSED, 'this Idempotency-Key was used with another request');
+    }
+    return { jobId: data.jobId, queuedAt: data.queuedAt, first: false };
+  }
+}

@@ -1,0 +1,50 @@
+import type { ConversionsUpdate, CostUpdate, CustomEventsUpdate, JobCounts, JobError, ReportingUpdateType, ResetUpdate } from '@funnel/contracts';
+import type { PostbackIntent } from '@funnel/reporting-domain';
+import type { JobEnvelope, JobQueue } from '../queue/job-queue';
+
+export const REPORTING_UPDATES_QUEUE = Symbol.for('funnel.reporting.UpdatesQueue');
+export const REPORTING_POSTBACKS_QUEUE = Symbol.for('funnel.reporting.PostbacksQueue');
+export const REPORTING_APPLY = Symbol.for('funnel.reporting.Apply');
+export const REPORTING_SETTINGS = Symbol.for('funnel.reporting.Settings');
+
+/** What an update job carries on the queue: the validated update of the job's type. */
+export type UpdatePayload = ConversionsUpdate | CustomEventsUpdate | CostUpdate | ResetUpdate;
+
+export type UpdateJob = JobEnvelope<UpdatePayload> & { type: ReportingUpdateType };
+
+/** An accepted update: its type (the job's) and the validated update. */
+export type AcceptedUpdate =
+  | { type: 'conversions'; update: ConversionsUpdate }
+  | { type: 'customevents'; update: CustomEventsUpdate }
+  | { type: 'cost'; update: CostUpdate }
+  | { type: 'reset'; update: ResetUpdate };
+
+/** A postback delivery job: the URL to GET (with its secrets: the queue is the service's own store). */
+export interface PostbackPayload {
+  jobId: string;
+  deliveryId: string;
+  hitId: string;
+  url: string;
+}
+
+export type UpdatesQueue = JobQueue<UpdatePayload>;
+export type PostbacksQueue = JobQueue<PostbackPayload>;
+
+/** What applying a job came to: its counts and row errors, and the postbacks its rows decided on. */
+export interface AppliedJob {
+  counts: JobCounts;
+  errors: JobError[];
+  postbacks: PostbackIntent[];
+}
+
+/** Applies one update job to the hit warehouse, idempotently (a redelivered job applies no row twice). */
+export type ApplyUpdate = (job: UpdateJob) => Promise<AppliedJob>;
+
+export interface ReportingSettings {
+  /** Update jobs applied at once by this process (default 2). */
+  workerConcurrency?: number;
+  /** Postback deliveries sent at once by this process (default 8). */
+  postbackConcurrency?: number;
+  /** Don't consume the queues (a process that only accepts updates, e.g. the bench's baseline). */
+  acceptOnly?: boolean;
+}

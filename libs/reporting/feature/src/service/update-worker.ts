@@ -1,0 +1,95 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { maskPostbackUrl } from '@funnel/reporting-domain';
+import type { JobDelivery } from '../queue/job-queue';
+import { JobRecords } from './job-records';
+import {
+  AcceptedUpdate,
+  ApplyUpdate,
+  PostbackPayload,
+  PostbacksQueue,
+  REPORTING_APPLY,
+  REPORTING_POSTBACKS_QUEUE,
+  REPORTING_SETTINGS,
+  REPORTING_UPDATES_QUEUE,
+  ReportingSettings,
+  UpdateJob,
+  UpdatePayload,
+  UpdatesQueue,
+} from './reporting.tokens';
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Consumes the update queue: each job is marked started, applied (idempotently: the hit store keeps
+ * which rows a job applied, in the same write), its postbacks recorded and queued, then marked
+ * finished; only then is it acknowledged. A crash anywhere redelivers the job, which skips the rows
+ * already applied and queues the same postback ids again (the queue drops duplicates). The queues
+ * are closed by whoever opened them (the runtime), after the app has stopped.
+ */
+@Injectable()
+export class UpdateWorker implements OnApplicationBootstrap {
+  private readonly logger = new Logger('ReportingWorker');
+
+  constructor(
+    @Inject(REPORTING_UPDATES_QUEUE) private readonly updates: UpdatesQueue,
+    @Inject(REPORTING_POSTBACKS_QUEUE) private readonly postbacks: PostbacksQueue,
+    @Inject(REPORTING_APPLY) private readonly apply: ApplyUpdate,
+    @Inject(REPORTING_SETTINGS) private readonly settings: ReportingSettings,
+    private readonly records: JobRecords,
+  ) {}
+
+  /** Nest's microservice runs the bootstrap hooks twice (context init, then module registration): start once. */
+  private started = false;
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.settings.acceptOnly || this.started) return;
+    this.started = true;
+    await this.updates.consume((delivery) => this.handle(delivery), {
+      concurrency: this.settings.workerConcurrency ?? 2,
+      onExhausted: async ({ job }, error) => {
+        this.logger.error({ jobId: job.jobId, err: messageOf(error) }, 'reporting job failed on its last attempt');
+        const rows = rowsOf({ type: job.type, update: job.payload } as AcceptedUpdate);
+        await this.records.finished(job.accountId, job.jobId, 'failed', { rows, applied: 0, noop: 0, notFound: 0, failed: rows }, [
+          { rowIndex: null, code: 'REPORTING.JOB_FAILED', message: messageOf(error) },
+        ]);
+      },
+    });
+  }
+
+  async handle({ job, attempt }: JobDelivery<UpdatePayload>): Promise<void> {
+    await this.records.started(job.accountId, job.jobId, attempt);
+    const result = await this.apply(job as UpdateJob);
+    const calls = result.postbacks.filter((p) => p.action === 'call');
+    await this.records.postbacksQueued(
+      job.accountId,
+      job.jobId,
+      result.postbacks.map((p) => ({ deliveryId: p.deliveryId, hitId: p.hitId, url: maskPostbackUrl(p.target), action: p.action })),
+    );
+    if (calls.length) {
+      const queuedAt = new Date().toISOString();
+      await this.postbacks.enqueue(
+        calls.map((p) => ({
+          jobId: p.deliveryId,
+          type: 'postback',
+          accountId: job.accountId,
+          queuedAt,
+          payload: { jobId: job.jobId, deliveryId: p.deliveryId, hitId: p.hitId, url: p.target } satisfies PostbackPayload,
+        })),
+      );
+    }
+    await this.records.finished(job.accountId, job.jobId, 'done', result.counts, result.errors);
+  }
+}
+
+/** The rows of an update: conversions and custom events, one per hit; cost, one per segment; reset, 1. */
+export function rowsOf(accepted: AcceptedUpdate): number {
+  switch (accepted.type) {
+    case 'conversions':
+    case 'customevents':
+      return accepted.update.hits.length;
+    case 'cost':
+      return accepted.update.segments.length;
+    case 'reset':
+      return 1;
+  }
+}

@@ -1,0 +1,118 @@
+import { join } from 'node:path';
+import { connect, NatsConnection } from 'nats';
+import { ReportingQueues } from '@funnel/contracts';
+import { Config, NatsAccess, OutboundHttp, ServiceClient, int, natsAccessOptions, natsClientOptions, url } from '@funnel/platform';
+import {
+  EmbeddedJobQueue,
+  HitStore,
+  JetStreamJobQueue,
+  PostbackPayload,
+  ReportingFeatureOptions,
+  UpdatePayload,
+  applyReportingUpdate,
+  createHitStore,
+} from '@funnel/reporting-feature';
+import { ensurePrivateDirectory } from '@funnel/eventstore';
+import type { EventStore } from '@funnel/eventstore';
+
+/** The reporting service's settings (besides the stores, NATS and outgoing-request ones). */
+export const reportingConfig = {
+  /** ClickHouse's HTTP interface (`http://user:password@host:8123/db`): the hit warehouse; absent: SQLite under DATA_DIR. */
+  CLICKHOUSE_URL: url({ optional: true, protocols: ['http', 'https'] }),
+  /** Update jobs one process applies at once; 0: this process only accepts updates (others apply them). */
+  REPORTING_WORKERS: int({ min: 0, max: 64, default: 2 }),
+  /** Postback deliveries one process sends at once. */
+  REPORTING_POSTBACK_WORKERS: int({ min: 1, max: 256, default: 8 }),
+};
+
+/** Postback deliveries: 5 attempts, the waits between them growing (seconds): 1, 5, 30, 120. */
+export const POSTBACK_QUEUE_OPTIONS = { ...ReportingQueues.postbacks, maxAttempts: 5, backoffMs: [1000, 5000, 30_000, 120_000], ackWaitMs: 30_000 };
+/** Update jobs: 5 attempts; a job may run up to 5 minutes before it is taken as lost. */
+export const UPDATE_QUEUE_OPTIONS = { ...ReportingQueues.updates, maxAttempts: 5, backoffMs: [1000, 5000, 30_000, 120_000], ackWaitMs: 300_000 };
+
+/** The file of the embedded queues and hit warehouse (standalone, or a service without ClickHouse / JetStream). */
+export const REPORTING_FILE = 'reporting.sqlite';
+
+export interface ReportingParts {
+  options: Omit<ReportingFeatureOptions, 'eventStore' | 'assets' | 'outbound'>;
+  close(): Promise<void>;
+}
+
+/** What tests change in the reporting composition (never set by configuration). */
+export interface ReportingTesting {
+  /** Queue timings: shorter backoffs, leases and polls. */
+  queues?: { backoffMs?: number[]; pollIntervalMs?: number; ackWaitMs?: number };
+  /** Rows per hit-store transaction (crash tests use small batches). */
+  batchSize?: number;
+  /** Wraps the hit store (crash tests kill the process between two batches). */
+  wrapHitStore?: (store: HitStore) => HitStore;
+  /** Accept updates without consuming the queues. */
+  acceptOnly?: boolean;
+}
+
+interface PartsInput {
+  config: Config<typeof reportingConfig> & { DATA_DIR: string };
+  testing?: ReportingTesting;
+}
+
+/** Standalone: both queues and (without CLICKHOUSE_URL) the hit warehouse in `DATA_DIR/reporting.sqlite`. */
+export async function embeddedReportingParts({ config, testing = {} }: PartsInput): Promise<ReportingParts> {
+  ensurePrivateDirectory(config.DATA_DIR, [REPORTING_FILE]);
+  const filename = join(config.DATA_DIR, REPORTING_FILE);
+  const hitStore = await createHitStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: REPORTING_FILE });
+  const updates = new EmbeddedJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...testing.queues, filename });
+  const postbacks = new EmbeddedJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...testing.queues, filename });
+  return partsOf(config, hitStore, updates, postbacks, testing, async () => undefined);
+}
+
+/** Distributed: the queues on JetStream (a connection of the service's own NATS user), hits in ClickHouse or SQLite under DATA_DIR. */
+export async function jetStreamReportingParts({
+  config,
+  testing = {},
+  natsUrl,
+  access,
+}: PartsInput & { natsUrl: string; access: NatsAccess }): Promise<ReportingParts> {
+  const connection: NatsConnection = await connect({ ...natsClientOptions(natsUrl, natsAccessOptions(access)).options, name: 'reporting-service-jobs' });
+  const hitStore = await createHitStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: REPORTING_FILE });
+  const { pollIntervalMs: _poll, ...timings } = testing.queues ?? {};
+  const updates = new JetStreamJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...timings, connection });
+  const postbacks = new JetStreamJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...timings, connection });
+  return partsOf(config, hitStore, updates, postbacks, testing, () => connection.drain());
+}
+
+function partsOf(
+  config: Config<typeof reportingConfig>,
+  hitStore: HitStore,
+  updates: ReportingFeatureOptions['updates'],
+  postbacks: ReportingFeatureOptions['postbacks'],
+  testing: ReportingTesting,
+  closeConnection: () => Promise<void>,
+): ReportingParts {
+  return {
+    options: {
+      hitStore: testing.wrapHitStore ? testing.wrapHitStore(hitStore) : hitStore,
+      updates,
+      postbacks,
+      apply: (deps) => applyReportingUpdate({ ...deps, batchSize: testing.batchSize }),
+      settings: {
+        workerConcurrency: config.REPORTING_WORKERS,
+        postbackConcurrency: config.REPORTING_POSTBACK_WORKERS,
+        acceptOnly: testing.acceptOnly || config.REPORTING_WORKERS === 0,
+      },
+    },
+    async close() {
+      await updates.close();
+      await postbacks.close();
+      await hitStore.close();
+      await closeConnection();
+    },
+  };
+}
+
+/** The feature's options from the parts and what the app shares (event store, the bus to assets, the SSRF guard). */
+export function reportingFeatureOptions(
+  parts: ReportingParts,
+  shared: { eventStore: EventStore; assets: ServiceClient; outbound: OutboundHttp },
+): ReportingFeatureOptions {
+  return { ...parts.options, ...shared };
+}

@@ -25,6 +25,10 @@ export class AssetRegistry {
     return found;
   }
 
+  has(kind: string): boolean {
+    return this.byKind.has(kind);
+  }
+
   streamName(kind: string, accountId: string, id: string): string {
     return `${kind}-${accountId}.${id}`;
   }

@@ -19,7 +19,7 @@ export const ASSET_EVENTS_RELAY_BUCKET = 'ASSET_EVENTS_RELAY';
  * The facts every asset kind's events are made of: a stored type is the kind's `eventPrefix` plus
  * one of them (`FunnelUpdated`). The domain's decider emits exactly these (a test keeps them equal).
  */
-export const ASSET_EVENT_FACTS = ['Created', 'Updated', 'Archived', 'Unarchived', 'Deleted', 'MovedToCategory'] as const;
+export const ASSET_EVENT_FACTS = ['Created', 'DuplicateDecided', 'Updated', 'Archived', 'Unarchived', 'Deleted', 'MovedToCategory'] as const;
 export type AssetEventFact = (typeof ASSET_EVENT_FACTS)[number];
 
 /** The stored event types of one kind (`FunnelCreated`, `FunnelUpdated`, ...). */
@@ -42,7 +42,10 @@ export interface AssetEventActor {
  * One message of the stream (its `Nats-Msg-Id` header is `eventId`). `data` is the stored event's
  * data with the kind's write-only secrets removed: a `Created`/`Updated` carries `{ record }` (the
  * full record, its `has<Field>` flags set, never a secret's value nor its ciphertext), `Archived` and
- * `Deleted` may carry `{ children }`, `MovedToCategory` carries `{ idCategory }`.
+ * `Deleted` may carry `{ children }`, `MovedToCategory` carries `{ idCategory }`, and
+ * `DuplicateDecided` (the first event of a duplicate that copies several assets: the copy does not
+ * exist yet, its `Created` follows) carries `{ duplicatedFrom, copies: [{ kind, id, duplicatedFrom,
+ * record }] }`, each copy's record without secrets as in `Created`.
  */
 export interface AssetEventMessage {
   eventId: string;

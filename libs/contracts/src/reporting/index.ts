@@ -2,3 +2,4 @@ export * from './subjects';
 export * from './jobs';
 export * from './updates';
 export * from './validate';
+export * from './docs';

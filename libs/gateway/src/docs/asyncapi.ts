@@ -24,6 +24,8 @@ export interface AsyncApiDocument {
 
 const FACT_DESCRIPTIONS: Record<AssetEventFact, string> = {
   Created: 'The asset was created (or duplicated from another, named by duplicatedFrom); data.record is the full record.',
+  DuplicateDecided:
+    'A duplicate that copies several assets was decided (the first event of the copy, which does not exist yet): data.copies lists every copy in the order they are created, each followed by its own Created event.',
   Updated: 'The asset was saved; data.record is the full record after the save (an update replaces the record).',
   Archived: 'The asset was archived; a parent (category, funnel group) names what happens to its children in data.children.',
   Unarchived: 'The asset was unarchived.',
@@ -96,6 +98,27 @@ function dataSchema(kind: AssetKindDescriptor, fact: AssetEventFact): Schema {
         type: 'object',
         required: ['record'],
         properties: { record, duplicatedFrom: { type: 'string', description: 'The id of the asset it was duplicated from.' } },
+      };
+    case 'DuplicateDecided':
+      return {
+        type: 'object',
+        required: ['duplicatedFrom', 'copies'],
+        properties: {
+          duplicatedFrom: { type: 'string', description: 'The id of the asset duplicated.' },
+          copies: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['kind', 'id', 'duplicatedFrom', 'record'],
+              properties: {
+                kind: { type: 'string' },
+                id: { type: 'string' },
+                duplicatedFrom: { type: 'string' },
+                record: { type: 'object', description: "The copy's record (of its kind), without secrets." },
+              },
+            },
+          },
+        },
       };
     case 'Updated':
       return { type: 'object', required: ['record'], properties: { record } };

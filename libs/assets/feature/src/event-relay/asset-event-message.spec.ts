@@ -56,6 +56,21 @@ describe('the message of an asset event', () => {
     },
   );
 
+  it("removes the secrets of every copy a duplicate's decision carries, each by its own kind", () => {
+    const copies = kindsWithSecrets.map((kind, i) => {
+      const record: Record<string, any> = { [kind.idField]: `COPY0000000${i}`, status: 'active' };
+      kind.secretFields!.forEach((field, j) => withSecret(record, field, `clear-secret-${i}-${j}`));
+      return { kind: kind.kind, id: `COPY0000000${i}`, duplicatedFrom: 'ASSET0000001', record };
+    });
+    const message = assetEventMessage(registry, recorded('funnel', 'FunnelDuplicateDecided', { duplicatedFrom: 'ASSET0000001', copies }))!;
+    expect(JSON.stringify(message.payload)).not.toMatch(/clear-secret|\$secret|aes-256-gcm/);
+    const sent = message.payload.data['copies'] as { kind: string; record: Record<string, unknown> }[];
+    expect(sent.map((copy) => copy.kind)).toEqual(kindsWithSecrets.map((kind) => kind.kind));
+    kindsWithSecrets.forEach((kind, i) => {
+      for (const field of kind.secretFields!) if (field.flag) expect(sent[i].record).toHaveProperty(field.flag, true);
+    });
+  });
+
   it('says false in a flag when no secret is stored', () => {
     const message = assetEventMessage(
       registry,

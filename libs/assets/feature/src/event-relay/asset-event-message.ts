@@ -25,6 +25,9 @@ export function assetEventMessage(registry: AssetRegistry, event: RecordedEvent)
   if (isRecord(record) && descriptor.secretFields?.length) {
     data = { ...data, record: withoutSecrets(record as AssetRecord, descriptor.secretFields) };
   }
+  // A duplicate's decision carries the records of its copies, of several kinds.
+  const copies = data['copies'];
+  if (Array.isArray(copies)) data = { ...data, copies: copies.map((copy) => copyWithoutSecrets(registry, copy)) };
   const metadata = event.metadata;
   return {
     subject: assetEventSubject(stream.kind, event.type),
@@ -43,6 +46,12 @@ export function assetEventMessage(registry: AssetRegistry, event: RecordedEvent)
       data,
     },
   };
+}
+
+function copyWithoutSecrets(registry: AssetRegistry, copy: unknown): unknown {
+  if (!isRecord(copy) || typeof copy['kind'] !== 'string' || !isRecord(copy['record']) || !registry.has(copy['kind'])) return copy;
+  const fields = registry.get(copy['kind']).secretFields;
+  return fields?.length ? { ...copy, record: withoutSecrets(copy['record'] as AssetRecord, fields) } : copy;
 }
 
 const hiddenFieldsCache = new WeakMap<readonly SecretField[], SecretField[]>();

@@ -32,14 +32,17 @@ export const REPORTING_JOB_SCHEMA = object({
   },
 });
 
-/** GET /reporting/postbacks/?jobId= (PostbackDeliveryView[]). */
-export const POSTBACK_DELIVERIES_SCHEMA: JsonSchema = {
-  type: 'array',
-  items: object({
-    hitId: STRING,
-    url: STRING,
-    status: { type: 'string', enum: [...POSTBACK_DELIVERY_STATUSES] },
-    attempts: COUNT,
-    lastError: { type: ['string', 'null'] },
-  }),
-};
+/** GET /reporting/postbacks/?jobId=: `{ jobId, postbacks: PostbackDeliveryView[] }`. */
+export const POSTBACK_DELIVERIES_SCHEMA = object({
+  jobId: STRING,
+  postbacks: {
+    type: 'array',
+    items: object({
+      hitId: STRING,
+      url: STRING,
+      status: { type: 'string', enum: [...POSTBACK_DELIVERY_STATUSES] },
+      attempts: COUNT,
+      lastError: { type: ['string', 'null'] },
+    }),
+  },
+});

@@ -40,7 +40,8 @@ export function jetStreamWriterPublishAllow(use: NatsJetStreamUse): string[] {
   return [
     '$JS.API.INFO',
     ...use.streams.flatMap(({ stream, subjectPrefix, consumes }) => [
-      ...streamAdmin(stream),
+      // A consumer's `$JS.API.STREAM.*.<stream>` covers the administration.
+      ...(consumes ? [] : streamAdmin(stream)),
       ...(subjectPrefix ? [`${subjectPrefix}.>`] : []),
       ...(consumes ? streamConsumer(stream) : []),
     ]),

@@ -1,4 +1,4 @@
-import { CallerContext, FUNNEL_KIND, TRAFFIC_SOURCE_KIND, assetSubject } from '@funnel/contracts';
+import { CallerContext, FUNNEL_KIND, TRAFFIC_SOURCE_KIND, assetSubject, jsonValue } from '@funnel/contracts';
 import type { ServiceClient } from '@funnel/platform';
 import { ORGANIC_TRAFFIC_SOURCE, TrafficSourcePostbackSettings } from '@funnel/reporting-domain';
 
@@ -42,8 +42,9 @@ export function funnelPostbacksFrom(assets: ServiceClient): FunnelPostbackLookup
 async function findById<T>(assets: ServiceClient, accountId: string, subject: string, idField: string, id: string): Promise<T | undefined> {
   const context: CallerContext = { accountId, userId: 'reporting-service', permissions: ['assets:read'], correlationId: `reporting-${id}` };
   try {
-    const reply = await assets.request<{ result?: T }>(subject, { context, body: { query: { [idField]: id } } });
-    return reply?.result;
+    const reply = await assets.request<{ result?: unknown }>(subject, { context, body: { query: { [idField]: id } } });
+    // In one process find/byId answers its record serialized (SerializedJson); over NATS, parsed.
+    return reply?.result === undefined ? undefined : jsonValue<T>(reply.result);
   } catch (error) {
     if ((error as { status?: number })?.status === 404) return undefined;
     throw error;

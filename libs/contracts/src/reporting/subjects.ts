@@ -33,6 +33,8 @@ export const ReportingQueues = {
 export const ReportingErrorCodes = {
   /** More rows than a request may carry (conversions: 10,000). */
   TOO_MANY_ROWS: 'REPORTING.TOO_MANY_ROWS',
+  /** A valid update whose job is larger, as stored, than the queue takes (JetStream: the server's max_payload). */
+  UPDATE_TOO_LARGE: 'REPORTING.UPDATE_TOO_LARGE',
   JOB_NOT_FOUND: 'REPORTING.JOB_NOT_FOUND',
   IDEMPOTENCY_KEY_REUSED: 'REPORTING.IDEMPOTENCY_KEY_REUSED',
 } as const;

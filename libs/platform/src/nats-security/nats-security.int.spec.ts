@@ -6,7 +6,7 @@ import { type NatsAccess, natsAccessOptions, natsServerOptions } from '../rpc/na
 import { NatsServiceClient } from '../rpc/nats-service-client';
 import { DEFAULT_GATEWAY_INBOX_PREFIX, DEFAULT_SCRIPTS_INBOX_PREFIX, FUNNEL_NATS_LAYOUT, natsInboxPrefixOf } from './nats-apps';
 import { SERVICE_RESPONSES } from './nats-permissions';
-import { natsAuthorizationConfig } from './nats-server-config';
+import { NATS_MAX_PAYLOAD_BYTES, natsAuthorizationConfig } from './nats-server-config';
 import { createNatsUsers, currentNatsUser } from './nats-users';
 
 /**
@@ -60,6 +60,11 @@ describe('secured NATS', () => {
     await nc.flush();
     return violation;
   }
+
+  it('announces the 8 MiB max_payload the configuration sets', async () => {
+    const gateway = await connectAs('gateway');
+    expect(gateway.info?.max_payload).toBe(NATS_MAX_PAYLOAD_BYTES);
+  });
 
   it('refuses a client without credentials, and one with a wrong password', async () => {
     await expect(connect({ servers: nats.url, reconnect: false })).rejects.toMatchObject({ code: ErrorCode.AuthorizationViolation });

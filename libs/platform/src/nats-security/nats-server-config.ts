@@ -10,10 +10,24 @@ export interface NatsExtraUser {
 }
 
 /**
+ * The largest message nats-server accepts (`max_payload`; its default is 1 MB), set in every
+ * configuration this project ships: 8 MiB, nats-server's recommended maximum, holds the largest
+ * reporting job compressed (a 10,000-row conversions update with 256-character transaction ids of
+ * random non-ASCII text is about 5.9 MiB gzipped).
+ */
+export const NATS_MAX_PAYLOAD_BYTES = 8 * 1024 * 1024;
+
+/** The server limits this project needs, as nats-server configuration. */
+export function natsLimitsConfig(): string {
+  return `max_payload: ${NATS_MAX_PAYLOAD_BYTES}\n`;
+}
+
+/**
  * The `authorization` block of nats-server's configuration: every user of every app with its app's
  * permissions. There is no `no_auth_user`, so a client without valid credentials is refused.
  * The text holds the passwords: keep it as secret as they are. nats-server reads it whole or
  * through `include`; `nats-server --signal reload` applies a new one without dropping connections.
+ * It starts with natsLimitsConfig (`max_payload`), so every server loading it takes the largest jobs.
  */
 export function natsAuthorizationConfig(layout: NatsLayout, users: NatsUsers, extraUsers: readonly NatsExtraUser[] = []): string {
   checkNatsUsers(users, layout);
@@ -25,6 +39,8 @@ export function natsAuthorizationConfig(layout: NatsLayout, users: NatsUsers, ex
   // JSON is valid nats-server configuration syntax.
   return [
     '# NATS users and permissions of funnel-service (generated; holds passwords, keep it secret).',
+    '# The largest message (8 MiB): a reporting job of 10,000 rows, compressed, fits.',
+    natsLimitsConfig(),
     `authorization: ${JSON.stringify({ users: entries }, null, 2)}`,
     '',
   ].join('\n');

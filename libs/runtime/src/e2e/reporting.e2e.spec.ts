@@ -294,6 +294,23 @@ describeInBothModes(
       expect((await call('GET', '/reporting/jobs/?jobId=nope')).status).toBe(400);
     });
 
+    it('accepts and applies a 10,000-row conversions update as large as the 1 MiB body limit takes', async () => {
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+      const rows = (length: number) =>
+        Array.from({ length: 10_000 }, () => ({
+          hitId: generateAssetId(),
+          payout: 1,
+          transactionId: Array.from({ length }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join(''),
+        }));
+      const bare = JSON.stringify({ hits: rows(0) }).length;
+      const body = { hits: rows(Math.floor((1024 * 1024 - 64 - bare) / 10_000)) };
+      // Its job (payouts as text, the envelope) is larger than nats-server's default max_payload of 1 MB.
+      expect(JSON.stringify(body).length).toBeGreaterThan(1024 * 1024 - 10_064);
+      const { status, body: answer } = await call('PUT', '/reporting/update/conversions/', { body });
+      expect(status).toBe(200);
+      expect(await finished(answer.jobIds[0])).toMatchObject({ status: 'done', counts: { rows: 10_000, notFound: 10_000 } });
+    });
+
     it('applies custom events', async () => {
       const { body } = await call('PUT', '/reporting/update/customevents/', {
         body: {

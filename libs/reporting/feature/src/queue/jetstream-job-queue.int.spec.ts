@@ -1,7 +1,9 @@
+import { randomInt } from 'node:crypto';
+import { NATS_MAX_PAYLOAD_BYTES, natsLimitsConfig } from '@funnel/platform';
 import { startNatsServer, type RunningNatsServer } from '@funnel/testing';
 import { connect, type NatsConnection } from 'nats';
-import { JetStreamJobQueue } from './jetstream-job-queue';
-import type { JobDelivery, JobEnvelope } from './job-queue';
+import { JOB_ENCODING_HEADER, JetStreamJobQueue } from './jetstream-job-queue';
+import { JobTooLargeError, type JobDelivery, type JobEnvelope } from './job-queue';
 import { describeJobQueueContract, waitFor } from './job-queue.contract';
 
 let server: RunningNatsServer;
@@ -114,5 +116,73 @@ describe('JetStreamJobQueue', () => {
     });
     await waitFor(async () => seen.length === 3 && (await queue.depth()) === 0);
     expect(seen).toEqual([1, 2, 3]);
+  });
+});
+
+/** The largest update the spec allows: 10,000 conversion rows with 256-character transaction ids. */
+describe('JetStreamJobQueue and the largest update', () => {
+  type Row = { hitId: string; payout: string; transactionId: string; time: string };
+  const randomText = (alphabet: (i: number) => string) => Array.from({ length: 256 }, (_, i) => alphabet(i)).join('');
+  /** Random base64-like ASCII, and random non-ASCII characters of the Basic Multilingual Plane (3 bytes each in UTF-8, the least compressible). */
+  const ascii = () => randomText(() => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'[randomInt(64)]);
+  const bmp = () => randomText(() => String.fromCharCode(randomInt(0x800, 0xd800)));
+  const update = (transactionId: () => string): JobEnvelope<{ hits: Row[] }> => ({
+    jobId: `large-${randomInt(1e9)}`,
+    type: 'conversions',
+    accountId: 'ACCOUNT00001',
+    queuedAt: '2026-01-01T00:00:00.000Z',
+    payload: {
+      hits: Array.from({ length: 10_000 }, (_, i) => ({
+        hitId: `HIT${String(i).padStart(9, '0')}`,
+        payout: '123456789.123456',
+        transactionId: transactionId(),
+        time: '2026-11-25T23:59:59.999Z',
+      })),
+    },
+  });
+  const connections: NatsConnection[] = [];
+  const queues: JetStreamJobQueue<{ hits: Row[] }>[] = [];
+  const servers: RunningNatsServer[] = [];
+  const open = async (url: string) => {
+    const connection = await connect({ servers: url });
+    connections.push(connection);
+    const queue = new JetStreamJobQueue<{ hits: Row[] }>({ name: 'LARGE', subjectPrefix: 'large.jobs', connection });
+    queues.push(queue);
+    return { queue, connection };
+  };
+
+  afterEach(async () => {
+    await Promise.all(queues.splice(0).map((queue) => queue.close()));
+    await Promise.all(connections.splice(0).map((connection) => connection.close()));
+    await Promise.all(servers.splice(0).map((s) => s.stop()));
+  });
+
+  it('stores it gzip-compressed on a server with the shipped max_payload and delivers it intact, even of random non-ASCII text', async () => {
+    const limited = await startNatsServer({ config: natsLimitsConfig() });
+    servers.push(limited);
+    const { queue, connection } = await open(limited.url);
+    expect(connection.info?.max_payload).toBe(NATS_MAX_PAYLOAD_BYTES);
+    const jobs = [update(ascii), update(bmp)];
+    expect(Buffer.byteLength(JSON.stringify(jobs[1]))).toBeGreaterThan(NATS_MAX_PAYLOAD_BYTES);
+    expect(await queue.enqueue(jobs)).toEqual({ duplicates: [] });
+
+    const stored = await (await connection.jetstreamManager()).streams.getMessage('LARGE', { seq: 2 });
+    expect(stored.header.get(JOB_ENCODING_HEADER)).toBe('gzip');
+    expect(stored.data.length).toBeLessThan(NATS_MAX_PAYLOAD_BYTES);
+
+    const seen: JobEnvelope<{ hits: Row[] }>[] = [];
+    await queue.consume(async (delivery) => void seen.push(delivery.job));
+    await waitFor(async () => seen.length === 2 && (await queue.depth()) === 0);
+    expect(seen).toEqual(jobs);
+  });
+
+  it("refuses it with a JobTooLargeError naming the bound on a server left at nats-server's 1 MB default", async () => {
+    const { queue } = await open(server.url);
+    const job = update(ascii);
+    const refusal = await queue.enqueue([job]).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(JobTooLargeError);
+    expect(refusal).toMatchObject({ jobId: job.jobId, limit: 1024 * 1024 - 1024 });
+    expect((refusal as JobTooLargeError).bytes).toBeGreaterThan((refusal as JobTooLargeError).limit);
+    expect(await queue.depth()).toBe(0);
   });
 });

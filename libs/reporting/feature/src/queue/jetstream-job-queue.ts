@@ -1,3 +1,5 @@
+import { promisify } from 'node:util';
+import { gunzip, gzip } from 'node:zlib';
 import {
   AckPolicy,
   DeliverPolicy,
@@ -14,6 +16,7 @@ import {
   type JsMsg,
   type NatsConnection,
   type StreamConfig,
+  headers as natsHeaders,
 } from 'nats';
 import {
   assertEnqueueable,
@@ -24,7 +27,7 @@ import {
   type DeliveryOutcome,
   type ResolvedQueueOptions,
 } from './job-delivery';
-import type { JobConsumerOptions, JobDelivery, JobEnvelope, JobQueue, JobQueueOptions } from './job-queue';
+import { JobTooLargeError, type JobConsumerOptions, type JobDelivery, type JobEnvelope, type JobQueue, type JobQueueOptions } from './job-queue';
 
 export interface JetStreamJobQueueOptions extends JobQueueOptions {
   /**
@@ -38,6 +41,8 @@ export interface JetStreamJobQueueOptions extends JobQueueOptions {
   replicas?: number;
   /** How long an enqueue waits for the stream to acknowledge each job (default 5000). */
   publishTimeoutMs?: number;
+  /** Jobs whose JSON is larger than this many bytes are stored gzip-compressed (default 64 KiB). */
+  compressAboveBytes?: number;
 }
 
 const DEFAULT_DURABLE_NAME = 'workers';
@@ -47,6 +52,16 @@ const PULL_EXPIRES_MS = 10_000;
 /** Wait after a failed pull (server down, consumer missing) before the next. */
 const PULL_RETRY_MS = 1000;
 const STREAM_NAME_IN_USE = 10058;
+const DEFAULT_COMPRESS_ABOVE_BYTES = 64 * 1024;
+/** The header that marks a gzip-compressed job (and nothing else: a job without it is plain JSON). */
+export const JOB_ENCODING_HEADER = 'Content-Encoding';
+/**
+ * Room left under `max_payload` for the message's headers (Nats-Msg-Id, Nats-Expected-Stream,
+ * Content-Encoding): the server counts them in the payload.
+ */
+const HEADER_ROOM_BYTES = 1024;
+const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
 
 /**
  * Durable job queue on a JetStream work-queue stream (file storage) named `options.name`, subjects
@@ -60,6 +75,10 @@ const STREAM_NAME_IN_USE = 10058;
  * handler still running after backoff[0] would get its job delivered a second time.
  * `max_deliver` is maxAttempts + 1: the extra delivery only happens when the last attempt's process
  * died, and then exhausts the job (onExhausted, `term`) instead of leaving it in the stream.
+ *
+ * Size: a job's JSON above `compressAboveBytes` is stored gzip-compressed (header
+ * `Content-Encoding: gzip`); a job still larger than the server's `max_payload` (less room for the
+ * headers) is refused with a JobTooLargeError before anything is published.
  */
 export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
   private readonly options: ResolvedQueueOptions;
@@ -67,6 +86,7 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
   private readonly durableName: string;
   private readonly replicas: number;
   private readonly publishTimeoutMs: number;
+  private readonly compressAboveBytes: number;
   private readonly encoder = new TextEncoder();
   private readonly decoder = new TextDecoder();
   private setup: Promise<{ jsm: JetStreamManager; js: JetStreamClient }> | undefined;
@@ -85,27 +105,39 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
     this.durableName = options.durableName ?? DEFAULT_DURABLE_NAME;
     this.replicas = options.replicas ?? 1;
     this.publishTimeoutMs = options.publishTimeoutMs ?? DEFAULT_PUBLISH_TIMEOUT_MS;
+    this.compressAboveBytes = options.compressAboveBytes ?? DEFAULT_COMPRESS_ABOVE_BYTES;
+  }
+
+  /** The largest job this queue stores, in bytes as stored (compressed when large): the server's max_payload less the headers' room. */
+  private maxJobBytes(): number | undefined {
+    const maxPayload = this.nc.info?.max_payload;
+    return maxPayload === undefined ? undefined : maxPayload - HEADER_ROOM_BYTES;
+  }
+
+  /** The job as published: JSON, gzip-compressed above the threshold; refused when still over the server's bound. */
+  private async encode(job: JobEnvelope<P>): Promise<{ data: Uint8Array; compressed: boolean }> {
+    const json = this.encoder.encode(JSON.stringify(job));
+    const compressed = json.length > this.compressAboveBytes;
+    const data = compressed ? new Uint8Array(await gzipAsync(json)) : json;
+    const limit = this.maxJobBytes();
+    if (limit !== undefined && data.length > limit) throw new JobTooLargeError(job.jobId, data.length, limit);
+    return { data, compressed };
   }
 
   async enqueue(jobs: readonly JobEnvelope<P>[]): Promise<{ duplicates: string[] }> {
     if (this.closing) throw new Error(`job queue ${this.options.name} is closed`);
     jobs.forEach(assertEnqueueable);
-    const maxPayload = this.nc.info?.max_payload;
-    const encoded = jobs.map((job) => {
-      const data = this.encoder.encode(JSON.stringify(job));
-      if (maxPayload !== undefined && data.length > maxPayload) {
-        throw new Error(`job ${job.jobId}: ${data.length} bytes exceed the NATS server's max_payload (${maxPayload})`);
-      }
-      return data;
-    });
+    // Every job is encoded (and checked against the bound) before any is published.
+    const encoded = await Promise.all(jobs.map((job) => this.encode(job)));
     const { js } = await this.ready();
     // Published together, in order, on one connection: the stream stores them in this order.
     const acks = await Promise.all(
       jobs.map((job, i) =>
-        js.publish(`${this.options.subjectPrefix}.${job.type}`, encoded[i], {
+        js.publish(`${this.options.subjectPrefix}.${job.type}`, encoded[i].data, {
           msgID: job.jobId,
           timeout: this.publishTimeoutMs,
           expect: { streamName: this.options.name },
+          ...(encoded[i].compressed ? { headers: gzipHeaders() } : {}),
         }),
       ),
     );
@@ -256,23 +288,31 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
   }
 
   private start(message: JsMsg, handler: (delivery: JobDelivery<P>) => Promise<void>, options: JobConsumerOptions<P>): void {
-    let delivery: JobDelivery<P>;
-    try {
-      delivery = { job: JSON.parse(this.decoder.decode(message.data)) as JobEnvelope<P>, attempt: message.info.deliveryCount };
-    } catch (error) {
-      // Not a job this queue wrote: nothing can ever handle it.
-      report(options, error);
-      message.term('not a job envelope');
-      return;
-    }
-    const running: Promise<void> = runDelivery(delivery, handler, options, this.options)
-      .then((outcome) => this.settle(message, outcome))
-      .catch((error: unknown) => report(options, error, delivery))
+    const running: Promise<void> = this.decode(message)
+      .then(
+        (job) => {
+          const delivery: JobDelivery<P> = { job, attempt: message.info.deliveryCount };
+          return runDelivery(delivery, handler, options, this.options)
+            .then((outcome) => this.settle(message, outcome))
+            .catch((error: unknown) => report(options, error, delivery));
+        },
+        (error: unknown) => {
+          // Not a job this queue wrote: nothing can ever handle it.
+          report(options, error);
+          message.term('not a job envelope');
+        },
+      )
       .finally(() => {
         this.inFlight.delete(running);
         this.wake?.();
       });
     this.inFlight.add(running);
+  }
+
+  private async decode(message: JsMsg): Promise<JobEnvelope<P>> {
+    const encoding = message.headers?.get(JOB_ENCODING_HEADER);
+    const data = encoding === 'gzip' ? new Uint8Array(await gunzipAsync(message.data)) : message.data;
+    return JSON.parse(this.decoder.decode(data)) as JobEnvelope<P>;
   }
 
   private async settle(message: JsMsg, outcome: DeliveryOutcome): Promise<void> {
@@ -286,4 +326,10 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
 function apiErrorCode(error: unknown): number | undefined {
   const apiError = (error as { api_error?: { err_code?: number } } | undefined)?.api_error;
   return apiError?.err_code;
+}
+
+function gzipHeaders() {
+  const h = natsHeaders();
+  h.set(JOB_ENCODING_HEADER, 'gzip');
+  return h;
 }

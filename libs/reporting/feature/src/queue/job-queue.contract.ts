@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import type { JobConsumerOptions, JobDelivery, JobEnvelope, JobQueue, JobQueueOptions } from './job-queue';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { JobTooLargeError, type JobConsumerOptions, type JobDelivery, type JobEnvelope, type JobQueue, type JobQueueOptions } from './job-queue';
 
 export interface ContractPayload {
   n: number;
@@ -84,6 +84,44 @@ export function describeJobQueueContract(adapterName: string, backendFactory: ()
         { job: first, attempt: 1 },
         { job: second, attempt: 1 },
       ]);
+    });
+
+    it('stores a 3 MB job of repetitive rows and delivers it intact', async () => {
+      const queue = await open();
+      const rows = Array.from({ length: 12_000 }, (_, i) => ({ hitId: `hit-${i % 100}-${'x'.repeat(240)}`, payout: i }));
+      const large = job(1, { payload: { n: 1, rows } });
+      expect(JSON.stringify(large).length).toBeGreaterThan(3_000_000);
+      expect(await queue.enqueue([large])).toEqual({ duplicates: [] });
+      const { deliveries, handler } = recorder();
+      await queue.consume(handler);
+      await waitFor(async () => deliveries.length === 1 && (await queue.depth()) === 0);
+      expect(deliveries[0].job).toEqual(large);
+    });
+
+    it('stores a 3 MB job of random rows intact, or refuses the whole enqueue with a JobTooLargeError naming the bound', async () => {
+      const queue = await open();
+      const rows = Array.from({ length: 11_000 }, (_, i) => ({ hitId: randomBytes(192).toString('base64'), payout: i }));
+      const large = job(1, { payload: { n: 1, rows } });
+      const small = job(2);
+      expect(JSON.stringify(large).length).toBeGreaterThan(3_000_000);
+      const outcome = await queue.enqueue([small, large]).catch((error: unknown) => error);
+      const { deliveries, handler } = recorder();
+      if (outcome instanceof JobTooLargeError) {
+        expect(outcome.jobId).toBe(large.jobId);
+        expect(outcome.bytes).toBeGreaterThan(outcome.limit);
+        expect(outcome.message).toContain(`limit of ${outcome.limit} bytes`);
+        // Nothing of the call was stored, not even the small job before it.
+        expect(await queue.depth()).toBe(0);
+        expect(await queue.enqueue([small])).toEqual({ duplicates: [] });
+        await queue.consume(handler);
+        await waitFor(async () => deliveries.length === 1 && (await queue.depth()) === 0);
+        expect(deliveries.map((d) => d.job)).toEqual([small]);
+      } else {
+        expect(outcome).toEqual({ duplicates: [] });
+        await queue.consume(handler);
+        await waitFor(async () => deliveries.length === 2 && (await queue.depth()) === 0);
+        expect(deliveries.map((d) => d.job)).toEqual([small, large]);
+      }
     });
 
     it('refuses a job id enqueued before, while queued and after it was handled', async () => {

@@ -60,11 +60,29 @@ export interface JobConsumerOptions<P = unknown> {
   onError?: (error: unknown, delivery?: JobDelivery<P>) => void;
 }
 
+/**
+ * A job larger than the queue can store (JetStream: the server's `max_payload`, after compression).
+ * `enqueue` throws it before storing any job of the call.
+ */
+export class JobTooLargeError extends Error {
+  override readonly name = 'JobTooLargeError';
+  constructor(
+    readonly jobId: string,
+    /** The job's size as it would be stored (compressed, when the adapter compresses). */
+    readonly bytes: number,
+    /** The largest job the queue stores, in the same measure. */
+    readonly limit: number,
+  ) {
+    super(`job ${jobId}: ${bytes} bytes (as stored) exceed the queue's limit of ${limit} bytes`);
+  }
+}
+
 export interface JobQueue<P = unknown> {
   /**
    * Stores the jobs durably: when it resolves they survive a crash of this process and a restart
    * of the queue's server. A job whose id was already enqueued is not queued again
-   * (`duplicates` lists those ids).
+   * (`duplicates` lists those ids). A job over the adapter's size bound rejects the call with a
+   * JobTooLargeError, nothing stored.
    */
   enqueue(jobs: readonly JobEnvelope<P>[]): Promise<{ duplicates: string[] }>;
   /**

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { maskPostbackUrl } from '@funnel/reporting-domain';
-import type { JobDelivery } from '../queue/job-queue';
+import type { ReportingUpdateType } from '@funnel/contracts';
+import type { JobDelivery, JobEnvelope } from '../queue/job-queue';
 import { JobRecords } from './job-records';
 import {
   AcceptedUpdate,
@@ -20,7 +21,8 @@ import {
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
- * Consumes the update queue: each job is marked started, applied (idempotently: the hit store keeps
+ * Consumes the update queue: each job is recorded as queued when the route that accepted it died
+ * before recording it (the record comes from the job's envelope), marked started, applied (idempotently: the hit store keeps
  * which rows a job applied, in the same write), its postbacks recorded and queued, then marked
  * finished; only then is it acknowledged. A crash anywhere redelivers the job, which skips the rows
  * already applied and queues the same postback ids again (the queue drops duplicates). The queues
@@ -48,7 +50,7 @@ export class UpdateWorker implements OnApplicationBootstrap {
       concurrency: this.settings.workerConcurrency ?? 2,
       onExhausted: async ({ job }, error) => {
         this.logger.error({ jobId: job.jobId, err: messageOf(error) }, 'reporting job failed on its last attempt');
-        const rows = rowsOf({ type: job.type, update: job.payload } as AcceptedUpdate);
+        const rows = await this.recordQueued(job);
         await this.records.finished(job.accountId, job.jobId, 'failed', { rows, applied: 0, noop: 0, notFound: 0, failed: rows }, [
           { rowIndex: null, code: 'REPORTING.JOB_FAILED', message: messageOf(error) },
         ]);
@@ -57,6 +59,7 @@ export class UpdateWorker implements OnApplicationBootstrap {
   }
 
   async handle({ job, attempt }: JobDelivery<UpdatePayload>): Promise<void> {
+    await this.recordQueued(job);
     await this.records.started(job.accountId, job.jobId, attempt);
     const result = await this.apply(job as UpdateJob);
     const calls = result.postbacks.filter((p) => p.action === 'call');
@@ -78,6 +81,17 @@ export class UpdateWorker implements OnApplicationBootstrap {
       );
     }
     await this.records.finished(job.accountId, job.jobId, 'done', result.counts, result.errors);
+  }
+
+  /**
+   * Records the job as queued, from its envelope, unless it is already (the route records a job
+   * after enqueueing it: a crash in between leaves it to the worker; recording twice records
+   * nothing). Returns the job's rows.
+   */
+  private async recordQueued(job: JobEnvelope<UpdatePayload>): Promise<number> {
+    const rows = rowsOf({ type: job.type, update: job.payload } as AcceptedUpdate);
+    await this.records.queued(job.accountId, job.jobId, job.type as ReportingUpdateType, rows, job.queuedAt, job.jobId);
+    return rows;
   }
 }
 

@@ -1,6 +1,7 @@
+import type { JobCounts } from '@funnel/contracts';
 import type { Hit, PostbackIntent } from '@funnel/reporting-domain';
 import type { AppliedRow, HitStore } from '../hits/hit-store';
-import { ApplyResult, JobCounts, MAX_JOB_ERRORS, ROW_ERROR_CODES, RowError } from './apply-types';
+import { ApplyResult, MAX_JOB_ERRORS, ROW_ERROR_CODES, RowError } from './apply-types';
 
 const DEFAULT_BATCH_SIZE = 1000;
 

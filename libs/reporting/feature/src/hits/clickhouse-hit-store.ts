@@ -1,6 +1,6 @@
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { normalizeDecimal, timeMs, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
-import { hitFromRow, type HitRow } from './hit-row';
+import { hitFromRow, type HitRow, type HitTextColumns } from './hit-row';
 import type { AppliedRow, HitStore, InsertHitsResult } from './hit-store';
 
 export interface ClickHouseHitStoreOptions {
@@ -11,24 +11,11 @@ export interface ClickHouseHitStoreOptions {
 }
 
 /** A hit as a row of the ClickHouse table (JSONEachRow). */
-interface HitRecord {
-  account_id: string;
-  hit_id: string;
-  visitor_id: string;
-  id_funnel: string;
-  id_funnel_group: string;
-  id_traffic_source: string;
-  id_node: string;
-  id_page: string;
-  country_code: string;
-  ip: string;
+interface HitRecord extends HitTextColumns {
   tracking_fields: Record<string, string>;
   /** `YYYY-MM-DD hh:mm:ss.sss` (UTC) on insert. */
   time: string;
   is_entrance: number;
-  cost: string;
-  conversions: string;
-  custom_events: string;
   postback_called: number;
   version: number;
   deleted: number;

@@ -1,11 +1,7 @@
 import type { Hit } from '@funnel/reporting-domain';
 
-/**
- * A hit as both stores select it: the snake_case columns, conversions and custom events as JSON text.
- * Types are wider where the engines differ: SQLite keeps tracking fields as JSON text and ClickHouse
- * as a Map (an object); ClickHouse's JSON output may quote 64-bit integers.
- */
-export interface HitRow {
+/** The columns of a hit both stores keep as text under the same names (conversions and custom events: JSON). */
+export interface HitTextColumns {
   account_id: string;
   hit_id: string;
   visitor_id: string;
@@ -16,13 +12,20 @@ export interface HitRow {
   id_page: string;
   country_code: string;
   ip: string;
+  cost: string;
+  conversions: string;
+  custom_events: string;
+}
+
+/**
+ * A hit as both stores select it. Types are wider where the engines differ: SQLite keeps tracking
+ * fields as JSON text and ClickHouse as a Map (an object); ClickHouse's JSON output may quote 64-bit integers.
+ */
+export interface HitRow extends HitTextColumns {
   tracking_fields: string | Record<string, string>;
   /** The hit's time, epoch milliseconds. */
   time_ms: number | string;
   is_entrance: number | string;
-  cost: string;
-  conversions: string;
-  custom_events: string;
   postback_called: number | string;
 }
 

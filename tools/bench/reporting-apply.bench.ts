@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { generateAssetId } from '@funnel/contracts';
-import type { Hit, TrafficSourcePostbackSettings } from '@funnel/reporting-domain';
+import { aHit, type Hit, type TrafficSourcePostbackSettings } from '@funnel/reporting-domain';
 import { SqliteHitStore, applyConversions, type ConversionsJobPayload } from '@funnel/reporting-feature';
 
 export interface ReportingApplyResult {
@@ -89,25 +89,13 @@ export async function reportingApplyRate(hits = 100_000, jobs = 50): Promise<Rep
 }
 
 function benchHit(accountId: string, hitId: string, n: number): Hit {
-  return {
+  return aHit({
     hitId,
     visitorId: hitId,
     accountId,
-    idFunnel: 'FUNNEL000001',
-    idFunnelGroup: 'FGROUP000001',
-    idTrafficSource: 'TSOURCE00001',
-    idNode: 'NODE00000001',
-    idPage: 'PAGE00000001',
-    countryCode: 'US',
-    ip: '203.0.113.7',
     trackingFields: { external: `click-${n}` },
     time: new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString(),
-    isEntrance: true,
-    cost: '0',
-    conversions: [],
-    customEvents: {},
-    postbackCalled: false,
-  };
+  });
 }
 
 /** The bare writes: one UPDATE of a hit's conversions per row, 1,000 rows per transaction, same table shape. */

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { ReportingSubjects, generateAssetId } from '@funnel/contracts';
 import { NatsServiceClient, createLogger } from '@funnel/platform';
-import type { Hit } from '@funnel/reporting-domain';
+import { aHit, type Hit } from '@funnel/reporting-domain';
 import { SqliteHitStore } from '@funnel/reporting-feature';
 import { type RunningNatsServer, eventually, startNatsServer, tempDir } from '@funnel/testing';
 import { openHitSink } from './hits-import';
@@ -12,25 +12,7 @@ import type { RunningApp } from './standalone';
 const root = join(__dirname, '..', '..', '..');
 const API_KEY = 'crash-test-admin-key-000001';
 
-const hitOf = (accountId: string, hitId: string): Hit => ({
-  hitId,
-  visitorId: generateAssetId(),
-  accountId,
-  idFunnel: generateAssetId(),
-  idFunnelGroup: generateAssetId(),
-  idTrafficSource: 'organic',
-  idNode: generateAssetId(),
-  idPage: '',
-  countryCode: 'DE',
-  ip: '',
-  trackingFields: {},
-  time: '2026-01-10T12:00:00.000Z',
-  isEntrance: true,
-  cost: '0',
-  conversions: [],
-  customEvents: {},
-  postbackCalled: false,
-});
+const hitOf = (accountId: string, hitId: string): Hit => aHit({ hitId, visitorId: generateAssetId(), accountId, idTrafficSource: 'organic' });
 
 /** Starts the fixture (standalone on `dataDir`) and resolves with its HTTP port and process. */
 async function startChild(

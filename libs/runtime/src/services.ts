@@ -189,20 +189,14 @@ export async function startScriptsService(env: NodeJS.ProcessEnv = process.env):
     access: natsAccessFrom(config),
     maxMessageBytes: config.RPC_MAX_MESSAGE_BYTES,
   });
-  const running = await startNatsService({
+  return startNatsService({
     name: 'scripts-service',
     service: 'scripts',
     module: ScriptsFeatureModule.forRoot({ assets }),
     config,
     checks: () => [],
+    onClose: () => assets.close(),
   });
-  return {
-    ...running,
-    async close() {
-      await running.close();
-      await assets.close();
-    },
-  };
 }
 
 export const billingServiceConfig = { ...serviceConfig, ...storeConfig, ...billingConfig };
@@ -241,23 +235,19 @@ export async function startReportingService(env: NodeJS.ProcessEnv = process.env
   const reporting = await jetStreamReportingParts({ config, natsUrl: config.NATS_URL, access, testing: testing.reporting });
   @Module({ imports: [ReportingFeatureModule.forRoot(reportingFeatureOptions(reporting, { eventStore: stores.eventStore, assets, outbound }))] })
   class ReportingServiceModule {}
-  const running = await startNatsService({
+  return startNatsService({
     name: 'reporting-service',
     service: 'reporting',
     module: ReportingServiceModule,
     config,
     checks: () => [],
-  });
-  return {
-    ...running,
-    async close() {
-      await running.close();
+    async onClose() {
       await reporting.close();
       await assets.close();
       await outbound.close();
       await stores.close();
     },
-  };
+  });
 }
 
 export const gatewayConfig = { ...commonConfig, ...httpConfig, ...edgeConfig, ...natsConfig, ...natsInboxConfig, ...accessTokenConfig };

@@ -4,3 +4,4 @@ export * from './temp-dir';
 export * from './cleanup';
 export * from './self-signed-certificate';
 export * from './dns-server';
+export * from './docker';

@@ -10,3 +10,4 @@ export * from './postbacks/postback-intent';
 export * from './postbacks/decide-postback';
 export * from './postbacks/postback-url';
 export * from './jobs';
+export * from './testing/hits';

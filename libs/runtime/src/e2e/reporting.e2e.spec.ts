@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ReportingSubjects, generateAssetId } from '@funnel/contracts';
-import type { Hit } from '@funnel/reporting-domain';
+import { aHit, type Hit } from '@funnel/reporting-domain';
 import { Deployment, describeInBothModes } from './harness';
 import { importHits, openHitSink } from '../hits-import';
 
@@ -45,26 +45,18 @@ describeInBothModes(
     const idFunnelGroup = generateAssetId();
     const hitIds = Array.from({ length: 6 }, () => generateAssetId());
 
-    const hit = (hitId: string, over: Partial<Hit> = {}): Hit => ({
-      hitId,
-      visitorId: generateAssetId(),
-      accountId,
-      idFunnel,
-      idFunnelGroup,
-      idTrafficSource,
-      idNode: generateAssetId(),
-      idPage: '',
-      countryCode: 'DE',
-      ip: '203.0.113.7',
-      trackingFields: { c1: 'blue' },
-      time: '2026-01-10T12:00:00.000Z',
-      isEntrance: true,
-      cost: '0',
-      conversions: [],
-      customEvents: {},
-      postbackCalled: false,
-      ...over,
-    });
+    const hit = (hitId: string, over: Partial<Hit> = {}): Hit =>
+      aHit({
+        hitId,
+        visitorId: generateAssetId(),
+        accountId,
+        idFunnel,
+        idFunnelGroup,
+        idTrafficSource,
+        countryCode: 'DE',
+        trackingFields: { c1: 'blue' },
+        ...over,
+      });
 
     const hitsOf = async (ids: string[], account = accountId): Promise<Hit[]> => {
       const reply = await d()

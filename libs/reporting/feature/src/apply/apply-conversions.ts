@@ -3,15 +3,12 @@ import {
   buildPostbackUrl,
   decidePostback,
   ORGANIC_TRAFFIC_SOURCE,
-  type Hit,
   type PostbackIntent,
   type TrafficSourcePostbackSettings,
 } from '@funnel/reporting-domain';
-import type { AppliedRow, HitStore } from '../hits/hit-store';
+import type { HitStore } from '../hits/hit-store';
 import type { ApplyDeps, ApplyJob, ApplyResult, ConversionsJobPayload } from './apply-types';
-import { errorMessage, pendingBatches, recordedRows, summarize } from './job-rows';
-
-const DEFAULT_BATCH_SIZE = 1000;
+import { applyHitRows } from './job-rows';
 
 /**
  * Applies a conversions job: each row adds, replaces or removes the hit's conversions (domain rule
@@ -30,62 +27,33 @@ export async function applyConversions(store: HitStore, job: ApplyJob<Conversion
   const now = new Date(job.queuedAt);
   const random = deps.random ?? Math.random;
   const sources = trafficSourceCache(deps);
-  const recorded = await recordedRows(store, accountId, jobId);
-
-  for (const batch of pendingBatches(payload.hits.length, recorded, deps.batchSize ?? DEFAULT_BATCH_SIZE)) {
-    const hits = new Map((await store.getHits(accountId, [...new Set(batch.map((index) => payload.hits[index].hitId))])).map((hit) => [hit.hitId, hit]));
-    const changed = new Map<string, Hit>();
-    const rows: AppliedRow[] = [];
-    for (const rowIndex of batch) {
-      const row = payload.hits[rowIndex];
-      const hit = hits.get(row.hitId);
-      if (!hit) {
-        rows.push({ rowIndex, outcome: 'notFound', hits: 0, postbacks: [] });
-        continue;
-      }
-      let result;
-      try {
-        result = applyConversion(hit, row, { overridePayout: payload.overridePayout ?? null, now });
-      } catch (error) {
-        rows.push({ rowIndex, outcome: 'failed', error: errorMessage(error), hits: 0, postbacks: [] });
-        continue;
-      }
-      if (result.outcome === 'noop') {
-        rows.push({ rowIndex, outcome: 'noop', hits: 0, postbacks: [] });
-        continue;
-      }
-      let next = result.hit;
-      const postbacks: PostbackIntent[] = [];
-      if (result.kind !== 'removed') {
-        const source = await sources(hit.idFunnel, hit.idTrafficSource);
-        const decision = decidePostback({ flags, source, alreadyCalled: hit.postbackCalled, payout: result.conversion.payout, draw: random() * 100 });
-        if (decision.send && source) {
-          postbacks.push({
-            deliveryId: `${jobId}:${rowIndex}`,
-            hitId: hit.hitId,
-            idTrafficSource: hit.idTrafficSource,
-            postbackType: decision.postbackType,
-            action: decision.action,
-            target: buildPostbackUrl(source.postback.postbackCode, {
-              payout: decision.payout,
-              transactionId: result.conversion.transactionId,
-              hitId: hit.hitId,
-              trackingFields: hit.trackingFields,
-              trackingFieldSlots: source.trackingFieldSlots,
-            }),
-            payout: decision.payout,
-          });
-          next = { ...next, postbackCalled: true };
-        }
-      }
-      hits.set(hit.hitId, next);
-      changed.set(hit.hitId, next);
-      rows.push({ rowIndex, outcome: 'applied', hits: 1, postbacks });
-    }
-    await store.commitRows(accountId, jobId, [...changed.values()], rows);
-    for (const row of rows) recorded.set(row.rowIndex, row);
-  }
-  return summarize(recorded.values(), (rowIndex) => payload.hits[rowIndex]?.hitId);
+  return applyHitRows(
+    store,
+    { accountId, jobId, rows: payload.hits, batchSize: deps.batchSize },
+    (hit, row) => applyConversion(hit, row, { overridePayout: payload.overridePayout ?? null, now }),
+    async (hit, result, rowIndex) => {
+      if (result.kind === 'removed') return { hit: result.hit, postbacks: [] };
+      const source = await sources(hit.idFunnel, hit.idTrafficSource);
+      const decision = decidePostback({ flags, source, alreadyCalled: hit.postbackCalled, payout: result.conversion.payout, draw: random() * 100 });
+      if (!decision.send || !source) return { hit: result.hit, postbacks: [] };
+      const postback: PostbackIntent = {
+        deliveryId: `${jobId}:${rowIndex}`,
+        hitId: hit.hitId,
+        idTrafficSource: hit.idTrafficSource,
+        postbackType: decision.postbackType,
+        action: decision.action,
+        target: buildPostbackUrl(source.postback.postbackCode, {
+          payout: decision.payout,
+          transactionId: result.conversion.transactionId,
+          hitId: hit.hitId,
+          trackingFields: hit.trackingFields,
+          trackingFieldSlots: source.trackingFieldSlots,
+        }),
+        payout: decision.payout,
+      };
+      return { hit: { ...result.hit, postbackCalled: true }, postbacks: [postback] };
+    },
+  );
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { JobCounts } from '@funnel/contracts';
 import type {
   ConvertedHit,
   CostSegment,
@@ -62,14 +63,6 @@ export interface ApplyDeps {
   random?: () => number;
   /** Rows applied per store transaction (default 1000). */
   batchSize?: number;
-}
-
-export interface JobCounts {
-  rows: number;
-  applied: number;
-  noop: number;
-  notFound: number;
-  failed: number;
 }
 
 export const ROW_ERROR_CODES = { notFound: 'REPORTING.HIT_NOT_FOUND', failed: 'REPORTING.ROW_FAILED' } as const;

@@ -1,5 +1,9 @@
+import type { JobCounts } from '@funnel/contracts';
+import type { Hit, PostbackIntent } from '@funnel/reporting-domain';
 import type { AppliedRow, HitStore } from '../hits/hit-store';
-import { ApplyResult, JobCounts, MAX_JOB_ERRORS, ROW_ERROR_CODES, RowError } from './apply-types';
+import { ApplyResult, MAX_JOB_ERRORS, ROW_ERROR_CODES, RowError } from './apply-types';
+
+const DEFAULT_BATCH_SIZE = 1000;
 
 /** The rows of a job already recorded by an earlier delivery, by index. */
 export async function recordedRows(store: HitStore, accountId: string, jobId: string): Promise<Map<number, AppliedRow>> {
@@ -20,6 +24,63 @@ export function pendingBatches(count: number, recorded: Map<number, AppliedRow>,
   }
   if (batch.length > 0) batches.push(batch);
   return batches;
+}
+
+/**
+ * Applies a job whose rows each name one hit, in batches of `batchSize` rows (default 1,000): each batch reads its
+ * hits, applies every row to its hit (a later row of the same hit sees the earlier row's change) and
+ * commits the changed hits with the batch's rows in one store write, so a redelivered job skips what
+ * was applied. A row whose hit is missing is `notFound`; one whose `change` throws is `failed` with
+ * that error. `settle` gives an applied row's final hit and postbacks (default: the changed hit, no
+ * postback); its errors stop the job, which is retried.
+ */
+export async function applyHitRows<Row extends { hitId: string }, Change extends { outcome: 'applied' | 'noop'; hit: Hit }>(
+  store: HitStore,
+  job: { accountId: string; jobId: string; rows: readonly Row[]; batchSize?: number },
+  change: (hit: Hit, row: Row) => Change,
+  settle: (hit: Hit, applied: Change & { outcome: 'applied' }, rowIndex: number) => Promise<Settled> | Settled = (_hit, applied) => ({
+    hit: applied.hit,
+    postbacks: [],
+  }),
+): Promise<ApplyResult> {
+  const { accountId, jobId, rows: jobRows } = job;
+  const recorded = await recordedRows(store, accountId, jobId);
+  for (const batch of pendingBatches(jobRows.length, recorded, job.batchSize ?? DEFAULT_BATCH_SIZE)) {
+    const hits = new Map((await store.getHits(accountId, [...new Set(batch.map((index) => jobRows[index].hitId))])).map((hit) => [hit.hitId, hit]));
+    const changed = new Map<string, Hit>();
+    const rows: AppliedRow[] = [];
+    for (const rowIndex of batch) {
+      const hit = hits.get(jobRows[rowIndex].hitId);
+      if (!hit) {
+        rows.push({ rowIndex, outcome: 'notFound', hits: 0, postbacks: [] });
+        continue;
+      }
+      let result: Change;
+      try {
+        result = change(hit, jobRows[rowIndex]);
+      } catch (error) {
+        rows.push({ rowIndex, outcome: 'failed', error: errorMessage(error), hits: 0, postbacks: [] });
+        continue;
+      }
+      if (result.outcome === 'noop') {
+        rows.push({ rowIndex, outcome: 'noop', hits: 0, postbacks: [] });
+        continue;
+      }
+      const { hit: next, postbacks } = await settle(hit, result as Change & { outcome: 'applied' }, rowIndex);
+      hits.set(hit.hitId, next);
+      changed.set(hit.hitId, next);
+      rows.push({ rowIndex, outcome: 'applied', hits: 1, postbacks });
+    }
+    await store.commitRows(accountId, jobId, [...changed.values()], rows);
+    for (const row of rows) recorded.set(row.rowIndex, row);
+  }
+  return summarize(recorded.values(), (rowIndex) => jobRows[rowIndex]?.hitId);
+}
+
+/** An applied row's hit as it is stored and the postbacks the row decided. */
+export interface Settled {
+  hit: Hit;
+  postbacks: PostbackIntent[];
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { normalizeDecimal, timeMs, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
+import { hitFromRow, type HitRow, type HitTextColumns } from './hit-row';
 import type { AppliedRow, HitStore, InsertHitsResult } from './hit-store';
 
 export interface ClickHouseHitStoreOptions {
@@ -10,31 +11,15 @@ export interface ClickHouseHitStoreOptions {
 }
 
 /** A hit as a row of the ClickHouse table (JSONEachRow). */
-interface HitRecord {
-  account_id: string;
-  hit_id: string;
-  visitor_id: string;
-  id_funnel: string;
-  id_funnel_group: string;
-  id_traffic_source: string;
-  id_node: string;
-  id_page: string;
-  country_code: string;
-  ip: string;
+interface HitRecord extends HitTextColumns {
   tracking_fields: Record<string, string>;
   /** `YYYY-MM-DD hh:mm:ss.sss` (UTC) on insert. */
   time: string;
   is_entrance: number;
-  cost: string;
-  conversions: string;
-  custom_events: string;
   postback_called: number;
   version: number;
   deleted: number;
 }
-
-/** What a select returns (`time` as epoch milliseconds, `cost` as text). */
-type HitSelected = Omit<HitRecord, 'time' | 'version' | 'deleted'> & { time_ms: string | number };
 
 const SELECT_HIT = `account_id, hit_id, visitor_id, id_funnel, id_funnel_group, id_traffic_source, id_node, id_page, country_code, ip,
   tracking_fields, toUnixTimestamp64Milli(time) AS time_ms, is_entrance, toString(cost) AS cost, conversions, custom_events, postback_called`;
@@ -234,7 +219,8 @@ export class ClickHouseHitStore implements HitStore {
       query_params: params,
       format: 'JSONEachRow',
     });
-    return (await result.json<HitSelected>()).map(toHit);
+    // toString of a Decimal may keep trailing zeros, depending on the server version.
+    return (await result.json<HitRow>()).map((row) => hitFromRow({ ...row, cost: normalizeDecimal(row.cost) }));
   }
 
   private async batches(accountId: string, jobId: string): Promise<{ rows: string; writes: string }[]> {
@@ -308,29 +294,6 @@ function toRecord(hit: Hit, version: number, deleted: 0 | 1): HitRecord {
 /** ISO 8601 -> `YYYY-MM-DD hh:mm:ss.sss` in UTC, the text a DateTime64(3, 'UTC') column reads. */
 function clickHouseTime(iso: string): string {
   return new Date(timeMs(iso)).toISOString().replace('T', ' ').replace('Z', '');
-}
-
-function toHit(row: HitSelected): Hit {
-  return {
-    hitId: row.hit_id,
-    visitorId: row.visitor_id,
-    accountId: row.account_id,
-    idFunnel: row.id_funnel,
-    idFunnelGroup: row.id_funnel_group,
-    idTrafficSource: row.id_traffic_source,
-    idNode: row.id_node,
-    idPage: row.id_page,
-    countryCode: row.country_code,
-    ip: row.ip,
-    trackingFields: row.tracking_fields,
-    time: new Date(Number(row.time_ms)).toISOString(),
-    isEntrance: Number(row.is_entrance) === 1,
-    // toString of a Decimal may keep trailing zeros, depending on the server version.
-    cost: normalizeDecimal(row.cost),
-    conversions: JSON.parse(row.conversions),
-    customEvents: JSON.parse(row.custom_events),
-    postbackCalled: Number(row.postback_called) === 1,
-  };
 }
 
 function hitFilterSql(filter: HitFilter): { where: string; params: Record<string, unknown> } {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { matchesEntranceQuery, matchesHitFilter, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
+import { aHit, matchesEntranceQuery, matchesHitFilter, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
 import type { AppliedRow, HitStore } from './hit-store';
 
 /** Creates a fresh, empty store for one test; `cleanup` releases it (and drops what it wrote). */
@@ -10,26 +10,7 @@ const OTHER_ACCOUNT = 'ACCOUNT00002';
 
 /** A hit with 12-character ids; `n` picks the hitId. */
 export function contractHit(n: number, overrides: Partial<Hit> = {}): Hit {
-  return {
-    hitId: `HIT${String(n).padStart(9, '0')}`,
-    visitorId: 'VISITOR00001',
-    accountId: ACCOUNT,
-    idFunnel: 'FUNNEL000001',
-    idFunnelGroup: 'FGROUP000001',
-    idTrafficSource: 'TSOURCE00001',
-    idNode: 'NODE00000001',
-    idPage: 'PAGE00000001',
-    countryCode: 'US',
-    ip: '203.0.113.7',
-    trackingFields: {},
-    time: '2026-01-10T12:00:00.000Z',
-    isEntrance: true,
-    cost: '0',
-    conversions: [],
-    customEvents: {},
-    postbackCalled: false,
-    ...overrides,
-  };
+  return aHit({ hitId: `HIT${String(n).padStart(9, '0')}`, accountId: ACCOUNT, ...overrides });
 }
 
 const window = { timeStart: '2026-01-10T00:00:00Z', timeEnd: '2026-01-11T00:00:00Z' };

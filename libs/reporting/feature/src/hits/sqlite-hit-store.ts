@@ -1,32 +1,13 @@
 import Database from 'better-sqlite3';
 import { ensurePrivateFile, tightenFile } from '@funnel/eventstore';
 import { timeMs, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
+import { hitFromRow, type HitRow } from './hit-row';
 import type { AppliedRow, HitStore, InsertHitsResult } from './hit-store';
 
 export interface SqliteHitStoreOptions {
   /** Path of the database file, or `:memory:` (tests only). */
   filename: string;
 }
-
-type HitRow = {
-  account_id: string;
-  hit_id: string;
-  visitor_id: string;
-  id_funnel: string;
-  id_funnel_group: string;
-  id_traffic_source: string;
-  id_node: string;
-  id_page: string;
-  country_code: string;
-  ip: string;
-  tracking_fields: string;
-  time_ms: number;
-  is_entrance: number;
-  cost: string;
-  conversions: string;
-  custom_events: string;
-  postback_called: number;
-};
 
 const HIT_COLUMNS =
   'account_id, hit_id, visitor_id, id_funnel, id_funnel_group, id_traffic_source, id_node, id_page, country_code, ip, tracking_fields, time_ms, is_entrance, cost, conversions, custom_events, postback_called';
@@ -139,7 +120,7 @@ export class SqliteHitStore implements HitStore {
 
   async getHits(accountId: string, hitIds: readonly string[]): Promise<Hit[]> {
     if (hitIds.length === 0) return [];
-    return this.selectByIds.all(accountId, JSON.stringify(hitIds)).map(toHit);
+    return this.selectByIds.all(accountId, JSON.stringify(hitIds)).map(hitFromRow);
   }
 
   async findEntrances(accountId: string, query: EntranceQuery): Promise<Hit[]> {
@@ -147,7 +128,7 @@ export class SqliteHitStore implements HitStore {
     return this.db
       .prepare<unknown[], HitRow>(`SELECT ${HIT_COLUMNS} FROM hits WHERE ${where} ORDER BY hit_id`)
       .all(...params)
-      .map(toHit);
+      .map(hitFromRow);
   }
 
   async countHits(accountId: string, filter: HitFilter): Promise<number> {
@@ -211,28 +192,6 @@ function hitValues(hit: Hit): unknown[] {
     JSON.stringify(hit.customEvents),
     hit.postbackCalled ? 1 : 0,
   ];
-}
-
-function toHit(row: HitRow): Hit {
-  return {
-    hitId: row.hit_id,
-    visitorId: row.visitor_id,
-    accountId: row.account_id,
-    idFunnel: row.id_funnel,
-    idFunnelGroup: row.id_funnel_group,
-    idTrafficSource: row.id_traffic_source,
-    idNode: row.id_node,
-    idPage: row.id_page,
-    countryCode: row.country_code,
-    ip: row.ip,
-    trackingFields: JSON.parse(row.tracking_fields),
-    time: new Date(row.time_ms).toISOString(),
-    isEntrance: row.is_entrance === 1,
-    cost: row.cost,
-    conversions: JSON.parse(row.conversions),
-    customEvents: JSON.parse(row.custom_events),
-    postbackCalled: row.postback_called === 1,
-  };
 }
 
 /** `$."slot"`: a JSON path to one tracking field, quoted so any slot name stays a single key. */

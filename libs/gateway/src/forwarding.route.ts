@@ -4,6 +4,7 @@ import { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AssetReply, CallerContext, ErrorCodes, IdentityRequestBody, Principal, SerializedJson, ServiceError } from '@funnel/contracts';
 import { ServiceClient } from '@funnel/platform';
 import { ROUTE_TABLE, SERVICE_CLIENT } from './gateway.tokens';
+import { LARGEST_BODY_BYTES, MAX_BODY_BYTES, bodyTooLarge, useBodyLimit } from './limits/json-body';
 import { RouteTable } from './route-table';
 import { useErrorBodyShape } from './http-errors';
 import { Credentials, bearerTokenOf, requirePermission } from './credentials';
@@ -37,12 +38,18 @@ export class ForwardingRoute implements OnModuleInit {
       method: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'],
       url: '/v1/*',
       // Before the body is parsed, so a route's own error shape holds for every failure of its requests.
+      // Fastify reads up to the largest route's bound; each route's own bound is checked here (by the
+      // declared length) and by the JSON parser (by what arrived).
+      bodyLimit: LARGEST_BODY_BYTES,
       onRequest: (request, _reply, done) => {
         const path = pathOf(request);
         const matched = this.routes.resolve(request.method === 'HEAD' ? 'GET' : request.method, path);
         const shape = matched === 'method-not-allowed' ? this.routes.errorBodyOf(path) : matched?.route.errorBody;
         if (shape) useErrorBodyShape(request, shape);
-        done();
+        const limit = (matched !== 'method-not-allowed' && matched?.route.maxBodyBytes) || MAX_BODY_BYTES;
+        useBodyLimit(request, limit);
+        const declared = Number(request.headers['content-length']);
+        done(declared > limit ? bodyTooLarge(limit) : undefined);
       },
       handler: (request, reply) => this.forward(request, reply),
     });

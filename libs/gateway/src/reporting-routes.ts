@@ -11,6 +11,7 @@ import {
 } from '@funnel/contracts';
 import type { RouteDoc } from './docs/openapi/route-doc';
 import { ForwardedRoute } from './route-table';
+import { LARGEST_BODY_BYTES } from './limits/json-body';
 
 const IDEMPOTENCY_KEY = {
   name: 'Idempotency-Key',
@@ -23,7 +24,14 @@ const JOB_ID = [{ name: 'jobId', required: true, description: 'a job id from an 
  * take an `Idempotency-Key` header. `reporting.hits.*` have no route (internal callers only).
  */
 export function reportingRoutes(): ForwardedRoute[] {
-  const route = (method: ForwardedRoute['method'], path: string, subject: string, doc: RouteDoc, idempotent = false): ForwardedRoute => ({
+  const route = (
+    method: ForwardedRoute['method'],
+    path: string,
+    subject: string,
+    doc: RouteDoc,
+    idempotent = false,
+    maxBodyBytes?: number,
+  ): ForwardedRoute => ({
     method,
     path,
     subject,
@@ -31,6 +39,7 @@ export function reportingRoutes(): ForwardedRoute[] {
     reply: 'whole',
     doc: { tag: 'reporting', ...doc, ...(idempotent ? { headers: [IDEMPOTENCY_KEY] } : {}) },
     ...(idempotent ? { forwardHeaders: ['idempotency-key'] } : {}),
+    ...(maxBodyBytes ? { maxBodyBytes } : {}),
   });
   const update = (summary: string, body: RouteDoc['body']): RouteDoc => ({ summary, body, answer: JOBS_ACCEPTED_SCHEMA });
   return [
@@ -38,8 +47,10 @@ export function reportingRoutes(): ForwardedRoute[] {
       'PUT',
       '/reporting/update/conversions',
       ReportingSubjects.conversions,
-      update('Queue conversions of hits (1..10,000 rows)', ConversionsUpdateDto),
+      update('Queue conversions of hits (1..10,000 rows; a body of up to 16 MiB)', ConversionsUpdateDto),
       true,
+      // 10,000 rows with 256-character transaction ids are ~3.1 MB of JSON (more with escapes).
+      LARGEST_BODY_BYTES,
     ),
     route(
       'PUT',

@@ -42,6 +42,8 @@ export interface ForwardedRoute {
   errorBody?: ErrorBodyShape;
   /** A field-renaming view (legacy `/campaign/*`): names changed on the request, the answer and errors (see AssetKindView). */
   renames?: FieldRenames;
+  /** The largest body it takes, in bytes (default MAX_BODY_BYTES, 1 MiB; at most LARGEST_BODY_BYTES). */
+  maxBodyBytes?: number;
   /** The answer is dropped: the route answers no body (the legacy campaign save). */
   noAnswer?: boolean;
   /** What the API document (GET /v1/openapi.json) says of the route: its body DTO, query and answer schema. */

@@ -1,8 +1,28 @@
-import { FastifyInstance } from 'fastify';
+import { FastifyInstance, FastifyRequest } from 'fastify';
 import { ErrorCodes, ServiceError } from '@funnel/contracts';
 
-/** The largest request body (413 above). */
+/** The largest request body of a route that names no other (413 above). */
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** The largest body any route takes (`ForwardedRoute.maxBodyBytes`): what Fastify reads at most before the route's own bound is checked. */
+export const LARGEST_BODY_BYTES = 16 * 1024 * 1024;
+
+const BODY_LIMIT = Symbol('bodyLimit');
+
+/** A route's body bound for this request, set before the body is read (the parser and the 413 use it). */
+export function useBodyLimit(request: FastifyRequest, limit: number): void {
+  (request as unknown as Record<symbol, number>)[BODY_LIMIT] = limit;
+}
+
+/** The body bound of this request's route (MAX_BODY_BYTES unless its route names another). */
+export function bodyLimitOf(request: FastifyRequest): number {
+  return (request as unknown as Record<symbol, number | undefined>)[BODY_LIMIT] ?? MAX_BODY_BYTES;
+}
+
+/** 413 `REQUEST.BODY_TOO_LARGE`, naming the bound. */
+export function bodyTooLarge(limit: number): ServiceError {
+  return new ServiceError(413, ErrorCodes.BODY_TOO_LARGE, `the body is larger than ${limit} bytes`);
+}
 
 /** The deepest JSON nesting a body may have (objects and arrays together). */
 export const MAX_JSON_DEPTH = 64;
@@ -50,6 +70,12 @@ export function useJsonBodiesOnly(fastify: FastifyInstance): void {
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
+    // Fastify read at most the route's registered bound; the route's own may be smaller.
+    const limit = bodyLimitOf(request);
+    if (text.length > limit / 3 && Buffer.byteLength(text, 'utf8') > limit) {
+      done(bodyTooLarge(limit), undefined);
+      return;
+    }
     if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH)) {
       done(ServiceError.badRequest(ErrorCodes.JSON_TOO_DEEP, `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);
       return;

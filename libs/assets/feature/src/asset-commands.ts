@@ -44,7 +44,7 @@ import {
 import { ASSET_REGISTRY, SECRET_CIPHER } from './assets.tokens';
 import { AssetActions, KindActionAssets } from './asset-actions';
 import { UniqueClaims } from './unique-claims';
-import { AssetRepository, LoadedAsset, assertRevision } from './asset-repository';
+import { AssetRepository, LoadedAsset, assertRevision, revisionMismatch } from './asset-repository';
 import { ifMatchRevision } from './query-params';
 import { AssetProjector } from './asset-projector';
 import { AssetQueries } from './asset-queries';
@@ -152,6 +152,8 @@ export class AssetCommands implements KindActionAssets {
     const current = loaded.state.record;
     if (!current) {
       if (required) throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${id} not found`);
+      // An upsert's If-Match names a revision of an asset that does not exist: nothing to match.
+      if (ifMatch !== undefined) throw revisionMismatch(kind.kind, id, -1);
       return false;
     }
     assertRevision(kind.kind, id, loaded.revision, ifMatch);

@@ -73,7 +73,10 @@ export class AssetRepository {
 
 /** 412: the asset has moved on from the revision the caller's If-Match names; the error names the current one. */
 export function revisionMismatch(kind: string, id: string, current: number): ServiceError {
-  const message = `${kind} ${id} has changed: its current revision is ${current} (ETag W/"${current}"); reload it and apply your change again`;
+  const message =
+    current < 0
+      ? `${kind} ${id} does not exist, so no revision of it matches If-Match; save it without If-Match to create it`
+      : `${kind} ${id} has changed: its current revision is ${current} (ETag W/"${current}"); reload it and apply your change again`;
   return ServiceError.preconditionFailed(ErrorCodes.ASSET_REVISION_MISMATCH, message, [{ field: 'If-Match', code: 'revision', message }]);
 }
 

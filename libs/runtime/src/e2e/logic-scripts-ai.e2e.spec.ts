@@ -296,6 +296,15 @@ describeInBothModes('/v1 logic scripts and AI node settings', (d) => {
       expect((await find(id)).body.nodeId).toBeUndefined();
       expect((await call('PUT', '/ainodesetting/save', { body: aiSetting({ idAINodeSetting: id, lookbackWindow: 1 }) })).status).toBe(200);
       expect((await find(id)).body.lookbackWindow).toBe(1);
+      // If-Match on an upsert: the current revision updates; an id that does not exist matches no revision (412, nothing created).
+      const etag = (await find(id)).headers.get('etag')!;
+      expect(
+        (await call('PUT', '/ainodesetting/save/', { body: aiSetting({ idAINodeSetting: id, lookbackWindow: 2 }), headers: { 'if-match': etag } })).status,
+      ).toBe(200);
+      const missing = newId();
+      const refused = await call('PUT', '/ainodesetting/save/', { body: aiSetting({ idAINodeSetting: missing }), headers: { 'if-match': 'W/"0"' } });
+      expect([refused.status, refused.body.code]).toEqual([412, 'ASSET.REVISION_MISMATCH']);
+      expect((await find(missing)).status).toBe(404);
     });
 
     it.each([

@@ -23,6 +23,8 @@ export const reportingConfig = {
   REPORTING_WORKERS: int({ min: 0, max: 64, default: 2 }),
   /** Postback deliveries one process sends at once. */
   REPORTING_POSTBACK_WORKERS: int({ min: 1, max: 256, default: 8 }),
+  /** Replicas of the JetStream job streams in a NATS cluster (3 keeps accepted updates through the loss of a server). */
+  REPORTING_STREAM_REPLICAS: int({ min: 1, max: 5, default: 1 }),
 };
 
 /** Postback deliveries: 5 attempts, the waits between them growing (seconds): 1, 5, 30, 120. */
@@ -75,8 +77,9 @@ export async function jetStreamReportingParts({
   const connection: NatsConnection = await connect({ ...natsClientOptions(natsUrl, natsAccessOptions(access)).options, name: 'reporting-service-jobs' });
   const hitStore = await createHitStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: REPORTING_FILE });
   const { pollIntervalMs: _poll, ...timings } = testing.queues ?? {};
-  const updates = new JetStreamJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...timings, connection });
-  const postbacks = new JetStreamJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...timings, connection });
+  const replicas = config.REPORTING_STREAM_REPLICAS;
+  const updates = new JetStreamJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...timings, connection, replicas });
+  const postbacks = new JetStreamJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...timings, connection, replicas });
   return partsOf(config, hitStore, updates, postbacks, testing, () => connection.drain());
 }
 

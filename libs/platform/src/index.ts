@@ -5,6 +5,7 @@ export * from './logging/nest-logger';
 export * from './logging/log-capture';
 export * from './rpc/rpc-failure';
 export * from './rpc/service-client';
+export * from './rpc/asset-records';
 export * from './rpc/event-publisher';
 export * from './rpc/nats-options';
 export * from './rpc/rpc-error.filter';

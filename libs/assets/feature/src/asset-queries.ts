@@ -134,8 +134,21 @@ export class AssetQueries {
   private async categoryNameOf(kind: AssetKindDescriptor, context: CallerContext, idCategory: string): Promise<string | undefined> {
     if (categoryTypesOf(kind).length === 0) return undefined;
     if (idCategory === '') return '';
-    const category = await this.collection.findOne({ _id: assetDocumentId('category', context.accountId, idCategory) });
-    return String(category?.record.categoryName ?? '');
+    return (await this.categoryNames(context, new Set([idCategory]))).get(idCategory) ?? '';
+  }
+
+  /** The names of the account's categories `ids` (one read for one id, one query for several). */
+  private async categoryNames(context: CallerContext, ids: ReadonlySet<string>): Promise<Map<string, string>> {
+    const names = new Map<string, string>();
+    if (ids.size === 1) {
+      const [idCategory] = ids;
+      const category = await this.collection.findOne({ _id: assetDocumentId('category', context.accountId, idCategory) });
+      if (category) names.set(idCategory, String(category.record.categoryName ?? ''));
+    } else if (ids.size > 1) {
+      const categories = await this.collection.find({ _id: { $in: [...ids].map((id) => assetDocumentId('category', context.accountId, id)) } });
+      for (const c of categories) names.set(c.assetId, String(c.record.categoryName ?? ''));
+    }
+    return names;
   }
 
   /**
@@ -353,15 +366,7 @@ export class AssetQueries {
     if (categoryTypesOf(kind).length === 0) return docs.map((d) => d.record);
     const categoryIds = new Set<string>();
     for (const d of docs) if (d.idCategory !== '') categoryIds.add(d.idCategory);
-    const names = new Map<string, string>();
-    if (categoryIds.size === 1) {
-      const [idCategory] = categoryIds;
-      const category = await this.collection.findOne({ _id: assetDocumentId('category', context.accountId, idCategory) });
-      if (category) names.set(idCategory, String(category.record.categoryName ?? ''));
-    } else if (categoryIds.size > 1) {
-      const categories = await this.collection.find({ _id: { $in: [...categoryIds].map((id) => assetDocumentId('category', context.accountId, id)) } });
-      for (const c of categories) names.set(c.assetId, String(c.record.categoryName ?? ''));
-    }
+    const names = await this.categoryNames(context, categoryIds);
     return docs.map(({ record, idCategory }) => {
       record.idCategory = idCategory;
       record.categoryName = names.get(idCategory) ?? '';

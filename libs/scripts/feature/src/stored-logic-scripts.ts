@@ -1,5 +1,5 @@
-import { CallerContext, ErrorCodes, ID_RULE, LOGIC_SCRIPT_KIND, ServiceError, assetSubject, isValidAssetId, jsonValue } from '@funnel/contracts';
-import type { ServiceClient } from '@funnel/platform';
+import { CallerContext, ErrorCodes, ID_RULE, LOGIC_SCRIPT_KIND, ServiceError, assetSubject, isValidAssetId } from '@funnel/contracts';
+import { type ServiceClient, requestAssetRecord } from '@funnel/platform';
 
 /** The one assets subject scripts-service calls (its NATS permissions allow no other). */
 export const LOGIC_SCRIPT_FIND_BY_ID = assetSubject(LOGIC_SCRIPT_KIND.kind, 'findById');
@@ -17,8 +17,7 @@ export class StoredLogicScripts {
     if (typeof id !== 'string' || !isValidAssetId(id)) {
       throw ServiceError.invalidField(idField, 'isAssetId', `${idField} must be a valid id (${ID_RULE})`, ErrorCodes.INVALID_ID);
     }
-    const reply = await this.assets.request<{ result?: unknown }>(LOGIC_SCRIPT_FIND_BY_ID, { context, body: { query: { [idField]: id } } });
-    const code = jsonValue<{ code?: unknown } | undefined>(reply?.result)?.code;
+    const code = (await requestAssetRecord<{ code?: unknown } | undefined>(this.assets, LOGIC_SCRIPT_KIND, context, id))?.code;
     if (typeof code !== 'string') throw new Error(`${LOGIC_SCRIPT_FIND_BY_ID} answered without code`);
     return code;
   }

@@ -1,5 +1,5 @@
-import { CallerContext, FUNNEL_KIND, TRAFFIC_SOURCE_KIND, assetSubject, jsonValue } from '@funnel/contracts';
-import type { ServiceClient } from '@funnel/platform';
+import { AssetKindDescriptor, CallerContext, FUNNEL_KIND, TRAFFIC_SOURCE_KIND, assetSubject } from '@funnel/contracts';
+import { type ServiceClient, requestAssetRecord } from '@funnel/platform';
 import { ORGANIC_TRAFFIC_SOURCE, TrafficSourcePostbackSettings } from '@funnel/reporting-domain';
 
 /** The assets subjects the reporting service calls (its NATS permissions allow no others). */
@@ -16,7 +16,7 @@ export type TrafficSourceLookup = (accountId: string, idTrafficSource: string) =
 export function trafficSourcesFrom(assets: ServiceClient): TrafficSourceLookup {
   return async (accountId, idTrafficSource) => {
     if (!idTrafficSource || idTrafficSource === ORGANIC_TRAFFIC_SOURCE) return undefined;
-    return findById<TrafficSourcePostbackSettings>(assets, accountId, TRAFFIC_SOURCE_FIND_BY_ID, TRAFFIC_SOURCE_KIND.idField, idTrafficSource);
+    return findById<TrafficSourcePostbackSettings>(assets, accountId, TRAFFIC_SOURCE_KIND, idTrafficSource);
   };
 }
 
@@ -26,25 +26,17 @@ export type FunnelPostbackLookup = (accountId: string, idFunnel: string, idTraff
 /** A funnel's `postbackOverrides` entry for a traffic source (it replaces the source's postback for the funnel's hits). */
 export function funnelPostbacksFrom(assets: ServiceClient): FunnelPostbackLookup {
   return async (accountId, idFunnel, idTrafficSource) => {
-    const funnel = await findById<{ postbackOverrides?: (Postback & { idTrafficSource: string })[] }>(
-      assets,
-      accountId,
-      FUNNEL_FIND_BY_ID,
-      FUNNEL_KIND.idField,
-      idFunnel,
-    );
+    const funnel = await findById<{ postbackOverrides?: (Postback & { idTrafficSource: string })[] }>(assets, accountId, FUNNEL_KIND, idFunnel);
     const entry = funnel?.postbackOverrides?.find((override) => override.idTrafficSource === idTrafficSource);
     return entry ? { postbackType: entry.postbackType, postbackCode: entry.postbackCode } : undefined;
   };
 }
 
 /** An asset of the account by id, or undefined when there is none (404); other failures throw, so the job is retried. */
-async function findById<T>(assets: ServiceClient, accountId: string, subject: string, idField: string, id: string): Promise<T | undefined> {
+async function findById<T>(assets: ServiceClient, accountId: string, kind: AssetKindDescriptor, id: string): Promise<T | undefined> {
   const context: CallerContext = { accountId, userId: 'reporting-service', permissions: ['assets:read'], correlationId: `reporting-${id}` };
   try {
-    const reply = await assets.request<{ result?: unknown }>(subject, { context, body: { query: { [idField]: id } } });
-    // In one process find/byId answers its record serialized (SerializedJson); over NATS, parsed.
-    return reply?.result === undefined ? undefined : jsonValue<T>(reply.result);
+    return await requestAssetRecord<T>(assets, kind, context, id);
   } catch (error) {
     if ((error as { status?: number })?.status === 404) return undefined;
     throw error;

@@ -4,3 +4,4 @@ export * from './eventstoredb-event-store';
 export * from './create-event-store';
 export * from './event-store.contract';
 export * from './private-files';
+export * from './fold-stream';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { generateAssetId } from '@funnel/contracts';
-import { Deployment, describeInBothModes } from './harness';
+import { COMMON_ROUTES, Deployment, describeInBothModes } from './harness';
 
 // Issue 9's asset families end to end: traffic sources, offer sources, pages, page groups (under both
 // prefixes) and conditions, on the generic asset pipeline, in standalone and distributed mode.
@@ -13,21 +13,6 @@ type Response = Awaited<ReturnType<Deployment['api']['call']>>;
 
 const newId = () => generateAssetId();
 
-/** Every route of the common pattern, per prefix. */
-const COMMON_ROUTES: [string, string][] = [
-  ['GET', 'list'],
-  ['GET', 'find/byId'],
-  ['GET', 'find/byIds'],
-  ['GET', 'find/byStatus'],
-  ['GET', 'find/byCategory'],
-  ['POST', 'save'],
-  ['PUT', 'save'],
-  ['POST', 'duplicate'],
-  ['DELETE', 'delete'],
-  ['PUT', 'archive'],
-  ['PUT', 'unarchive'],
-  ['PUT', 'move-category'],
-];
 const ALL_ROUTES: [string, string][] = [
   ...['/trafficsource', '/offersource', '/page', '/page/group', '/pagegroup', '/condition'].flatMap((prefix) =>
     COMMON_ROUTES.map(([method, path]): [string, string] => [method, `${prefix}/${path}/`]),

@@ -7,6 +7,22 @@ import { responseContract } from './response-contract';
 
 export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery', apiKey: 'test-admin-key-0123456789' };
 
+/** Every route of the spec's common pattern, per prefix (method, path): written out, so suites check the spec, not the registry. */
+export const COMMON_ROUTES: [string, string][] = [
+  ['GET', 'list'],
+  ['GET', 'find/byId'],
+  ['GET', 'find/byIds'],
+  ['GET', 'find/byStatus'],
+  ['GET', 'find/byCategory'],
+  ['POST', 'save'],
+  ['PUT', 'save'],
+  ['POST', 'duplicate'],
+  ['DELETE', 'delete'],
+  ['PUT', 'archive'],
+  ['PUT', 'unarchive'],
+  ['PUT', 'move-category'],
+];
+
 export interface Api {
   baseUrl: string;
   /**

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { generateAssetId } from '@funnel/contracts';
-import { Deployment, describeInBothModes } from './harness';
+import { COMMON_ROUTES, Deployment, describeInBothModes } from './harness';
 
 // Issue 10's short links and middleware configs end to end, in standalone and distributed mode:
 // every route, unique slugs (claimed in their own streams, raced by twenty creates) and write-only
@@ -28,20 +28,6 @@ const SHORT_LINK_ROUTES: [string, string][] = [
   ['DELETE', 'delete'],
   ['PUT', 'archive'],
   ['PUT', 'unarchive'],
-];
-const MIDDLEWARE_ROUTES: [string, string][] = [
-  ['GET', 'list'],
-  ['GET', 'find/byId'],
-  ['GET', 'find/byIds'],
-  ['GET', 'find/byStatus'],
-  ['GET', 'find/byCategory'],
-  ['POST', 'save'],
-  ['PUT', 'save'],
-  ['POST', 'duplicate'],
-  ['DELETE', 'delete'],
-  ['PUT', 'archive'],
-  ['PUT', 'unarchive'],
-  ['PUT', 'move-category'],
 ];
 
 function ok(res: Response, what = ''): Response {
@@ -111,7 +97,7 @@ describeInBothModes('/v1 short links and middleware configs', (d) => {
     it('serves every route of both families, answers 401 to each without a key, and has no category routes for short links', async () => {
       const routes = [
         ...SHORT_LINK_ROUTES.map(([method, path]): [string, string] => [method, `/shortlink/${path}/`]),
-        ...MIDDLEWARE_ROUTES.map(([method, path]): [string, string] => [method, `/middlewareconfig/${path}/`]),
+        ...COMMON_ROUTES.map(([method, path]): [string, string] => [method, `/middlewareconfig/${path}/`]),
       ];
       for (const [method, path] of routes) {
         const anonymous = await call(method, path, { key: '', body: method === 'GET' ? undefined : {} });

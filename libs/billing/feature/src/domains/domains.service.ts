@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, LoggerService } from '@nestjs/common';
 import { BillingErrorCodes, CallerContext, CheckDomainResponse, DomainInfo, DomainSummary, ServiceError, generateAssetId } from '@funnel/contracts';
-import { EVENT_STORE, EventStore, WrongExpectedRevisionError } from '@funnel/eventstore';
+import { EVENT_STORE, EventStore, FoldedStream, WrongExpectedRevisionError, foldStream } from '@funnel/eventstore';
 import { READ_STORE, ReadStore } from '@funnel/readstore';
 import {
   CUSTOM_DOMAIN_EVENT_SCHEMA_VERSION,
@@ -192,15 +192,8 @@ export class DomainsService {
     return doc.record;
   }
 
-  private async load(stream: string): Promise<{ state: CustomDomainState; revision: number }> {
-    let state = initialCustomDomainState();
-    let revision = -1;
-    for (const e of await this.eventStore.readStream(stream)) {
-      revision = e.revision;
-      const event = asCustomDomainEvent(e.type, e.data);
-      if (event) state = evolveCustomDomain(state, event);
-    }
-    return { state, revision };
+  private load(stream: string): Promise<FoldedStream<CustomDomainState>> {
+    return foldStream(this.eventStore, stream, initialCustomDomainState(), asCustomDomainEvent, evolveCustomDomain);
   }
 
   /** Decides, appends at `revision`, waits until the read model has it; answers the resulting record (the last one for a delete). */

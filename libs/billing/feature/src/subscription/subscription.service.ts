@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { BillingErrorCodes, CallerContext, InvoiceLineView, InvoiceView, ProrationView, ServiceError, SubscriptionView } from '@funnel/contracts';
-import { EVENT_STORE, EventStore, WrongExpectedRevisionError } from '@funnel/eventstore';
+import { EVENT_STORE, EventStore, FoldedStream, WrongExpectedRevisionError, foldStream } from '@funnel/eventstore';
 import { READ_STORE, ReadStore } from '@funnel/readstore';
 import {
   AddonQuantityChanged,
@@ -211,15 +211,8 @@ export class SubscriptionService {
     }
   }
 
-  private async load(stream: string): Promise<{ state: SubscriptionState; revision: number }> {
-    let state = initialSubscriptionState();
-    let revision = -1;
-    for (const e of await this.eventStore.readStream(stream)) {
-      revision = e.revision;
-      const event = asSubscriptionEvent(e.type, e.data);
-      if (event) state = evolveSubscription(state, event);
-    }
-    return { state, revision };
+  private load(stream: string): Promise<FoldedStream<SubscriptionState>> {
+    return foldStream(this.eventStore, stream, initialSubscriptionState(), asSubscriptionEvent, evolveSubscription);
   }
 
   private customDomains(accountId: string): Promise<number> {

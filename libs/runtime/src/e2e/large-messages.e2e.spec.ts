@@ -25,7 +25,7 @@ describe('large answers in distributed mode', () => {
   const d = () => deployment as Deployment;
   beforeAll(async () => {
     // Thousands of saves from one key: above the default per-credential rate limit, which is not what is tested here.
-    deployment = await distributedDeployment({ RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000' });
+    deployment = await distributedDeployment();
   });
   afterAll(async () => {
     await deployment?.cleanup();

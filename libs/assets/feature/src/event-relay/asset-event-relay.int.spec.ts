@@ -296,8 +296,18 @@ describe('AssetEventRelay against nats-server with JetStream', () => {
     const leases = a.relay.stats.leases;
     // Another replica takes over (as after a long pause of this one): its write moves the key's revision on.
     const kv = await observer.jetstream().views.kv(ASSET_EVENTS_RELAY_BUCKET);
-    const entry = (await kv.get('relay'))!;
-    await kv.update('relay', JSON.stringify({ ...JSON.parse(entry.string()), holder: 'another-replica' }), entry.revision);
+    // The relay renews the lease every ttl/3, so a renewal can land between this read and write: read again then.
+    await waitUntil(async () => {
+      const entry = (await kv.get('relay'))!;
+      const takenOver = JSON.stringify({ ...JSON.parse(entry.string()), holder: 'another-replica' });
+      return kv.update('relay', takenOver, entry.revision).then(
+        () => true,
+        (error: Error) => {
+          if (/wrong last sequence/.test(error.message)) return false;
+          throw error;
+        },
+      );
+    }, 'the other replica wrote the lease');
     await waitUntil(async () => !a.relay.isActive, 'the relay stepped down at its next write');
     // The other replica never renews: after the lease's ttl this one takes over again and goes on.
     await appendTagEdits(store, assets, 1, 2);

@@ -12,13 +12,25 @@ describe('field-renaming views', () => {
       status: 'active',
     });
     const funnels = [{ idFunnel: 'f', idFunnelGroup: 'a', funnelGroupName: 'b' }];
-    expect(renameAnswer([{ idFunnelGroup: 'a', funnelGroupName: 'b', funnels }], campaign.answer)).toEqual([{ idCampaign: 'a', campaignName: 'b', funnels }]);
-    expect(renameAnswer(undefined, campaign.answer)).toBeUndefined();
+    expect(renameAnswer([{ idFunnelGroup: 'a', funnelGroupName: 'b', funnels }], campaign)).toEqual([{ idCampaign: 'a', campaignName: 'b', funnels }]);
+    expect(renameAnswer(undefined, campaign)).toBeUndefined();
     expect(renameFields([1, 2], campaign.request)).toEqual([1, 2]);
   });
 
+  it("renames the first segment of each change's path in a history answer, and none of the entries' own fields", () => {
+    const history = renamesOf(CAMPAIGN_FIELD_NAMES, 'history');
+    const entry = (paths: string[]) => ({ revision: 1, type: 'FunnelGroupUpdated', changes: paths.map((path) => ({ path, from: null, to: 'x' })) });
+    const answer = [entry(['funnelGroupName', 'trackingUrlParams.funnelGroupName', 'meta.idFunnelGroup', 'funnelGroupNameX']), entry(['idFunnelGroup'])];
+    expect(renameAnswer(answer, history)).toEqual([
+      entry(['campaignName', 'trackingUrlParams.funnelGroupName', 'meta.idFunnelGroup', 'funnelGroupNameX']),
+      entry(['idCampaign']),
+    ]);
+    expect(history.answer).toBeUndefined();
+    expect(renameAnswer({ not: 'a list' }, history)).toEqual({ not: 'a list' });
+  });
+
   it('renames inside the body fields that hold record fields (a duplicate bodyUpdates), not inside maps of the client keys', () => {
-    const duplicate = renamesOf(CAMPAIGN_FIELD_NAMES, ['bodyUpdates']);
+    const duplicate = renamesOf(CAMPAIGN_FIELD_NAMES, 'duplicate');
     const body = { name: 'copy', bodyUpdates: { campaignName: 'x', trackingUrlParams: { campaignName: 'kept' } }, meta: { idCampaign: 'kept' } };
     expect(renameRequestBody(body, duplicate)).toEqual({
       name: 'copy',

@@ -1,4 +1,4 @@
-import { ServiceError } from '@funnel/contracts';
+import { AssetOperation, RECORD_CHANGES_IN_ANSWER, RECORD_FIELDS_IN_REQUEST, ServiceError } from '@funnel/contracts';
 
 /**
  * Field names a view of an asset kind changes (legacy `/campaign/*` shows funnel groups with
@@ -15,17 +15,26 @@ export interface FieldRenames {
   /** Request body fields whose object holds record fields, renamed too (see RECORD_FIELDS_IN_REQUEST). */
   nested?: readonly string[];
   answer?: Readonly<Record<string, string>>;
+  /** For an answer listing record changes (see RECORD_CHANGES_IN_ANSWER): the first segment of each change's path. */
+  changePaths?: Readonly<Record<string, string>>;
   errors?: Readonly<Record<string, string>>;
 }
 
-/** The renames of a view whose field names are `fieldNames` (the kind's name to the view's), on an operation whose body holds record fields in `nested`. */
-export function renamesOf(fieldNames: Readonly<Record<string, string>>, nested: readonly string[] = []): FieldRenames {
+/** The renames of a view whose field names are `fieldNames` (the kind's name to the view's) on `operation`. */
+export function renamesOf(fieldNames: Readonly<Record<string, string>>, operation?: AssetOperation): FieldRenames {
+  const nested = (operation && RECORD_FIELDS_IN_REQUEST[operation]) ?? [];
+  const changes = operation !== undefined && RECORD_CHANGES_IN_ANSWER.has(operation);
   return {
     request: Object.fromEntries(Object.entries(fieldNames).map(([own, view]) => [view, own])),
     ...(nested.length ? { nested } : {}),
-    answer: fieldNames,
+    ...(changes ? { changePaths: fieldNames } : { answer: fieldNames }),
     errors: fieldNames,
   };
+}
+
+/** Whether an answer is written as the service serialized it (no field of it is renamed). */
+export function keepsAnswer(renames: FieldRenames | undefined): boolean {
+  return !renames?.answer && !renames?.changePaths;
 }
 
 /** An object's top-level fields renamed (others kept, in order); anything else as it is. */
@@ -45,10 +54,30 @@ export function renameRequestBody(body: unknown, renames: FieldRenames | undefin
   return renamed;
 }
 
-/** An answer renamed: the record's fields, or each listed record's. */
-export function renameAnswer(answer: unknown, names: Readonly<Record<string, string>> | undefined): unknown {
+/** An answer renamed: the record's fields, or each listed record's; or the paths of each entry's changes. */
+export function renameAnswer(answer: unknown, renames: FieldRenames | undefined): unknown {
+  if (renames?.changePaths) return renameChangePaths(answer, renames.changePaths);
+  const names = renames?.answer;
   if (!names) return answer;
   return Array.isArray(answer) ? answer.map((item) => renameFields(item, names)) : renameFields(answer, names);
+}
+
+/** `[{ changes: [{ path }] }]` with each path's first segment (a field of the record) renamed. */
+function renameChangePaths(answer: unknown, names: Readonly<Record<string, string>>): unknown {
+  if (!Array.isArray(answer)) return answer;
+  const renamePath = (path: string) => {
+    const end = path.search(/[.[]/);
+    const field = end < 0 ? path : path.slice(0, end);
+    return names[field] === undefined ? path : names[field] + path.slice(field.length);
+  };
+  return answer.map((entry) =>
+    isObject(entry) && Array.isArray(entry.changes)
+      ? {
+          ...entry,
+          changes: entry.changes.map((change) => (isObject(change) && typeof change.path === 'string' ? { ...change, path: renamePath(change.path) } : change)),
+        }
+      : entry,
+  );
 }
 
 const namePatterns = new WeakMap<Readonly<Record<string, string>>, RegExp>();

@@ -10,7 +10,7 @@ import { useErrorBodyShape } from './http-errors';
 import { Credentials, bearerTokenOf, requirePermission } from './credentials';
 import { CredentialRateLimit } from './limits/credential-rate-limit';
 import { noteCaller } from './observability/request-observability';
-import { renameAnswer, renameError, renameRequestBody } from './field-renames';
+import { keepsAnswer, renameAnswer, renameError, renameRequestBody } from './field-renames';
 
 const ANONYMOUS: Principal = { accountId: '', userId: '', permissions: [] };
 
@@ -97,10 +97,10 @@ export class ForwardingRoute implements OnModuleInit {
     if (route.reply === 'result' && answer) answerHeaders(answer, reply);
     const result = route.reply === 'result' ? answer?.result : answer;
     // An answer serialized by the service is written as it is (unless a view renames its fields).
-    if (result instanceof SerializedJson && !route.noAnswer && !route.renames?.answer) {
+    if (result instanceof SerializedJson && !route.noAnswer && keepsAnswer(route.renames)) {
       return reply.header('content-type', 'application/json; charset=utf-8').send(result.bytes);
     }
-    const payload = route.noAnswer ? undefined : renameAnswer(result instanceof SerializedJson ? result.value() : result, route.renames?.answer);
+    const payload = route.noAnswer ? undefined : renameAnswer(result instanceof SerializedJson ? result.value() : result, route.renames);
     // No result means "no body" (save, delete, archive ... answer 200 with an empty body).
     return payload === undefined ? reply.send() : reply.send(payload);
   }

@@ -7,7 +7,6 @@ import {
   CONDITIONAL_OPERATIONS,
   Permission,
   READ_OPERATIONS,
-  RECORD_FIELDS_IN_REQUEST,
   assetSubject,
   servedOperations,
 } from '@funnel/contracts';
@@ -66,7 +65,7 @@ export function assetRoutes(kinds: readonly AssetKindDescriptor[] = ASSET_KINDS)
     const views = (kind.views ?? []).flatMap((view) =>
       view.paths.flatMap((prefix) =>
         servedOperations(view).map((operation) => ({
-          ...assetRoute(kind, prefix, operation, renamesOf(view.fieldNames, RECORD_FIELDS_IN_REQUEST[operation])),
+          ...assetRoute(kind, prefix, operation, renamesOf(view.fieldNames, operation)),
           ...(view.noAnswer?.includes(operation) ? { noAnswer: true } : {}),
         })),
       ),

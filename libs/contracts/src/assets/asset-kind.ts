@@ -113,6 +113,13 @@ export const PAGED_OPERATIONS: ReadonlySet<AssetOperation> = new Set([
  */
 export const RECORD_FIELDS_IN_REQUEST: Partial<Record<AssetOperation, readonly string[]>> = { duplicate: ['bodyUpdates'] };
 
+/**
+ * Operations whose answer lists changes to the kind's record (`[{ changes: [{ path }] }]`, history):
+ * a field-renaming view renames each path's first segment (`funnelGroupName` is `campaignName` under
+ * `/campaign/`) rather than the answer's own fields.
+ */
+export const RECORD_CHANGES_IN_ANSWER: ReadonlySet<AssetOperation> = new Set(['history']);
+
 /** Operations that change nothing, whatever their HTTP method: they need `assets:read`. */
 export const READ_OPERATIONS: ReadonlySet<AssetOperation> = new Set([
   'list',

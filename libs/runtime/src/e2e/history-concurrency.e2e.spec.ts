@@ -121,10 +121,16 @@ describeInBothModes('/v1 change history, edit conflicts and pagination', (d) => 
       expect(await page('beforeRevision=1')).toEqual([0]);
       expect(await page('beforeRevision=0')).toEqual([]);
 
-      // The group's history is served under its own path and the legacy campaign view's (its renamed id field).
+      // The group's history is served under its own path and the legacy campaign view's, which names the fields its way.
       const groupHistory = ok(await call('GET', `/funnelgroup/history/?idFunnelGroup=${group.idFunnelGroup}`)).body;
       expect(groupHistory).toEqual([expect.objectContaining({ revision: 0, type: 'FunnelGroupCreated' })]);
-      expect(ok(await call('GET', `/campaign/history/?idCampaign=${group.idFunnelGroup}`)).body).toEqual(groupHistory);
+      const paths = (entries: Body[]) => entries[0].changes.map((c: Body) => c.path);
+      expect(paths(groupHistory)).toEqual(expect.arrayContaining(['idFunnelGroup', 'funnelGroupName']));
+      const campaignHistory = ok(await call('GET', `/campaign/history/?idCampaign=${group.idFunnelGroup}`)).body;
+      expect(paths(campaignHistory)).toEqual(
+        paths(groupHistory).map((p: string) => ({ idFunnelGroup: 'idCampaign', funnelGroupName: 'campaignName' })[p] ?? p),
+      );
+      expect(campaignHistory[0].changes.find((c: Body) => c.path === 'campaignName').to).toBe(group.funnelGroupName);
 
       // Account-scoped, and bad parameters are 400s.
       expect((await call('GET', `/funnel/history/?idFunnel=${funnel.idFunnel}`, { key: other.apiKey })).status).toBe(404);

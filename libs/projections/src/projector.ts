@@ -57,7 +57,9 @@ export abstract class Projector implements OnApplicationShutdown {
   }
 
   /** The read model's indexes (idempotent); none by default. */
-  protected async createIndexes(): Promise<void> {}
+  protected createIndexes(): Promise<void> {
+    return Promise.resolve();
+  }
 
   /** Applies a batch of events to the read model. */
   protected abstract project(events: RecordedEvent[]): Promise<void>;

@@ -1,7 +1,7 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { EVENT_STORE, EventStore, GlobalPosition, RecordedEvent, positionToString } from '@funnel/eventstore';
+import { Inject, Injectable } from '@nestjs/common';
+import { EVENT_STORE, EventStore, RecordedEvent, positionToString } from '@funnel/eventstore';
 import { READ_STORE, ReadStore } from '@funnel/readstore';
-import { ProjectionRunner, guardedReplace, writeGuarded } from '@funnel/projections';
+import { Projector, guardedReplace, writeGuarded } from '@funnel/projections';
 import { AssetRegistry, evolveAsset } from '@funnel/assets-domain';
 import { ASSET_REGISTRY } from './assets.tokens';
 import { AssetDocument, assetDocumentId, assetsCollection, ensureAssetIndexes } from './asset-documents';
@@ -12,41 +12,30 @@ import { AssetDocument, assetDocumentId, assetsCollection, ensureAssetIndexes } 
  * from zero (embedded store at start) or a concurrent replica yields the same documents.
  */
 @Injectable()
-export class AssetProjector implements OnApplicationShutdown {
-  private readonly logger = new Logger(AssetProjector.name);
+export class AssetProjector extends Projector {
   private readonly collection = assetsCollection(this.readStore);
-  private readonly runner: ProjectionRunner;
 
   constructor(
     @Inject(EVENT_STORE) eventStore: EventStore,
     @Inject(READ_STORE) private readonly readStore: ReadStore,
     @Inject(ASSET_REGISTRY) private readonly registry: AssetRegistry,
   ) {
-    this.runner = new ProjectionRunner({
+    super({
       name: 'assets-read-model',
+      description: 'projection',
       eventStore,
       readStore,
       streamNamePrefixes: registry.streamPrefixes(),
-      apply: (events) => this.project(events),
-      onError: (error) => this.logger.error(`projection stopped: ${error.message}`),
-      onLagging: (position, ms) => this.logger.warn(`read model did not reach ${positionToString(position)} within ${ms} ms`),
+      warnWhenLagging: true,
     });
   }
 
-  async start(): Promise<void> {
+  protected override async createIndexes(): Promise<void> {
     await ensureAssetIndexes(this.collection);
-    await this.runner.start();
   }
 
-  get ready(): boolean {
-    return this.runner.ready;
-  }
-
-  waitFor(position: GlobalPosition, timeoutMs?: number): Promise<boolean> {
-    return this.runner.waitFor(position, timeoutMs);
-  }
-
-  async project(events: RecordedEvent[]): Promise<void> {
+  /** Public for tests that replay batches over the documents. */
+  override async project(events: RecordedEvent[]): Promise<void> {
     const located = events.map((e) => {
       const stream = this.registry.parseStreamName(e.streamName);
       return { e, stream, id: stream ? assetDocumentId(stream.kind, stream.accountId, stream.id) : '' };
@@ -79,9 +68,5 @@ export class AssetProjector implements OnApplicationShutdown {
       this.collection,
       [...touched].map((id) => guardedReplace(docs.get(id)!)),
     );
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.runner.stop();
   }
 }

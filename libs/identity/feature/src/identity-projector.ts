@@ -1,49 +1,31 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { EVENT_STORE, EventStore, GlobalPosition, RecordedEvent } from '@funnel/eventstore';
+import { Inject, Injectable } from '@nestjs/common';
+import { EVENT_STORE, EventStore, RecordedEvent } from '@funnel/eventstore';
 import { READ_STORE, ReadStore } from '@funnel/readstore';
 import { BulkOperation } from '@funnel/readstore';
-import { ProjectionRunner, guardedReplace, writeGuarded } from '@funnel/projections';
+import { Projector, guardedReplace, writeGuarded } from '@funnel/projections';
 import { ApiKeyChange, ApiKeyIssued, IdentityStreams, UserRegistered, decodeApiKeyEvent } from '@funnel/identity-domain';
 import { ApiKeyDocument, UserDocument, apiKeysCollection, usersCollection } from './identity-read-model';
 
-/** Projects users and API keys into the identity read models. */
+/** Projects users and API keys into the identity read models. Started by the identity feature's bootstrap. */
 @Injectable()
-export class IdentityProjector implements OnApplicationShutdown {
-  private readonly logger = new Logger(IdentityProjector.name);
+export class IdentityProjector extends Projector {
   private readonly users = usersCollection(this.readStore);
   private readonly apiKeys = apiKeysCollection(this.readStore);
-  private readonly runner: ProjectionRunner;
 
   constructor(
     @Inject(EVENT_STORE) eventStore: EventStore,
     @Inject(READ_STORE) private readonly readStore: ReadStore,
   ) {
-    this.runner = new ProjectionRunner({
-      name: 'identity-read-model',
-      eventStore,
-      readStore,
-      streamNamePrefixes: IdentityStreams.prefixes,
-      apply: (events) => this.project(events),
-      onError: (error) => this.logger.error(`identity projection stopped: ${error.message}`),
-    });
+    super({ name: 'identity-read-model', description: 'identity projection', eventStore, readStore, streamNamePrefixes: IdentityStreams.prefixes });
   }
 
-  async start(): Promise<void> {
+  protected override async createIndexes(): Promise<void> {
     await this.users.createIndex({ email: 1 }, { unique: true });
     await this.apiKeys.createIndex({ keyId: 1 }, { unique: true });
     await this.apiKeys.createIndex({ accountId: 1 });
-    await this.runner.start();
   }
 
-  get ready(): boolean {
-    return this.runner.ready;
-  }
-
-  waitFor(position: GlobalPosition): Promise<boolean> {
-    return this.runner.waitFor(position);
-  }
-
-  private async project(events: RecordedEvent[]): Promise<void> {
+  protected override async project(events: RecordedEvent[]): Promise<void> {
     const users: UserDocument[] = [];
     // Per key: the whole document when this batch issues it, otherwise the fields the batch changes.
     const issued = new Map<string, ApiKeyDocument>();
@@ -85,10 +67,6 @@ export class IdentityProjector implements OnApplicationShutdown {
       updateOne: { filter: { keyId, revision: { $lt: revision } }, update: { $set: { ...set, revision } } },
     }));
     if (updates.length) await this.apiKeys.bulkWrite(updates);
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.runner.stop();
   }
 }
 

@@ -1,7 +1,7 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { EVENT_STORE, EventStore, GlobalPosition, RecordedEvent } from '@funnel/eventstore';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { EVENT_STORE, EventStore, RecordedEvent } from '@funnel/eventstore';
 import { READ_STORE, ReadStore } from '@funnel/readstore';
-import { ProjectionRunner, guardedReplace, writeGuarded } from '@funnel/projections';
+import { Projector, guardedReplace, writeGuarded } from '@funnel/projections';
 import { CustomDomainState, DomainRecord, DomainStreams, asCustomDomainEvent, evolveCustomDomain } from '@funnel/billing-domain';
 
 /**
@@ -23,38 +23,24 @@ export const domainsCollection = (readStore: ReadStore) => readStore.collection<
 
 /** Projects `billingdomain-` streams into billing_domains, which lists and lookups read. */
 @Injectable()
-export class DomainsProjector implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(DomainsProjector.name);
+export class DomainsProjector extends Projector implements OnApplicationBootstrap {
   private readonly domains: ReturnType<typeof domainsCollection>;
-  private readonly runner: ProjectionRunner;
 
   constructor(@Inject(EVENT_STORE) eventStore: EventStore, @Inject(READ_STORE) readStore: ReadStore) {
+    super({ name: 'billing-domains', description: 'domains projection', eventStore, readStore, streamNamePrefixes: DomainStreams.prefixes });
     this.domains = domainsCollection(readStore);
-    this.runner = new ProjectionRunner({
-      name: 'billing-domains',
-      eventStore,
-      readStore,
-      streamNamePrefixes: DomainStreams.prefixes,
-      apply: (events) => this.project(events),
-      onError: (error) => this.logger.error(`domains projection stopped: ${error.message}`),
-    });
   }
 
-  async onApplicationBootstrap(): Promise<void> {
+  onApplicationBootstrap(): Promise<void> {
+    return this.start();
+  }
+
+  protected override async createIndexes(): Promise<void> {
     await this.domains.createIndex({ accountId: 1, live: 1, createdAt: 1 }, { name: 'account_live_created' });
-    await this.runner.start();
-  }
-
-  get ready(): boolean {
-    return this.runner.ready;
-  }
-
-  waitFor(position: GlobalPosition): Promise<boolean> {
-    return this.runner.waitFor(position);
   }
 
   /** Folds each stream's events of the batch over its stored document; one guarded write per document. */
-  private async project(events: RecordedEvent[]): Promise<void> {
+  protected override async project(events: RecordedEvent[]): Promise<void> {
     const latest = new Map<string, DomainDocument>();
     for (const e of events) {
       const event = asCustomDomainEvent(e.type, e.data);
@@ -75,9 +61,5 @@ export class DomainsProjector implements OnApplicationBootstrap, OnApplicationSh
       });
     }
     await writeGuarded(this.domains, [...latest.values()].map(guardedReplace));
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.runner.stop();
   }
 }

@@ -1,7 +1,7 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { EVENT_STORE, EventStore, GlobalPosition, RecordedEvent } from '@funnel/eventstore';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { EVENT_STORE, EventStore, RecordedEvent } from '@funnel/eventstore';
 import { READ_STORE, ReadStore } from '@funnel/readstore';
-import { ProjectionRunner, guardedReplace, writeGuarded } from '@funnel/projections';
+import { Projector, guardedReplace, writeGuarded } from '@funnel/projections';
 import { UserSettingsStreams, asUserSettingsEvent } from '@funnel/identity-domain';
 
 /**
@@ -23,36 +23,25 @@ export const userSettingsCollection = (readStore: ReadStore) => readStore.collec
 
 /** Projects `usersettings-<userId>` streams into identity_user_settings. Starts on application bootstrap. */
 @Injectable()
-export class UserSettingsProjector implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(UserSettingsProjector.name);
+export class UserSettingsProjector extends Projector implements OnApplicationBootstrap {
   private readonly settings: ReturnType<typeof userSettingsCollection>;
-  private readonly runner: ProjectionRunner;
 
   constructor(@Inject(EVENT_STORE) eventStore: EventStore, @Inject(READ_STORE) readStore: ReadStore) {
-    this.settings = userSettingsCollection(readStore);
-    this.runner = new ProjectionRunner({
+    super({
       name: 'identity-user-settings',
+      description: 'user settings projection',
       eventStore,
       readStore,
       streamNamePrefixes: UserSettingsStreams.prefixes,
-      apply: (events) => this.project(events),
-      onError: (error) => this.logger.error(`user settings projection stopped: ${error.message}`),
     });
+    this.settings = userSettingsCollection(readStore);
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.runner.start();
+  onApplicationBootstrap(): Promise<void> {
+    return this.start();
   }
 
-  get ready(): boolean {
-    return this.runner.ready;
-  }
-
-  waitFor(position: GlobalPosition): Promise<boolean> {
-    return this.runner.waitFor(position);
-  }
-
-  private async project(events: RecordedEvent[]): Promise<void> {
+  protected override async project(events: RecordedEvent[]): Promise<void> {
     // The last event per user wins: one guarded write per document, since unordered bulk writes
     // give no order between two operations on the same document.
     const latest = new Map<string, UserSettingsDocument>();
@@ -64,9 +53,5 @@ export class UserSettingsProjector implements OnApplicationBootstrap, OnApplicat
       latest.set(userId, { _id: userId, accountId, json, revision: e.revision });
     }
     await writeGuarded(this.settings, [...latest.values()].map(guardedReplace));
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.runner.stop();
   }
 }

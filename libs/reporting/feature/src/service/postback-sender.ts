@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/comm
 import { OutboundFailure, OutboundHttp, OutboundRefusedError } from '@funnel/platform';
 import type { JobDelivery } from '../queue/job-queue';
 import { JobRecords } from './job-records';
+import { QueueConsumer } from './queue-consumer';
 import { PostbackPayload, PostbacksQueue, REPORTING_POSTBACKS_QUEUE, REPORTING_SETTINGS, ReportingSettings } from './reporting.tokens';
 
 export const REPORTING_OUTBOUND = Symbol.for('funnel.reporting.Outbound');
@@ -25,13 +26,10 @@ export class PostbackSender implements OnApplicationBootstrap {
     private readonly records: JobRecords,
   ) {}
 
-  /** Nest's microservice runs the bootstrap hooks twice (context init, then module registration): start once. */
-  private started = false;
+  private readonly consumer = new QueueConsumer(this.queue, this.settings);
 
   async onApplicationBootstrap(): Promise<void> {
-    if (this.settings.acceptOnly || this.started) return;
-    this.started = true;
-    await this.queue.consume((delivery) => this.deliver(delivery), {
+    await this.consumer.start((delivery) => this.deliver(delivery), {
       concurrency: this.settings.postbackConcurrency ?? 8,
       onExhausted: async ({ job, attempt }, error) => {
         const { jobId, deliveryId } = job.payload;

@@ -3,6 +3,7 @@ import { maskPostbackUrl } from '@funnel/reporting-domain';
 import type { ReportingUpdateType } from '@funnel/contracts';
 import type { JobDelivery, JobEnvelope } from '../queue/job-queue';
 import { JobRecords } from './job-records';
+import { QueueConsumer } from './queue-consumer';
 import {
   AcceptedUpdate,
   ApplyUpdate,
@@ -40,13 +41,10 @@ export class UpdateWorker implements OnApplicationBootstrap {
     private readonly records: JobRecords,
   ) {}
 
-  /** Nest's microservice runs the bootstrap hooks twice (context init, then module registration): start once. */
-  private started = false;
+  private readonly consumer = new QueueConsumer(this.updates, this.settings);
 
   async onApplicationBootstrap(): Promise<void> {
-    if (this.settings.acceptOnly || this.started) return;
-    this.started = true;
-    await this.updates.consume((delivery) => this.handle(delivery), {
+    await this.consumer.start((delivery) => this.handle(delivery), {
       concurrency: this.settings.workerConcurrency ?? 2,
       onExhausted: async ({ job }, error) => {
         this.logger.error({ jobId: job.jobId, err: messageOf(error) }, 'reporting job failed on its last attempt');

@@ -93,7 +93,7 @@ describe('unique values (short-link slugs) under concurrent saves', () => {
     events.some((e) => e.type === 'ShortLinkUpdated' && (e.data.record as Record<string, unknown>).shortLinkName === name);
   const slugTaken = { status: 409, code: 'SHORTLINK.SLUG_TAKEN' };
 
-  it('two saves of one link changing A to B, the losing one claiming B first: B stays the link\'s, no other link can take it', async () => {
+  it("two saves of one link changing A to B, the losing one claiming B first: B stays the link's, no other link can take it", async () => {
     const body = link();
     await create(body);
     const target = slug('b');
@@ -146,7 +146,7 @@ describe('unique values (short-link slugs) under concurrent saves', () => {
     await expect(create(link({ slug: body.slug }))).rejects.toMatchObject(slugTaken);
   });
 
-  it('a refused re-create of an existing id keeps that link\'s value; one with another value gives that back', async () => {
+  it("a refused re-create of an existing id keeps that link's value; one with another value gives that back", async () => {
     const body = link();
     await create(body);
     await expect(create({ ...body, shortLinkName: 'again' })).rejects.toMatchObject({ status: 409, code: 'ASSET.ALREADY_EXISTS' });

@@ -11,7 +11,6 @@ import {
   ParentMutationRequestDto,
   ServiceError,
   StringListDto,
-  UniqueField,
   categoryTypeOfRecord,
   categoryTypesOf,
   generateAssetId,
@@ -43,7 +42,7 @@ import {
 } from '@funnel/assets-domain';
 import { ASSET_REGISTRY, SECRET_CIPHER } from './assets.tokens';
 import { AssetActions, KindActionAssets } from './asset-actions';
-import { UniqueClaims } from './unique-claims';
+import { ClaimTicket, UniqueClaims } from './unique-claims';
 import { AssetRepository, LoadedAsset, assertRevision, revisionMismatch } from './asset-repository';
 import { ifMatchRevision } from './query-params';
 import { AssetProjector } from './asset-projector';
@@ -177,16 +176,14 @@ export class AssetCommands implements KindActionAssets {
   ): Promise<void> {
     const current = loaded.state.record;
     const events = decideAsset({ type: 'UpdateAsset', record }, loaded.state, { kind: kind.kind, id });
-    const claimed = await this.claims.claimAll(kind, context, id, record, current);
+    const ticket = await this.claims.claimAll(kind, context, id, record, current);
     let result;
     try {
       result = await this.repository.append(kind.kind, context, id, events, loaded.revision, conditional);
-    } catch (error) {
-      await this.claims.releaseAll(kind, context, id, record, claimed);
-      throw error;
+    } finally {
+      // Saved or not: the values it claimed are held by the stored record or free, as are those it gave up.
+      await this.claims.settle(ticket);
     }
-    // The values it gave up are free again.
-    if (current) await this.claims.releaseAll(kind, context, id, current, claimed);
     await this.projector.waitFor(result.position);
   }
 
@@ -210,15 +207,14 @@ export class AssetCommands implements KindActionAssets {
     return loaded;
   }
 
-  /** Creates one asset, claiming its unique values first (released again when the create fails). */
+  /** Creates one asset, claiming its unique values first (settled when the create ends: released when it failed). */
   private async appendNew(kind: AssetKindDescriptor, context: CallerContext, record: AssetRecord, command: () => AssetCommand): Promise<void> {
     const id = String(record[kind.idField]);
-    const claimed = await this.claims.claimAll(kind, context, id, record, null);
+    const ticket = await this.claims.claimAll(kind, context, id, record, null);
     try {
       await this.decideAndAppend(kind, context, [id], command);
-    } catch (error) {
-      await this.claims.releaseAll(kind, context, id, record, claimed);
-      throw error;
+    } finally {
+      await this.claims.settle(ticket);
     }
   }
 
@@ -245,17 +241,21 @@ export class AssetCommands implements KindActionAssets {
       return { id: newId };
     }
     const decision: DuplicateDecision = { duplicatedFrom: sourceId, copies };
-    const claimed: { copy: PlannedCopy; fields: UniqueField[] }[] = [];
+    const tickets: ClaimTicket[] = [];
     try {
-      for (const copy of copies) claimed.push({ copy, fields: await this.claims.claimAll(this.registry.get(copy.kind), context, copy.id, copy.record, null) });
+      for (const copy of copies) tickets.push(await this.claims.claimAll(this.registry.get(copy.kind), context, copy.id, copy.record, null));
       const events = decideAsset({ type: 'DecideDuplicate', decision }, initialAssetState(), { kind: kind.kind, id: newId });
       await this.repository.append(kind.kind, context, newId, events, -1);
     } catch (error) {
-      for (const { copy, fields } of claimed) await this.claims.releaseAll(this.registry.get(copy.kind), context, copy.id, copy.record, fields);
+      for (const ticket of tickets) await this.claims.settle(ticket);
       throw error;
     }
-    // Decided: from here on the copies are created, now or by the process manager after a crash.
-    await this.projector.waitFor(await this.duplicates.complete(context, decision));
+    // Decided: from here on the copies are created, now or by the process manager after a crash. Their
+    // claims are settled once created; after a crash their tokens are left, and a copy's value not yet
+    // in its stored record may be taken over after a minute (the stale-claim rule of UniqueClaims).
+    const position = await this.duplicates.complete(context, decision);
+    for (const ticket of tickets) await this.claims.settle(ticket);
+    await this.projector.waitFor(position);
     return { id: newId };
   }
 
@@ -330,13 +330,13 @@ export class AssetCommands implements KindActionAssets {
     const { entries } = validateBody(StringListDto, this.withLegacyIdFallback(kind, request));
     const ifMatch = ifMatchOf(request, entries);
     if (kind.localKinds?.length) return this.applyChildrenDecision(kind, context, 'delete', entries, { action: 'cascade' }, ifMatch);
-    if (!kind.uniqueFields?.length) return this.decideAndAppend(kind, context, entries, () => ({ type: 'DeleteAsset' }), ifMatch);
-    // A deleted asset gives its unique values back.
-    const before = await mapInTurns([...new Set(entries)], (id) => this.queries.current(kind.kind, context.accountId, id));
-    await this.decideAndAppend(kind, context, entries, () => ({ type: 'DeleteAsset' }), ifMatch);
-    await forEachInTurns(before, async (record) => {
-      if (record) await this.claims.releaseAll(kind, context, String(record[kind.idField]), record);
-    });
+    const decided = await this.decideAll(kind, context, entries, () => ({ type: 'DeleteAsset' }), ifMatch);
+    try {
+      await this.appendDecided(kind, context, decided, ifMatch !== undefined);
+    } finally {
+      // A deleted asset gives its unique values back (unless a save of it is under way); one not deleted keeps them.
+      await forEachInTurns(decided, (d) => this.claims.settleValuesOf(kind, context, d.id, d.before ?? {}));
+    }
   }
 
   /**
@@ -481,13 +481,27 @@ export class AssetCommands implements KindActionAssets {
     command: () => AssetCommand,
     ifMatch?: number,
   ): Promise<void> {
-    const unique = [...new Set(ids)];
-    const decided: Decided[] = await mapInTurns(unique, async (id) => {
+    await this.appendDecided(kind, context, await this.decideAll(kind, context, ids, command, ifMatch), ifMatch !== undefined);
+  }
+
+  /** Loads and decides for every id (`before`: its record as loaded); any failure rejects them all. */
+  private async decideAll(
+    kind: AssetKindDescriptor,
+    context: CallerContext,
+    ids: string[],
+    command: () => AssetCommand,
+    ifMatch?: number,
+  ): Promise<(Decided & { before: AssetRecord | null })[]> {
+    return mapInTurns([...new Set(ids)], async (id) => {
       const loaded = await this.repository.load(kind.kind, context.accountId, id);
       assertRevision(kind.kind, id, loaded.revision, ifMatch);
-      return { id, revision: loaded.revision, events: decideAsset(command(), loaded.state, { kind: kind.kind, id }) };
+      return { id, revision: loaded.revision, before: loaded.state.record, events: decideAsset(command(), loaded.state, { kind: kind.kind, id }) };
     });
-    const appended = await this.appendAll(kind, context, decided, ifMatch !== undefined);
+  }
+
+  /** Appends decided events, then waits for the read model to show the last. */
+  private async appendDecided(kind: AssetKindDescriptor, context: CallerContext, decided: Decided[], conditional: boolean): Promise<void> {
+    const appended = await this.appendAll(kind, context, decided, conditional);
     if (appended.length) await this.projector.waitFor(appended[appended.length - 1].position);
   }
 

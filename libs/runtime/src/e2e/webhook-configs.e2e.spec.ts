@@ -190,7 +190,9 @@ describeInBothModes(
           'headers.x-long:unique',
         ]);
         const many = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`X-H${i}`, 'v']));
-        expect((await call('POST', '/webhookconfig/save/', { body: webhook({ headers: many }) })).body.details).toEqual([expect.objectContaining({ field: 'headers', code: 'maxEntries' })]);
+        expect((await call('POST', '/webhookconfig/save/', { body: webhook({ headers: many }) })).body.details).toEqual([
+          expect.objectContaining({ field: 'headers', code: 'maxEntries' }),
+        ]);
       });
 
       it('accepts every target type', async () => {

@@ -26,7 +26,13 @@ export function isDeliveryUrl(text: string): boolean {
 export function checkDeliveryHeaders(headers: unknown, field: string, hasBasicAuth: boolean): FieldProblem[] {
   return headerProblems(headers, field, (name, path) => {
     if (isReservedDeliveryHeader(name)) {
-      return [{ field: path, code: 'reserved', message: `${path}: the delivery sets ${name} itself (webhook-*, Content-Type, Host and connection headers are reserved)` }];
+      return [
+        {
+          field: path,
+          code: 'reserved',
+          message: `${path}: the delivery sets ${name} itself (webhook-*, Content-Type, Host and connection headers are reserved)`,
+        },
+      ];
     }
     if (hasBasicAuth && name.toLowerCase() === 'authorization') {
       return [{ field: path, code: 'conflict', message: `${path}: basicAuth sets the Authorization header; use one or the other` }];

@@ -10,9 +10,6 @@ export const WEBHOOK_TARGET_TYPES = ['custom', 'zapier', 'make', 'n8n', 'pabbly'
 export type WebhookTargetType = (typeof WEBHOOK_TARGET_TYPES)[number];
 export const WEBHOOK_DESCRIPTION_MAX = 4096;
 export const WEBHOOK_URL_MAX = 4096;
-export const WEBHOOK_HEADERS_MAX = 50;
-export const WEBHOOK_HEADER_NAME_MAX = 256;
-export const WEBHOOK_HEADER_VALUE_MAX = 1024;
 export const WEBHOOK_BASIC_AUTH_USERNAME_MAX = 256;
 export const WEBHOOK_BASIC_AUTH_PASSWORD_MAX = 1024;
 

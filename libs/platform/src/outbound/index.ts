@@ -1,5 +1,6 @@
 export * from './address-policy';
 export * from './guarded-lookup';
+export * from './http-headers';
 export * from './outbound-http';
 export * from './standard-webhooks';
 export * from './webhook-delivery';

@@ -83,7 +83,7 @@ describe('deliverWebhook', () => {
       expect(Number.isNaN(Date.parse(JSON.parse(request.body).timestamp))).toBe(false);
     });
 
-    it('does not let the config headers replace the signature, body, host or basic auth headers', async () => {
+    it('does not let the config headers replace the signature, body, host or basic auth headers, and leaves out those Node cannot send', async () => {
       const headers = {
         'X-Custom': 'yes',
         'Webhook-Signature': 'v1,forged',
@@ -93,6 +93,8 @@ describe('deliverWebhook', () => {
         Authorization: 'Bearer not-this',
         'Bad Name': 'x',
         'X-Split': 'a\r\nInjected: 1',
+        'X-Bell': 'a\u0007b',
+        'X-Emoji': 'v😀',
       };
       const result = await deliverWebhook(http, delivery(`https://127.0.0.1:${port}/hook`, { headers }));
 
@@ -103,6 +105,8 @@ describe('deliverWebhook', () => {
       expect(request.headers).toMatchObject({ 'content-type': 'application/json', host: `127.0.0.1:${port}`, authorization: expectedAuthorization });
       expect(request.headers).not.toHaveProperty('injected');
       expect(request.headers).not.toHaveProperty('x-split');
+      expect(request.headers).not.toHaveProperty('x-bell');
+      expect(request.headers).not.toHaveProperty('x-emoji');
     });
 
     it('sends the config Authorization header when there is no basic auth', async () => {

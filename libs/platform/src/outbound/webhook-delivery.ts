@@ -1,4 +1,5 @@
 import { OutboundRefusedError } from './guarded-lookup';
+import { isHeaderName, isHeaderValue } from './http-headers';
 import { OutboundFailure, type OutboundHttp } from './outbound-http';
 import { standardWebhookHeaders } from './standard-webhooks';
 
@@ -51,8 +52,6 @@ const RESERVED_HEADERS = new Set([
   'te',
   'trailer',
 ]);
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const HEADER_VALUE = /^[^\0\r\n]*$/;
 
 /** Whether a delivery header name is reserved: `webhook-*` and the body/connection headers above (any case). */
 export function isReservedDeliveryHeader(name: string): boolean {
@@ -71,7 +70,7 @@ export async function deliverWebhook(http: OutboundHttp, request: WebhookDeliver
   const body = JSON.stringify({ type: request.eventType, timestamp: new Date().toISOString(), data: request.payload ?? null });
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers ?? {})) {
-    if (isReservedDeliveryHeader(name) || !HEADER_NAME.test(name) || typeof value !== 'string' || !HEADER_VALUE.test(value)) continue;
+    if (isReservedDeliveryHeader(name) || !isHeaderName(name) || typeof value !== 'string' || !isHeaderValue(value)) continue;
     if (request.basicAuth && name.toLowerCase() === 'authorization') continue;
     headers[name.toLowerCase()] = value;
   }

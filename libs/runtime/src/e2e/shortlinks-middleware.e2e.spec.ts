@@ -410,6 +410,21 @@ describeInBothModes('/v1 short links and middleware configs', (d) => {
       expect((await config(body.idMiddlewareConfig)).status).toBe(404);
     });
 
+    it('names header faults with the codes webhook config headers use, never echoing a value', async () => {
+      const headers = { 'X-A': 'secret-'.repeat(200), 'x-a': 'w', 'X-N': 5, ...Object.fromEntries(Array.from({ length: 48 }, (_, i) => [`X-${i}`, ''])) };
+      const res = await call('POST', '/middlewareconfig/save/', { body: middlewareConfig({}, { destination: { url: 'https://mw.example.com/', headers } }) });
+      const codes = res.body.details.map((detail: { field: string; code: string }) => [detail.field, detail.code]);
+      expect(codes).toEqual(
+        expect.arrayContaining([
+          ['destination.headers', 'maxEntries'],
+          ['destination.headers.X-A', 'maxLength'],
+          ['destination.headers.x-a', 'unique'],
+          ['destination.headers.X-N', 'isString'],
+        ]),
+      );
+      expect(res.text).not.toContain('secret-');
+    });
+
     it('keeps secrets write-only: a save with them omitted or as ******** keeps them, null or "" removes them, a read-modify-write keeps them', async () => {
       const body = await save('/middlewareconfig', middlewareConfig(secretsOf()));
       const id = body.idMiddlewareConfig;

@@ -179,6 +179,22 @@ describeInBothModes(
         expect((await find(body.idWebhookConfig)).status).toBe(404);
       });
 
+      it('names header faults with the codes of middleware destination headers, and a reserved name or an Authorization beside basicAuth with its own', async () => {
+        const headers = { 'X-Long': 'v'.repeat(1025), 'x-long': 'w', 'X-Number': 5, 'Webhook-Id': 'msg_x', Authorization: 'Bearer t' };
+        const res = await call('POST', '/webhookconfig/save/', { body: webhook({ headers, basicAuth: { username: 'u' } }) });
+        expect(res.body.details.map((detail: { field: string; code: string }) => `${detail.field}:${detail.code}`).sort()).toEqual([
+          'headers.Authorization:conflict',
+          'headers.Webhook-Id:reserved',
+          'headers.X-Long:maxLength',
+          'headers.X-Number:isString',
+          'headers.x-long:unique',
+        ]);
+        const many = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`X-H${i}`, 'v']));
+        expect((await call('POST', '/webhookconfig/save/', { body: webhook({ headers: many }) })).body.details).toEqual([
+          expect.objectContaining({ field: 'headers', code: 'maxEntries' }),
+        ]);
+      });
+
       it('accepts every target type', async () => {
         for (const targetType of ['custom', 'zapier', 'make', 'n8n', 'pabbly', 'integrately', 'pipedream', 'ifttt']) {
           const body = await save(webhook({ targetType }));

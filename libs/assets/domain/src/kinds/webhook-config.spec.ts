@@ -41,7 +41,7 @@ describe('webhook config rules', () => {
     expect(codesOf(rules.check!(config({ url: 'mailto:a@example.com', basicAuth: { username: 'a:b' } })))).toEqual(['url:isUrl', 'basicAuth.username:pattern']);
   });
 
-  it('given bad header names, reserved ones, a repeat, a long or broken value, then each is named without echoing values', () => {
+  it('given bad or long header names, reserved ones, a repeat, a long, broken or non-text value, then each is named with the code the middleware headers use, without echoing values', () => {
     const headers = {
       'Bad Name': 'x',
       'Webhook-Signature': 'v1,forged',
@@ -52,6 +52,8 @@ describe('webhook config rules', () => {
       'X-Long': 'v'.repeat(1025),
       'X-Split': 'secret-value\r\nInjected: 1',
       'X-Number': 42,
+      'X-Emoji': 'v😀',
+      ['X-' + 'n'.repeat(255)]: 'v',
     };
     const problems = checkDeliveryHeaders(headers, 'headers', false);
     expect(codesOf(problems)).toEqual([
@@ -60,9 +62,11 @@ describe('webhook config rules', () => {
       'headers.content-type:reserved',
       'headers.Host:reserved',
       'headers.x-twice:unique',
-      'headers.X-Long:headerValue',
+      'headers.X-Long:maxLength',
       'headers.X-Split:headerValue',
-      'headers.X-Number:headerValue',
+      'headers.X-Number:isString',
+      'headers.X-Emoji:headerValue',
+      `headers.X-${'n'.repeat(62)}…:headerName`,
     ]);
     expect(JSON.stringify(problems)).not.toContain('secret-value');
   });

@@ -1,3 +1,4 @@
+import { isHeaderName, isHeaderValue } from '@funnel/platform';
 import { SECRET_PLACEHOLDER } from '../../secret-fields';
 import { isHttpUrlWithTokens } from '../url-rules';
 import type { FieldChecks } from './field-checks';
@@ -7,10 +8,6 @@ import { FUNNEL_PROBLEM_CODES as CODES, FUNNEL_LIMITS as L, type FunnelNodeType,
 
 /** A token a page-group node adds to its pages' URLs: the `{key}` a URL names. */
 const TOKEN_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
-/** An HTTP header name (RFC 9110 token). */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** A header value: visible characters, spaces and tabs (no line breaks). */
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\uffff]*$/;
 /** A basic-auth user id: no colon (RFC 7617) and no control characters. */
 const BASIC_AUTH_USER = /^[^:\p{Cc}]+$/u;
 const DESTINATION_OVERRIDE_FIELDS = ['headers', 'basicAuth', 'hmacSecret'];
@@ -95,12 +92,12 @@ function checkDestinationOverrides(check: FieldChecks, at: string, overrides: Re
       check.add(`${at}.headers`, CODES.OUT_OF_RANGE, `must hold at most ${plural(L.maxOverrideHeaders, 'header')}, got ${names.length}`);
     }
     for (const name of names.slice(0, L.maxOverrideHeaders)) {
-      if (!HEADER_NAME.test(name)) {
+      if (!isHeaderName(name)) {
         check.add(`${at}.headers`, CODES.NOT_ALLOWED_VALUE, 'holds a name that is not a valid HTTP header name');
         continue;
       }
       const value = headers[name];
-      if (check.text(`${at}.headers.${name}`, value, 0, L.maxHeaderValueLength) && !HEADER_VALUE.test(value)) {
+      if (check.text(`${at}.headers.${name}`, value, 0, L.maxHeaderValueLength) && !isHeaderValue(value)) {
         check.add(`${at}.headers.${name}`, CODES.NOT_ALLOWED_VALUE, 'must not hold line breaks or control characters');
       }
     }

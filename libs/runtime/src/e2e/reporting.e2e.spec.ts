@@ -130,7 +130,9 @@ describeInBothModes(
 
     it('stores the valid hits of a batch and names the invalid ones by index; a batch sent again is ignored', async () => {
       const ids = [generateAssetId(), generateAssetId(), generateAssetId(), generateAssetId()];
-      const batch = [hit(ids[0]), { ...hit(ids[1]), countryCode: 'ZZ' }, hit(ids[2]), 'not a hit', hit(ids[3])];
+      // A funnel of its own, so that the cost and reset tests below do not see these hits.
+      const own = (hitId: string) => hit(hitId, { idFunnel: generateAssetId() });
+      const batch = [own(ids[0]), { ...own(ids[1]), countryCode: 'ZZ' }, own(ids[2]), 'not a hit', own(ids[3])];
       const invalid = [
         { index: 1, errors: [{ field: 'countryCode', message: expect.stringContaining('ISO 3166-1') }] },
         { index: 3, errors: [{ field: '', message: 'a hit must be an object' }] },

@@ -16,7 +16,8 @@ export async function runHitsCli(argv: string[], env: NodeJS.ProcessEnv, io: Cli
   const sink = await openHitSink(env);
   try {
     const result = await importHits(file, sink);
-    for (const { line, errors } of result.invalid) io.err(`${file}:${line}: ${errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ')}`);
+    for (const { line, errors } of result.invalid)
+      io.err(`${file}:${line}: ${errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ')}`);
     if (result.invalidCount > result.invalid.length) io.err(`... and ${result.invalidCount - result.invalid.length} more lines refused`);
     io.out(
       `${result.inserted} hits imported, ${result.ignored} already stored, ${result.invalidCount} lines refused` +

@@ -70,7 +70,9 @@ describeInBothModes(
     };
 
     const ingest = (hits: unknown) =>
-      d().internal().request<IngestHitsResult>(ReportingSubjects.hitsIngest, { context: undefined as never, body: { hits } });
+      d()
+        .internal()
+        .request<IngestHitsResult>(ReportingSubjects.hitsIngest, { context: undefined as never, body: { hits } });
 
     /** The job once it finished (polling its record). */
     const finished = async (jobId: string, key?: string) => {
@@ -388,7 +390,13 @@ describeInBothModes(
     it('imports hits from an ndjson file with the CLI (into DATA_DIR in standalone mode, over NATS in distributed mode), naming the refused lines', async () => {
       const ids = [generateAssetId(), generateAssetId()];
       const file = join(d().dataDir, 'hits.ndjson');
-      const lines = [JSON.stringify(hit(ids[0])), '{not json', '', JSON.stringify({ ...hit(generateAssetId()), time: 'yesterday' }), JSON.stringify(hit(ids[1]))];
+      const lines = [
+        JSON.stringify(hit(ids[0])),
+        '{not json',
+        '',
+        JSON.stringify({ ...hit(generateAssetId()), time: 'yesterday' }),
+        JSON.stringify(hit(ids[1])),
+      ];
       writeFileSync(file, lines.join('\n') + '\n');
       const sink =
         d().mode === 'standalone'

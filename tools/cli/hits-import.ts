@@ -3,7 +3,10 @@ import type { CliIo } from './users';
 
 export const isHitsCommand = (command: string | undefined) => command === 'hits:import';
 
-/** `hits:import <file.ndjson>`: see README "Reporting". */
+/**
+ * `hits:import <file.ndjson>`: see README "Reporting". Exits 0 when every line was stored (or already
+ * was), 1 when some were refused (each listed as `file:line`, up to 100); the valid lines are stored either way.
+ */
 export async function runHitsCli(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
   const file = argv[1];
   if (!file) {
@@ -13,8 +16,14 @@ export async function runHitsCli(argv: string[], env: NodeJS.ProcessEnv, io: Cli
   const sink = await openHitSink(env);
   try {
     const result = await importHits(file, sink);
-    io.out(`${result.inserted} hits imported, ${result.ignored} already stored (via ${result.via === 'nats' ? 'reporting.hits.ingest' : 'DATA_DIR'})`);
-    return 0;
+    for (const { line, errors } of result.invalid)
+      io.err(`${file}:${line}: ${errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ')}`);
+    if (result.invalidCount > result.invalid.length) io.err(`... and ${result.invalidCount - result.invalid.length} more lines refused`);
+    io.out(
+      `${result.inserted} hits imported, ${result.ignored} already stored, ${result.invalidCount} lines refused` +
+        ` (via ${result.via === 'nats' ? 'reporting.hits.ingest' : 'DATA_DIR'})`,
+    );
+    return result.invalidCount ? 1 : 0;
   } finally {
     await sink.close();
   }

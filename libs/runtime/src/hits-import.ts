@@ -2,24 +2,38 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { ReportingSubjects } from '@funnel/contracts';
 import { DEFAULT_TRACKING_EDGE_INBOX_PREFIX, NatsServiceClient, createLogger, loadConfig, string } from '@funnel/platform';
-import { createHitStore } from '@funnel/reporting-feature';
-import { Hit, parseHit } from '@funnel/reporting-domain';
+import { INGEST_INVALID_LISTED, type IngestHitsResult, createHitStore, ingestHits } from '@funnel/reporting-feature';
+import type { FieldError } from '@funnel/reporting-domain';
 import { natsAccessFrom, natsConfig, storeConfig } from './config';
 import { REPORTING_FILE, reportingConfig } from './reporting-config';
 
 /** Hits per write (one `reporting.hits.ingest` message, or one SQLite transaction). */
 export const IMPORT_BATCH = 1000;
 
+/** A line `hits:import` refused: its number in the file (from 1) and its errors. */
+export interface InvalidLine {
+  line: number;
+  errors: FieldError[];
+}
+
 export interface ImportResult {
   inserted: number;
   ignored: number;
+  /** The first INGEST_INVALID_LISTED lines refused. */
+  invalid: InvalidLine[];
+  /** All the lines refused. */
+  invalidCount: number;
   via: 'nats' | 'data-dir';
 }
 
-/** Writes hits somewhere: the hit store in DATA_DIR, or `reporting.hits.ingest` over NATS. */
+/**
+ * Ingests hits somewhere: `ingestHits` on the hit store in DATA_DIR, or `reporting.hits.ingest` over
+ * NATS (which runs `ingestHits` in the reporting service); both answer the same.
+ */
 export interface HitSink {
   via: ImportResult['via'];
-  write(hits: Hit[]): Promise<{ inserted: number; ignored: number }>;
+  /** One batch of hits as read (unchecked): the valid ones are stored, the others listed by index. */
+  write(inputs: unknown[]): Promise<IngestHitsResult>;
   close(): Promise<void>;
 }
 
@@ -52,28 +66,41 @@ export async function openHitSink(env: NodeJS.ProcessEnv): Promise<HitSink> {
     });
     return {
       via: 'nats',
-      write: (hits) => client.request(ReportingSubjects.hitsIngest, { context: undefined as never, body: { hits } }),
+      write: (hits) => client.request<IngestHitsResult>(ReportingSubjects.hitsIngest, { context: undefined as never, body: { hits } }),
       close: () => client.close(),
     };
   }
   const store = await createHitStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: REPORTING_FILE });
-  return { via: 'data-dir', write: (hits) => store.insertHits(hits), close: () => store.close() };
+  return { via: 'data-dir', write: (inputs) => ingestHits(store, inputs), close: () => store.close() };
 }
 
 /**
- * `npm run cli -- hits:import <file.ndjson>`: one hit per line (the Hit record), checked line by
- * line (a bad line stops the import before anything of its batch is written, naming the line).
+ * `npm run cli -- hits:import <file.ndjson>`: one hit per line (the Hit record), sent in batches of
+ * IMPORT_BATCH to the sink, which stores the valid hits and names the others; a line that is not
+ * JSON is refused here. The refused lines are reported by line number (at most
+ * INGEST_INVALID_LISTED of them, in line order, and their count); the import goes on past them.
  */
 export async function importHits(file: string, sink: HitSink): Promise<ImportResult> {
   const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
-  const total = { inserted: 0, ignored: 0 };
-  let batch: Hit[] = [];
+  const result: ImportResult = { inserted: 0, ignored: 0, invalid: [], invalidCount: 0, via: sink.via };
+  const refuse = (line: number, errors: FieldError[]) => {
+    if (++result.invalidCount <= INGEST_INVALID_LISTED) result.invalid.push({ line, errors });
+  };
+  /** The batch to send, the line number of each of its entries, and the lines between them that are not JSON. */
+  let batch: unknown[] = [];
+  let batchLines: number[] = [];
+  let notJson: InvalidLine[] = [];
   const flush = async () => {
-    if (!batch.length) return;
-    const written = await sink.write(batch);
-    total.inserted += written.inserted;
-    total.ignored += written.ignored;
+    const written: IngestHitsResult = batch.length ? await sink.write(batch) : { inserted: 0, ignored: 0, invalid: [], invalidCount: 0 };
+    result.inserted += written.inserted;
+    result.ignored += written.ignored;
+    const refused = [...notJson, ...written.invalid.map((entry) => ({ line: batchLines[entry.index], errors: entry.errors }))];
+    for (const { line, errors } of refused.sort((a, b) => a.line - b.line)) refuse(line, errors);
+    // The answer lists only its first INGEST_INVALID_LISTED; the others are counted.
+    result.invalidCount += written.invalidCount - written.invalid.length;
     batch = [];
+    batchLines = [];
+    notJson = [];
   };
   let lineNumber = 0;
   for await (const line of lines) {
@@ -83,13 +110,13 @@ export async function importHits(file: string, sink: HitSink): Promise<ImportRes
     try {
       value = JSON.parse(line);
     } catch {
-      throw new Error(`${file}:${lineNumber}: not a JSON object`);
+      notJson.push({ line: lineNumber, errors: [{ field: '', message: 'not JSON' }] });
+      continue;
     }
-    const parsed = parseHit(value);
-    if (!parsed.ok) throw new Error(`${file}:${lineNumber}: ${parsed.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
-    batch.push(parsed.value);
-    if (batch.length >= IMPORT_BATCH) await flush();
+    batch.push(value);
+    batchLines.push(lineNumber);
+    if (batch.length >= IMPORT_BATCH || notJson.length >= INGEST_INVALID_LISTED) await flush();
   }
   await flush();
-  return { ...total, via: sink.via };
+  return result;
 }

@@ -71,7 +71,7 @@ describe('reporting: a crash of the service mid-job (standalone, a child process
       const accountId = running.accountId;
       const hitIds = Array.from({ length: 10 }, () => generateAssetId());
       const sink = await openHitSink({ DATA_DIR: dir.path });
-      expect(await sink.write(hitIds.map((id) => hitOf(accountId, id)))).toEqual({ inserted: 10, ignored: 0 });
+      expect(await sink.write(hitIds.map((id) => hitOf(accountId, id)))).toEqual({ inserted: 10, ignored: 0, invalid: [], invalidCount: 0 });
       await sink.close();
 
       const accepted = await call('PUT', '/reporting/update/customevents/', {

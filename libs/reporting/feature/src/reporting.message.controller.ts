@@ -3,8 +3,6 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { RpcErrorFilter } from '@funnel/platform';
 import {
   CallerContext,
-  ErrorCodes,
-  ErrorDetail,
   ReportingSubjects,
   RpcRequest,
   ServiceError,
@@ -13,9 +11,9 @@ import {
   parseCustomEventsUpdate,
   parseResetUpdate,
 } from '@funnel/contracts';
-import { parseHit, resetFilterOf } from '@funnel/reporting-domain';
-import type { Hit } from '@funnel/reporting-domain';
+import { resetFilterOf } from '@funnel/reporting-domain';
 import { HIT_STORE, HitStore } from './hits/hit-store';
+import { IngestHitsResult, ingestHits } from './hits/ingest-hits';
 import { JobRecords } from './service/job-records';
 import { ReportingUpdates, jobIdOf } from './service/reporting-updates';
 import { AcceptedUpdate } from './service/reporting.tokens';
@@ -92,24 +90,18 @@ export class ReportingMessageController {
     return { jobId, postbacks: await this.records.postbacks(context.accountId, jobId) };
   }
 
-  /** Internal: `{ hits: Hit[] }` from the tracking edge (or the CLI); each hit names its account. */
+  /**
+   * Internal: `{ hits: Hit[] }` from the tracking edge (or the CLI); each hit names its account. Not an
+   * array of 1..INGEST_MAX_HITS is a 400; otherwise the valid hits are stored and the others listed
+   * by index (see `ingestHits`).
+   */
   @MessagePattern(ReportingSubjects.hitsIngest)
-  async ingest(@Payload() request: { body?: { hits?: unknown } }) {
+  async ingest(@Payload() request: { body?: { hits?: unknown } }): Promise<IngestHitsResult> {
     const rows = request?.body?.hits;
     if (!Array.isArray(rows) || rows.length === 0 || rows.length > INGEST_MAX_HITS) {
       throw ServiceError.invalidField('hits', 'isArray', `hits must be an array of 1..${INGEST_MAX_HITS} hits`);
     }
-    const hits: Hit[] = [];
-    const details: ErrorDetail[] = [];
-    for (let i = 0; i < rows.length; i++) {
-      const parsed = parseHit(rows[i]);
-      if (parsed.ok) hits.push(parsed.value);
-      else
-        for (const e of parsed.errors)
-          if (details.length < 20) details.push({ field: `hits[${i}].${e.field}`, code: 'invalidHit', message: `hits[${i}]: ${e.message}` });
-    }
-    if (details.length) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `invalid hits: ${details[0].message}`, details);
-    return this.hits.insertHits(hits);
+    return ingestHits(this.hits, rows);
   }
 
   /** Internal (tests, tools): the caller's account's hits among `hitIds`. */

@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ReportingSubjects, generateAssetId } from '@funnel/contracts';
 import { aHit, type Hit } from '@funnel/reporting-domain';
+import type { IngestHitsResult } from '@funnel/reporting-feature';
 import { Deployment, describeInBothModes } from './harness';
 import { importHits, openHitSink } from '../hits-import';
 
@@ -68,6 +69,11 @@ describeInBothModes(
       return reply.hits.sort((a, b) => ids.indexOf(a.hitId) - ids.indexOf(b.hitId));
     };
 
+    const ingest = (hits: unknown) =>
+      d()
+        .internal()
+        .request<IngestHitsResult>(ReportingSubjects.hitsIngest, { context: undefined as never, body: { hits } });
+
     /** The job once it finished (polling its record). */
     const finished = async (jobId: string, key?: string) => {
       for (let i = 0; i < 400; i++) {
@@ -118,16 +124,33 @@ describeInBothModes(
     });
 
     it('ingests hits on the internal subject only (no gateway route)', async () => {
-      const reply = await d()
-        .internal()
-        .request<{ inserted: number; ignored: number }>(ReportingSubjects.hitsIngest, {
-          context: undefined as never,
-          body: { hits: hitIds.map((id) => hit(id)) },
-        });
-      expect(reply).toEqual({ inserted: 6, ignored: 0 });
+      expect(await ingest(hitIds.map((id) => hit(id)))).toEqual({ inserted: 6, ignored: 0, invalid: [], invalidCount: 0 });
       expect((await call('POST', '/reporting/hits/ingest', { body: { hits: [] } })).status).toBe(404);
       expect((await hitsOf(hitIds)).map((h) => h.hitId)).toEqual(hitIds);
       expect(await hitsOf(hitIds, other.accountId)).toEqual([]);
+    });
+
+    it('stores the valid hits of a batch and names the invalid ones by index; a batch sent again is ignored', async () => {
+      const ids = [generateAssetId(), generateAssetId(), generateAssetId(), generateAssetId()];
+      // A funnel of its own, so that the cost and reset tests below do not see these hits.
+      const own = (hitId: string) => hit(hitId, { idFunnel: generateAssetId() });
+      const batch = [own(ids[0]), { ...own(ids[1]), countryCode: 'ZZ' }, own(ids[2]), 'not a hit', own(ids[3])];
+      const invalid = [
+        { index: 1, errors: [{ field: 'countryCode', message: expect.stringContaining('ISO 3166-1') }] },
+        { index: 3, errors: [{ field: '', message: 'a hit must be an object' }] },
+      ];
+      expect(await ingest(batch)).toEqual({ inserted: 3, ignored: 0, invalid, invalidCount: 2 });
+      expect((await hitsOf(ids)).map((h) => h.hitId)).toEqual([ids[0], ids[2], ids[3]]);
+      expect(await ingest(batch)).toEqual({ inserted: 0, ignored: 3, invalid, invalidCount: 2 });
+      expect(await hitsOf(ids)).toHaveLength(3);
+    });
+
+    it('refuses with 400 a message whose hits are not an array of 1..10,000, storing none of them', async () => {
+      const hitId = generateAssetId();
+      for (const hits of [{ 0: hit(hitId) }, hit(hitId), [], Array.from({ length: 10_001 }, () => hit(hitId)), undefined]) {
+        await expect(ingest(hits)).rejects.toMatchObject({ status: 400, details: [expect.objectContaining({ field: 'hits' })] });
+      }
+      expect(await hitsOf([hitId])).toEqual([]);
     });
 
     it('applies conversions as a job, calls the postbacks and lists them masked', async () => {
@@ -364,25 +387,31 @@ describeInBothModes(
       expect((await call('GET', `/reporting/postbacks/?jobId=${jobId}`)).body).toEqual({ jobId, postbacks: [] });
     });
 
-    it('imports hits from an ndjson file with the CLI (into DATA_DIR in standalone mode, over NATS in distributed mode)', async () => {
+    it('imports hits from an ndjson file with the CLI (into DATA_DIR in standalone mode, over NATS in distributed mode), naming the refused lines', async () => {
       const ids = [generateAssetId(), generateAssetId()];
       const file = join(d().dataDir, 'hits.ndjson');
-      writeFileSync(file, ids.map((id) => JSON.stringify(hit(id))).join('\n') + '\n');
-      const sink = d().mode === 'standalone' ? await openHitSink({ DATA_DIR: d().dataDir }) : null;
-      if (sink) {
-        try {
-          expect(await importHits(file, sink)).toEqual({ inserted: 2, ignored: 0, via: 'data-dir' });
-        } finally {
-          await sink.close();
-        }
-      } else {
-        const client = d().internal();
-        const result = await importHits(file, {
-          via: 'nats',
-          write: (hits) => client.request(ReportingSubjects.hitsIngest, { context: undefined as never, body: { hits } }),
-          close: async () => undefined,
-        });
-        expect(result).toEqual({ inserted: 2, ignored: 0, via: 'nats' });
+      const lines = [
+        JSON.stringify(hit(ids[0])),
+        '{not json',
+        '',
+        JSON.stringify({ ...hit(generateAssetId()), time: 'yesterday' }),
+        JSON.stringify(hit(ids[1])),
+      ];
+      writeFileSync(file, lines.join('\n') + '\n');
+      const sink =
+        d().mode === 'standalone'
+          ? await openHitSink({ DATA_DIR: d().dataDir })
+          : { via: 'nats' as const, write: (hits: unknown[]) => ingest(hits), close: async () => undefined };
+      const invalid = [
+        { line: 2, errors: [{ field: '', message: 'not JSON' }] },
+        { line: 4, errors: [{ field: 'time', message: expect.any(String) }] },
+      ];
+      const via = d().mode === 'standalone' ? 'data-dir' : 'nats';
+      try {
+        expect(await importHits(file, sink)).toEqual({ inserted: 2, ignored: 0, invalid, invalidCount: 2, via });
+        expect(await importHits(file, sink)).toEqual({ inserted: 0, ignored: 2, invalid, invalidCount: 2, via });
+      } finally {
+        await sink.close();
       }
       expect((await hitsOf(ids)).map((h) => h.hitId)).toEqual(ids);
     });

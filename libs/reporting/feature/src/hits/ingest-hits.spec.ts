@@ -1,5 +1,5 @@
 import { contractHit } from './hit-store.contract';
-import { ingestHits } from './ingest-hits';
+import { INGEST_ERRORS_LISTED, INGEST_INVALID_LISTED, ingestHits } from './ingest-hits';
 import { SqliteHitStore } from './sqlite-hit-store';
 
 describe('ingestHits', () => {
@@ -20,8 +20,22 @@ describe('ingestHits', () => {
         { index: 2, errors: [{ field: 'countryCode', message: expect.any(String) }] },
         { index: 3, errors: [{ field: '', message: 'a hit must be an object' }] },
       ],
+      invalidCount: 2,
     });
     expect((await store.getHits('ACCOUNT00001', [contractHit(4).hitId]))[0].time).toBe('2026-01-10T10:00:00.000Z');
+    await store.close();
+  });
+
+  it('lists at most INGEST_INVALID_LISTED invalid hits and INGEST_ERRORS_LISTED errors each, and counts them all', async () => {
+    const store = new SqliteHitStore({ filename: ':memory:' });
+    const noisy = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`extra${i}`, i]));
+    const inputs = [contractHit(1), ...Array.from({ length: 250 }, () => ({ ...contractHit(2), ...noisy })), contractHit(3)];
+    const result = await ingestHits(store, inputs);
+    expect(result.inserted).toBe(2);
+    expect(result.invalidCount).toBe(250);
+    expect(result.invalid.map((entry) => entry.index)).toEqual(Array.from({ length: INGEST_INVALID_LISTED }, (_, i) => i + 1));
+    expect(result.invalid[0].errors).toHaveLength(INGEST_ERRORS_LISTED);
+    expect(result.invalid[0].errors[0]).toEqual({ field: 'extra0', message: 'is not a hit field' });
     await store.close();
   });
 });

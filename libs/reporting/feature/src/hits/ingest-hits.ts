@@ -1,12 +1,26 @@
 import { parseHit, type FieldError, type Hit } from '@funnel/reporting-domain';
 import type { HitStore } from './hit-store';
 
+/** The most invalid hits an ingest answer lists (the first ones by index); `invalidCount` counts them all. */
+export const INGEST_INVALID_LISTED = 100;
+/** The most errors listed for one invalid hit (the first ones found). */
+export const INGEST_ERRORS_LISTED = 10;
+
+/** A hit refused by ingest: its index in the input and (at most INGEST_ERRORS_LISTED of) its bad fields. */
+export interface InvalidHit {
+  index: number;
+  errors: FieldError[];
+}
+
+/** The answer of `reporting.hits.ingest` (and of `ingestHits`). */
 export interface IngestHitsResult {
   inserted: number;
   /** Valid hits whose hitId was already stored for their account. */
   ignored: number;
-  /** The hits refused, by their index in the input, with each bad field. */
-  invalid: { index: number; errors: FieldError[] }[];
+  /** The first INGEST_INVALID_LISTED hits refused, by their index in the input, with their bad fields. */
+  invalid: InvalidHit[];
+  /** All the hits refused (may exceed `invalid.length`). */
+  invalidCount: number;
 }
 
 /** Hits stored per store write. */
@@ -14,15 +28,17 @@ const INGEST_BATCH = 10_000;
 
 /**
  * Ingest (`reporting.hits.ingest`, `hits:import`): checks every hit with `parseHit`, stores the valid
- * ones (a hitId already stored for its account is ignored) and reports the others by index.
+ * ones (a hitId already stored for its account is ignored) and reports the others by index, at most
+ * INGEST_INVALID_LISTED of them with at most INGEST_ERRORS_LISTED errors each, so the answer stays small.
  */
 export async function ingestHits(store: HitStore, inputs: readonly unknown[]): Promise<IngestHitsResult> {
   const valid: Hit[] = [];
-  const invalid: IngestHitsResult['invalid'] = [];
+  const invalid: InvalidHit[] = [];
+  let invalidCount = 0;
   inputs.forEach((input, index) => {
     const parsed = parseHit(input);
     if (parsed.ok) valid.push(parsed.value);
-    else invalid.push({ index, errors: parsed.errors });
+    else if (++invalidCount <= INGEST_INVALID_LISTED) invalid.push({ index, errors: parsed.errors.slice(0, INGEST_ERRORS_LISTED) });
   });
   let inserted = 0;
   let ignored = 0;
@@ -31,5 +47,5 @@ export async function ingestHits(store: HitStore, inputs: readonly unknown[]): P
     inserted += result.inserted;
     ignored += result.ignored;
   }
-  return { inserted, ignored, invalid };
+  return { inserted, ignored, invalid, invalidCount };
 }

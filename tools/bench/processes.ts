@@ -12,9 +12,15 @@ export interface Child {
   stop(): Promise<void>;
 }
 
+/**
+ * Node options for every server the bench starts, from `BENCH_NODE_ARGS` (space-separated), e.g.
+ * `BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'` to profile them (NODE_OPTIONS refuses --cpu-prof).
+ */
+const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 /** Runs a TypeScript entry in its own process (so the server under test has its own core). */
 export function runTs(entry: string, env: NodeJS.ProcessEnv, waitFor?: RegExp): Promise<Child & { match?: RegExpMatchArray }> {
-  return runCommand(process.execPath, ['-r', register, join(root, entry)], env, waitFor);
+  return runCommand(process.execPath, [...nodeArgs, '-r', register, join(root, entry)], env, waitFor);
 }
 
 export function runCommand(command: string, args: string[], env: NodeJS.ProcessEnv, waitFor?: RegExp): Promise<Child & { match?: RegExpMatchArray }> {

@@ -48,7 +48,7 @@ export function decideAsset(command: AssetCommand, state: AssetState, ref: Asset
       if (current) throw ServiceError.conflict(ErrorCodes.ASSET_EXISTS, `${ref.kind} ${ref.id} already exists`);
       // A decided duplicate's id is taken: only its own completion creates it. Parts of a plan never
       // decided (cut short) take it too: the id is never used.
-      if ((state.duplicating !== undefined || state.planned !== undefined) && command.duplicatedFrom !== state.duplicating)
+      if (state.duplicating !== undefined ? command.duplicatedFrom !== state.duplicating : state.planned !== undefined)
         throw ServiceError.conflict(ErrorCodes.ASSET_EXISTS, `${ref.kind} ${ref.id} already exists`);
       return [
         { type: 'Created', data: command.duplicatedFrom ? { record: command.record, duplicatedFrom: command.duplicatedFrom } : { record: command.record } },

@@ -19,6 +19,7 @@ import { AssetsFeatureModule } from './assets-feature.module';
 import { AssetCommands } from './asset-commands';
 import { AssetQueries } from './asset-queries';
 import { AssetProjector } from './asset-projector';
+import { AssetHistory } from './asset-history';
 import { assetsCollection } from './asset-documents';
 
 /** Lets a test hold stream reads until N of them are waiting, forcing two commands to decide on one revision. */
@@ -418,6 +419,11 @@ describe('asset feature over SQLite and the embedded read store', () => {
       const { groups } = await copies();
       expect(groups.map((g) => g.idFunnelGroup)).toEqual([id]);
       await expectEveryCopyOnce(id, source.names);
+      // The copy's history lists its parts and decision (no record: no changes), then its Created.
+      const history = await app.get(AssetHistory).history(FUNNEL_GROUP_KIND, context(), { query: { idFunnelGroup: id }, body: undefined });
+      expect(history.map((h) => [h.type, h.changes.length > 0])).toEqual(
+        [...types.map((type) => [type, type === 'FunnelGroupCreated'])].reverse(),
+      );
     });
 
     it('cut short between its parts and its decision creates nothing, also after a restart; the duplicate tried again succeeds', async () => {

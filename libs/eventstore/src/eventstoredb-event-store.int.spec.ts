@@ -49,7 +49,7 @@ if (dockerUnavailable !== undefined) {
       return { store, cleanup: () => store.close() };
     });
 
-    it('refuses an append over the server\'s MaxAppendSize (1 MiB by default) with MaxAppendSizeExceededError, appending nothing', async () => {
+    it("refuses an append over the server's MaxAppendSize (1 MiB by default) with MaxAppendSizeExceededError, appending nothing", async () => {
       const store = new EventStoreDbEventStore(connectionString);
       try {
         const stream = `large-${Date.now()}`;

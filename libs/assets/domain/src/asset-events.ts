@@ -62,7 +62,16 @@ export type AssetEvent =
   | { type: 'MovedToCategory'; data: { idCategory: string } };
 
 export type AssetEventType = AssetEvent['type'];
-export const ASSET_EVENT_TYPES: readonly AssetEventType[] = ['Created', 'DuplicatePlanned', 'DuplicateDecided', 'Updated', 'Archived', 'Unarchived', 'Deleted', 'MovedToCategory'];
+export const ASSET_EVENT_TYPES: readonly AssetEventType[] = [
+  'Created',
+  'DuplicatePlanned',
+  'DuplicateDecided',
+  'Updated',
+  'Archived',
+  'Unarchived',
+  'Deleted',
+  'MovedToCategory',
+];
 export const ASSET_EVENT_SCHEMA_VERSION = 1;
 
 export function storedEventType(eventPrefix: string, type: AssetEventType): string {

@@ -10,15 +10,7 @@ import {
   START_POSITION,
   WrongExpectedRevisionError,
 } from '@funnel/eventstore';
-import {
-  ASSET_EVENT_SCHEMA_VERSION,
-  AssetEvent,
-  AssetRegistry,
-  AssetState,
-  evolveAsset,
-  initialAssetState,
-  storedEventType,
-} from '@funnel/assets-domain';
+import { ASSET_EVENT_SCHEMA_VERSION, AssetEvent, AssetRegistry, AssetState, evolveAsset, initialAssetState, storedEventType } from '@funnel/assets-domain';
 import { ASSET_REGISTRY, CLOCK, Clock } from './assets.tokens';
 
 export interface LoadedAsset {

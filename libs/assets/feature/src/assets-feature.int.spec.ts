@@ -316,7 +316,7 @@ describe('asset feature over SQLite and the embedded read store', () => {
     });
   });
 
-  describe('a duplicate too large for one event, on a log that takes at most 1 MiB in one append (EventStoreDB\'s default MaxAppendSize)', () => {
+  describe("a duplicate too large for one event, on a log that takes at most 1 MiB in one append (EventStoreDB's default MaxAppendSize)", () => {
     const MAX_APPEND_BYTES = 1024 * 1024;
     const FUNNELS = 20;
     const registry = new AssetRegistry(ASSET_KINDS);
@@ -421,9 +421,7 @@ describe('asset feature over SQLite and the embedded read store', () => {
       await expectEveryCopyOnce(id, source.names);
       // The copy's history lists its parts and decision (no record: no changes), then its Created.
       const history = await app.get(AssetHistory).history(FUNNEL_GROUP_KIND, context(), { query: { idFunnelGroup: id }, body: undefined });
-      expect(history.map((h) => [h.type, h.changes.length > 0])).toEqual(
-        [...types.map((type) => [type, type === 'FunnelGroupCreated'])].reverse(),
-      );
+      expect(history.map((h) => [h.type, h.changes.length > 0])).toEqual([...types.map((type) => [type, type === 'FunnelGroupCreated'])].reverse());
     });
 
     it('cut short between its parts and its decision creates nothing, also after a restart; the duplicate tried again succeeds', async () => {

@@ -19,7 +19,16 @@ export const ASSET_EVENTS_RELAY_BUCKET = 'ASSET_EVENTS_RELAY';
  * The facts every asset kind's events are made of: a stored type is the kind's `eventPrefix` plus
  * one of them (`FunnelUpdated`). The domain's decider emits exactly these (a test keeps them equal).
  */
-export const ASSET_EVENT_FACTS = ['Created', 'DuplicatePlanned', 'DuplicateDecided', 'Updated', 'Archived', 'Unarchived', 'Deleted', 'MovedToCategory'] as const;
+export const ASSET_EVENT_FACTS = [
+  'Created',
+  'DuplicatePlanned',
+  'DuplicateDecided',
+  'Updated',
+  'Archived',
+  'Unarchived',
+  'Deleted',
+  'MovedToCategory',
+] as const;
 export type AssetEventFact = (typeof ASSET_EVENT_FACTS)[number];
 
 /** The stored event types of one kind (`FunnelCreated`, `FunnelUpdated`, ...). */

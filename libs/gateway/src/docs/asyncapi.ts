@@ -27,7 +27,7 @@ const FACT_DESCRIPTIONS: Record<AssetEventFact, string> = {
   DuplicatePlanned:
     'A part of the plan of a duplicate too large for one event (data.part: 0, 1, ...; data.copies: the copies it holds, in creation order), before its DuplicateDecided: the copy does not exist yet, and parts not followed by a DuplicateDecided (cut short) never take effect.',
   DuplicateDecided:
-    'A duplicate that copies several assets was decided (the first event of the copy, which does not exist yet, after its DuplicatePlanned parts when it has data.parts): its parts\' copies, then data.copies, list every copy in the order they are created, each followed by its own Created event.',
+    "A duplicate that copies several assets was decided (the first event of the copy, which does not exist yet, after its DuplicatePlanned parts when it has data.parts): its parts' copies, then data.copies, list every copy in the order they are created, each followed by its own Created event.",
   Updated: 'The asset was saved; data.record is the full record after the save (an update replaces the record).',
   Archived: 'The asset was archived; a parent (category, funnel group) names what happens to its children in data.children.',
   Unarchived: 'The asset was unarchived.',
@@ -131,7 +131,8 @@ function dataSchema(kind: AssetKindDescriptor, fact: AssetEventFact): Schema {
           parts: {
             type: 'integer',
             minimum: 1,
-            description: "Set when the plan was written in parts: how many DuplicatePlanned events precede this one in the copy's stream (data.copies is the last part).",
+            description:
+              "Set when the plan was written in parts: how many DuplicatePlanned events precede this one in the copy's stream (data.copies is the last part).",
           },
           copies: PLANNED_COPIES,
         },

@@ -123,6 +123,8 @@ export const ErrorCodes = {
   ASSET_INVALID_STATE: 'ASSET.INVALID_STATE',
   /** A write's If-Match names a revision the asset has moved on from (412; the message names the current one). */
   ASSET_REVISION_MISMATCH: 'ASSET.REVISION_MISMATCH',
+  /** A write whose event is larger than the event log takes in one append (413; EventStoreDB's MaxAppendSize). */
+  ASSET_TOO_LARGE: 'ASSET.TOO_LARGE',
   /** A field names an asset that does not exist in the account, is deleted, or is of the wrong kind or type. */
   INVALID_REFERENCE: 'ASSET.INVALID_REFERENCE',
   CASCADE_INVALID: 'ASSET.INVALID_CASCADE',

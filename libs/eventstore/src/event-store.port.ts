@@ -82,6 +82,24 @@ export class WrongExpectedRevisionError extends Error {
   }
 }
 
+/**
+ * An append larger than the store takes in one go (EventStoreDB's MaxAppendSize, 1 MiB by default;
+ * the SQLite store's `maxAppendBytes` when set): nothing was appended.
+ */
+export class MaxAppendSizeExceededError extends Error {
+  readonly code = 'EVENTSTORE.MAX_APPEND_SIZE_EXCEEDED';
+  constructor(
+    readonly streamName: string,
+    /** The append's size as the store measured it (bytes), when known. */
+    readonly size: number | undefined,
+    /** The store's largest append (bytes). */
+    readonly maxAppendSize: number,
+  ) {
+    super(`Stream ${streamName}: append${size === undefined ? '' : ` of ${size} bytes`} exceeds the largest append, ${maxAppendSize} bytes`);
+    this.name = 'MaxAppendSizeExceededError';
+  }
+}
+
 export interface ReadStreamOptions {
   fromRevision?: number;
   maxCount?: number;

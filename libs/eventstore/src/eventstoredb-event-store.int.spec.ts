@@ -2,6 +2,7 @@ import { whyDockerIsUnavailable } from '@funnel/testing';
 import type { StartedTestContainer } from 'testcontainers';
 import { describeEventStoreContract } from './event-store.contract';
 import { EventStoreDbEventStore } from './eventstoredb-event-store';
+import { MaxAppendSizeExceededError } from './event-store.port';
 
 /**
  * Runs the contract against a real EventStoreDB: the one at EVENTSTORE_URL, else a throwaway container
@@ -46,6 +47,19 @@ if (dockerUnavailable !== undefined) {
     describeEventStoreContract('EventStoreDB', async () => {
       const store = new EventStoreDbEventStore(connectionString);
       return { store, cleanup: () => store.close() };
+    });
+
+    it("refuses an append over the server's MaxAppendSize (1 MiB by default) with MaxAppendSizeExceededError, appending nothing", async () => {
+      const store = new EventStoreDbEventStore(connectionString);
+      try {
+        const stream = `large-${Date.now()}`;
+        const refused = store.append(stream, [{ type: 'Large', data: { text: 'x'.repeat(1024 * 1024) } }], { expectedRevision: 'no_stream' });
+        await expect(refused).rejects.toBeInstanceOf(MaxAppendSizeExceededError);
+        await expect(refused).rejects.toMatchObject({ streamName: stream, maxAppendSize: 1024 * 1024 });
+        expect(await store.readStream(stream)).toEqual([]);
+      } finally {
+        await store.close();
+      }
     });
   });
 }

@@ -22,6 +22,7 @@ import {
   type RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
 import {
+  MaxAppendSizeExceededError,
   START_POSITION,
   WrongExpectedRevisionError,
   comparePositions,
@@ -95,6 +96,9 @@ export class EventStoreDbEventStore implements EventStore {
     } catch (error) {
       if (error instanceof Error && isCommandError(error) && error.type === ErrorType.WRONG_EXPECTED_VERSION) {
         throw new WrongExpectedRevisionError(streamName, expected, toActualRevision(error.actualVersion));
+      }
+      if (error instanceof Error && isCommandError(error) && error.type === ErrorType.MAXIMUM_APPEND_SIZE_EXCEEDED) {
+        throw new MaxAppendSizeExceededError(streamName, undefined, error.maxAppendSize);
       }
       throw error;
     }

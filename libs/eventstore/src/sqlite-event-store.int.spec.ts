@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeEventStoreContract } from './event-store.contract';
-import { START_POSITION, type RecordedEvent } from './event-store.port';
+import { MaxAppendSizeExceededError, START_POSITION, type RecordedEvent } from './event-store.port';
 import { SqliteEventStore } from './sqlite-event-store';
 
 function tempDir(): string {
@@ -24,8 +24,8 @@ describeEventStoreContract('SQLite', async () => {
 describe('SqliteEventStore', () => {
   let dir: string;
   const stores: SqliteEventStore[] = [];
-  const open = (filename: string) => {
-    const store = new SqliteEventStore({ filename });
+  const open = (filename: string, maxAppendBytes?: number) => {
+    const store = new SqliteEventStore({ filename, maxAppendBytes });
     stores.push(store);
     return store;
   };
@@ -133,6 +133,21 @@ describe('SqliteEventStore', () => {
     expect(first.position).toEqual({ commit: 2n, prepare: 2n });
     expect(second.position).toEqual({ commit: 3n, prepare: 3n });
     expect((await store.readStream('s')).map((e) => e.position.commit)).toEqual([1n, 2n]);
+  });
+
+  it('with maxAppendBytes, refuses an append whose events are larger, appending none of them, as EventStoreDB does over MaxAppendSize', async () => {
+    const store = open(':memory:', 1000);
+    const event = (chars: number) => ({ type: 'E', data: { text: 'x'.repeat(chars) }, metadata: { accountId: 'acc' } });
+    // data {"text":"..."} is 11 bytes around the text, metadata {"accountId":"acc"} 19: 970 + 30 = 1000 fits exactly.
+    await store.append('fits', [event(970)]);
+    const refused = store.append('large', [event(500), event(471)], { expectedRevision: 'no_stream' });
+    await expect(refused).rejects.toBeInstanceOf(MaxAppendSizeExceededError);
+    await expect(refused).rejects.toMatchObject({ streamName: 'large', size: 1031, maxAppendSize: 1000, code: 'EVENTSTORE.MAX_APPEND_SIZE_EXCEEDED' });
+    expect(await store.readStream('large')).toEqual([]);
+    // Not counted: the same events in two appends are taken.
+    await store.append('large', [event(500)], { expectedRevision: 'no_stream' });
+    await store.append('large', [event(471)], { expectedRevision: 0 });
+    expect((await store.readStream('large')).map((e) => e.revision)).toEqual([0, 1]);
   });
 
   it('filters prefixes literally, with no LIKE or GLOB wildcards', async () => {

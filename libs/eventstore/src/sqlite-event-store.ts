@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { LogSubscription } from './log-subscription';
 import { ensurePrivateFile, tightenFile } from './private-files';
 import {
+  MaxAppendSizeExceededError,
   START_POSITION,
   WrongExpectedRevisionError,
   type AppendOptions,
@@ -29,6 +30,19 @@ export interface SqliteEventStoreOptions {
   durability?: 'normal' | 'full';
   /** How often live subscriptions look for appends made by other connections (other processes). */
   pollIntervalMs?: number;
+  /**
+   * The largest append taken (its events' data and metadata, UTF-8 JSON bytes), refused beyond with
+   * MaxAppendSizeExceededError as EventStoreDB refuses one over its MaxAppendSize; unbounded when unset.
+   */
+  maxAppendBytes?: number;
+}
+
+/** An event to append with its data and metadata as JSON text. */
+interface SerializedEvent {
+  id?: string;
+  type: string;
+  data: string;
+  metadata: string;
 }
 
 const DEFAULT_BATCH_SIZE = 1000;
@@ -76,15 +90,17 @@ export class SqliteEventStore implements EventStore {
   /** Data of the append in progress, kept once its transaction has committed. */
   private appending: [rowId: number, data: RecentData][] = [];
   private readonly countStatements = new Map<string, Database.Statement<unknown[], number>>();
-  private readonly appendTransaction: Database.Transaction<(streamName: string, events: NewEvent[], expected: ExpectedRevision) => AppendResult>;
+  private readonly appendTransaction: Database.Transaction<(streamName: string, events: SerializedEvent[], expected: ExpectedRevision) => AppendResult>;
   private readonly subscriptions = new Set<SqliteSubscription>();
   private readonly pollIntervalMs: number;
+  private readonly maxAppendBytes: number | undefined;
   private poller: NodeJS.Timeout | undefined;
   private lastDataVersion = 0;
   private closed = false;
 
   constructor(options: SqliteEventStoreOptions) {
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.maxAppendBytes = options.maxAppendBytes;
     const onDisk = options.filename !== ':memory:' && options.filename !== '';
     // The log holds every account's data: 0600, and its -wal and -shm files follow the database's mode.
     if (onDisk) ensurePrivateFile(options.filename);
@@ -123,17 +139,27 @@ export class SqliteEventStore implements EventStore {
     this.selectData = this.db.prepare<[number], string>('SELECT data FROM events WHERE position = ?').pluck();
     // Changes whenever another connection commits; costs no table access, so polling stays cheap.
     this.selectDataVersion = this.db.prepare<[], number>('PRAGMA data_version').pluck();
-    this.appendTransaction = this.db.transaction((streamName: string, events: NewEvent[], expected: ExpectedRevision) =>
+    this.appendTransaction = this.db.transaction((streamName: string, events: SerializedEvent[], expected: ExpectedRevision) =>
       this.appendInTransaction(streamName, events, expected),
     );
   }
 
   async append(streamName: string, events: NewEvent[], options?: AppendOptions): Promise<AppendResult> {
     if (events.length === 0) throw new Error(`append to ${streamName}: no events given`);
+    const serialized = events.map((event) => ({
+      id: event.id,
+      type: event.type,
+      data: JSON.stringify(event.data),
+      metadata: JSON.stringify(event.metadata ?? {}),
+    }));
+    if (this.maxAppendBytes !== undefined) {
+      const size = serialized.reduce((sum, event) => sum + Buffer.byteLength(event.data) + Buffer.byteLength(event.metadata), 0);
+      if (size > this.maxAppendBytes) throw new MaxAppendSizeExceededError(streamName, size, this.maxAppendBytes);
+    }
     // IMMEDIATE takes the write lock before the revision check, so another process cannot slip in between.
     let result: AppendResult;
     try {
-      result = this.appendTransaction.immediate(streamName, events, options?.expectedRevision ?? 'any');
+      result = this.appendTransaction.immediate(streamName, serialized, options?.expectedRevision ?? 'any');
       for (const [rowId, data] of this.appending) {
         // Shared data is frozen, so neither the caller nor a subscriber can change what the others see.
         if (options?.shareData) data.value = deepFreeze(events[data.index].data);
@@ -198,7 +224,7 @@ export class SqliteEventStore implements EventStore {
     this.db.close();
   }
 
-  private appendInTransaction(streamName: string, events: NewEvent[], expected: ExpectedRevision): AppendResult {
+  private appendInTransaction(streamName: string, events: SerializedEvent[], expected: ExpectedRevision): AppendResult {
     const current = this.selectLastRevision.get(streamName) ?? null;
     if (!revisionMatches(expected, current)) {
       throw new WrongExpectedRevisionError(streamName, expected, current ?? 'no_stream');
@@ -208,8 +234,8 @@ export class SqliteEventStore implements EventStore {
     let rowId = 0;
     events.forEach((event, index) => {
       revision += 1;
-      const text = JSON.stringify(event.data);
-      const inserted = this.insertEvent.run(streamName, revision, event.id ?? randomUUID(), event.type, text, JSON.stringify(event.metadata ?? {}), recordedAt);
+      const text = event.data;
+      const inserted = this.insertEvent.run(streamName, revision, event.id ?? randomUUID(), event.type, text, event.metadata, recordedAt);
       rowId = Number(inserted.lastInsertRowid);
       this.appending.push([rowId, { text, index }]);
     });

@@ -52,6 +52,58 @@ describe('asset decider', () => {
       given([decided, { type: 'Created', data: { record: tag(), duplicatedFrom: 'SOURCE' } }])
         .when({ type: 'CreateAsset', record: tag(), duplicatedFrom: 'SOURCE' })
         .thenFails(409, 'ASSET.ALREADY_EXISTS'));
+    describe('written in parts', () => {
+      const copy = (id: string) => ({ kind: 'visitortag', id, duplicatedFrom: 'OTHER', record: tag({ idTag: id }) });
+      const part = (n: number): AssetEvent => ({ type: 'DuplicatePlanned', data: { part: n, copies: [copy(`PART${n}0000000`.slice(0, 12))] } });
+      const inParts = { ...decision, parts: 2 };
+      it('takes its parts in order on a new stream', () => {
+        given([])
+          .when({ type: 'PlanDuplicatePart', part: { part: 0, copies: [] } })
+          .then([{ type: 'DuplicatePlanned', data: { part: 0, copies: [] } }]);
+        given([part(0)])
+          .when({ type: 'PlanDuplicatePart', part: { part: 1, copies: [] } })
+          .then([{ type: 'DuplicatePlanned', data: { part: 1, copies: [] } }]);
+      });
+      it('refuses a part out of order, or on a decided or existing stream', () => {
+        given([])
+          .when({ type: 'PlanDuplicatePart', part: { part: 1, copies: [] } })
+          .thenFails(409, 'ASSET.ALREADY_EXISTS');
+        given([part(0)])
+          .when({ type: 'PlanDuplicatePart', part: { part: 0, copies: [] } })
+          .thenFails(409, 'ASSET.ALREADY_EXISTS');
+        given([decided])
+          .when({ type: 'PlanDuplicatePart', part: { part: 0, copies: [] } })
+          .thenFails(409, 'ASSET.ALREADY_EXISTS');
+        given([created])
+          .when({ type: 'PlanDuplicatePart', part: { part: 0, copies: [] } })
+          .thenFails(409, 'ASSET.ALREADY_EXISTS');
+      });
+      it('is decided after exactly the parts it names', () => {
+        given([part(0), part(1)])
+          .when({ type: 'DecideDuplicate', decision: inParts })
+          .then([{ type: 'DuplicateDecided', data: inParts }]);
+        given([part(0)])
+          .when({ type: 'DecideDuplicate', decision: inParts })
+          .thenFails(409, 'ASSET.ALREADY_EXISTS');
+        given([part(0), part(1)])
+          .when({ type: 'DecideDuplicate', decision })
+          .thenFails(409, 'ASSET.ALREADY_EXISTS');
+        given([]).when({ type: 'DecideDuplicate', decision: inParts }).thenFails(409, 'ASSET.ALREADY_EXISTS');
+      });
+      it('leaves the copy unborn, and its parts without a decision keep the id from every create', () => {
+        expect(foldAsset([part(0), part(1), { type: 'DuplicateDecided', data: inParts }]).record).toBeNull();
+        given([part(0)])
+          .when({ type: 'CreateAsset', record: tag() })
+          .thenFails(409, 'ASSET.ALREADY_EXISTS');
+        given([part(0)])
+          .when({ type: 'CreateAsset', record: tag(), duplicatedFrom: 'SOURCE' })
+          .thenFails(409, 'ASSET.ALREADY_EXISTS');
+      });
+      it('lets the completion of its decision create the copy', () =>
+        given([part(0), part(1), { type: 'DuplicateDecided', data: inParts }])
+          .when({ type: 'CreateAsset', record: tag(), duplicatedFrom: 'SOURCE' })
+          .then([{ type: 'Created', data: { record: tag(), duplicatedFrom: 'SOURCE' } }]));
+    });
   });
   it('updates an existing asset', () =>
     given([created])

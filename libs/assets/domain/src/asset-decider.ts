@@ -1,5 +1,5 @@
 import { ErrorCodes, ServiceError } from '@funnel/contracts';
-import { AssetEvent, AssetRecord, ChildrenDecision, DuplicateDecision } from './asset-events';
+import { AssetEvent, AssetRecord, ChildrenDecision, DuplicateDecision, DuplicatePart } from './asset-events';
 
 /** State of one asset stream, folded from its events. */
 export interface AssetState {
@@ -7,12 +7,15 @@ export interface AssetState {
   record: AssetRecord | null;
   /** While a multi-asset duplicate is decided but its copy not yet created: the asset it copies. */
   duplicating?: string;
+  /** How many parts of a duplicate plan written in parts the stream holds (none: undefined). */
+  planned?: number;
 }
 
 export const initialAssetState = (): AssetState => ({ record: null });
 
 export type AssetCommand =
   | { type: 'CreateAsset'; record: AssetRecord; duplicatedFrom?: string }
+  | { type: 'PlanDuplicatePart'; part: DuplicatePart }
   | { type: 'DecideDuplicate'; decision: DuplicateDecision }
   | { type: 'UpdateAsset'; record: AssetRecord }
   | { type: 'ArchiveAsset'; children?: ChildrenDecision }
@@ -43,14 +46,22 @@ export function decideAsset(command: AssetCommand, state: AssetState, ref: Asset
   switch (command.type) {
     case 'CreateAsset':
       if (current) throw ServiceError.conflict(ErrorCodes.ASSET_EXISTS, `${ref.kind} ${ref.id} already exists`);
-      // A decided duplicate's id is taken: only its own completion creates it.
-      if (state.duplicating !== undefined && command.duplicatedFrom !== state.duplicating)
+      // A decided duplicate's id is taken: only its own completion creates it. Parts of a plan never
+      // decided (cut short) take it too: the id is never used.
+      if (state.duplicating !== undefined ? command.duplicatedFrom !== state.duplicating : state.planned !== undefined)
         throw ServiceError.conflict(ErrorCodes.ASSET_EXISTS, `${ref.kind} ${ref.id} already exists`);
       return [
         { type: 'Created', data: command.duplicatedFrom ? { record: command.record, duplicatedFrom: command.duplicatedFrom } : { record: command.record } },
       ];
+    case 'PlanDuplicatePart':
+      // Parts come in order, each after the one before it, on a stream with nothing else.
+      if (current || state.duplicating !== undefined || command.part.part !== (state.planned ?? 0))
+        throw ServiceError.conflict(ErrorCodes.ASSET_EXISTS, `${ref.kind} ${ref.id} already exists`);
+      return [{ type: 'DuplicatePlanned', data: command.part }];
     case 'DecideDuplicate':
-      if (current || state.duplicating !== undefined) throw ServiceError.conflict(ErrorCodes.ASSET_EXISTS, `${ref.kind} ${ref.id} already exists`);
+      // A decision in parts follows exactly its parts; one without follows nothing.
+      if (current || state.duplicating !== undefined || (command.decision.parts ?? 0) !== (state.planned ?? 0))
+        throw ServiceError.conflict(ErrorCodes.ASSET_EXISTS, `${ref.kind} ${ref.id} already exists`);
       return [{ type: 'DuplicateDecided', data: command.decision }];
     case 'UpdateAsset':
       if (!current) throw notFound(ref);
@@ -86,8 +97,10 @@ export function evolveAsset(state: AssetState, event: AssetEvent): AssetState {
     case 'Created':
     case 'Updated':
       return { record: { ...event.data.record } };
+    case 'DuplicatePlanned':
+      return current ? state : { ...state, planned: (state.planned ?? 0) + 1 };
     case 'DuplicateDecided':
-      return current ? state : { record: null, duplicating: event.data.duplicatedFrom };
+      return current ? state : { ...state, duplicating: event.data.duplicatedFrom };
     case 'Archived':
       return current ? { record: { ...current, status: 'archived' } } : state;
     case 'Unarchived':

@@ -28,6 +28,20 @@ export interface PlannedCopy {
 export interface DuplicateDecision {
   /** The asset the decision's stream is the copy of. */
   duplicatedFrom: string;
+  /**
+   * Set when the plan was written in parts (too large for one event): the stream's first `parts`
+   * events are its DuplicatePlanned parts 0..parts-1, and `copies` is the last part.
+   */
+  parts?: number;
+  copies: PlannedCopy[];
+}
+
+/**
+ * One part of a duplicate plan too large for one event: the copies `part` (0-based) holds, in
+ * creation order. Parts are inert until the DuplicateDecided that follows them in the stream.
+ */
+export interface DuplicatePart {
+  part: number;
   copies: PlannedCopy[];
 }
 
@@ -39,6 +53,8 @@ export type AssetEvent =
   | { type: 'Created'; data: { record: AssetRecord; duplicatedFrom?: string } }
   /** First event of a multi-asset duplicate's copy: the copy does not exist yet (no record) until its Created. */
   | { type: 'DuplicateDecided'; data: DuplicateDecision }
+  /** A part of a large duplicate's plan, before its DuplicateDecided (no record either). */
+  | { type: 'DuplicatePlanned'; data: DuplicatePart }
   | { type: 'Updated'; data: { record: AssetRecord } }
   | { type: 'Archived'; data: { children?: ChildrenDecision } }
   | { type: 'Unarchived'; data: Record<string, never> }
@@ -46,7 +62,16 @@ export type AssetEvent =
   | { type: 'MovedToCategory'; data: { idCategory: string } };
 
 export type AssetEventType = AssetEvent['type'];
-export const ASSET_EVENT_TYPES: readonly AssetEventType[] = ['Created', 'DuplicateDecided', 'Updated', 'Archived', 'Unarchived', 'Deleted', 'MovedToCategory'];
+export const ASSET_EVENT_TYPES: readonly AssetEventType[] = [
+  'Created',
+  'DuplicatePlanned',
+  'DuplicateDecided',
+  'Updated',
+  'Archived',
+  'Unarchived',
+  'Deleted',
+  'MovedToCategory',
+];
 export const ASSET_EVENT_SCHEMA_VERSION = 1;
 
 export function storedEventType(eventPrefix: string, type: AssetEventType): string {

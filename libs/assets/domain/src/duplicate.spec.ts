@@ -1,6 +1,6 @@
 import { CONDITION_KIND, FUNNEL_KIND, PAGE_GROUP_KIND, VISITOR_TAG_KIND } from '@funnel/contracts';
-import { AssetRecord } from './asset-events';
-import { draftDuplicate } from './duplicate';
+import { AssetEvent, AssetRecord, PlannedCopy } from './asset-events';
+import { copiesOfDecision, draftDuplicate, planDuplicateParts } from './duplicate';
 import { KIND_RULES } from './kinds';
 import { IDS, id, validFunnel } from './kinds/funnel/funnel.fixtures';
 
@@ -76,5 +76,44 @@ describe('draftDuplicate', () => {
         record: expect.objectContaining({ idTag: id('tagCopy'), tagName: 'bu-VWXYZ', status: 'active' }),
       }),
     ]);
+  });
+});
+
+describe('planDuplicateParts and copiesOfDecision', () => {
+  /** A copy whose JSON is `bytes` long. */
+  const copyOf = (n: number, bytes: number): PlannedCopy => {
+    const base: PlannedCopy = { kind: 'visitortag', id: `COPY${String(n).padStart(8, '0')}`, duplicatedFrom: 'SOURCE', record: { status: 'active', pad: '' } };
+    base.record.pad = 'x'.repeat(bytes - JSON.stringify(base).length);
+    return base;
+  };
+  const copies = Array.from({ length: 10 }, (_, n) => copyOf(n, 200));
+
+  it('keeps copies that fit in one part in one decision, without parts (as stored before parts existed)', () => {
+    expect(planDuplicateParts({ duplicatedFrom: 'SOURCE', copies }, 2000)).toEqual({ parts: [], decision: { duplicatedFrom: 'SOURCE', copies } });
+  });
+
+  it('splits larger plans into parts of at most the budget, in order, the last part in the decision', () => {
+    const { parts, decision } = planDuplicateParts({ duplicatedFrom: 'SOURCE', copies }, 700);
+    expect(parts.map((p) => [p.part, p.copies.map((c) => c.id)])).toEqual([
+      [0, copies.slice(0, 3).map((c) => c.id)],
+      [1, copies.slice(3, 6).map((c) => c.id)],
+      [2, copies.slice(6, 9).map((c) => c.id)],
+    ]);
+    expect(decision).toEqual({ duplicatedFrom: 'SOURCE', parts: 3, copies: copies.slice(9) });
+    const planned: AssetEvent[] = parts.map((data) => ({ type: 'DuplicatePlanned', data }));
+    expect(copiesOfDecision(decision, planned)).toEqual(copies);
+  });
+
+  it('gives a copy larger than the budget a part of its own', () => {
+    const large = [copyOf(0, 150), copyOf(1, 1000), copyOf(2, 150)];
+    const { parts, decision } = planDuplicateParts({ duplicatedFrom: 'SOURCE', copies: large }, 400);
+    expect([...parts.map((p) => p.copies.length), decision.copies.length]).toEqual([1, 1, 1]);
+  });
+
+  it('refuses a decision whose stream lacks the parts it names', () => {
+    const { parts, decision } = planDuplicateParts({ duplicatedFrom: 'SOURCE', copies }, 700);
+    const planned: AssetEvent[] = parts.map((data) => ({ type: 'DuplicatePlanned', data }));
+    expect(() => copiesOfDecision(decision, planned.slice(0, 2))).toThrow(/lacks part 2/);
+    expect(() => copiesOfDecision(decision, [planned[1], planned[0], planned[2]])).toThrow(/lacks part 0/);
   });
 });

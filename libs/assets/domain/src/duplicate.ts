@@ -1,5 +1,5 @@
 import { AssetKindDescriptor, categoryTypesOf, generateAssetId, isLocal } from '@funnel/contracts';
-import { AssetRecord } from './asset-events';
+import { AssetEvent, AssetRecord, DuplicateDecision, DuplicatePart, PlannedCopy } from './asset-events';
 import { secretsAsPlaceholders } from './secret-fields';
 
 /** Fields a duplicate can never take from bodyUpdates: the service sets them after the merge. */
@@ -92,4 +92,59 @@ export function draftDuplicate(options: {
   // A placeholder keeps the source's secret; a remapped copy's are at its own places (a funnel's new node ids).
   drafts.push({ kind, id: newId, duplicatedFrom: sourceId, record, secretSource: remap ? remapped : source });
   return drafts;
+}
+
+/**
+ * Largest serialized copies (UTF-8 JSON bytes) one event of a duplicate's plan holds: well under
+ * EventStoreDB's default largest append (MaxAppendSize, 1 MiB), with room for a copy larger than it.
+ */
+export const DUPLICATE_PART_BYTES = 256 * 1024;
+
+/**
+ * A duplicate's plan as it is written: one DuplicateDecided holding every copy when they fit in
+ * `partBytes`; else parts (DuplicatePlanned, each up to `partBytes` of copies in order, at least one
+ * copy) and a DuplicateDecided naming how many, holding the last part. A copy larger than `partBytes`
+ * has a part of its own.
+ */
+export function planDuplicateParts(
+  plan: { duplicatedFrom: string; copies: PlannedCopy[] },
+  partBytes = DUPLICATE_PART_BYTES,
+): { parts: DuplicatePart[]; decision: DuplicateDecision } {
+  const groups: PlannedCopy[][] = [[]];
+  let size = 0;
+  for (const copy of plan.copies) {
+    const bytes = Buffer.byteLength(JSON.stringify(copy));
+    const current = groups[groups.length - 1];
+    if (current.length > 0 && size + bytes > partBytes) {
+      groups.push([copy]);
+      size = bytes;
+    } else {
+      current.push(copy);
+      size += bytes;
+    }
+  }
+  const last = groups.pop()!;
+  if (!groups.length) return { parts: [], decision: { duplicatedFrom: plan.duplicatedFrom, copies: last } };
+  return {
+    parts: groups.map((copies, part) => ({ part, copies })),
+    decision: { duplicatedFrom: plan.duplicatedFrom, parts: groups.length, copies: last },
+  };
+}
+
+/**
+ * Every copy of a decision, in creation order: its parts' copies (`planned`: the first events of its
+ * stream, which must be its DuplicatePlanned parts 0..parts-1), then its own. Throws when the stream
+ * does not hold the parts the decision names (a log that was not written by a duplicate).
+ */
+export function copiesOfDecision(decision: DuplicateDecision, planned: readonly AssetEvent[] = []): PlannedCopy[] {
+  const parts = decision.parts ?? 0;
+  if (parts === 0) return decision.copies;
+  const copies: PlannedCopy[] = [];
+  for (let part = 0; part < parts; part++) {
+    const event = planned[part];
+    if (event?.type !== 'DuplicatePlanned' || event.data.part !== part)
+      throw new Error(`a duplicate decided in ${parts} parts lacks part ${part} (found ${event ? event.type : 'nothing'})`);
+    copies.push(...event.data.copies);
+  }
+  return [...copies, ...decision.copies];
 }

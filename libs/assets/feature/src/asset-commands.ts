@@ -29,10 +29,11 @@ import {
   checkMoveTarget,
   decideAsset,
   draftDuplicate,
-  DuplicateDecision,
   DuplicateRequest,
+  foldAsset,
   initialAssetState,
   PlannedCopy,
+  planDuplicateParts,
   resolveChildrenDecision,
   SecretCipher,
   applySecretWrites,
@@ -222,8 +223,9 @@ export class AssetCommands implements KindActionAssets {
    * POST duplicate/: a copy of the asset. A copy that takes other assets along (a funnel's local page
    * groups and conditions, a funnel group's funnels, each with its own) is decided first: every copy
    * is checked as a save would be (a copy may name the copies planned before it), and the decision is
-   * appended to the copy's stream; then the copies are created in order, the assets a copy names
-   * before it. The process manager completes a decision cut short by a crash (DuplicateCompletion).
+   * appended to the copy's stream (a large one after its parts, each its own append); then the copies
+   * are created in order, the assets a copy names before it. The process manager completes a decision
+   * cut short by a crash (DuplicateCompletion); parts whose decision was never appended are inert.
    */
   async duplicate(kind: AssetKindDescriptor, context: CallerContext, { query, body }: AssetRequestBody): Promise<{ id: string }> {
     const sourceId = query[kind.idField];
@@ -240,12 +242,19 @@ export class AssetCommands implements KindActionAssets {
       await this.appendNew(kind, context, record, () => ({ type: 'CreateAsset', record, duplicatedFrom: sourceId }));
       return { id: newId };
     }
-    const decision: DuplicateDecision = { duplicatedFrom: sourceId, copies };
+    // A plan too large for one event is written in parts first; it takes effect with its decision only.
+    const { parts, decision } = planDuplicateParts({ duplicatedFrom: sourceId, copies });
     const tickets: ClaimTicket[] = [];
     try {
       for (const copy of copies) tickets.push(await this.claims.claimAll(this.registry.get(copy.kind), context, copy.id, copy.record, null));
-      const events = decideAsset({ type: 'DecideDuplicate', decision }, initialAssetState(), { kind: kind.kind, id: newId });
-      await this.repository.append(kind.kind, context, newId, events, -1);
+      const ref = { kind: kind.kind, id: newId };
+      let state = initialAssetState();
+      const commands: AssetCommand[] = [...parts.map((part): AssetCommand => ({ type: 'PlanDuplicatePart', part })), { type: 'DecideDuplicate', decision }];
+      for (const [revision, command] of commands.entries()) {
+        const events = decideAsset(command, state, ref);
+        await this.repository.append(kind.kind, context, newId, events, revision - 1);
+        state = foldAsset(events, state);
+      }
     } catch (error) {
       for (const ticket of tickets) await this.claims.settle(ticket);
       throw error;
@@ -253,7 +262,7 @@ export class AssetCommands implements KindActionAssets {
     // Decided: from here on the copies are created, now or by the process manager after a crash. Their
     // claims are settled once created; after a crash their tokens are left, and a copy's value not yet
     // in its stored record may be taken over after a minute (the stale-claim rule of UniqueClaims).
-    const position = await this.duplicates.complete(context, decision);
+    const position = await this.duplicates.complete(context, copies);
     for (const ticket of tickets) await this.claims.settle(ticket);
     await this.projector.waitFor(position);
     return { id: newId };

@@ -1,6 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CallerContext, ErrorCodes, ServiceError } from '@funnel/contracts';
-import { AppendResult, EVENT_STORE, EventStore, GlobalPosition, START_POSITION, WrongExpectedRevisionError } from '@funnel/eventstore';
+import {
+  AppendResult,
+  EVENT_STORE,
+  EventStore,
+  GlobalPosition,
+  MaxAppendSizeExceededError,
+  ReadStreamOptions,
+  START_POSITION,
+  WrongExpectedRevisionError,
+} from '@funnel/eventstore';
 import { ASSET_EVENT_SCHEMA_VERSION, AssetEvent, AssetRegistry, AssetState, evolveAsset, initialAssetState, storedEventType } from '@funnel/assets-domain';
 import { ASSET_REGISTRY, CLOCK, Clock } from './assets.tokens';
 
@@ -35,9 +44,16 @@ export class AssetRepository {
     return { state, revision, position };
   }
 
+  /** The events of an asset's stream (decoded; one of no event type of its kind is skipped), `options` as readStream's. */
+  async events(kind: string, accountId: string, id: string, options?: ReadStreamOptions): Promise<AssetEvent[]> {
+    const events = await this.eventStore.readStream(this.registry.streamName(kind, accountId, id), options);
+    return events.flatMap((e) => this.registry.decodeEvent(kind, e.type, e.data) ?? []);
+  }
+
   /**
    * Appends expecting the revision the decision was made on; a lost race is a 409, never a lost write
-   * (a 412 naming the current revision when the caller sent If-Match: `conditional`).
+   * (a 412 naming the current revision when the caller sent If-Match: `conditional`). Events larger
+   * than the log takes in one append (EventStoreDB's MaxAppendSize) are a 413 ASSET.TOO_LARGE.
    */
   async append(kind: string, context: CallerContext, id: string, events: AssetEvent[], expectedRevision: number, conditional = false): Promise<AppendResult> {
     const descriptor = this.registry.get(kind);
@@ -65,6 +81,14 @@ export class AssetRepository {
         if (expectedRevision < 0) throw ServiceError.conflict(ErrorCodes.ASSET_EXISTS, `${kind} ${id} already exists`);
         if (conditional && typeof error.actual === 'number') throw revisionMismatch(kind, id, error.actual);
         throw ServiceError.conflict(ErrorCodes.ASSET_CONFLICT, `${kind} ${id} was changed concurrently; reload and retry`);
+      }
+      if (error instanceof MaxAppendSizeExceededError) {
+        const size = error.size === undefined ? '' : ` (${error.size} bytes)`;
+        throw new ServiceError(
+          413,
+          ErrorCodes.ASSET_TOO_LARGE,
+          `${kind} ${id}: the record is too large to store${size}: the event log takes at most ${error.maxAppendSize} bytes in one write`,
+        );
       }
       throw error;
     }

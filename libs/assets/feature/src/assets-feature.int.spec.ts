@@ -19,6 +19,7 @@ import { AssetsFeatureModule } from './assets-feature.module';
 import { AssetCommands } from './asset-commands';
 import { AssetQueries } from './asset-queries';
 import { AssetProjector } from './asset-projector';
+import { AssetHistory } from './asset-history';
 import { assetsCollection } from './asset-documents';
 
 /** Lets a test hold stream reads until N of them are waiting, forcing two commands to decide on one revision. */
@@ -312,6 +313,185 @@ describe('asset feature over SQLite and the embedded read store', () => {
       expect(own.conditions.map((c) => c.idCondition)).toEqual([nodes[1].nodeConditionParams.idCondition]);
       expect(own.pageGroups.map((g) => g.idPageGroup)).toEqual([nodes[2].nodePageGroupParams.idPageGroup]);
       expect(nodes[2].nodePageGroupParams.idPageGroup).not.toBe(source.idLocalGroup);
+    });
+  });
+
+  describe("a duplicate too large for one event, on a log that takes at most 1 MiB in one append (EventStoreDB's default MaxAppendSize)", () => {
+    const MAX_APPEND_BYTES = 1024 * 1024;
+    const FUNNELS = 20;
+    const registry = new AssetRegistry(ASSET_KINDS);
+
+    beforeEach(async () => {
+      await app.close();
+      await eventStore.close();
+      eventStore = new SqliteEventStore({ filename: ':memory:', maxAppendBytes: MAX_APPEND_BYTES });
+      await boot(eventStore);
+    });
+
+    /** A 200-node funnel (a root, a rotator, 99 lander and 99 offer nodes, each lander leading to an offer) in the group. */
+    function largeFunnel(idFunnelGroup: string, funnelName: string, lander: string, offer: string): Record<string, unknown> {
+      const node = (nodeType: string, params: Record<string, unknown> = {}) => ({
+        idNode: generateAssetId(),
+        nodeName: `${nodeType} node`,
+        nodeType,
+        posX: 0.5,
+        posY: 0.5,
+        ...params,
+      });
+      const root = node('root');
+      const rotator = node('rotator', { nodeRotatorParams: { rotatorType: 'random' } });
+      const landers = Array.from({ length: 99 }, () =>
+        node('landerGroup', { nodePageGroupParams: { idPageGroup: lander, accumulateUrlParams: true, additionalTokens: [] } }),
+      );
+      const offers = Array.from({ length: 99 }, () => node('offerGroup', { nodePageGroupParams: { idPageGroup: offer } }));
+      const link = (from: { idNode: string }, to: { idNode: string }, params: Record<string, unknown>) => ({
+        idConnection: generateAssetId(),
+        idSourceNode: from.idNode,
+        idTargetNode: to.idNode,
+        ...params,
+      });
+      return {
+        idFunnel: generateAssetId(),
+        idFunnelGroup,
+        funnelName,
+        nodes: [root, rotator, ...landers, ...offers],
+        connections: [
+          link(root, rotator, { connectionRotatorParams: { weight: 1 } }),
+          ...landers.map((l) => link(rotator, l, { connectionRotatorParams: { weight: 1 / 99 } })),
+          ...landers.map((l, i) => link(l, offers[i], { connectionPageParams: { onActionNumber: 1 } })),
+        ],
+      };
+    }
+
+    /** A group of 20 such funnels: their copies do not fit in one append. */
+    async function largeGroup() {
+      const [idFunnelGroup, lander, offer] = [generateAssetId(), generateAssetId(), generateAssetId()];
+      await commands.create(FUNNEL_GROUP_KIND, context(), { query: {}, body: { idFunnelGroup, funnelGroupName: 'large' } });
+      await commands.create(PAGE_GROUP_KIND, context(), { query: {}, body: { idPageGroup: lander, pageGroupName: 'landers', pageType: 'lander', pages: [] } });
+      await commands.create(PAGE_GROUP_KIND, context(), { query: {}, body: { idPageGroup: offer, pageGroupName: 'offers', pageType: 'offer', pages: [] } });
+      const names: string[] = [];
+      for (let i = 0; i < FUNNELS; i++) {
+        const funnel = largeFunnel(idFunnelGroup, `funnel ${i}`, lander, offer);
+        await commands.create(FUNNEL_KIND, context(), { query: {}, body: funnel });
+        names.push(String(funnel.funnelName));
+      }
+      return { idFunnelGroup, names };
+    }
+
+    const duplicateGroup = (idFunnelGroup: string) =>
+      commands.duplicate(FUNNEL_GROUP_KIND, context(), { query: { idFunnelGroup }, body: { name: 'group copy' } });
+
+    /** The groups named 'group copy', and every funnel of the account, once the read model reached the log's head. */
+    async function copies() {
+      await app.get(AssetProjector).waitFor(await eventStore.headPosition());
+      const groups = ((await queries.findByStatus(FUNNEL_GROUP_KIND, context(), { query: { status: 'all' }, body: undefined })).result as AssetRecord[]).filter(
+        (g) => g.funnelGroupName === 'group copy',
+      );
+      const funnels = (await queries.findByStatus(FUNNEL_KIND, context(), { query: { status: 'all' }, body: undefined })).result as AssetRecord[];
+      return { groups, funnels };
+    }
+
+    /** Each funnel of the copied group exists once: one per source funnel, each stream one Created. */
+    async function expectEveryCopyOnce(idCopy: string, names: string[]) {
+      const inCopy = await queries.liveByField('funnel', 'ACCOUNT00001', 'idFunnelGroup', idCopy);
+      expect(inCopy.map((f) => f.funnelName).sort()).toEqual([...names].sort());
+      expect((inCopy[0].nodes as unknown[]).length).toBe(200);
+      for (const funnel of inCopy) {
+        const stream = await eventStore.readStream(registry.streamName('funnel', 'ACCOUNT00001', String(funnel.idFunnel)));
+        expect(stream.map((e) => e.type)).toEqual(['FunnelCreated']);
+      }
+      expect((await copies()).funnels).toHaveLength(2 * names.length);
+    }
+
+    it('is written in parts, each its own append under the bound, and creates every copy once', async () => {
+      const source = await largeGroup();
+      const { id } = await duplicateGroup(source.idFunnelGroup);
+      const stream = await eventStore.readStream(registry.streamName('funnelgroup', 'ACCOUNT00001', id));
+      const types = stream.map((e) => e.type);
+      const parts = types.filter((t) => t === 'FunnelGroupDuplicatePlanned').length;
+      expect(parts).toBeGreaterThan(1);
+      expect(types).toEqual([...Array.from({ length: parts }, () => 'FunnelGroupDuplicatePlanned'), 'FunnelGroupDuplicateDecided', 'FunnelGroupCreated']);
+      expect(stream.slice(0, parts).map((e) => e.data.part)).toEqual(Array.from({ length: parts }, (_, i) => i));
+      expect(stream[parts].data.parts).toBe(parts);
+      // Together the plan is more than one append takes: a single decision would have been refused.
+      const planBytes = stream.slice(0, parts + 1).reduce((sum, e) => sum + Buffer.byteLength(JSON.stringify(e.data)), 0);
+      expect(planBytes).toBeGreaterThan(MAX_APPEND_BYTES);
+      const { groups } = await copies();
+      expect(groups.map((g) => g.idFunnelGroup)).toEqual([id]);
+      await expectEveryCopyOnce(id, source.names);
+      // The copy's history lists its parts and decision (no record: no changes), then its Created.
+      const history = await app.get(AssetHistory).history(FUNNEL_GROUP_KIND, context(), { query: { idFunnelGroup: id }, body: undefined });
+      expect(history.map((h) => [h.type, h.changes.length > 0])).toEqual([...types.map((type) => [type, type === 'FunnelGroupCreated'])].reverse());
+    });
+
+    it('cut short between its parts and its decision creates nothing, also after a restart; the duplicate tried again succeeds', async () => {
+      const source = await largeGroup();
+      let cut: string | undefined;
+      barrier.failAppends = (stream, events) => {
+        if (events[0].type !== 'FunnelGroupDuplicateDecided') return false;
+        cut = stream;
+        return true;
+      };
+      await expect(duplicateGroup(source.idFunnelGroup)).rejects.toThrow(/crash/);
+      const parts = (await eventStore.readStream(cut!)).map((e) => e.type);
+      expect(parts.length).toBeGreaterThan(1);
+      expect(new Set(parts)).toEqual(new Set(['FunnelGroupDuplicatePlanned']));
+      expect(await copies()).toMatchObject({ groups: [] });
+      expect((await copies()).funnels).toHaveLength(FUNNELS);
+      // The process manager replays the log from its beginning at the next start: parts without a decision are inert.
+      await app.close();
+      barrier.failAppends = undefined;
+      await boot(eventStore, new EmbeddedReadStore());
+      expect(await copies()).toMatchObject({ groups: [] });
+      expect((await copies()).funnels).toHaveLength(FUNNELS);
+      expect((await eventStore.readStream(cut!)).map((e) => e.type)).toEqual(parts);
+      // The id the parts took is never used.
+      const idCut = registry.parseStreamName(cut!)!.id;
+      expect(await queries.current('funnelgroup', 'ACCOUNT00001', idCut)).toBeNull();
+
+      const { id } = await duplicateGroup(source.idFunnelGroup);
+      expect(id).not.toBe(idCut);
+      expect((await copies()).groups.map((g) => g.idFunnelGroup)).toEqual([id]);
+      await expectEveryCopyOnce(id, source.names);
+    });
+
+    it('decided in parts and cut short before its copies, is completed from its parts at the next start, each copy once', async () => {
+      const source = await largeGroup();
+      // The process stops after the decision and the group's copy, before any funnel's copy.
+      barrier.failAppends = (_, events) => events[0].type === 'FunnelCreated';
+      await expect(duplicateGroup(source.idFunnelGroup)).rejects.toThrow(/crash/);
+      expect((await copies()).funnels).toHaveLength(FUNNELS);
+      await app.close();
+      barrier.failAppends = undefined;
+      await boot(eventStore);
+      const { groups } = await copies();
+      expect(groups).toHaveLength(1);
+      const id = String(groups[0].idFunnelGroup);
+      const types = (await eventStore.readStream(registry.streamName('funnelgroup', 'ACCOUNT00001', id))).map((e) => e.type);
+      expect(types.filter((t) => t === 'FunnelGroupDuplicatePlanned').length).toBeGreaterThan(1);
+      expect(types.slice(-2)).toEqual(['FunnelGroupDuplicateDecided', 'FunnelGroupCreated']);
+      await expectEveryCopyOnce(id, source.names);
+      // Another start replays the log from its beginning (a fresh embedded read store): the decision completes to the same assets.
+      await app.close();
+      await boot(eventStore);
+      await expectEveryCopyOnce(id, source.names);
+    });
+
+    it('a record larger than one append takes is refused with a 413 ASSET.TOO_LARGE, nothing stored', async () => {
+      // A log that takes less than one 200-node funnel (~60 kB) in one append.
+      await app.close();
+      await eventStore.close();
+      eventStore = new SqliteEventStore({ filename: ':memory:', maxAppendBytes: 32 * 1024 });
+      await boot(eventStore);
+      const [idFunnelGroup, lander, offer] = [generateAssetId(), generateAssetId(), generateAssetId()];
+      await commands.create(FUNNEL_GROUP_KIND, context(), { query: {}, body: { idFunnelGroup, funnelGroupName: 'large' } });
+      await commands.create(PAGE_GROUP_KIND, context(), { query: {}, body: { idPageGroup: lander, pageGroupName: 'landers', pageType: 'lander', pages: [] } });
+      await commands.create(PAGE_GROUP_KIND, context(), { query: {}, body: { idPageGroup: offer, pageGroupName: 'offers', pageType: 'offer', pages: [] } });
+      const funnel = largeFunnel(idFunnelGroup, 'too large', lander, offer);
+      const write = commands.create(FUNNEL_KIND, context(), { query: {}, body: funnel });
+      await expect(write).rejects.toBeInstanceOf(ServiceError);
+      await expect(write).rejects.toMatchObject({ status: 413, code: 'ASSET.TOO_LARGE', message: expect.stringMatching(/at most 32768 bytes in one write/) });
+      expect(await eventStore.readStream(registry.streamName('funnel', 'ACCOUNT00001', String(funnel.idFunnel)))).toEqual([]);
     });
   });
 

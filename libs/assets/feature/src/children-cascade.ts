@@ -193,7 +193,7 @@ export class ChildrenCascade implements OnApplicationShutdown {
       correlationId: String(e.metadata.correlationId ?? e.id),
     };
     if (decoded?.type === 'DuplicateDecided') {
-      await this.duplicates.complete(context, decoded.data);
+      await this.duplicates.completeStored(context, { kind: stream.kind, id: stream.id }, decoded.data);
       return;
     }
     if (!decoded || (decoded.type !== 'Deleted' && decoded.type !== 'Archived') || !decoded.data.children) return;

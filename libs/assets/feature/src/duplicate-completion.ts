@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CallerContext, ServiceError } from '@funnel/contracts';
 import { GlobalPosition, START_POSITION, comparePositions } from '@funnel/eventstore';
-import { AssetEvent, DuplicateDecision, PlannedCopy, decideAsset } from '@funnel/assets-domain';
+import { AssetEvent, DuplicateDecision, PlannedCopy, copiesOfDecision, decideAsset } from '@funnel/assets-domain';
 import { AssetRepository } from './asset-repository';
 
 const MAX_ATTEMPTS = 5;
@@ -17,10 +17,19 @@ const MAX_ATTEMPTS = 5;
 export class DuplicateCompletion {
   constructor(private readonly repository: AssetRepository) {}
 
-  /** Returns the position of the last copy written (START_POSITION when every copy existed already). */
-  async complete(context: CallerContext, decision: DuplicateDecision): Promise<GlobalPosition> {
+  /**
+   * Completes the decision stored in the stream of `copy` (the asset it is the first event of):
+   * a decision written in parts reads them (the stream's first events) for the copies they hold.
+   */
+  async completeStored(context: CallerContext, copy: { kind: string; id: string }, decision: DuplicateDecision): Promise<GlobalPosition> {
+    const planned = decision.parts ? await this.repository.events(copy.kind, context.accountId, copy.id, { maxCount: decision.parts }) : [];
+    return this.complete(context, copiesOfDecision(decision, planned));
+  }
+
+  /** Creates `copies` (every copy of a decision, in order); returns the position of the last copy written (START_POSITION when every copy existed already). */
+  async complete(context: CallerContext, copies: readonly PlannedCopy[]): Promise<GlobalPosition> {
     let last = START_POSITION;
-    for (const copy of decision.copies) {
+    for (const copy of copies) {
       const position = await this.create(context, copy);
       if (comparePositions(position, last) > 0) last = position;
     }

@@ -19,7 +19,16 @@ export const ASSET_EVENTS_RELAY_BUCKET = 'ASSET_EVENTS_RELAY';
  * The facts every asset kind's events are made of: a stored type is the kind's `eventPrefix` plus
  * one of them (`FunnelUpdated`). The domain's decider emits exactly these (a test keeps them equal).
  */
-export const ASSET_EVENT_FACTS = ['Created', 'DuplicateDecided', 'Updated', 'Archived', 'Unarchived', 'Deleted', 'MovedToCategory'] as const;
+export const ASSET_EVENT_FACTS = [
+  'Created',
+  'DuplicatePlanned',
+  'DuplicateDecided',
+  'Updated',
+  'Archived',
+  'Unarchived',
+  'Deleted',
+  'MovedToCategory',
+] as const;
 export type AssetEventFact = (typeof ASSET_EVENT_FACTS)[number];
 
 /** The stored event types of one kind (`FunnelCreated`, `FunnelUpdated`, ...). */
@@ -45,7 +54,9 @@ export interface AssetEventActor {
  * `Deleted` may carry `{ children }`, `MovedToCategory` carries `{ idCategory }`, and
  * `DuplicateDecided` (the first event of a duplicate that copies several assets: the copy does not
  * exist yet, its `Created` follows) carries `{ duplicatedFrom, copies: [{ kind, id, duplicatedFrom,
- * record }] }`, each copy's record without secrets as in `Created`.
+ * record }] }`, each copy's record without secrets as in `Created`. A decision too large for one
+ * event is written in parts first: `DuplicatePlanned` `{ part, copies }` (part 0, 1, ...), then the
+ * `DuplicateDecided` with `parts` (their number) holding the last part's copies.
  */
 export interface AssetEventMessage {
   eventId: string;

@@ -24,8 +24,10 @@ export interface AsyncApiDocument {
 
 const FACT_DESCRIPTIONS: Record<AssetEventFact, string> = {
   Created: 'The asset was created (or duplicated from another, named by duplicatedFrom); data.record is the full record.',
+  DuplicatePlanned:
+    'A part of the plan of a duplicate too large for one event (data.part: 0, 1, ...; data.copies: the copies it holds, in creation order), before its DuplicateDecided: the copy does not exist yet, and parts not followed by a DuplicateDecided (cut short) never take effect.',
   DuplicateDecided:
-    'A duplicate that copies several assets was decided (the first event of the copy, which does not exist yet): data.copies lists every copy in the order they are created, each followed by its own Created event.',
+    "A duplicate that copies several assets was decided (the first event of the copy, which does not exist yet, after its DuplicatePlanned parts when it has data.parts): its parts' copies, then data.copies, list every copy in the order they are created, each followed by its own Created event.",
   Updated: 'The asset was saved; data.record is the full record after the save (an update replaces the record).',
   Archived: 'The asset was archived; a parent (category, funnel group) names what happens to its children in data.children.',
   Unarchived: 'The asset was unarchived.',
@@ -38,6 +40,21 @@ const CHILDREN_DECISION: Schema = {
   description: "What happens to a parent's children: cascade (the same operation on each), move (to targetParentID), orphan, untouched.",
   required: ['action'],
   properties: { action: { type: 'string', enum: ['cascade', 'move', 'orphan', 'untouched'] }, targetParentID: { type: 'string' } },
+};
+
+/** The copies of a duplicate's plan, in creation order. */
+const PLANNED_COPIES: Schema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['kind', 'id', 'duplicatedFrom', 'record'],
+    properties: {
+      kind: { type: 'string' },
+      id: { type: 'string' },
+      duplicatedFrom: { type: 'string' },
+      record: { type: 'object', description: "The copy's record (of its kind), without secrets." },
+    },
+  },
 };
 
 /** The envelope every message shares (the event's own fields), see AssetEventMessage in @funnel/contracts. */
@@ -99,25 +116,25 @@ function dataSchema(kind: AssetKindDescriptor, fact: AssetEventFact): Schema {
         required: ['record'],
         properties: { record, duplicatedFrom: { type: 'string', description: 'The id of the asset it was duplicated from.' } },
       };
+    case 'DuplicatePlanned':
+      return {
+        type: 'object',
+        required: ['part', 'copies'],
+        properties: { part: { type: 'integer', minimum: 0, description: 'The part number, 0 for the first.' }, copies: PLANNED_COPIES },
+      };
     case 'DuplicateDecided':
       return {
         type: 'object',
         required: ['duplicatedFrom', 'copies'],
         properties: {
           duplicatedFrom: { type: 'string', description: 'The id of the asset duplicated.' },
-          copies: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['kind', 'id', 'duplicatedFrom', 'record'],
-              properties: {
-                kind: { type: 'string' },
-                id: { type: 'string' },
-                duplicatedFrom: { type: 'string' },
-                record: { type: 'object', description: "The copy's record (of its kind), without secrets." },
-              },
-            },
+          parts: {
+            type: 'integer',
+            minimum: 1,
+            description:
+              "Set when the plan was written in parts: how many DuplicatePlanned events precede this one in the copy's stream (data.copies is the last part).",
           },
+          copies: PLANNED_COPIES,
         },
       };
     case 'Updated':

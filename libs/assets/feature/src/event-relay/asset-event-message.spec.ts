@@ -56,14 +56,20 @@ describe('the message of an asset event', () => {
     },
   );
 
-  it("removes the secrets of every copy a duplicate's decision carries, each by its own kind", () => {
+  it.each([
+    ['decision', 'FunnelDuplicateDecided', { duplicatedFrom: 'ASSET0000001' }],
+    ['decision in parts', 'FunnelDuplicateDecided', { duplicatedFrom: 'ASSET0000001', parts: 2 }],
+    ['plan part', 'FunnelDuplicatePlanned', { part: 1 }],
+  ])("removes the secrets of every copy a duplicate's %s carries, each by its own kind", (_, type, rest) => {
     const copies = kindsWithSecrets.map((kind, i) => {
       const record: Record<string, any> = { [kind.idField]: `COPY0000000${i}`, status: 'active' };
       kind.secretFields!.forEach((field, j) => withSecret(record, field, `clear-secret-${i}-${j}`));
       return { kind: kind.kind, id: `COPY0000000${i}`, duplicatedFrom: 'ASSET0000001', record };
     });
-    const message = assetEventMessage(registry, recorded('funnel', 'FunnelDuplicateDecided', { duplicatedFrom: 'ASSET0000001', copies }))!;
+    const message = assetEventMessage(registry, recorded('funnel', type, { ...rest, copies }))!;
+    expect(JSON.stringify(message.payload)).toMatch(/COPY0000000/);
     expect(JSON.stringify(message.payload)).not.toMatch(/clear-secret|\$secret|aes-256-gcm/);
+    expect(message.payload.data).toMatchObject(rest);
     const sent = message.payload.data['copies'] as { kind: string; record: Record<string, unknown> }[];
     expect(sent.map((copy) => copy.kind)).toEqual(kindsWithSecrets.map((kind) => kind.kind));
     kindsWithSecrets.forEach((kind, i) => {

@@ -1,12 +1,15 @@
 import { ensurePrivateFile, tightenFile } from '@funnel/eventstore';
 import Database from 'better-sqlite3';
 import {
+  QueueDelivery,
   assertEnqueueable,
+  consumerSlots,
+  keepAliveEvery,
   report,
-  resolveConcurrency,
   resolveQueueOptions,
   runDelivery,
   type DeliveryOutcome,
+  type DeliverySlots,
   type ResolvedQueueOptions,
 } from './job-delivery';
 import type { JobConsumerOptions, JobDelivery, JobEnvelope, JobQueue, JobQueueOptions } from './job-queue';
@@ -54,7 +57,7 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
   private readonly countPending: Database.Statement<[], number>;
   private readonly nextAvailable: Database.Statement<[], number | null>;
   private readonly prune: Database.Statement<[number]>;
-  private consumer: { handler: (delivery: JobDelivery<P>) => Promise<void>; options: JobConsumerOptions<P>; concurrency: number } | undefined;
+  private consumer: { handler: (delivery: JobDelivery<P>) => Promise<void>; options: JobConsumerOptions<P>; slots: DeliverySlots } | undefined;
   private readonly inFlight = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private wakeScheduled = false;
@@ -117,6 +120,7 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
       .raw();
     this.finish = this.db.prepare(`UPDATE ${table} SET done_ms = ?, payload = NULL WHERE seq = ? AND done_ms IS NULL`);
     // Only while the job still belongs to this delivery: after its lease ran out another one owns it.
+    // Also extends the lease of a delivery whose handler waits (the attempt is not counted again).
     this.postpone = this.db.prepare(`UPDATE ${table} SET available_ms = ? WHERE seq = ? AND attempts = ? AND done_ms IS NULL`);
     this.countPending = this.db.prepare<[], number>(`SELECT COUNT(*) FROM ${table} WHERE done_ms IS NULL`).pluck();
     this.nextAvailable = this.db.prepare<[], number | null>(`SELECT MIN(available_ms) FROM ${table} WHERE done_ms IS NULL`).pluck();
@@ -134,7 +138,7 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
   async consume(handler: (delivery: JobDelivery<P>) => Promise<void>, options: JobConsumerOptions<P> = {}): Promise<void> {
     if (this.closing) throw new Error(`job queue ${this.options.name} is closed`);
     if (this.consumer) throw new Error(`job queue ${this.options.name} already has a consumer`);
-    this.consumer = { handler, options, concurrency: resolveConcurrency(options) };
+    this.consumer = { handler, options, slots: consumerSlots(options, () => this.wakeSoon()) };
     this.pump();
   }
 
@@ -159,14 +163,14 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
     clearTimeout(this.timer);
     this.timer = undefined;
     try {
-      while (this.inFlight.size < consumer.concurrency) {
+      while (consumer.slots.free(this.inFlight.size) > 0) {
         const now = Date.now();
         const row = this.claim.get(now + this.options.ackWaitMs, now);
         if (!row) break;
         this.start(row);
       }
       this.pruneNow();
-      if (this.inFlight.size < consumer.concurrency) {
+      if (consumer.slots.free(this.inFlight.size) > 0) {
         const next = this.nextAvailable.get();
         const untilNext = next === null || next === undefined ? this.pollIntervalMs : Math.max(0, next - Date.now());
         this.timer = setTimeout(() => this.pump(), Math.min(untilNext, this.pollIntervalMs));
@@ -182,18 +186,25 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
     const consumer = this.consumer!;
     let delivery: JobDelivery<P>;
     try {
-      delivery = { job: { jobId, type, accountId, queuedAt, payload: JSON.parse(payload) as P }, attempt };
+      delivery = new QueueDelivery({ jobId, type, accountId, queuedAt, payload: JSON.parse(payload) as P }, attempt, {
+        slots: consumer.slots,
+        keepAlive: () => this.postpone.run(Date.now() + this.options.ackWaitMs, seq, attempt),
+        keepAliveEveryMs: keepAliveEvery(this.options),
+        onError: (error) => report(consumer.options, error, delivery),
+      });
     } catch (error) {
       // Not written by this queue: nothing can ever handle it.
       report(consumer.options, error);
       this.finish.run(Date.now(), seq);
       return;
     }
+    consumer.slots.take();
     const running: Promise<void> = runDelivery(delivery, consumer.handler, consumer.options, this.options)
       .then((outcome) => this.settle(seq, attempt, outcome))
       .catch((error: unknown) => report(consumer.options, error, delivery))
       .finally(() => {
         this.inFlight.delete(running);
+        consumer.slots.give();
         this.pump();
       });
     this.inFlight.add(running);

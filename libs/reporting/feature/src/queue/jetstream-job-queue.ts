@@ -19,12 +19,15 @@ import {
   headers as natsHeaders,
 } from 'nats';
 import {
+  QueueDelivery,
   assertEnqueueable,
+  consumerSlots,
+  keepAliveEvery,
   report,
-  resolveConcurrency,
   resolveQueueOptions,
   runDelivery,
   type DeliveryOutcome,
+  type DeliverySlots,
   type ResolvedQueueOptions,
 } from './job-delivery';
 import { JobTooLargeError, type JobConsumerOptions, type JobDelivery, type JobEnvelope, type JobQueue, type JobQueueOptions } from './job-queue';
@@ -94,6 +97,8 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
   private loop: Promise<void> | undefined;
   private fetching: ConsumerMessages | undefined;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Jobs are decoded one after the other, so handlers start in delivery order even when some are compressed. */
+  private decoding: Promise<unknown> = Promise.resolve();
   private wake: (() => void) | undefined;
   private statusEvents: AsyncIterable<unknown> | undefined;
   private closing = false;
@@ -147,12 +152,12 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
   async consume(handler: (delivery: JobDelivery<P>) => Promise<void>, options: JobConsumerOptions<P> = {}): Promise<void> {
     if (this.closing) throw new Error(`job queue ${this.options.name} is closed`);
     if (this.consuming) throw new Error(`job queue ${this.options.name} already has a consumer`);
-    const concurrency = resolveConcurrency(options);
+    const slots = consumerSlots(options, () => this.wake?.());
     this.consuming = true;
     try {
       const consumer = await this.bind(options);
       this.watchReconnects();
-      this.loop = this.pull(consumer, handler, options, concurrency);
+      this.loop = this.pull(consumer, handler, options, slots);
     } catch (error) {
       this.consuming = false;
       throw error;
@@ -266,9 +271,9 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
   }
 
   /** Pulls as many jobs as there are free slots, waiting for a slot when all are busy. */
-  private async pull(consumer: Consumer, handler: (delivery: JobDelivery<P>) => Promise<void>, options: JobConsumerOptions<P>, concurrency: number) {
+  private async pull(consumer: Consumer, handler: (delivery: JobDelivery<P>) => Promise<void>, options: JobConsumerOptions<P>, slots: DeliverySlots) {
     while (!this.closing) {
-      const free = concurrency - this.inFlight.size;
+      const free = slots.free(this.inFlight.size);
       if (free <= 0) {
         await new Promise<void>((resolve) => (this.wake = resolve));
         continue;
@@ -276,7 +281,7 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
       try {
         this.fetching = await consumer.fetch({ max_messages: free, expires: PULL_EXPIRES_MS });
         if (this.closing) this.fetching.stop();
-        for await (const message of this.fetching) this.start(message, handler, options);
+        for await (const message of this.fetching) this.start(message, handler, options, slots);
       } catch (error) {
         if (this.closing) break;
         report(options, error);
@@ -287,11 +292,19 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
     }
   }
 
-  private start(message: JsMsg, handler: (delivery: JobDelivery<P>) => Promise<void>, options: JobConsumerOptions<P>): void {
-    const running: Promise<void> = this.decode(message)
+  private start(message: JsMsg, handler: (delivery: JobDelivery<P>) => Promise<void>, options: JobConsumerOptions<P>, slots: DeliverySlots): void {
+    slots.take();
+    const decoded = this.decoding.then(() => this.decode(message));
+    this.decoding = decoded.catch(() => undefined);
+    const running: Promise<void> = decoded
       .then(
         (job) => {
-          const delivery: JobDelivery<P> = { job, attempt: message.info.deliveryCount };
+          const delivery = new QueueDelivery(job, message.info.deliveryCount, {
+            slots,
+            keepAlive: () => message.working(),
+            keepAliveEveryMs: keepAliveEvery(this.options),
+            onError: (error) => report(options, error, delivery),
+          });
           return runDelivery(delivery, handler, options, this.options)
             .then((outcome) => this.settle(message, outcome))
             .catch((error: unknown) => report(options, error, delivery));
@@ -304,7 +317,7 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
       )
       .finally(() => {
         this.inFlight.delete(running);
-        this.wake?.();
+        slots.give();
       });
     this.inFlight.add(running);
   }

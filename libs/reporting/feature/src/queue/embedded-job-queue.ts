@@ -55,6 +55,7 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
   private readonly finish: Database.Statement<[number, number]>;
   private readonly postpone: Database.Statement<[number, number, number]>;
   private readonly countPending: Database.Statement<[], number>;
+  private readonly earlierOfAccount: Database.Statement<[string, number], number>;
   private readonly nextAvailable: Database.Statement<[], number | null>;
   private readonly prune: Database.Statement<[number]>;
   private consumer: { handler: (delivery: JobDelivery<P>) => Promise<void>; options: JobConsumerOptions<P>; slots: DeliverySlots } | undefined;
@@ -91,7 +92,8 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
         done_ms      INTEGER
       );
       CREATE INDEX IF NOT EXISTS "job_queue_${this.options.name}_pending" ON ${table} (seq, available_ms) WHERE done_ms IS NULL;
-      CREATE INDEX IF NOT EXISTS "job_queue_${this.options.name}_done" ON ${table} (enqueued_ms) WHERE done_ms IS NOT NULL;`);
+      CREATE INDEX IF NOT EXISTS "job_queue_${this.options.name}_done" ON ${table} (enqueued_ms) WHERE done_ms IS NOT NULL;
+      CREATE INDEX IF NOT EXISTS "job_queue_${this.options.name}_account" ON ${table} (account_id, seq) WHERE done_ms IS NULL;`);
 
     // A finished job whose id left the dedupe window may be enqueued again: the conflicting row is reset.
     this.insert = this.db.prepare(
@@ -123,6 +125,9 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
     // Also extends the lease of a delivery whose handler waits (the attempt is not counted again).
     this.postpone = this.db.prepare(`UPDATE ${table} SET available_ms = ? WHERE seq = ? AND attempts = ? AND done_ms IS NULL`);
     this.countPending = this.db.prepare<[], number>(`SELECT COUNT(*) FROM ${table} WHERE done_ms IS NULL`).pluck();
+    this.earlierOfAccount = this.db
+      .prepare<[string, number], number>(`SELECT EXISTS (SELECT 1 FROM ${table} WHERE account_id = ? AND done_ms IS NULL AND seq < ?)`)
+      .pluck();
     this.nextAvailable = this.db.prepare<[], number | null>(`SELECT MIN(available_ms) FROM ${table} WHERE done_ms IS NULL`).pluck();
     this.prune = this.db.prepare(`DELETE FROM ${table} WHERE done_ms IS NOT NULL AND enqueued_ms < ?`);
   }
@@ -191,6 +196,7 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
         keepAlive: () => this.postpone.run(Date.now() + this.options.ackWaitMs, seq, attempt),
         keepAliveEveryMs: keepAliveEvery(this.options),
         onError: (error) => report(consumer.options, error, delivery),
+        isFirstOfAccount: async () => this.earlierOfAccount.get(accountId, seq) === 0,
       });
     } catch (error) {
       // Not written by this queue: nothing can ever handle it.

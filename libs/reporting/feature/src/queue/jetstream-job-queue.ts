@@ -55,6 +55,8 @@ const PULL_EXPIRES_MS = 10_000;
 /** Wait after a failed pull (server down, consumer missing) before the next. */
 const PULL_RETRY_MS = 1000;
 const STREAM_NAME_IN_USE = 10058;
+const NO_MESSAGE_FOUND = 10037;
+const ACCOUNT_TOKEN = /^[A-Za-z0-9_-]+$/;
 const DEFAULT_COMPRESS_ABOVE_BYTES = 64 * 1024;
 /** The header that marks a gzip-compressed job (and nothing else: a job without it is plain JSON). */
 export const JOB_ENCODING_HEADER = 'Content-Encoding';
@@ -129,16 +131,24 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
     return { data, compressed };
   }
 
+  /** `<prefix>.<type>.<accountId>`: a job's account is a subject token, so its earlier jobs are found by subject. */
+  private subjectOf(type: string, accountId: string): string {
+    return `${this.options.subjectPrefix}.${type}.${accountId}`;
+  }
+
   async enqueue(jobs: readonly JobEnvelope<P>[]): Promise<{ duplicates: string[] }> {
     if (this.closing) throw new Error(`job queue ${this.options.name} is closed`);
     jobs.forEach(assertEnqueueable);
+    for (const job of jobs) {
+      if (!ACCOUNT_TOKEN.test(job.accountId)) throw new Error(`job ${job.jobId}: account ${JSON.stringify(job.accountId)} must be letters, digits, _ and - only`);
+    }
     // Every job is encoded (and checked against the bound) before any is published.
     const encoded = await Promise.all(jobs.map((job) => this.encode(job)));
     const { js } = await this.ready();
     // Published together, in order, on one connection: the stream stores them in this order.
     const acks = await Promise.all(
       jobs.map((job, i) =>
-        js.publish(`${this.options.subjectPrefix}.${job.type}`, encoded[i].data, {
+        js.publish(this.subjectOf(job.type, job.accountId), encoded[i].data, {
           msgID: job.jobId,
           timeout: this.publishTimeoutMs,
           expect: { streamName: this.options.name },
@@ -278,22 +288,29 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
         await new Promise<void>((resolve) => (this.wake = resolve));
         continue;
       }
+      // The slots are taken for the whole pull: a waiting handler that resumes meanwhile waits for one.
+      slots.take(free);
+      let received = 0;
       try {
         this.fetching = await consumer.fetch({ max_messages: free, expires: PULL_EXPIRES_MS });
         if (this.closing) this.fetching.stop();
-        for await (const message of this.fetching) this.start(message, handler, options, slots);
+        for await (const message of this.fetching) {
+          received += 1;
+          this.start(message, handler, options, slots);
+        }
       } catch (error) {
         if (this.closing) break;
         report(options, error);
         await this.pause(PULL_RETRY_MS);
       } finally {
         this.fetching = undefined;
+        for (; received < free; received++) slots.give();
       }
     }
   }
 
+  /** Runs one pulled message in the slot its pull took. */
   private start(message: JsMsg, handler: (delivery: JobDelivery<P>) => Promise<void>, options: JobConsumerOptions<P>, slots: DeliverySlots): void {
-    slots.take();
     const decoded = this.decoding.then(() => this.decode(message));
     this.decoding = decoded.catch(() => undefined);
     const running: Promise<void> = decoded
@@ -304,6 +321,7 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
             keepAlive: () => message.working(),
             keepAliveEveryMs: keepAliveEvery(this.options),
             onError: (error) => report(options, error, delivery),
+            isFirstOfAccount: () => this.isFirstOfAccount(job.accountId, message.info.streamSequence),
           });
           return runDelivery(delivery, handler, options, this.options)
             .then((outcome) => this.settle(message, outcome))
@@ -320,6 +338,20 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
         slots.give();
       });
     this.inFlight.add(running);
+  }
+
+  /** The account's oldest job still in the work-queue stream (acknowledged jobs are removed) is this one. */
+  private async isFirstOfAccount(accountId: string, sequence: number): Promise<boolean> {
+    const { jsm } = await this.ready();
+    try {
+      // The server's STREAM.MSG.GET takes `next_by_subj` (nats-server 2.9+); the client's type does not name it.
+      const request = { seq: 1, next_by_subj: this.subjectOf('*', accountId) } as unknown as { seq: number };
+      const oldest = await jsm.streams.getMessage(this.options.name, request);
+      return oldest.seq >= sequence;
+    } catch (error) {
+      if (apiErrorCode(error) === NO_MESSAGE_FOUND) return true;
+      throw error;
+    }
   }
 
   private async decode(message: JsMsg): Promise<JobEnvelope<P>> {

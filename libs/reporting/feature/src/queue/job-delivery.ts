@@ -127,9 +127,9 @@ export class DeliverySlots {
     return Math.max(0, Math.min(this.concurrency - this.running - this.resuming.length, this.concurrency + this.maxWaiting - held));
   }
 
-  /** A new delivery takes a slot (the adapter asked `free` first). */
-  take(): void {
-    this.running += 1;
+  /** Slots for `count` new deliveries (the adapter asked `free` first); those it did not fill it gives back. */
+  take(count = 1): void {
+    this.running += count;
   }
 
   /** A delivery ended (or started waiting): its slot goes to the longest-waiting handler that resumes, else back to the adapter. */
@@ -160,6 +160,8 @@ export interface DeliveryWaitHooks {
   /** How often `keepAlive` is called while the handler waits (a fraction of the ack wait). */
   keepAliveEveryMs: number;
   onError(error: unknown): void;
+  /** JobDelivery.isFirstOfAccount, answered by the adapter. */
+  isFirstOfAccount(): Promise<boolean>;
 }
 
 /**
@@ -175,6 +177,10 @@ export class QueueDelivery<P> implements JobDelivery<P> {
     hooks: DeliveryWaitHooks,
   ) {
     this.#hooks = hooks;
+  }
+
+  isFirstOfAccount(): Promise<boolean> {
+    return this.#hooks.isFirstOfAccount();
   }
 
   async wait<T>(pending: Promise<T>): Promise<T> {

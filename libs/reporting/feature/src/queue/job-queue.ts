@@ -31,6 +31,11 @@ export interface JobDelivery<P = unknown> {
    * consumer takes other jobs meanwhile, up to `maxWaiting` waiting deliveries.
    */
   wait<T>(pending: Promise<T>): Promise<T>;
+  /**
+   * Whether no job of this job's account enqueued before it is still on the queue (waiting, in
+   * flight, or in its backoff): the account's earlier jobs are all done or given up.
+   */
+  isFirstOfAccount(): Promise<boolean>;
 }
 
 export interface JobQueueOptions {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { KV, NatsConnection } from 'nats';
+import { REPORTING_ACCOUNT_LEASES_BUCKET } from '@funnel/contracts';
 import { ExclusionClosedError, InProcessAccountExclusion, type AccountExclusion, type AccountHold } from './account-exclusion';
 
 export interface JetStreamAccountExclusionOptions {
@@ -25,7 +26,6 @@ export interface JetStreamAccountExclusionOptions {
   now?: () => number;
 }
 
-export const DEFAULT_ACCOUNT_LEASES_BUCKET = 'REPORTING_ACCOUNT_LEASES';
 const DEFAULT_TTL_MS = 30_000;
 const DEFAULT_POLL_MS = 250;
 /** Characters a KV key may hold (account ids are asset ids: letters and digits). */
@@ -69,7 +69,7 @@ export class JetStreamAccountExclusion implements AccountExclusion {
 
   constructor(options: JetStreamAccountExclusionOptions) {
     this.nc = options.connection;
-    this.bucketName = options.bucket ?? DEFAULT_ACCOUNT_LEASES_BUCKET;
+    this.bucketName = options.bucket ?? REPORTING_ACCOUNT_LEASES_BUCKET;
     this.replicas = options.replicas ?? 1;
     this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
     this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;

@@ -4,7 +4,11 @@ import type { AccountExclusion } from './account-exclusion';
  * The behaviour every AccountExclusion adapter shows within one instance (a process). Call it from
  * an adapter's spec file; it touches jest's globals only when called.
  */
-export function describeAccountExclusionContract(adapterName: string, open: () => Promise<AccountExclusion>, cleanup: () => Promise<void> = async () => undefined): void {
+export function describeAccountExclusionContract(
+  adapterName: string,
+  open: () => Promise<AccountExclusion>,
+  cleanup: () => Promise<void> = async () => undefined,
+): void {
   describe(`AccountExclusion contract: ${adapterName}`, () => {
     let exclusion: AccountExclusion;
     beforeEach(async () => {

@@ -133,18 +133,21 @@ export class JetStreamAccountExclusion implements AccountExclusion {
   private hold(accountId: string, taken: number, local: AccountHold): AccountHold {
     let revision: number | undefined = taken;
     let renewing: Promise<void> = Promise.resolve();
-    const renew = setInterval(() => {
-      renewing = (async () => {
-        if (revision === undefined) return;
-        try {
-          const kv = await this.bucket();
-          revision = await compareAndSet(() => kv.update(accountId, this.value(), revision!));
-          if (revision === undefined) this.onError(new AccountLeaseLost(accountId, this.holder));
-        } catch (error) {
-          this.onError(error);
-        }
-      })();
-    }, Math.max(1, Math.floor(this.ttlMs / 3)));
+    const renew = setInterval(
+      () => {
+        renewing = (async () => {
+          if (revision === undefined) return;
+          try {
+            const kv = await this.bucket();
+            revision = await compareAndSet(() => kv.update(accountId, this.value(), revision!));
+            if (revision === undefined) this.onError(new AccountLeaseLost(accountId, this.holder));
+          } catch (error) {
+            this.onError(error);
+          }
+        })();
+      },
+      Math.max(1, Math.floor(this.ttlMs / 3)),
+    );
     // A holder that never releases (its handler hangs) does not keep the process alive.
     renew.unref();
     let released: Promise<void> | undefined;

@@ -140,7 +140,8 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
     if (this.closing) throw new Error(`job queue ${this.options.name} is closed`);
     jobs.forEach(assertEnqueueable);
     for (const job of jobs) {
-      if (!ACCOUNT_TOKEN.test(job.accountId)) throw new Error(`job ${job.jobId}: account ${JSON.stringify(job.accountId)} must be letters, digits, _ and - only`);
+      if (!ACCOUNT_TOKEN.test(job.accountId))
+        throw new Error(`job ${job.jobId}: account ${JSON.stringify(job.accountId)} must be letters, digits, _ and - only`);
     }
     // Every job is encoded (and checked against the bound) before any is published.
     const encoded = await Promise.all(jobs.map((job) => this.encode(job)));

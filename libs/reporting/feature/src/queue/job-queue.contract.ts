@@ -269,7 +269,7 @@ export function describeJobQueueContract(adapterName: string, backendFactory: ()
       ]);
     });
 
-    it("tells a delivery whether an earlier job of its account is still queued", async () => {
+    it('tells a delivery whether an earlier job of its account is still queued', async () => {
       const queue = await open();
       await queue.enqueue([job(1, { accountId: 'account-a' }), job(2, { accountId: 'account-b' }), job(3, { accountId: 'account-a' })]);
       const answers: [number, boolean][] = [];

@@ -23,10 +23,11 @@ function streamAdmin(stream: string): string[] {
   return [`$JS.API.STREAM.INFO.${stream}`, `$JS.API.STREAM.CREATE.${stream}`, `$JS.API.STREAM.UPDATE.${stream}`];
 }
 
-/** A work queue's consumers: create and look up its durable consumer, pull from it, acknowledge. */
+/** A work queue's consumers: create and look up its durable consumer, pull from it, acknowledge, read a job by subject. */
 function streamConsumer(stream: string): string[] {
   return [
     `$JS.API.STREAM.*.${stream}`,
+    `$JS.API.STREAM.MSG.GET.${stream}`,
     `$JS.API.CONSUMER.*.${stream}`,
     `$JS.API.CONSUMER.*.${stream}.>`,
     `$JS.API.CONSUMER.DURABLE.CREATE.${stream}.>`,

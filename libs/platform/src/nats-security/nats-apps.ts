@@ -1,6 +1,7 @@
 import {
   ASSET_EVENTS_RELAY_BUCKET,
   ASSET_EVENTS_STREAM,
+  REPORTING_ACCOUNT_LEASES_BUCKET,
   REPORTING_INTERNAL_SUBJECTS,
   ReportingQueues,
   ReportingSubjects,
@@ -76,7 +77,8 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
       calls: { subjects: [assetSubject('logicscript', 'findById')], inboxPrefix: DEFAULT_SCRIPTS_INBOX_PREFIX },
     },
     { app: 'billing-service', subjectRoot: 'billing' },
-    // Reads a traffic source's postback settings (and a funnel's overrides of them) when applying conversions; jobs on two JetStream streams.
+    // Reads a traffic source's postback settings (and a funnel's overrides of them) when applying conversions; jobs on two JetStream streams,
+    // the account leases of its update workers in a bucket.
     {
       app: 'reporting-service',
       subjectRoot: 'reporting',
@@ -87,6 +89,7 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
           { stream: ReportingQueues.updates.name, subjectPrefix: ReportingQueues.updates.subjectPrefix, consumes: true },
           { stream: ReportingQueues.postbacks.name, subjectPrefix: ReportingQueues.postbacks.subjectPrefix, consumes: true },
         ],
+        keyValueBuckets: [REPORTING_ACCOUNT_LEASES_BUCKET],
       },
     },
   ],

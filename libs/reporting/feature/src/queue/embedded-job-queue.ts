@@ -1,12 +1,15 @@
 import { ensurePrivateFile, tightenFile } from '@funnel/eventstore';
 import Database from 'better-sqlite3';
 import {
+  QueueDelivery,
   assertEnqueueable,
+  consumerSlots,
+  keepAliveEvery,
   report,
-  resolveConcurrency,
   resolveQueueOptions,
   runDelivery,
   type DeliveryOutcome,
+  type DeliverySlots,
   type ResolvedQueueOptions,
 } from './job-delivery';
 import type { JobConsumerOptions, JobDelivery, JobEnvelope, JobQueue, JobQueueOptions } from './job-queue';
@@ -52,9 +55,10 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
   private readonly finish: Database.Statement<[number, number]>;
   private readonly postpone: Database.Statement<[number, number, number]>;
   private readonly countPending: Database.Statement<[], number>;
+  private readonly earlierOfAccount: Database.Statement<[string, number], number>;
   private readonly nextAvailable: Database.Statement<[], number | null>;
   private readonly prune: Database.Statement<[number]>;
-  private consumer: { handler: (delivery: JobDelivery<P>) => Promise<void>; options: JobConsumerOptions<P>; concurrency: number } | undefined;
+  private consumer: { handler: (delivery: JobDelivery<P>) => Promise<void>; options: JobConsumerOptions<P>; slots: DeliverySlots } | undefined;
   private readonly inFlight = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private wakeScheduled = false;
@@ -88,7 +92,8 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
         done_ms      INTEGER
       );
       CREATE INDEX IF NOT EXISTS "job_queue_${this.options.name}_pending" ON ${table} (seq, available_ms) WHERE done_ms IS NULL;
-      CREATE INDEX IF NOT EXISTS "job_queue_${this.options.name}_done" ON ${table} (enqueued_ms) WHERE done_ms IS NOT NULL;`);
+      CREATE INDEX IF NOT EXISTS "job_queue_${this.options.name}_done" ON ${table} (enqueued_ms) WHERE done_ms IS NOT NULL;
+      CREATE INDEX IF NOT EXISTS "job_queue_${this.options.name}_account" ON ${table} (account_id, seq) WHERE done_ms IS NULL;`);
 
     // A finished job whose id left the dedupe window may be enqueued again: the conflicting row is reset.
     this.insert = this.db.prepare(
@@ -117,8 +122,12 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
       .raw();
     this.finish = this.db.prepare(`UPDATE ${table} SET done_ms = ?, payload = NULL WHERE seq = ? AND done_ms IS NULL`);
     // Only while the job still belongs to this delivery: after its lease ran out another one owns it.
+    // Also extends the lease of a delivery whose handler waits (the attempt is not counted again).
     this.postpone = this.db.prepare(`UPDATE ${table} SET available_ms = ? WHERE seq = ? AND attempts = ? AND done_ms IS NULL`);
     this.countPending = this.db.prepare<[], number>(`SELECT COUNT(*) FROM ${table} WHERE done_ms IS NULL`).pluck();
+    this.earlierOfAccount = this.db
+      .prepare<[string, number], number>(`SELECT EXISTS (SELECT 1 FROM ${table} WHERE account_id = ? AND done_ms IS NULL AND seq < ?)`)
+      .pluck();
     this.nextAvailable = this.db.prepare<[], number | null>(`SELECT MIN(available_ms) FROM ${table} WHERE done_ms IS NULL`).pluck();
     this.prune = this.db.prepare(`DELETE FROM ${table} WHERE done_ms IS NOT NULL AND enqueued_ms < ?`);
   }
@@ -134,7 +143,7 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
   async consume(handler: (delivery: JobDelivery<P>) => Promise<void>, options: JobConsumerOptions<P> = {}): Promise<void> {
     if (this.closing) throw new Error(`job queue ${this.options.name} is closed`);
     if (this.consumer) throw new Error(`job queue ${this.options.name} already has a consumer`);
-    this.consumer = { handler, options, concurrency: resolveConcurrency(options) };
+    this.consumer = { handler, options, slots: consumerSlots(options, () => this.wakeSoon()) };
     this.pump();
   }
 
@@ -159,14 +168,14 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
     clearTimeout(this.timer);
     this.timer = undefined;
     try {
-      while (this.inFlight.size < consumer.concurrency) {
+      while (consumer.slots.free(this.inFlight.size) > 0) {
         const now = Date.now();
         const row = this.claim.get(now + this.options.ackWaitMs, now);
         if (!row) break;
         this.start(row);
       }
       this.pruneNow();
-      if (this.inFlight.size < consumer.concurrency) {
+      if (consumer.slots.free(this.inFlight.size) > 0) {
         const next = this.nextAvailable.get();
         const untilNext = next === null || next === undefined ? this.pollIntervalMs : Math.max(0, next - Date.now());
         this.timer = setTimeout(() => this.pump(), Math.min(untilNext, this.pollIntervalMs));
@@ -182,18 +191,26 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
     const consumer = this.consumer!;
     let delivery: JobDelivery<P>;
     try {
-      delivery = { job: { jobId, type, accountId, queuedAt, payload: JSON.parse(payload) as P }, attempt };
+      delivery = new QueueDelivery({ jobId, type, accountId, queuedAt, payload: JSON.parse(payload) as P }, attempt, {
+        slots: consumer.slots,
+        keepAlive: () => this.postpone.run(Date.now() + this.options.ackWaitMs, seq, attempt),
+        keepAliveEveryMs: keepAliveEvery(this.options),
+        onError: (error) => report(consumer.options, error, delivery),
+        isFirstOfAccount: async () => this.earlierOfAccount.get(accountId, seq) === 0,
+      });
     } catch (error) {
       // Not written by this queue: nothing can ever handle it.
       report(consumer.options, error);
       this.finish.run(Date.now(), seq);
       return;
     }
+    consumer.slots.take();
     const running: Promise<void> = runDelivery(delivery, consumer.handler, consumer.options, this.options)
       .then((outcome) => this.settle(seq, attempt, outcome))
       .catch((error: unknown) => report(consumer.options, error, delivery))
       .finally(() => {
         this.inFlight.delete(running);
+        consumer.slots.give();
         this.pump();
       });
     this.inFlight.add(running);

@@ -19,12 +19,15 @@ import {
   headers as natsHeaders,
 } from 'nats';
 import {
+  QueueDelivery,
   assertEnqueueable,
+  consumerSlots,
+  keepAliveEvery,
   report,
-  resolveConcurrency,
   resolveQueueOptions,
   runDelivery,
   type DeliveryOutcome,
+  type DeliverySlots,
   type ResolvedQueueOptions,
 } from './job-delivery';
 import { JobTooLargeError, type JobConsumerOptions, type JobDelivery, type JobEnvelope, type JobQueue, type JobQueueOptions } from './job-queue';
@@ -52,6 +55,8 @@ const PULL_EXPIRES_MS = 10_000;
 /** Wait after a failed pull (server down, consumer missing) before the next. */
 const PULL_RETRY_MS = 1000;
 const STREAM_NAME_IN_USE = 10058;
+const NO_MESSAGE_FOUND = 10037;
+const ACCOUNT_TOKEN = /^[A-Za-z0-9_-]+$/;
 const DEFAULT_COMPRESS_ABOVE_BYTES = 64 * 1024;
 /** The header that marks a gzip-compressed job (and nothing else: a job without it is plain JSON). */
 export const JOB_ENCODING_HEADER = 'Content-Encoding';
@@ -94,6 +99,8 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
   private loop: Promise<void> | undefined;
   private fetching: ConsumerMessages | undefined;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Jobs are decoded one after the other, so handlers start in delivery order even when some are compressed. */
+  private decoding: Promise<unknown> = Promise.resolve();
   private wake: (() => void) | undefined;
   private statusEvents: AsyncIterable<unknown> | undefined;
   private closing = false;
@@ -124,16 +131,25 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
     return { data, compressed };
   }
 
+  /** `<prefix>.<type>.<accountId>`: a job's account is a subject token, so its earlier jobs are found by subject. */
+  private subjectOf(type: string, accountId: string): string {
+    return `${this.options.subjectPrefix}.${type}.${accountId}`;
+  }
+
   async enqueue(jobs: readonly JobEnvelope<P>[]): Promise<{ duplicates: string[] }> {
     if (this.closing) throw new Error(`job queue ${this.options.name} is closed`);
     jobs.forEach(assertEnqueueable);
+    for (const job of jobs) {
+      if (!ACCOUNT_TOKEN.test(job.accountId))
+        throw new Error(`job ${job.jobId}: account ${JSON.stringify(job.accountId)} must be letters, digits, _ and - only`);
+    }
     // Every job is encoded (and checked against the bound) before any is published.
     const encoded = await Promise.all(jobs.map((job) => this.encode(job)));
     const { js } = await this.ready();
     // Published together, in order, on one connection: the stream stores them in this order.
     const acks = await Promise.all(
       jobs.map((job, i) =>
-        js.publish(`${this.options.subjectPrefix}.${job.type}`, encoded[i].data, {
+        js.publish(this.subjectOf(job.type, job.accountId), encoded[i].data, {
           msgID: job.jobId,
           timeout: this.publishTimeoutMs,
           expect: { streamName: this.options.name },
@@ -147,12 +163,12 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
   async consume(handler: (delivery: JobDelivery<P>) => Promise<void>, options: JobConsumerOptions<P> = {}): Promise<void> {
     if (this.closing) throw new Error(`job queue ${this.options.name} is closed`);
     if (this.consuming) throw new Error(`job queue ${this.options.name} already has a consumer`);
-    const concurrency = resolveConcurrency(options);
+    const slots = consumerSlots(options, () => this.wake?.());
     this.consuming = true;
     try {
       const consumer = await this.bind(options);
       this.watchReconnects();
-      this.loop = this.pull(consumer, handler, options, concurrency);
+      this.loop = this.pull(consumer, handler, options, slots);
     } catch (error) {
       this.consuming = false;
       throw error;
@@ -266,32 +282,48 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
   }
 
   /** Pulls as many jobs as there are free slots, waiting for a slot when all are busy. */
-  private async pull(consumer: Consumer, handler: (delivery: JobDelivery<P>) => Promise<void>, options: JobConsumerOptions<P>, concurrency: number) {
+  private async pull(consumer: Consumer, handler: (delivery: JobDelivery<P>) => Promise<void>, options: JobConsumerOptions<P>, slots: DeliverySlots) {
     while (!this.closing) {
-      const free = concurrency - this.inFlight.size;
+      const free = slots.free(this.inFlight.size);
       if (free <= 0) {
         await new Promise<void>((resolve) => (this.wake = resolve));
         continue;
       }
+      // The slots are taken for the whole pull: a waiting handler that resumes meanwhile waits for one.
+      slots.take(free);
+      let received = 0;
       try {
         this.fetching = await consumer.fetch({ max_messages: free, expires: PULL_EXPIRES_MS });
         if (this.closing) this.fetching.stop();
-        for await (const message of this.fetching) this.start(message, handler, options);
+        for await (const message of this.fetching) {
+          received += 1;
+          this.start(message, handler, options, slots);
+        }
       } catch (error) {
         if (this.closing) break;
         report(options, error);
         await this.pause(PULL_RETRY_MS);
       } finally {
         this.fetching = undefined;
+        for (; received < free; received++) slots.give();
       }
     }
   }
 
-  private start(message: JsMsg, handler: (delivery: JobDelivery<P>) => Promise<void>, options: JobConsumerOptions<P>): void {
-    const running: Promise<void> = this.decode(message)
+  /** Runs one pulled message in the slot its pull took. */
+  private start(message: JsMsg, handler: (delivery: JobDelivery<P>) => Promise<void>, options: JobConsumerOptions<P>, slots: DeliverySlots): void {
+    const decoded = this.decoding.then(() => this.decode(message));
+    this.decoding = decoded.catch(() => undefined);
+    const running: Promise<void> = decoded
       .then(
         (job) => {
-          const delivery: JobDelivery<P> = { job, attempt: message.info.deliveryCount };
+          const delivery = new QueueDelivery(job, message.info.deliveryCount, {
+            slots,
+            keepAlive: () => message.working(),
+            keepAliveEveryMs: keepAliveEvery(this.options),
+            onError: (error) => report(options, error, delivery),
+            isFirstOfAccount: () => this.isFirstOfAccount(job.accountId, message.info.streamSequence),
+          });
           return runDelivery(delivery, handler, options, this.options)
             .then((outcome) => this.settle(message, outcome))
             .catch((error: unknown) => report(options, error, delivery));
@@ -304,9 +336,23 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
       )
       .finally(() => {
         this.inFlight.delete(running);
-        this.wake?.();
+        slots.give();
       });
     this.inFlight.add(running);
+  }
+
+  /** The account's oldest job still in the work-queue stream (acknowledged jobs are removed) is this one. */
+  private async isFirstOfAccount(accountId: string, sequence: number): Promise<boolean> {
+    const { jsm } = await this.ready();
+    try {
+      // The server's STREAM.MSG.GET takes `next_by_subj` (nats-server 2.9+); the client's type does not name it.
+      const request = { seq: 1, next_by_subj: this.subjectOf('*', accountId) } as unknown as { seq: number };
+      const oldest = await jsm.streams.getMessage(this.options.name, request);
+      return oldest.seq >= sequence;
+    } catch (error) {
+      if (apiErrorCode(error) === NO_MESSAGE_FOUND) return true;
+      throw error;
+    }
   }
 
   private async decode(message: JsMsg): Promise<JobEnvelope<P>> {

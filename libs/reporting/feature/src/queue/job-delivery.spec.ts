@@ -5,6 +5,8 @@ const options = resolveQueueOptions({ name: 'Q', subjectPrefix: 'q.jobs', maxAtt
 const delivery = (attempt: number): JobDelivery<{ n: number }> => ({
   job: { jobId: 'job-1', type: 't', accountId: 'a', payload: { n: 1 }, queuedAt: '2026-01-01T00:00:00.000Z' },
   attempt,
+  wait: (pending) => pending,
+  isFirstOfAccount: async () => true,
 });
 const failing = async () => {
   throw new Error('boom');

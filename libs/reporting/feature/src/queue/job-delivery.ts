@@ -6,6 +6,7 @@ export const DEFAULT_MAX_ATTEMPTS = 5;
 export const DEFAULT_BACKOFF_MS: readonly number[] = [1000, 5000, 30_000, 120_000];
 export const DEFAULT_ACK_WAIT_MS = 60_000;
 export const DEFAULT_DEDUPE_WINDOW_MS = 120_000;
+export const DEFAULT_MAX_WAITING = 32;
 
 export type ResolvedQueueOptions = Required<JobQueueOptions>;
 
@@ -97,4 +98,112 @@ export function resolveConcurrency<P>(consumer: JobConsumerOptions<P>): number {
   const concurrency = consumer.concurrency ?? 1;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('concurrency must be an integer >= 1');
   return concurrency;
+}
+
+/** The consumer's slots (see DeliverySlots), its options checked. */
+export function consumerSlots<P>(consumer: JobConsumerOptions<P>, changed: () => void): DeliverySlots {
+  const maxWaiting = consumer.maxWaiting ?? DEFAULT_MAX_WAITING;
+  if (!Number.isInteger(maxWaiting) || maxWaiting < 0) throw new Error('maxWaiting must be an integer >= 0');
+  return new DeliverySlots(resolveConcurrency(consumer), maxWaiting, changed);
+}
+
+/**
+ * A consumer's slots: `concurrency` deliveries run at once; a delivery whose handler `wait`s gives
+ * its slot up meanwhile (up to `maxWaiting` of them) and takes one again, first come first served,
+ * before its handler goes on. `changed` is told when a slot came free (the adapter takes more jobs).
+ */
+export class DeliverySlots {
+  private running = 0;
+  private readonly resuming: (() => void)[] = [];
+
+  constructor(
+    private readonly concurrency: number,
+    private readonly maxWaiting: number,
+    private readonly changed: () => void,
+  ) {}
+
+  /** How many new deliveries the adapter may take now, holding `held` (running and waiting). */
+  free(held: number): number {
+    return Math.max(0, Math.min(this.concurrency - this.running - this.resuming.length, this.concurrency + this.maxWaiting - held));
+  }
+
+  /** Slots for `count` new deliveries (the adapter asked `free` first); those it did not fill it gives back. */
+  take(count = 1): void {
+    this.running += count;
+  }
+
+  /** A delivery ended (or started waiting): its slot goes to the longest-waiting handler that resumes, else back to the adapter. */
+  give(): void {
+    const next = this.resuming.shift();
+    if (next) next();
+    else {
+      this.running -= 1;
+      this.changed();
+    }
+  }
+
+  /** A waiting delivery takes a slot again (at once when one is free). */
+  resume(): Promise<void> {
+    if (this.running < this.concurrency && this.resuming.length === 0) {
+      this.running += 1;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => this.resuming.push(resolve));
+  }
+}
+
+/** What a delivery's `wait` needs from its adapter: the slots, and how to keep the delivery alive. */
+export interface DeliveryWaitHooks {
+  slots: DeliverySlots;
+  /** Keeps the delivery from being redelivered (JetStream: in-progress; embedded: extends the lease). */
+  keepAlive(): void;
+  /** How often `keepAlive` is called while the handler waits (a fraction of the ack wait). */
+  keepAliveEveryMs: number;
+  onError(error: unknown): void;
+  /** JobDelivery.isFirstOfAccount, answered by the adapter. */
+  isFirstOfAccount(): Promise<boolean>;
+}
+
+/**
+ * A delivery as adapters hand it to handlers. Its hooks are a private field, so the delivery
+ * compares (and prints) as `{ job, attempt }`.
+ */
+export class QueueDelivery<P> implements JobDelivery<P> {
+  readonly #hooks: DeliveryWaitHooks;
+
+  constructor(
+    readonly job: JobEnvelope<P>,
+    readonly attempt: number,
+    hooks: DeliveryWaitHooks,
+  ) {
+    this.#hooks = hooks;
+  }
+
+  isFirstOfAccount(): Promise<boolean> {
+    return this.#hooks.isFirstOfAccount();
+  }
+
+  async wait<T>(pending: Promise<T>): Promise<T> {
+    const hooks = this.#hooks;
+    hooks.slots.give();
+    const timer = setInterval(() => {
+      try {
+        hooks.keepAlive();
+      } catch (error) {
+        hooks.onError(error);
+      }
+    }, hooks.keepAliveEveryMs);
+    try {
+      return await pending;
+    } finally {
+      // Kept alive until it runs again: taking a slot back may wait for another delivery to end.
+      await hooks.slots.resume();
+      clearInterval(timer);
+    }
+  }
+}
+
+/** Keep-alive period of a waiting delivery: a third of the ack wait, so two signals may be lost. */
+export function keepAliveEvery(options: ResolvedQueueOptions): number {
+  return Math.max(1, Math.floor(options.ackWaitMs / 3));
 }

@@ -248,6 +248,54 @@ export function describeJobQueueContract(adapterName: string, backendFactory: ()
       expect(most).toBe(3);
     });
 
+    it('keeps a delivery whose handler waits alive past the ack wait, and takes other jobs in its slot meanwhile', async () => {
+      const queue = await open();
+      await queue.enqueue([job(1), job(2)]);
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const { handler, seen } = recorder(async (delivery) => {
+        if (delivery.job.payload.n === 1) await delivery.wait(gate);
+      });
+      await queue.consume(handler, { concurrency: 1 });
+      // Job 2 runs while job 1 waits, although there is one slot.
+      await waitFor(async () => seen().length === 2 && (await queue.depth()) === 1);
+      // Twice the ack wait: a delivery not kept alive would have come again.
+      await new Promise((resolve) => setTimeout(resolve, 2 * 1500));
+      release();
+      await waitFor(async () => (await queue.depth()) === 0);
+      expect(seen()).toEqual([
+        [1, 1],
+        [2, 1],
+      ]);
+    });
+
+    it('tells a delivery whether an earlier job of its account is still queued', async () => {
+      const queue = await open();
+      await queue.enqueue([job(1, { accountId: 'account-a' }), job(2, { accountId: 'account-b' }), job(3, { accountId: 'account-a' })]);
+      const answers: [number, boolean][] = [];
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const { handler } = recorder(async (delivery) => {
+        const n = delivery.job.payload.n;
+        answers.push([n, await delivery.isFirstOfAccount()]);
+        if (n === 1) await gate;
+        if (n === 3) {
+          await waitFor(async () => (await queue.depth()) === 1);
+          answers.push([n, await delivery.isFirstOfAccount()]);
+        }
+      });
+      await queue.consume(handler, { concurrency: 3 });
+      await waitFor(() => answers.length === 3);
+      release();
+      await waitFor(async () => answers.length === 4 && (await queue.depth()) === 0);
+      expect(answers.sort(([a], [b]) => a - b)).toEqual([
+        [1, true],
+        [2, true],
+        [3, false],
+        [3, true],
+      ]);
+    });
+
     it('close() waits for the handlers in flight', async () => {
       const queue = await open();
       await queue.enqueue([job(1)]);

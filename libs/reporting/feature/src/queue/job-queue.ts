@@ -23,6 +23,19 @@ export interface JobDelivery<P = unknown> {
   job: JobEnvelope<P>;
   /** 1 on the first delivery; grows on every redelivery (handler threw, timed out, or the process died). */
   attempt: number;
+  /**
+   * Waits for `pending`, something outside the queue the handler needs first (e.g. its account's
+   * turn), and resolves or rejects as it does. Meanwhile the delivery is kept alive (JetStream: the
+   * message's in-progress signal; embedded: its lease extended), so it is neither redelivered nor
+   * counted as an attempt, and it does not take one of the consumer's `concurrency` slots: the
+   * consumer takes other jobs meanwhile, up to `maxWaiting` waiting deliveries.
+   */
+  wait<T>(pending: Promise<T>): Promise<T>;
+  /**
+   * Whether no job of this job's account enqueued before it is still on the queue (waiting, in
+   * flight, or in its backoff): the account's earlier jobs are all done or given up.
+   */
+  isFirstOfAccount(): Promise<boolean>;
 }
 
 export interface JobQueueOptions {
@@ -47,6 +60,11 @@ export interface JobQueueOptions {
 export interface JobConsumerOptions<P = unknown> {
   /** Jobs handled at once by this process (default 1). */
   concurrency?: number;
+  /**
+   * Deliveries this process keeps while their handlers `wait` (default 32), besides the
+   * `concurrency` ones running: once that many wait, the consumer takes no more jobs until one ends.
+   */
+  maxWaiting?: number;
   /**
    * Called once when a job's last attempt failed (the handler threw, or the process running it died
    * and its lease ran out: then `error` says so); the job is then removed from the queue.

@@ -6,6 +6,8 @@ export const REPORTING_UPDATES_QUEUE = Symbol.for('funnel.reporting.UpdatesQueue
 export const REPORTING_POSTBACKS_QUEUE = Symbol.for('funnel.reporting.PostbacksQueue');
 export const REPORTING_APPLY = Symbol.for('funnel.reporting.Apply');
 export const REPORTING_SETTINGS = Symbol.for('funnel.reporting.Settings');
+/** The AccountExclusion the update worker holds each job's account with. */
+export const REPORTING_EXCLUSION = Symbol.for('funnel.reporting.AccountExclusion');
 
 /** What an update job carries on the queue: the validated update of the job's type. */
 export type UpdatePayload = ConversionsUpdate | CustomEventsUpdate | CostUpdate | ResetUpdate;
@@ -43,6 +45,16 @@ export type ApplyUpdate = (job: UpdateJob) => Promise<AppliedJob>;
 export interface ReportingSettings {
   /** Update jobs applied at once by this process (default 2). */
   workerConcurrency?: number;
+  /**
+   * Update jobs this process keeps waiting for their account's turn (another job of the account
+   * applying), besides those it applies (default 32): other accounts' jobs are taken meanwhile.
+   */
+  waitingJobs?: number;
+  /**
+   * How long a job waits for an earlier job of its account that is still queued before it gives
+   * up its attempt (retried after the backoff; default 300000).
+   */
+  orderWaitMs?: number;
   /** Postback deliveries sent at once by this process (default 8). */
   postbackConcurrency?: number;
   /** Don't consume the queues (a process that only accepts updates, e.g. the bench's baseline). */

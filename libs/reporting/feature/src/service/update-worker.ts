@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { maskPostbackUrl } from '@funnel/reporting-domain';
 import type { ReportingUpdateType } from '@funnel/contracts';
+import type { AccountExclusion, AccountHold } from '../exclusion/account-exclusion';
 import type { JobDelivery, JobEnvelope } from '../queue/job-queue';
 import { JobRecords } from './job-records';
 import { QueueConsumer } from './queue-consumer';
@@ -10,6 +11,7 @@ import {
   PostbackPayload,
   PostbacksQueue,
   REPORTING_APPLY,
+  REPORTING_EXCLUSION,
   REPORTING_POSTBACKS_QUEUE,
   REPORTING_SETTINGS,
   REPORTING_UPDATES_QUEUE,
@@ -19,10 +21,18 @@ import {
   UpdatesQueue,
 } from './reporting.tokens';
 
+/** How often a job that is not its account's first looks again. */
+const ORDER_POLL_MS = 100;
+const DEFAULT_ORDER_WAIT_MS = 300_000;
+const DEFAULT_WAITING_JOBS = 32;
+
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
- * Consumes the update queue: each job is recorded as queued when the route that accepted it died
+ * Consumes the update queue, one job of an account at a time: a delivery first waits for its
+ * account (AccountExclusion: in this process in delivery order, i.e. the order the jobs were
+ * accepted; across replicas by a lease), kept alive and without taking a worker slot meanwhile, so
+ * other accounts' jobs run. Then the job is recorded as queued when the route that accepted it died
  * before recording it (the record comes from the job's envelope), marked started, applied (idempotently: the hit store keeps
  * which rows a job applied, in the same write), its postbacks recorded and queued, then marked
  * finished; only then is it acknowledged. A crash anywhere redelivers the job, which skips the rows
@@ -39,6 +49,7 @@ export class UpdateWorker implements OnApplicationBootstrap {
     @Inject(REPORTING_APPLY) private readonly apply: ApplyUpdate,
     @Inject(REPORTING_SETTINGS) private readonly settings: ReportingSettings,
     private readonly records: JobRecords,
+    @Inject(REPORTING_EXCLUSION) private readonly exclusion: AccountExclusion,
   ) {}
 
   private readonly consumer = new QueueConsumer(this.updates, this.settings);
@@ -46,6 +57,7 @@ export class UpdateWorker implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     await this.consumer.start((delivery) => this.handle(delivery), {
       concurrency: this.settings.workerConcurrency ?? 2,
+      maxWaiting: this.settings.waitingJobs ?? DEFAULT_WAITING_JOBS,
       onExhausted: async ({ job }, error) => {
         this.logger.error({ jobId: job.jobId, err: messageOf(error) }, 'reporting job failed on its last attempt');
         const rows = await this.recordQueued(job);
@@ -56,7 +68,42 @@ export class UpdateWorker implements OnApplicationBootstrap {
     });
   }
 
-  async handle({ job, attempt }: JobDelivery<UpdatePayload>): Promise<void> {
+  async handle(delivery: JobDelivery<UpdatePayload>): Promise<void> {
+    const hold = await delivery.wait(this.turn(delivery));
+    try {
+      await this.applyJob(delivery);
+    } finally {
+      await hold.release();
+    }
+  }
+
+  /**
+   * The job's turn: it holds its account, and no earlier job of the account is still queued (one
+   * taken by another replica, or in its backoff, goes first). The first `acquire` is called before
+   * anything is awaited, so the jobs of this process line up in delivery order. A job still not
+   * first after `orderWaitMs` (its earlier job cannot be taken: every slot for waiting jobs is
+   * full) gives up this attempt and is retried after its backoff.
+   */
+  private async turn(delivery: JobDelivery<UpdatePayload>): Promise<AccountHold> {
+    const { accountId, jobId } = delivery.job;
+    const deadline = Date.now() + (this.settings.orderWaitMs ?? DEFAULT_ORDER_WAIT_MS);
+    for (;;) {
+      const hold = await this.exclusion.acquire(accountId);
+      let first: boolean;
+      try {
+        first = await delivery.isFirstOfAccount();
+      } catch (error) {
+        await hold.release();
+        throw error;
+      }
+      if (first) return hold;
+      await hold.release();
+      if (Date.now() > deadline) throw new Error(`job ${jobId}: an earlier job of account ${accountId} is still queued`);
+      await new Promise((resolve) => setTimeout(resolve, ORDER_POLL_MS));
+    }
+  }
+
+  private async applyJob({ job, attempt }: JobDelivery<UpdatePayload>): Promise<void> {
     await this.recordQueued(job);
     await this.records.started(job.accountId, job.jobId, attempt);
     const result = await this.apply(job as UpdateJob);

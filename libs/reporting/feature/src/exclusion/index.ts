@@ -1,0 +1,2 @@
+export * from './account-exclusion';
+export * from './jetstream-account-exclusion';

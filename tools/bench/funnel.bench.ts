@@ -1,4 +1,5 @@
 import { generateAssetId } from '@funnel/contracts';
+import { aLargeFunnel } from '@funnel/assets-domain';
 
 /** Funnel size of the funnel benchmarks: the issue's 200 nodes (a root, a rotator, 99 lander and 99 offer nodes). */
 export const BENCH_FUNNEL_NODES = 200;
@@ -25,36 +26,5 @@ export async function seedBenchFunnel(base: string, key: string): Promise<Record
       groups[pageType].push(idPageGroup);
     }
   }
-  const node = (nodeType: string, params: Record<string, unknown> = {}) => ({
-    idNode: generateAssetId(),
-    nodeName: `${nodeType} node`,
-    nodeType,
-    posX: 0.5,
-    posY: 0.5,
-    ...params,
-  });
-  const root = node('root');
-  const rotator = node('rotator', { nodeRotatorParams: { rotatorType: 'random' } });
-  const pairs = (BENCH_FUNNEL_NODES - 2) / 2;
-  const landers = Array.from({ length: pairs }, (_, i) =>
-    node('landerGroup', { nodePageGroupParams: { idPageGroup: groups.lander[i % PAGE_GROUPS_PER_TYPE], accumulateUrlParams: true, additionalTokens: [] } }),
-  );
-  const offers = Array.from({ length: pairs }, (_, i) => node('offerGroup', { nodePageGroupParams: { idPageGroup: groups.offer[i % PAGE_GROUPS_PER_TYPE] } }));
-  const link = (from: { idNode: string }, to: { idNode: string }, params: Record<string, unknown>) => ({
-    idConnection: generateAssetId(),
-    idSourceNode: from.idNode,
-    idTargetNode: to.idNode,
-    ...params,
-  });
-  return {
-    idFunnel: generateAssetId(),
-    idFunnelGroup,
-    funnelName: 'bench funnel',
-    nodes: [root, rotator, ...landers, ...offers],
-    connections: [
-      link(root, rotator, { connectionRotatorParams: { weight: 1 } }),
-      ...landers.map((lander) => link(rotator, lander, { connectionRotatorParams: { weight: 1 / pairs } })),
-      ...landers.map((lander, i) => link(lander, offers[i], { connectionPageParams: { onActionNumber: 1 } })),
-    ],
-  };
+  return aLargeFunnel({ idFunnelGroup, funnelName: 'bench funnel', nodes: BENCH_FUNNEL_NODES, landerGroups: groups.lander, offerGroups: groups.offer });
 }

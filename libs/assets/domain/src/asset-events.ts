@@ -1,4 +1,4 @@
-import { AssetStatus } from '@funnel/contracts';
+import { ASSET_EVENT_FACTS, AssetEventFact, AssetStatus } from '@funnel/contracts';
 
 /** A full asset record as the API shows it (field names of the kind's JSON schema). */
 export type AssetRecord = Record<string, unknown> & { status: AssetStatus; idCategory?: string };
@@ -62,16 +62,11 @@ export type AssetEvent =
   | { type: 'MovedToCategory'; data: { idCategory: string } };
 
 export type AssetEventType = AssetEvent['type'];
-export const ASSET_EVENT_TYPES: readonly AssetEventType[] = [
-  'Created',
-  'DuplicatePlanned',
-  'DuplicateDecided',
-  'Updated',
-  'Archived',
-  'Unarchived',
-  'Deleted',
-  'MovedToCategory',
-];
+/** Every fact the decider emits, as the contracts list them for subscribers (the compiler keeps the two sets equal). */
+export const ASSET_EVENT_TYPES: readonly AssetEventType[] = ASSET_EVENT_FACTS;
+type Holds<T extends true> = T;
+/** Each event type of the decider is a fact of the contracts (the constant above checks the other way). */
+export type EveryAssetEventIsAContractFact = Holds<AssetEventType extends AssetEventFact ? true : false>;
 export const ASSET_EVENT_SCHEMA_VERSION = 1;
 
 export function storedEventType(eventPrefix: string, type: AssetEventType): string {

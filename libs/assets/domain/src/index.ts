@@ -6,3 +6,4 @@ export * from './asset-registry';
 export * from './kinds';
 export * from './secret-fields';
 export * from './record-changes';
+export * from './testing/funnels';

@@ -13,7 +13,7 @@ import {
 } from '@funnel/contracts';
 import { EventStore, ReadStreamOptions, SqliteEventStore } from '@funnel/eventstore';
 import { EmbeddedReadStore } from '@funnel/readstore';
-import { AssetRecord, AssetRegistry } from '@funnel/assets-domain';
+import { AssetRecord, AssetRegistry, aLargeFunnel } from '@funnel/assets-domain';
 import { ASSET_KINDS, SerializedJson } from '@funnel/contracts';
 import { AssetsFeatureModule } from './assets-feature.module';
 import { AssetCommands } from './asset-commands';
@@ -329,39 +329,8 @@ describe('asset feature over SQLite and the embedded read store', () => {
     });
 
     /** A 200-node funnel (a root, a rotator, 99 lander and 99 offer nodes, each lander leading to an offer) in the group. */
-    function largeFunnel(idFunnelGroup: string, funnelName: string, lander: string, offer: string): Record<string, unknown> {
-      const node = (nodeType: string, params: Record<string, unknown> = {}) => ({
-        idNode: generateAssetId(),
-        nodeName: `${nodeType} node`,
-        nodeType,
-        posX: 0.5,
-        posY: 0.5,
-        ...params,
-      });
-      const root = node('root');
-      const rotator = node('rotator', { nodeRotatorParams: { rotatorType: 'random' } });
-      const landers = Array.from({ length: 99 }, () =>
-        node('landerGroup', { nodePageGroupParams: { idPageGroup: lander, accumulateUrlParams: true, additionalTokens: [] } }),
-      );
-      const offers = Array.from({ length: 99 }, () => node('offerGroup', { nodePageGroupParams: { idPageGroup: offer } }));
-      const link = (from: { idNode: string }, to: { idNode: string }, params: Record<string, unknown>) => ({
-        idConnection: generateAssetId(),
-        idSourceNode: from.idNode,
-        idTargetNode: to.idNode,
-        ...params,
-      });
-      return {
-        idFunnel: generateAssetId(),
-        idFunnelGroup,
-        funnelName,
-        nodes: [root, rotator, ...landers, ...offers],
-        connections: [
-          link(root, rotator, { connectionRotatorParams: { weight: 1 } }),
-          ...landers.map((l) => link(rotator, l, { connectionRotatorParams: { weight: 1 / 99 } })),
-          ...landers.map((l, i) => link(l, offers[i], { connectionPageParams: { onActionNumber: 1 } })),
-        ],
-      };
-    }
+    const largeFunnel = (idFunnelGroup: string, funnelName: string, lander: string, offer: string) =>
+      aLargeFunnel({ idFunnelGroup, funnelName, landerGroups: [lander], offerGroups: [offer] });
 
     /** A group of 20 such funnels: their copies do not fit in one append. */
     async function largeGroup() {

@@ -1,7 +1,7 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { ASSET_EVENT_FACTS, ASSET_KINDS, assetEventTypesOf } from '@funnel/contracts';
-import { ASSET_EVENT_TYPES, AssetRegistry } from '@funnel/assets-domain';
+import { ASSET_KINDS, assetEventTypesOf } from '@funnel/contracts';
+import { AssetRegistry } from '@funnel/assets-domain';
 import { AssetSecretBox, assetEventMessage } from '@funnel/assets-feature';
 import type { RecordedEvent } from '@funnel/eventstore';
 import { asyncApiDocument } from './asyncapi';
@@ -63,8 +63,6 @@ describe('the AsyncAPI document of the asset events', () => {
   });
 
   it('has a channel, a receive operation and a message for every event type of every kind', () => {
-    // The facts of the contract are the decider's.
-    expect([...ASSET_EVENT_FACTS]).toEqual([...ASSET_EVENT_TYPES]);
     const expected = ASSET_KINDS.flatMap((kind) => assetEventTypesOf(kind).map((type) => `assets.events.${kind.kind}.${type}`));
     expect(expected).toContain('assets.events.funnel.FunnelUpdated');
     expect(

@@ -10,3 +10,4 @@ export * from './billing';
 export * from './billing/docs';
 export * from './serialized-json';
 export * from './reporting';
+export * from './idempotency';

@@ -1,7 +1,7 @@
-import { BillingErrorCodes, ServiceError, ServiceErrorShape } from '@funnel/contracts';
+import { BillingErrorCodes, IDEMPOTENCY_KEY_TTL_MS, ServiceError, ServiceErrorShape } from '@funnel/contracts';
 
 /** How long a completed request's answer is kept for its key. */
-export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+export const IDEMPOTENCY_TTL_MS = IDEMPOTENCY_KEY_TTL_MS;
 /** A request started longer ago than this and never completed (its process died) no longer holds its key. */
 export const IDEMPOTENCY_IN_FLIGHT_MS = 60 * 1000;
 

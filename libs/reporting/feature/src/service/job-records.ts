@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   CallerContext,
   ErrorCodes,
+  IDEMPOTENCY_KEY_TTL_MS,
   JobCounts,
   JobError,
   PostbackDeliveryView,
@@ -99,14 +100,23 @@ export interface IdempotentClaim {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
+interface ClaimedKey {
+  jobId: string;
+  queuedAt: string;
+  fingerprint: string;
+}
+
 /**
  * `Idempotency-Key` of the update routes: per account, the first request with a key claims it for
- * its job (`reportingidempotency-<accountId>.<sha256(key)>`, appended only if the stream does not
- * exist, so of two racing requests one wins); a retry with the same body gets that job back, with
- * another body a 409.
+ * its job for 24 h (`reportingidempotency-<accountId>.<sha256(key)>`, appended at the revision read,
+ * so of two racing requests one wins); a retry with the same body within that time gets that job
+ * back, with another body a 409; after it the key claims a new job.
  */
 export class IdempotencyKeys {
-  constructor(private readonly events: EventStore) {}
+  constructor(
+    private readonly events: EventStore,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
   async claim(context: CallerContext, key: string, fingerprint: string, candidate: { jobId: string; queuedAt: string }): Promise<IdempotentClaim> {
     if (!IDEMPOTENCY_KEY.test(key)) {
@@ -119,27 +129,28 @@ export class IdempotencyKeys {
     }
     const stream = `reportingidempotency-${context.accountId}.${sha256(key)}`;
     const digest = sha256(fingerprint);
-    try {
-      await this.events.append(
-        stream,
-        [
-          {
-            type: 'ReportingIdempotencyKeyClaimed',
-            data: { ...candidate, fingerprint: digest },
-            metadata: { accountId: context.accountId, correlationId: context.correlationId },
-          },
-        ],
-        { expectedRevision: 'no_stream' },
-      );
-      return { ...candidate, first: true };
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    // A lost race reads the winner's claim on the next turn; the bound only guards against a store that never settles.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const last = (await this.events.readStream(stream)).at(-1);
+      const claimed = last?.data as ClaimedKey | undefined;
+      if (claimed && this.clock() - Date.parse(claimed.queuedAt) < IDEMPOTENCY_KEY_TTL_MS) {
+        if (claimed.fingerprint !== digest) {
+          throw ServiceError.conflict(ReportingErrorCodes.IDEMPOTENCY_KEY_REUSED, 'this Idempotency-Key was used with another request');
+        }
+        return { jobId: claimed.jobId, queuedAt: claimed.queuedAt, first: false };
+      }
+      try {
+        const data: ClaimedKey = { ...candidate, fingerprint: digest };
+        await this.events.append(
+          stream,
+          [{ type: 'ReportingIdempotencyKeyClaimed', data: { ...data }, metadata: { accountId: context.accountId, correlationId: context.correlationId } }],
+          { expectedRevision: last ? last.revision : 'no_stream' },
+        );
+        return { ...candidate, first: true };
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      }
     }
-    const [claimed] = await this.events.readStream(stream, { maxCount: 1 });
-    const data = claimed.data as { jobId: string; queuedAt: string; fingerprint: string };
-    if (data.fingerprint !== digest) {
-      throw ServiceError.conflict(ReportingErrorCodes.IDEMPOTENCY_KEY_REUSED, 'this Idempotency-Key was used with another request');
-    }
-    return { jobId: data.jobId, queuedAt: data.queuedAt, first: false };
+    throw ServiceError.conflict(ReportingErrorCodes.IDEMPOTENCY_KEY_REUSED, 'this Idempotency-Key is being claimed by concurrent requests; retry');
   }
 }

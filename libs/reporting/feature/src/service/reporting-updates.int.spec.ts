@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
-import { ServiceError, parseConversionsUpdate, parseCustomEventsUpdate } from '@funnel/contracts';
+import { IDEMPOTENCY_KEY_TTL_MS, ServiceError, parseConversionsUpdate, parseCustomEventsUpdate } from '@funnel/contracts';
 import { createEventStore, type EventStore } from '@funnel/eventstore';
 import { natsLimitsConfig } from '@funnel/platform';
 import { startNatsServer, tempDir, type RunningNatsServer } from '@funnel/testing';
@@ -68,6 +68,18 @@ describe('ReportingUpdates', () => {
     });
     const bad = await updates.accept(context('ACCOUNT00001'), update(3), 'has space').catch((error: ServiceError) => error);
     expect(bad).toMatchObject({ status: 400, details: [expect.objectContaining({ field: 'Idempotency-Key' })] });
+  });
+
+  it('lets a key stand for its job for 24 h, then for a new one', async () => {
+    const first = await updates.accept(context('ACCOUNT00001'), update(5), 'daily-key');
+    const dayLater = new ReportingUpdates(queue, new JobRecords(events), new IdempotencyKeys(events, () => Date.now() + IDEMPOTENCY_KEY_TTL_MS));
+    const before = await queue.depth();
+    const next = await dayLater.accept(context('ACCOUNT00001'), update(6), 'daily-key');
+    expect(next.jobIds).not.toEqual(first.jobIds);
+    expect(await queue.depth()).toBe(before + 1);
+    // Now the key stands for the new job: its retry gets it back, the first update is another request.
+    expect(await updates.accept(context('ACCOUNT00001'), update(6), 'daily-key')).toEqual(next);
+    await expect(updates.accept(context('ACCOUNT00001'), update(5), 'daily-key')).rejects.toMatchObject({ status: 409 });
   });
 });
 

@@ -1,6 +1,6 @@
 import { Controller, Type, UseFilters } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { MessagePattern } from '@nestjs/microservices';
+import { MessagePattern, Payload } from '@nestjs/microservices';
 import { RpcErrorFilter } from '@funnel/platform';
 import { AssetKindDescriptor, AssetOperation, AssetReply, AssetRequestBody, RpcRequest, ServiceError, assetSubject, servedOperations } from '@funnel/contracts';
 import { RunAssetCommand, RunAssetQuery, isQueryOperation } from './asset-operations';
@@ -46,10 +46,8 @@ export function createAssetsMessageController(kinds: readonly AssetKindDescripto
         return this.dispatch(kind, operation, request);
       };
       const descriptor = Object.getOwnPropertyDescriptor(prototype, method)!;
-      // No @Payload(): a handler without parameter decorators gets the payload as its first
-      // argument all the same, and Nest then skips its per-request parameter pipeline (an async
-      // pipes function and a Promise.all per request; no pipes are configured).
       MessagePattern(assetSubject(kind.kind, operation))(prototype, method, descriptor);
+      Payload()(prototype, method, 0);
     }
   }
   return AssetsMessageController;

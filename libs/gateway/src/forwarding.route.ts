@@ -5,7 +5,7 @@ import { AssetReply, CallerContext, ErrorCodes, IdentityRequestBody, Principal, 
 import { ServiceClient } from '@funnel/platform';
 import { ROUTE_TABLE, SERVICE_CLIENT } from './gateway.tokens';
 import { LARGEST_BODY_BYTES, MAX_BODY_BYTES, bodyTooLarge, useBodyLimit } from './limits/json-body';
-import { RouteTable } from './route-table';
+import { RouteTable, pathUnderV1 } from './route-table';
 import { useErrorBodyShape } from './http-errors';
 import { Credentials, bearerTokenOf, requirePermission } from './credentials';
 import { CredentialRateLimit } from './limits/credential-rate-limit';
@@ -71,12 +71,12 @@ export class ForwardingRoute implements OnModuleInit {
     if (route.permission !== 'public' && route.permission !== 'authenticated') requirePermission(principal, route.permission);
     const query: Record<string, string | string[]> = {};
     const names = route.renames?.request;
-    for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, string | string[]>))
-      if (name !== 'key') query[names?.[name] ?? name] = value;
+    const given = (request.query ?? {}) as Record<string, string | string[]>;
+    for (const name in given) if (name !== 'key') query[names?.[name] ?? name] = given[name];
     const body: IdentityRequestBody = { query, body: renameRequestBody(request.body, route.renames) };
     if (route.forwardBearerToken) body.bearerToken = bearerTokenOf(request);
     if (route.forwardSourceAddress) body.sourceAddress = request.ip;
-    if (matched !== 'method-not-allowed' && matched && Object.keys(matched.params).length) body.params = matched.params;
+    if (matched !== 'method-not-allowed' && matched && hasAny(matched.params)) body.params = matched.params;
     if (route.forwardHeaders) body.headers = forwardedHeaders(request, route.forwardHeaders);
     // Fields copied one by one: a spread that gains a field gives V8 a new object shape per request,
     // which slowed every later read of the context (about a fifth of a standalone request's CPU).
@@ -114,7 +114,7 @@ function answerHeaders(answer: AssetReply, reply: FastifyReply): void {
 
 /** The path under /v1, without the query. */
 function pathOf(request: FastifyRequest): string {
-  return request.url.slice(3).split('?', 1)[0];
+  return pathUnderV1(request.url);
 }
 
 /** The named headers the request has (a repeated header: its first value). */
@@ -126,4 +126,9 @@ function forwardedHeaders(request: FastifyRequest, names: readonly string[]): Re
     if (first !== undefined) headers[name] = first;
   }
   return headers;
+}
+
+function hasAny(params: Record<string, string>): boolean {
+  for (const _name in params) return true;
+  return false;
 }

@@ -91,6 +91,15 @@ function assetRoute(kind: AssetKindDescriptor, prefix: string, operation: AssetO
   };
 }
 
+/** The parameters of a fixed path: none (shared, hence frozen). */
+const NO_PARAMS: Record<string, string> = Object.freeze({});
+
+/** The path of a /v1 request URL under /v1, without the query (`/v1/tag/find/?id=1` gives `/tag/find/`). */
+export function pathUnderV1(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url.slice(3) : url.slice(3, query);
+}
+
 interface PatternRoute {
   route: ForwardedRoute;
   /** The path's segments; `:name` ones match any one non-empty segment. */
@@ -103,7 +112,8 @@ interface PatternRoute {
  */
 export class RouteTable {
   private readonly routes = new Map<string, ForwardedRoute>();
-  private readonly paths = new Set<string>();
+  /** The fixed paths' matches by path, then method: built once, so a lookup allocates nothing. */
+  private readonly fixed = new Map<string, Map<string, MatchedRoute>>();
   private readonly patterns: PatternRoute[] = [];
 
   constructor(routes: readonly ForwardedRoute[]) {
@@ -112,7 +122,11 @@ export class RouteTable {
       if (this.routes.has(key)) throw new Error(`duplicate route ${key}`);
       this.routes.set(key, r);
       if (r.path.includes('/:')) this.patterns.push({ route: r, segments: r.path.split('/') });
-      else this.paths.add(r.path);
+      else {
+        const byMethod = this.fixed.get(r.path) ?? new Map<string, MatchedRoute>();
+        byMethod.set(r.method, { route: r, params: NO_PARAMS });
+        this.fixed.set(r.path, byMethod);
+      }
     }
   }
 
@@ -124,9 +138,10 @@ export class RouteTable {
   /** The route and its path parameters (percent-decoded); a parameter that does not decode matches nothing. */
   resolve(method: string, path: string): MatchedRoute | 'method-not-allowed' | undefined {
     const normalized = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-    const route = this.routes.get(`${method} ${normalized}`);
-    if (route) return { route, params: {} };
-    let otherMethod = this.paths.has(normalized);
+    const byMethod = this.fixed.get(normalized);
+    const fixed = byMethod?.get(method);
+    if (fixed) return fixed;
+    let otherMethod = byMethod !== undefined;
     if (this.patterns.length) {
       const segments = normalized.split('/');
       for (const pattern of this.patterns) {

@@ -101,7 +101,13 @@ class EmbeddedCollection implements ReadCollection<Doc> {
   }
 
   async findOne(filter: Filter, options: Pick<FindOptions, 'projection' | 'sort'> = {}): Promise<Doc | null> {
-    return this.findNow(filter, { ...options, limit: 1 })[0] ?? null;
+    if (options.sort) return this.findNow(filter, { ...options, limit: 1 })[0] ?? null;
+    // Unsorted, the first match is the answer: no page to cut (a request's lookup by _id).
+    const [first] = this.match(filter, 1);
+    if (first === undefined) return null;
+    const topLevel = options.projection && topLevelProjectionOf(options.projection);
+    if (options.projection === undefined || topLevel) return topLevel ? projectTopLevel(first, topLevel) : cloneDocument(first);
+    return cloneDocument(MATCH_ALL.find<Doc>([first], options.projection).all()[0]);
   }
 
   async countDocuments(filter: Filter = {}): Promise<number> {

@@ -189,6 +189,23 @@ export function describeReadStoreContract(adapterName: string, factory: ReadStor
         expect(await items.findOne({ kind: 'page' }, { sort: { score: 1 } })).toEqual(ITEMS[3]);
         expect(await items.findOne({ kind: 'form' }, { sort: { score: -1 }, projection: { status: 1 } })).toEqual({ _id: 'a5', status: 'live' });
       });
+
+      it('projects the document it finds without a sort, and answers a copy', async () => {
+        const items = await seeded();
+        expect(await items.findOne({ _id: 'a2' }, { projection: { revision: 1, status: 1 } })).toEqual({ _id: 'a2', status: 'draft', revision: 1 });
+        expect(await items.findOne({ _id: 'a2' }, { projection: { _id: 0, tags: 0, meta: 0 } })).toEqual({
+          accountId: 'acc1',
+          kind: 'form',
+          status: 'draft',
+          revision: 1,
+          score: 5,
+        });
+        expect(await items.findOne({ kind: 'form' }, { projection: { 'meta.owner': 1 } })).toEqual({ _id: 'a2', meta: { owner: 'bob' } });
+        expect(await items.findOne({ _id: 'missing' }, { projection: { status: 1 } })).toBeNull();
+        const found = await items.findOne({ _id: 'a1' }, { projection: { meta: 1 } });
+        (found!.meta as { owner: string }).owner = 'changed';
+        expect(await items.findOne({ _id: 'a1' })).toEqual(ITEMS[0]);
+      });
     });
 
     describe('countDocuments', () => {

@@ -113,7 +113,9 @@ export class AssetQueries {
     const _id = assetDocumentId(kind.kind, context.accountId, id);
     const head = await this.collection.findOne({ _id }, { projection: DOCUMENT_HEAD });
     if (!head || head.status === 'deleted') throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${id} not found`);
-    const categoryName = await this.categoryNameOf(kind, context, head.idCategory);
+    // The name find/byId shows for a category-managed kind's category (undefined for other kinds);
+    // read only when there is one to read (an await per request costs a promise and a turn).
+    const categoryName = categoryTypesOf(kind).length === 0 ? undefined : head.idCategory === '' ? '' : await this.categoryName(context, head.idCategory);
     const cached = this.answers.get(_id);
     if (cached && cached.revision === head.revision && cached.categoryName === categoryName) return new AssetAnswer(cached.answer, cached.revision);
     const { record, revision } = await this.recordById(kind, context, id);
@@ -130,10 +132,8 @@ export class AssetQueries {
     return { record, revision: doc.revision };
   }
 
-  /** The name find/byId shows for a category-managed kind's category (undefined for other kinds). */
-  private async categoryNameOf(kind: AssetKindDescriptor, context: CallerContext, idCategory: string): Promise<string | undefined> {
-    if (categoryTypesOf(kind).length === 0) return undefined;
-    if (idCategory === '') return '';
+  /** The name of the account's category `idCategory` ('' when it does not exist). */
+  private async categoryName(context: CallerContext, idCategory: string): Promise<string> {
     return (await this.categoryNames(context, new Set([idCategory]))).get(idCategory) ?? '';
   }
 

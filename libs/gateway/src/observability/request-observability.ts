@@ -5,7 +5,7 @@ import type { Principal } from '@funnel/contracts';
 import { type Logger, PinoNestLogger, type Registry } from '@funnel/platform';
 import { Counter, Histogram } from 'prom-client';
 import { METRICS_REGISTRY, ROUTE_TABLE } from '../gateway.tokens';
-import type { RouteTable } from '../route-table';
+import { type RouteTable, pathUnderV1 } from '../route-table';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -84,8 +84,7 @@ function routePatternOf(request: FastifyRequest, routes: RouteTable | undefined)
   const pattern = request.routeOptions.url;
   if (pattern === undefined) return UNMATCHED_ROUTE;
   if (pattern !== FORWARDED_ROUTES || !routes) return pattern;
-  const path = request.url.slice(3).split('?', 1)[0];
-  const route = routes.match(request.method === 'HEAD' ? 'GET' : request.method, path);
+  const route = routes.match(request.method === 'HEAD' ? 'GET' : request.method, pathUnderV1(request.url));
   return route && route !== 'method-not-allowed' ? `/v1${route.path}` : UNMATCHED_ROUTE;
 }
 

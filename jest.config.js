@@ -35,9 +35,8 @@ const common = {
 
 module.exports = {
   testTimeout: 60000,
-  // Keep-alive sockets of Node's fetch to servers the e2e suites already closed can hold the
-  // worker open after the last test; every suite closes its own servers and stores.
-  forceExit: true,
+  // No forceExit: every suite closes what it opened, so a worker that does not exit by itself
+  // ("A worker process has failed to exit gracefully") points at a leak (--detectOpenHandles).
   maxWorkers: 2,
   projects: [
     {

@@ -1,7 +1,8 @@
 /**
  * What tests leave behind (temporary directories, child processes) goes at the end of the test file
- * that made it: Jest ends its workers with a signal once the run is over (forceExit), and a signal
- * runs no 'exit' handler, so exit alone left directories under the temp dir after every run.
+ * that made it: Jest may end its workers with a signal once the run is over (a worker that does not
+ * exit at once is killed), and a signal runs no 'exit' handler, so exit alone left directories under
+ * the temp dir.
  */
 type Cleanup = () => void | Promise<void>;
 

@@ -85,6 +85,7 @@ export interface Deployment {
    * bus in standalone mode, the tracking edge's NATS user in distributed mode.
    */
   internal(): ServiceClient;
+  /** Stops what still runs (each mode the same way), then removes DATA_DIR. */
   cleanup(): Promise<void>;
 }
 
@@ -120,11 +121,16 @@ export async function standaloneDeployment(env: NodeJS.ProcessEnv = {}): Promise
   // Removed by cleanup(), or after the test file when a deployment fails to start.
   const dir = tempDir('funnel-e2e');
   const dataDir = dir.path;
-  let running: RunningApp;
+  let running: RunningApp | undefined;
   let api!: Api;
   const start = async () => {
     running = await startStandalone({ ...baseEnv(dataDir), ...env }, { reporting: { queues: { backoffMs: [200], pollIntervalMs: 50 } } });
     api = apiAt(`http://127.0.0.1:${running.port}/v1`, ADMIN.apiKey);
+  };
+  const stop = async () => {
+    const app = running;
+    running = undefined;
+    await app?.close();
   };
   await start();
   const deployment: Deployment = {
@@ -133,11 +139,18 @@ export async function standaloneDeployment(env: NodeJS.ProcessEnv = {}): Promise
       return api;
     },
     dataDir,
-    newAccount: await accountMaker(() => running.context?.get(IdentityService)),
-    internal: () => running.internal!,
-    stop: () => running.close(),
+    newAccount: await accountMaker(() => running?.context?.get(IdentityService)),
+    internal: () => {
+      if (!running?.internal) throw new Error('the standalone deployment is stopped');
+      return running.internal;
+    },
+    stop,
     restart: start,
-    cleanup: async () => dir.remove(),
+    // Stops the app too (its HTTP server, SQLite files and timers), unless a test stopped it already.
+    cleanup: async () => {
+      await stop();
+      dir.remove();
+    },
   };
   return deployment;
 }

@@ -24,3 +24,4 @@ export * from './rpc/lean-server-nats';
 export { DEFAULT_RPC_MAX_MESSAGE_BYTES } from './rpc/nats-chunking';
 export * from './outbound';
 export * from './nats-security';
+export * from './jetstream/kv-compare-and-set';

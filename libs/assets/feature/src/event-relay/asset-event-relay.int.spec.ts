@@ -3,6 +3,7 @@ import { type JsMsg, type NatsConnection, connect } from 'nats';
 import { ASSET_EVENTS_RELAY_BUCKET, ASSET_EVENTS_STREAM, ASSET_KINDS, type AssetEventMessage, generateAssetId } from '@funnel/contracts';
 import { type NewEvent, SqliteEventStore, parsePosition, positionToString } from '@funnel/eventstore';
 import { AssetRegistry } from '@funnel/assets-domain';
+import { kvCompareAndSet } from '@funnel/platform';
 import { type RunningNatsServer, startNatsServer, tempDir, waitUntil } from '@funnel/testing';
 import { AssetSecretBox } from '../secrets/asset-secret-box';
 import { AssetEventRelay, type AssetEventRelayOptions } from './asset-event-relay';
@@ -300,13 +301,7 @@ describe('AssetEventRelay against nats-server with JetStream', () => {
     await waitUntil(async () => {
       const entry = (await kv.get('relay'))!;
       const takenOver = JSON.stringify({ ...JSON.parse(entry.string()), holder: 'another-replica' });
-      return kv.update('relay', takenOver, entry.revision).then(
-        () => true,
-        (error: Error) => {
-          if (/wrong last sequence/.test(error.message)) return false;
-          throw error;
-        },
-      );
+      return (await kvCompareAndSet(() => kv.update('relay', takenOver, entry.revision))) !== undefined;
     }, 'the other replica wrote the lease');
     await waitUntil(async () => !a.relay.isActive, 'the relay stepped down at its next write');
     // The other replica never renews: after the lease's ttl this one takes over again and goes on.

@@ -1,5 +1,6 @@
 import type { KV, KvEntry } from 'nats';
 import { GlobalPosition, START_POSITION, parsePosition, positionToString } from '@funnel/eventstore';
+import { kvCompareAndSet } from '@funnel/platform';
 
 /** The one key of the relay's bucket: who relays, and up to where the stream has everything. */
 export const RELAY_LEASE_KEY = 'relay';
@@ -50,7 +51,7 @@ export class RelayLease {
     const entry = await this.kv.get(RELAY_LEASE_KEY);
     if (!entry || entry.operation !== 'PUT') {
       // First relay ever (or the bucket was emptied): from the start of the log.
-      const revision = await this.attempt(() => this.kv.create(RELAY_LEASE_KEY, this.encode(START_POSITION)));
+      const revision = await kvCompareAndSet(() => this.kv.create(RELAY_LEASE_KEY, this.encode(START_POSITION)));
       return revision === undefined ? undefined : { position: START_POSITION, revision };
     }
     const current = decode(entry);
@@ -59,13 +60,13 @@ export class RelayLease {
     const stale = now - this.seen.since >= this.ttlMs;
     if (current.holder !== null && current.holder !== this.holder && !stale) return undefined;
     const position = parsePosition(current.position);
-    const revision = await this.attempt(() => this.kv.update(RELAY_LEASE_KEY, this.encode(position), entry.revision));
+    const revision = await kvCompareAndSet(() => this.kv.update(RELAY_LEASE_KEY, this.encode(position), entry.revision));
     return revision === undefined ? undefined : { position, revision };
   }
 
   /** Writes the checkpoint (and renews the lease); throws RelayLeaseLost when another relay holds it now. */
   async write(lease: HeldLease, position: GlobalPosition, release = false): Promise<void> {
-    const revision = await this.attempt(() => this.kv.update(RELAY_LEASE_KEY, this.encode(position, release), lease.revision));
+    const revision = await kvCompareAndSet(() => this.kv.update(RELAY_LEASE_KEY, this.encode(position, release), lease.revision));
     if (revision === undefined) throw new RelayLeaseLost(this.holder);
     lease.revision = revision;
     lease.position = position;
@@ -81,24 +82,8 @@ export class RelayLease {
     const value: LeaseValue = { holder: release ? null : this.holder, position: positionToString(position), at: new Date().toISOString() };
     return JSON.stringify(value);
   }
-
-  /** The new revision, or undefined when the compare-and-set lost (another relay wrote first). */
-  private async attempt(write: () => Promise<number>): Promise<number | undefined> {
-    try {
-      return await write();
-    } catch (error) {
-      if (isWrongRevision(error)) return undefined;
-      throw error;
-    }
-  }
 }
 
 function decode(entry: KvEntry): LeaseValue {
   return JSON.parse(entry.string()) as LeaseValue;
-}
-
-/** JetStream's "wrong last sequence" (10071), which a lost compare-and-set answers. */
-function isWrongRevision(error: unknown): boolean {
-  const apiError = (error as { api_error?: { err_code?: number } }).api_error;
-  return apiError?.err_code === 10071 || /wrong last sequence/i.test((error as Error).message ?? '');
 }

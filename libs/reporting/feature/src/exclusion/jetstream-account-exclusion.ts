@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { KV, NatsConnection } from 'nats';
 import { REPORTING_ACCOUNT_LEASES_BUCKET } from '@funnel/contracts';
+import { isWrongLastSequence, kvCompareAndSet } from '@funnel/platform';
 import { ExclusionClosedError, InProcessAccountExclusion, type AccountExclusion, type AccountHold } from './account-exclusion';
 
 export interface JetStreamAccountExclusionOptions {
@@ -109,7 +110,7 @@ export class JetStreamAccountExclusion implements AccountExclusion {
         const kv = await this.bucket();
         const entry = await kv.get(accountId);
         if (!entry || entry.operation !== 'PUT') {
-          const revision = await compareAndSet(() => kv.create(accountId, this.value()));
+          const revision = await kvCompareAndSet(() => kv.create(accountId, this.value()));
           if (revision !== undefined) return revision;
         } else {
           const now = this.now();
@@ -117,7 +118,7 @@ export class JetStreamAccountExclusion implements AccountExclusion {
           // This process's own lease is a leftover (a release NATS missed): its line lets one holder at a time.
           const leftover = holderOf(entry.string()) === this.holder;
           if (leftover || now - seen.since >= this.ttlMs) {
-            const revision = await compareAndSet(() => kv.update(accountId, this.value(), entry.revision));
+            const revision = await kvCompareAndSet(() => kv.update(accountId, this.value(), entry.revision));
             if (revision !== undefined) return revision;
           }
         }
@@ -139,7 +140,7 @@ export class JetStreamAccountExclusion implements AccountExclusion {
           if (revision === undefined) return;
           try {
             const kv = await this.bucket();
-            revision = await compareAndSet(() => kv.update(accountId, this.value(), revision!));
+            revision = await kvCompareAndSet(() => kv.update(accountId, this.value(), revision!));
             if (revision === undefined) this.onError(new AccountLeaseLost(accountId, this.holder));
           } catch (error) {
             this.onError(error);
@@ -160,7 +161,7 @@ export class JetStreamAccountExclusion implements AccountExclusion {
             if (revision !== undefined) await (await this.bucket()).delete(accountId, { previousSeq: revision });
           } catch (error) {
             // Lost meanwhile, or NATS unreachable: the lease runs out after its ttl.
-            if (!isWrongRevision(error)) this.onError(error);
+            if (!isWrongLastSequence(error)) this.onError(error);
           } finally {
             await local.release();
           }
@@ -204,20 +205,4 @@ function holderOf(text: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The new revision, or undefined when the compare-and-set lost (another process wrote first). */
-async function compareAndSet(write: () => Promise<number>): Promise<number | undefined> {
-  try {
-    return await write();
-  } catch (error) {
-    if (isWrongRevision(error)) return undefined;
-    throw error;
-  }
-}
-
-/** JetStream's "wrong last sequence" (10071), which a lost compare-and-set answers. */
-function isWrongRevision(error: unknown): boolean {
-  const apiError = (error as { api_error?: { err_code?: number } }).api_error;
-  return apiError?.err_code === 10071 || /wrong last sequence/i.test((error as Error).message ?? '');
 }

@@ -4,4 +4,5 @@ export * from './eventstoredb-event-store';
 export * from './create-event-store';
 export * from './event-store.contract';
 export * from './private-files';
+export * from './private-sqlite';
 export * from './fold-stream';

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { LogSubscription } from './log-subscription';
-import { ensurePrivateFile, tightenFile } from './private-files';
+import { openPrivateSqlite } from './private-sqlite';
+import type { SqliteDurability } from './private-sqlite';
 import {
   MaxAppendSizeExceededError,
   START_POSITION,
@@ -27,7 +28,7 @@ export interface SqliteEventStoreOptions {
    * `normal` (default): WAL with synchronous=NORMAL, safe against process crashes, may lose the last
    * commits on power loss. `full`: fsync on every append, for when that matters more than throughput.
    */
-  durability?: 'normal' | 'full';
+  durability?: SqliteDurability;
   /** How often live subscriptions look for appends made by other connections (other processes). */
   pollIntervalMs?: number;
   /**
@@ -101,16 +102,7 @@ export class SqliteEventStore implements EventStore {
   constructor(options: SqliteEventStoreOptions) {
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     this.maxAppendBytes = options.maxAppendBytes;
-    const onDisk = options.filename !== ':memory:' && options.filename !== '';
-    // The log holds every account's data: 0600, and its -wal and -shm files follow the database's mode.
-    if (onDisk) ensurePrivateFile(options.filename);
-    this.db = new Database(options.filename);
-    // Files left by an earlier version with the default mode.
-    if (onDisk) for (const suffix of ['-wal', '-shm']) tightenFile(options.filename + suffix);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
-    // Another process may hold the write lock for a moment; wait rather than fail.
-    this.db.pragma('busy_timeout = 5000');
+    this.db = openPrivateSqlite(options.filename, options.durability);
     // Replays read the whole log: map the file and keep a larger page cache instead of a read() per page.
     this.db.pragma('mmap_size = 268435456');
     this.db.pragma('cache_size = -65536');

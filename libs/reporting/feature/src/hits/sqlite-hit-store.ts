@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { ensurePrivateFile, tightenFile } from '@funnel/eventstore';
+import { openPrivateSqlite } from '@funnel/eventstore';
 import { timeMs, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
 import { hitFromRow, type HitRow } from './hit-row';
 import type { AppliedRow, HitStore, InsertHitsResult } from './hit-store';
@@ -31,14 +31,7 @@ export class SqliteHitStore implements HitStore {
   private readonly removeMatching: Database.Transaction<(accountId: string, jobId: string, rowIndex: number, filter: HitFilter) => AppliedRow>;
 
   constructor(options: SqliteHitStoreOptions) {
-    const onDisk = options.filename !== ':memory:' && options.filename !== '';
-    // The warehouse holds every account's hits: 0600, and the -wal and -shm files follow the database's mode.
-    if (onDisk) ensurePrivateFile(options.filename);
-    this.db = new Database(options.filename);
-    if (onDisk) for (const suffix of ['-wal', '-shm']) tightenFile(options.filename + suffix);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
+    this.db = openPrivateSqlite(options.filename);
     this.db.pragma('cache_size = -65536');
     // Updates dirty pages all over the table: checkpoint every ~40 MB of WAL rather than every 4 MB, so a
     // page changed by several batches in a row is copied back once.

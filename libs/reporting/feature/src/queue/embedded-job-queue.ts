@@ -1,4 +1,4 @@
-import { ensurePrivateFile, tightenFile } from '@funnel/eventstore';
+import { openPrivateSqlite, type SqliteDurability } from '@funnel/eventstore';
 import Database from 'better-sqlite3';
 import {
   QueueDelivery,
@@ -21,7 +21,7 @@ export interface EmbeddedJobQueueOptions extends JobQueueOptions {
    * `normal` (default): WAL with synchronous=NORMAL, safe against process crashes, may lose the last
    * commits on power loss. `full`: fsync on every enqueue.
    */
-  durability?: 'normal' | 'full';
+  durability?: SqliteDurability;
   /**
    * Longest an idle consumer sleeps before looking again (default 1000): enqueues through this
    * instance wake it at once, and it wakes when the next lease or backoff ends; the timer catches
@@ -69,13 +69,7 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
   constructor(options: EmbeddedJobQueueOptions) {
     this.options = resolveQueueOptions(options);
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
-    const onDisk = options.filename !== ':memory:' && options.filename !== '';
-    if (onDisk) ensurePrivateFile(options.filename);
-    this.db = new Database(options.filename);
-    if (onDisk) for (const suffix of ['-wal', '-shm']) tightenFile(options.filename + suffix);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
-    this.db.pragma('busy_timeout = 5000');
+    this.db = openPrivateSqlite(options.filename, options.durability);
 
     const table = `"job_queue_${this.options.name}"`;
     this.db.exec(`

@@ -1,14 +1,10 @@
 import { join } from 'node:path';
-import { Logger } from '@nestjs/common';
 import { connect, NatsConnection } from 'nats';
 import { ReportingQueues } from '@funnel/contracts';
 import { Config, NatsAccess, OutboundHttp, ServiceClient, int, natsAccessOptions, natsClientOptions, url } from '@funnel/platform';
 import {
-  AccountExclusion,
   EmbeddedJobQueue,
   HitStore,
-  InProcessAccountExclusion,
-  JetStreamAccountExclusion,
   JetStreamJobQueue,
   PostbackPayload,
   ReportingFeatureOptions,
@@ -54,8 +50,6 @@ export interface ReportingTesting {
   wrapHitStore?: (store: HitStore) => HitStore;
   /** Accept updates without consuming the queues. */
   acceptOnly?: boolean;
-  /** How long a dead replica's account lease blocks its account (JetStream; default 30 s). */
-  leaseTtlMs?: number;
 }
 
 interface PartsInput {
@@ -70,8 +64,7 @@ export async function embeddedReportingParts({ config, testing = {} }: PartsInpu
   const hitStore = await createHitStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: REPORTING_FILE });
   const updates = new EmbeddedJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...testing.queues, filename });
   const postbacks = new EmbeddedJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...testing.queues, filename });
-  // One process applies the jobs: its own line per account is the exclusion.
-  return partsOf(config, hitStore, updates, postbacks, new InProcessAccountExclusion(), testing, async () => undefined);
+  return partsOf(config, hitStore, updates, postbacks, testing, async () => undefined);
 }
 
 /** Distributed: the queues on JetStream (a connection of the service's own NATS user), hits in ClickHouse or SQLite under DATA_DIR. */
@@ -87,15 +80,7 @@ export async function jetStreamReportingParts({
   const replicas = config.REPORTING_STREAM_REPLICAS;
   const updates = new JetStreamJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...timings, connection, replicas });
   const postbacks = new JetStreamJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...timings, connection, replicas });
-  // Every replica applies jobs: an account's lease in the bucket REPORTING_ACCOUNT_LEASES.
-  const logger = new Logger('ReportingLeases');
-  const exclusion = new JetStreamAccountExclusion({
-    connection,
-    replicas,
-    ...(testing.leaseTtlMs ? { ttlMs: testing.leaseTtlMs } : {}),
-    onError: (error) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'account lease'),
-  });
-  return partsOf(config, hitStore, updates, postbacks, exclusion, testing, () => connection.drain());
+  return partsOf(config, hitStore, updates, postbacks, testing, () => connection.drain());
 }
 
 function partsOf(
@@ -103,7 +88,6 @@ function partsOf(
   hitStore: HitStore,
   updates: ReportingFeatureOptions['updates'],
   postbacks: ReportingFeatureOptions['postbacks'],
-  exclusion: AccountExclusion,
   testing: ReportingTesting,
   closeConnection: () => Promise<void>,
 ): ReportingParts {
@@ -112,7 +96,6 @@ function partsOf(
       hitStore: testing.wrapHitStore ? testing.wrapHitStore(hitStore) : hitStore,
       updates,
       postbacks,
-      exclusion,
       apply: (deps) => applyReportingUpdate({ ...deps, batchSize: testing.batchSize }),
       settings: {
         workerConcurrency: config.REPORTING_WORKERS,
@@ -121,8 +104,6 @@ function partsOf(
       },
     },
     async close() {
-      // Jobs still waiting for their account are given back to the queue (redelivered after their backoff).
-      await exclusion.close();
       await updates.close();
       await postbacks.close();
       await hitStore.close();

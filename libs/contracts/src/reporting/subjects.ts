@@ -29,12 +29,6 @@ export const ReportingQueues = {
   postbacks: { name: 'REPORTING_POSTBACKS', subjectPrefix: 'reporting.postbacks.deliver' },
 } as const;
 
-/**
- * The JetStream key-value bucket of the update workers' account leases (distributed mode): one key
- * per account whose job a replica is applying.
- */
-export const REPORTING_ACCOUNT_LEASES_BUCKET = 'REPORTING_ACCOUNT_LEASES';
-
 /** Error codes of the reporting routes (besides the shared `REQUEST.*` ones). */
 export const ReportingErrorCodes = {
   /** More rows than a request may carry (conversions: 10,000). */

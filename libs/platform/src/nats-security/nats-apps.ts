@@ -1,7 +1,6 @@
 import {
   ASSET_EVENTS_RELAY_BUCKET,
   ASSET_EVENTS_STREAM,
-  REPORTING_ACCOUNT_LEASES_BUCKET,
   REPORTING_INTERNAL_SUBJECTS,
   ReportingQueues,
   ReportingSubjects,
@@ -89,7 +88,6 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
           { stream: ReportingQueues.updates.name, subjectPrefix: ReportingQueues.updates.subjectPrefix, consumes: true },
           { stream: ReportingQueues.postbacks.name, subjectPrefix: ReportingQueues.postbacks.subjectPrefix, consumes: true },
         ],
-        keyValueBuckets: [REPORTING_ACCOUNT_LEASES_BUCKET],
       },
     },
   ],

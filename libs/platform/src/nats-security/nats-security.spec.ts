@@ -58,7 +58,7 @@ describe('NATS permissions', () => {
         allow_responses: { max: 10000, expires: '2m' },
       },
       'billing-service': { publish: { allow: ['billing.events.>'] }, subscribe: { allow: ['billing.>'] }, allow_responses: { max: 10000, expires: '2m' } },
-      // Its JetStream API use is scoped to its two streams and its bucket.
+      // Its JetStream API use is scoped to its two streams.
       'reporting-service': {
         publish: {
           allow: [
@@ -76,12 +76,6 @@ describe('NATS permissions', () => {
               `$JS.API.CONSUMER.MSG.NEXT.${stream}.>`,
               `$JS.ACK.${stream}.>`,
             ]),
-            '$JS.API.STREAM.INFO.KV_REPORTING_ACCOUNT_LEASES',
-            '$JS.API.STREAM.CREATE.KV_REPORTING_ACCOUNT_LEASES',
-            '$JS.API.STREAM.UPDATE.KV_REPORTING_ACCOUNT_LEASES',
-            '$JS.API.STREAM.MSG.GET.KV_REPORTING_ACCOUNT_LEASES',
-            '$JS.API.DIRECT.GET.KV_REPORTING_ACCOUNT_LEASES.>',
-            '$KV.REPORTING_ACCOUNT_LEASES.>',
           ],
         },
         subscribe: { allow: ['reporting.>', '_INBOX_reporting.>'] },

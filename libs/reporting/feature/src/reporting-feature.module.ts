@@ -1,7 +1,6 @@
 import { DynamicModule, Injectable, Module } from '@nestjs/common';
 import { EVENT_STORE, EventStore } from '@funnel/eventstore';
 import type { OutboundHttp, ServiceClient } from '@funnel/platform';
-import { type AccountExclusion, InProcessAccountExclusion } from './exclusion/account-exclusion';
 import { HIT_STORE, HitStore } from './hits/hit-store';
 import { ReportingMessageController } from './reporting.message.controller';
 import { IdempotencyKeys, JobRecords } from './service/job-records';
@@ -11,7 +10,6 @@ import {
   ApplyUpdate,
   PostbacksQueue,
   REPORTING_APPLY,
-  REPORTING_EXCLUSION,
   REPORTING_POSTBACKS_QUEUE,
   REPORTING_SETTINGS,
   REPORTING_UPDATES_QUEUE,
@@ -33,8 +31,6 @@ export interface ReportingFeatureOptions {
   /** How jobs are applied to the hit store (the appliers of each update type). */
   apply: (deps: { hits: HitStore; sources: TrafficSourceLookup; funnelPostbacks: FunnelPostbackLookup }) => ApplyUpdate;
   settings?: ReportingSettings;
-  /** Holds each update job's account while it applies (default: in this process only). */
-  exclusion?: AccountExclusion;
 }
 
 @Injectable()
@@ -60,7 +56,6 @@ export class ReportingFeatureModule {
         { provide: REPORTING_POSTBACKS_QUEUE, useValue: options.postbacks },
         { provide: REPORTING_OUTBOUND, useValue: options.outbound },
         { provide: REPORTING_SETTINGS, useValue: options.settings ?? {} },
-        { provide: REPORTING_EXCLUSION, useValue: options.exclusion ?? new InProcessAccountExclusion() },
         { provide: REPORTING_APPLY, useValue: options.apply({ hits: options.hitStore, sources, funnelPostbacks }) },
         { provide: JobRecords, useFactory: (events: EventStore) => new JobRecords(events), inject: [EVENT_STORE] },
         { provide: IdempotencyKeys, useFactory: (events: EventStore) => new IdempotencyKeys(events), inject: [EVENT_STORE] },

@@ -5,7 +5,6 @@ import { createEventStore, type EventStore } from '@funnel/eventstore';
 import { natsLimitsConfig } from '@funnel/platform';
 import { startNatsServer, tempDir, type RunningNatsServer } from '@funnel/testing';
 import { connect, type NatsConnection } from 'nats';
-import { InProcessAccountExclusion } from '../exclusion/account-exclusion';
 import { EmbeddedJobQueue } from '../queue/embedded-job-queue';
 import { JetStreamJobQueue } from '../queue/jetstream-job-queue';
 import { waitFor } from '../queue/job-queue.contract';
@@ -105,7 +104,7 @@ describe('ReportingUpdates after a crash between queueing and recording', () => 
       applied.push(job);
       return { counts: { rows: 1, applied: 1, noop: 0, notFound: 0, failed: 0 }, errors: [], postbacks: [] };
     };
-    const worker = new UpdateWorker(queue, openQueue(`postbacks${queues.length}`) as never, apply, {}, records, new InProcessAccountExclusion());
+    const worker = new UpdateWorker(queue, openQueue(`postbacks${queues.length}`) as never, apply, {}, records);
     await worker.onApplicationBootstrap();
     return applied;
   };

@@ -6,8 +6,6 @@ export const REPORTING_UPDATES_QUEUE = Symbol.for('funnel.reporting.UpdatesQueue
 export const REPORTING_POSTBACKS_QUEUE = Symbol.for('funnel.reporting.PostbacksQueue');
 export const REPORTING_APPLY = Symbol.for('funnel.reporting.Apply');
 export const REPORTING_SETTINGS = Symbol.for('funnel.reporting.Settings');
-/** The AccountExclusion the update worker holds each job's account with. */
-export const REPORTING_EXCLUSION = Symbol.for('funnel.reporting.AccountExclusion');
 
 /** What an update job carries on the queue: the validated update of the job's type. */
 export type UpdatePayload = ConversionsUpdate | CustomEventsUpdate | CostUpdate | ResetUpdate;

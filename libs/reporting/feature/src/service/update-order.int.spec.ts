@@ -5,8 +5,6 @@ import { createEventStore, type EventStore } from '@funnel/eventstore';
 import { aHit, type Hit } from '@funnel/reporting-domain';
 import { startNatsServer, tempDir, type RunningNatsServer } from '@funnel/testing';
 import { connect, type NatsConnection } from 'nats';
-import { InProcessAccountExclusion, type AccountExclusion } from '../exclusion/account-exclusion';
-import { JetStreamAccountExclusion } from '../exclusion/jetstream-account-exclusion';
 import type { HitStore } from '../hits/hit-store';
 import { SqliteHitStore } from '../hits/sqlite-hit-store';
 import { EmbeddedJobQueue } from '../queue/embedded-job-queue';
@@ -30,7 +28,6 @@ const conversion = (payout: string, transactionId?: string): AcceptedUpdate => (
 interface Replica {
   updates: UpdatesQueue;
   postbacks: PostbacksQueue;
-  exclusion: AccountExclusion;
 }
 
 interface Backend {
@@ -94,7 +91,7 @@ async function applyInOrder(backend: Backend, events: EventStore, updates: Accep
   for (const [i, replica] of opened.entries()) {
     // Two processes of one slot each and no room for waiting jobs: each takes one of the two jobs.
     const settings = { workerConcurrency: concurrency, ...(replicas > 1 ? { waitingJobs: 0 } : {}) };
-    await new UpdateWorker(replica.updates, replica.postbacks, applyOn(i), settings, records, replica.exclusion).onApplicationBootstrap();
+    await new UpdateWorker(replica.updates, replica.postbacks, applyOn(i), settings, records).onApplicationBootstrap();
   }
   await waitFor(async () => {
     const statuses = await Promise.all(jobIds.map(async (jobId) => (await records.get(ACCOUNT, jobId))?.status));
@@ -150,7 +147,7 @@ describeOrder('embedded queue, one process', 1, 2, (dir) => {
       const updates = new EmbeddedJobQueue<UpdatePayload>({ name: `updates_${name}`, subjectPrefix: 'u', filename, pollIntervalMs: 50 });
       const postbacks = new EmbeddedJobQueue<PostbackPayload>({ name: `postbacks_${name}`, subjectPrefix: 'p', filename, pollIntervalMs: 50 });
       queues.push(updates as EmbeddedJobQueue<unknown>, postbacks as EmbeddedJobQueue<unknown>);
-      return { updates, postbacks, exclusion: new InProcessAccountExclusion() };
+      return { updates, postbacks };
     },
     close: async () => {
       await Promise.all(queues.splice(0).map((queue) => queue.close()));
@@ -170,7 +167,6 @@ describeOrder('JetStream, two replicas', 2, 1, () => {
   const unique = randomUUID().replace(/-/g, '').slice(0, 8);
   const connections: NatsConnection[] = [];
   const queues: JetStreamJobQueue<unknown>[] = [];
-  const exclusions: JetStreamAccountExclusion[] = [];
   return {
     open: async () => {
       const connection = await connect({ servers: server.url });
@@ -178,13 +174,9 @@ describeOrder('JetStream, two replicas', 2, 1, () => {
       const updates = new JetStreamJobQueue<UpdatePayload>({ name: `UPDATES_${unique}`, subjectPrefix: `u${unique}`, connection, ackWaitMs: 5000 });
       const postbacks = new JetStreamJobQueue<PostbackPayload>({ name: `POSTBACKS_${unique}`, subjectPrefix: `p${unique}`, connection });
       queues.push(updates as JetStreamJobQueue<unknown>, postbacks as JetStreamJobQueue<unknown>);
-      // Each replica has its own lease holder on the shared bucket.
-      const exclusion = new JetStreamAccountExclusion({ connection, bucket: `LEASES_${unique}`, pollMs: 20 });
-      exclusions.push(exclusion);
-      return { updates, postbacks, exclusion };
+      return { updates, postbacks };
     },
     close: async () => {
-      await Promise.all(exclusions.splice(0).map((exclusion) => exclusion.close()));
       await Promise.all(queues.splice(0).map((queue) => queue.close()));
       await Promise.all(connections.splice(0).map((connection) => connection.close()));
     },

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { maskPostbackUrl } from '@funnel/reporting-domain';
 import type { ReportingUpdateType } from '@funnel/contracts';
-import type { AccountExclusion, AccountHold } from '../exclusion/account-exclusion';
 import type { JobDelivery, JobEnvelope } from '../queue/job-queue';
 import { JobRecords } from './job-records';
 import { QueueConsumer } from './queue-consumer';
@@ -11,7 +10,6 @@ import {
   PostbackPayload,
   PostbacksQueue,
   REPORTING_APPLY,
-  REPORTING_EXCLUSION,
   REPORTING_POSTBACKS_QUEUE,
   REPORTING_SETTINGS,
   REPORTING_UPDATES_QUEUE,
@@ -29,10 +27,10 @@ const DEFAULT_WAITING_JOBS = 32;
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
- * Consumes the update queue, one job of an account at a time: a delivery first waits for its
- * account (AccountExclusion: in this process in delivery order, i.e. the order the jobs were
- * accepted; across replicas by a lease), kept alive and without taking a worker slot meanwhile, so
- * other accounts' jobs run. Then the job is recorded as queued when the route that accepted it died
+ * Consumes the update queue, one job of an account at a time, in the order they were accepted: a
+ * delivery first waits until no earlier job of its account is still in the queue (waiting, in
+ * flight here or in another replica, or in its backoff: an earlier job leaves the queue only once it
+ * is applied), kept alive and without taking a worker slot meanwhile, so other accounts' jobs run. Then the job is recorded as queued when the route that accepted it died
  * before recording it (the record comes from the job's envelope), marked started, applied (idempotently: the hit store keeps
  * which rows a job applied, in the same write), its postbacks recorded and queued, then marked
  * finished; only then is it acknowledged. A crash anywhere redelivers the job, which skips the rows
@@ -49,7 +47,6 @@ export class UpdateWorker implements OnApplicationBootstrap {
     @Inject(REPORTING_APPLY) private readonly apply: ApplyUpdate,
     @Inject(REPORTING_SETTINGS) private readonly settings: ReportingSettings,
     private readonly records: JobRecords,
-    @Inject(REPORTING_EXCLUSION) private readonly exclusion: AccountExclusion,
   ) {}
 
   private readonly consumer = new QueueConsumer(this.updates, this.settings);
@@ -69,35 +66,20 @@ export class UpdateWorker implements OnApplicationBootstrap {
   }
 
   async handle(delivery: JobDelivery<UpdatePayload>): Promise<void> {
-    const hold = await delivery.wait(this.turn(delivery));
-    try {
-      await this.applyJob(delivery);
-    } finally {
-      await hold.release();
-    }
+    await delivery.wait(this.turn(delivery));
+    await this.applyJob(delivery);
   }
 
   /**
-   * The job's turn: it holds its account, and no earlier job of the account is still queued (one
-   * taken by another replica, or in its backoff, goes first). The first `acquire` is called before
-   * anything is awaited, so the jobs of this process line up in delivery order. A job still not
-   * first after `orderWaitMs` (its earlier job cannot be taken: every slot for waiting jobs is
+   * The job's turn: no earlier job of its account is still queued (the queue answers by its own
+   * order, so this holds across replicas and gives the jobs of an account one at a time). A job still
+   * not first after `orderWaitMs` (its earlier job cannot be taken: every slot for waiting jobs is
    * full) gives up this attempt and is retried after its backoff.
    */
-  private async turn(delivery: JobDelivery<UpdatePayload>): Promise<AccountHold> {
+  private async turn(delivery: JobDelivery<UpdatePayload>): Promise<void> {
     const { accountId, jobId } = delivery.job;
     const deadline = Date.now() + (this.settings.orderWaitMs ?? DEFAULT_ORDER_WAIT_MS);
-    for (;;) {
-      const hold = await this.exclusion.acquire(accountId);
-      let first: boolean;
-      try {
-        first = await delivery.isFirstOfAccount();
-      } catch (error) {
-        await hold.release();
-        throw error;
-      }
-      if (first) return hold;
-      await hold.release();
+    while (!(await delivery.isFirstOfAccount())) {
       if (Date.now() > deadline) throw new Error(`job ${jobId}: an earlier job of account ${accountId} is still queued`);
       await new Promise((resolve) => setTimeout(resolve, ORDER_POLL_MS));
     }

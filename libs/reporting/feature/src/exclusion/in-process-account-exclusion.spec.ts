@@ -1,4 +1,0 @@
-import { InProcessAccountExclusion } from './account-exclusion';
-import { describeAccountExclusionContract } from './account-exclusion.contract';
-
-describeAccountExclusionContract('in-process', async () => new InProcessAccountExclusion());

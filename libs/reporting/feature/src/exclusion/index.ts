@@ -1,2 +1,0 @@
-export * from './account-exclusion';
-export * from './jetstream-account-exclusion';

@@ -63,6 +63,9 @@ async function stopAll(exitCode: number): Promise<void> {
   process.exit(exitCode);
 }
 
+/** The asset events reader the dev cluster's NATS server knows (its durable consumer has the same name). */
+const EVENTS_READER = 'events-reader';
+
 async function waitForNats(url: string, users: NatsUsers): Promise<void> {
   const { user, password } = currentNatsUser(users, FUNNEL_NATS_LAYOUT.gateway);
   const deadline = Date.now() + 10_000;
@@ -86,8 +89,9 @@ async function startNats(dataDir: string): Promise<{ url: string; users: NatsUse
   const natsDir = join(dataDir, 'nats');
   mkdirSync(join(natsDir, 'store'), { recursive: true, mode: 0o700 });
   const users = createNatsUsers(FUNNEL_NATS_LAYOUT);
-  // A reader of the asset events, for `npm run cli -- events:tail` (see README "Asset events").
-  const reader = { user: 'events-reader', password: newNatsPassword(), permissions: jetStreamReaderPermissions() };
+  // A reader of the asset events, for `npm run cli -- events:tail` (see README "Asset events"); assets-service
+  // creates its durable consumer (ASSET_EVENTS_READERS below).
+  const reader = { user: EVENTS_READER, password: newNatsPassword(), permissions: jetStreamReaderPermissions(EVENTS_READER) };
   const configFile = join(natsDir, 'nats-auth.conf');
   writeFileSync(configFile, natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, users, [reader]), { mode: 0o600 });
   const port = await freePort();
@@ -122,7 +126,7 @@ async function main(): Promise<void> {
   const own = process.env.NATS_URL ? undefined : await startNats(dataDir);
   const natsUrl = process.env.NATS_URL ?? own!.url;
   const natsEnv = (app: string) => (own ? natsUserEnv(own.users, app) : {});
-  const common = { ...process.env, NATS_URL: natsUrl, DATA_DIR: dataDir };
+  const common = { ...process.env, NATS_URL: natsUrl, DATA_DIR: dataDir, ...(own ? { ASSET_EVENTS_READERS: EVENTS_READER } : {}) };
   const node = process.execPath;
   const register = join(root, 'tools', 'register.js');
   const opsPorts: string[] = [];

@@ -13,9 +13,12 @@ export interface CreateEventStoreOptions {
   fileName?: string;
 }
 
+/** The embedded event log's file under the data directory. */
+export const EVENT_STORE_FILE = 'events.sqlite';
+
 export function createEventStore(options: CreateEventStoreOptions): EventStore {
   if (options.eventStoreUrl) return new EventStoreDbEventStore(options.eventStoreUrl);
-  const fileName = options.fileName ?? 'events.sqlite';
+  const fileName = options.fileName ?? EVENT_STORE_FILE;
   ensurePrivateDirectory(options.dataDir, [fileName]);
   return new SqliteEventStore({ filename: join(options.dataDir, fileName) });
 }

@@ -29,10 +29,15 @@ export function ensurePrivateFile(file: string): void {
   tightenFile(file);
 }
 
-/** Sets an existing file's mode to 0600 when group or others have any access to it. */
+/**
+ * Sets an existing file's mode to 0600 when group or others have any access to it, if the file is
+ * this user's. Another owner's file is left as it is: a key file mounted from a Kubernetes Secret
+ * belongs to root (group-readable through the pod's fsGroup) on a read-only volume, where chmod fails.
+ */
 export function tightenFile(file: string): void {
   if (!existsSync(file)) return;
-  if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, PRIVATE_FILE_MODE);
+  const stat = statSync(file);
+  if ((stat.mode & 0o077) !== 0 && isOwnedByThisUser(stat.uid)) chmodSync(file, PRIVATE_FILE_MODE);
 }
 
 function isOwnedByThisUser(uid: number): boolean {

@@ -10,6 +10,7 @@ import {
   type ConfigRule,
   DEFAULT_ASSETS_INBOX_PREFIX,
   INVALID_CONFIG_VALUE,
+  JETSTREAM_READER_NAME,
   type Logger,
   type NatsAccess,
   natsAccessOptions,
@@ -35,10 +36,27 @@ export function duration(options: { default: string; min: string; max: string })
   };
 }
 
-/** The asset event stream (ASSET_EVENTS): how long it keeps events, and how long it drops an event id it has seen. */
+/** ASSET_EVENTS_READERS: comma-separated reader names (letters, digits, _ and -), each once; none when unset. */
+const readerNames: ConfigRule<string[]> = {
+  description: 'comma-separated reader names of letters, digits, _ and - (up to 64 each, each once), e.g. events-reader,search-indexer (default none)',
+  read(raw) {
+    const names = (raw ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== '');
+    return names.every((name) => JETSTREAM_READER_NAME.test(name)) && new Set(names).size === names.length ? names : INVALID_CONFIG_VALUE;
+  },
+};
+
+/**
+ * The asset event stream (ASSET_EVENTS): how long it keeps events, how long it drops an event id it
+ * has seen, and its readers: for each, the relay creates a durable consumer delivering to
+ * `_INBOX_events.<reader>`, the only subject that reader's NATS user may receive on.
+ */
 export const assetEventsConfig = {
   ASSET_EVENTS_MAX_AGE: duration({ default: '7d', min: '1m', max: '3650d' }),
   ASSET_EVENTS_DUPLICATE_WINDOW: duration({ default: '2m', min: '1s', max: '7d' }),
+  ASSET_EVENTS_READERS: readerNames,
 };
 
 /** The assets service's reply inboxes (JetStream answers and publish acknowledgements): `<prefix>.>` in its NATS permissions. */
@@ -46,7 +64,7 @@ export const assetsInboxConfig = {
   NATS_INBOX_PREFIX: string({ default: DEFAULT_ASSETS_INBOX_PREFIX }),
 };
 
-export function assetEventsOptionsFrom(config: { ASSET_EVENTS_MAX_AGE: number; ASSET_EVENTS_DUPLICATE_WINDOW: number }) {
+export function assetEventsOptionsFrom(config: { ASSET_EVENTS_MAX_AGE: number; ASSET_EVENTS_DUPLICATE_WINDOW: number; ASSET_EVENTS_READERS: string[] }) {
   if (config.ASSET_EVENTS_DUPLICATE_WINDOW > config.ASSET_EVENTS_MAX_AGE) {
     throw new ConfigError(
       'ASSET_EVENTS_DUPLICATE_WINDOW',
@@ -54,7 +72,7 @@ export function assetEventsOptionsFrom(config: { ASSET_EVENTS_MAX_AGE: number; A
       'must be at most ASSET_EVENTS_MAX_AGE (the stream cannot drop copies of events it no longer keeps)',
     );
   }
-  return { maxAgeMs: config.ASSET_EVENTS_MAX_AGE, duplicateWindowMs: config.ASSET_EVENTS_DUPLICATE_WINDOW };
+  return { maxAgeMs: config.ASSET_EVENTS_MAX_AGE, duplicateWindowMs: config.ASSET_EVENTS_DUPLICATE_WINDOW, readers: config.ASSET_EVENTS_READERS };
 }
 
 export interface AssetEventRelaySettings {
@@ -63,6 +81,8 @@ export interface AssetEventRelaySettings {
   access: NatsAccess;
   maxAgeMs: number;
   duplicateWindowMs: number;
+  /** ASSET_EVENTS_READERS: the readers whose durable consumers the relay creates. */
+  readers: readonly string[];
   logger: Logger;
 }
 
@@ -87,6 +107,7 @@ export function startAssetEventRelay(settings: AssetEventRelaySettings): AssetEv
     inboxPrefix: settings.access.inboxPrefix,
     maxAgeMs: settings.maxAgeMs,
     duplicateWindowMs: settings.duplicateWindowMs,
+    readers: settings.readers,
     logger: {
       log: (message: string) => logger.info(message),
       warn: (message: string) => logger.warn(message),

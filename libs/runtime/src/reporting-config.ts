@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { connect, NatsConnection } from 'nats';
 import { ReportingQueues } from '@funnel/contracts';
-import { Config, NatsAccess, OutboundHttp, ServiceClient, int, natsAccessOptions, natsClientOptions, url } from '@funnel/platform';
+import { Config, ConfigError, NatsAccess, OutboundHttp, ServiceClient, bool, int, natsAccessOptions, natsClientOptions, url } from '@funnel/platform';
 import {
   EmbeddedJobQueue,
   HitStore,
@@ -19,6 +19,12 @@ import type { EventStore } from '@funnel/eventstore';
 export const reportingConfig = {
   /** ClickHouse's HTTP interface (`http://user:password@host:8123/db`): the hit warehouse; absent: SQLite under DATA_DIR. */
   CLICKHOUSE_URL: url({ optional: true, protocols: ['http', 'https'] }),
+  /**
+   * Refuse to start without CLICKHOUSE_URL: where the SQLite fallback under DATA_DIR would not outlive
+   * the pod or would not be shared by the replicas (the Kubernetes base sets it; the dev overlay keeps
+   * one replica on a volume instead).
+   */
+  REPORTING_REQUIRE_CLICKHOUSE: bool({ default: false }),
   /** Update jobs one process applies at once; 0: this process only accepts updates (others apply them). */
   REPORTING_WORKERS: int({ min: 0, max: 64, default: 2 }),
   /** Postback deliveries one process sends at once. */
@@ -26,6 +32,17 @@ export const reportingConfig = {
   /** Replicas of the JetStream job streams in a NATS cluster (3 keeps accepted updates through the loss of a server). */
   REPORTING_STREAM_REPLICAS: int({ min: 1, max: 5, default: 1 }),
 };
+
+/** The checks across reporting settings, at start before anything is opened. */
+export function checkReportingConfig(config: Pick<Config<typeof reportingConfig>, 'CLICKHOUSE_URL' | 'REPORTING_REQUIRE_CLICKHOUSE'>): void {
+  if (config.REPORTING_REQUIRE_CLICKHOUSE && config.CLICKHOUSE_URL === undefined) {
+    throw new ConfigError(
+      'CLICKHOUSE_URL',
+      'required',
+      'is required when REPORTING_REQUIRE_CLICKHOUSE=true: the hits would otherwise go to SQLite under DATA_DIR, lost with the pod and not shared by its replicas',
+    );
+  }
+}
 
 /** Postback deliveries: 5 attempts, the waits between them growing (seconds): 1, 5, 30, 120. */
 export const POSTBACK_QUEUE_OPTIONS = { ...ReportingQueues.postbacks, maxAttempts: 5, backoffMs: [1000, 5000, 30_000, 120_000], ackWaitMs: 30_000 };

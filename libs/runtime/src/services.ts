@@ -53,7 +53,7 @@ import { Stores, openStores } from './stores';
 import { assetEventsConfig, assetEventsOptionsFrom, assetsInboxConfig, registerAssetEventRelayMetrics, startAssetEventRelay } from './asset-events';
 import { billingConfig, billingOptionsFrom } from './billing-config';
 import { RunningApp } from './standalone';
-import { ReportingTesting, jetStreamReportingParts, reportingConfig, reportingFeatureOptions } from './reporting-config';
+import { ReportingTesting, checkReportingConfig, jetStreamReportingParts, reportingConfig, reportingFeatureOptions } from './reporting-config';
 
 const serviceConfig = { ...commonConfig, ...natsConfig, ...opsConfig };
 
@@ -227,6 +227,7 @@ export const reportingServiceConfig = { ...serviceConfig, ...storeConfig, ...out
  */
 export async function startReportingService(env: NodeJS.ProcessEnv = process.env, testing: { reporting?: ReportingTesting } = {}): Promise<RunningApp> {
   const config = loadConfig(reportingServiceConfig, env);
+  checkReportingConfig(config);
   const access = natsAccessFrom(config);
   const logger = createLogger('reporting-service', config.LOG_LEVEL);
   const assets = new NatsServiceClient(config.NATS_URL, { timeoutMs: config.RPC_TIMEOUT_MS, logger, access, maxMessageBytes: config.RPC_MAX_MESSAGE_BYTES });

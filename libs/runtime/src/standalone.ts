@@ -42,7 +42,7 @@ import {
 import { openStores } from './stores';
 import { assetEventsConfig, assetEventsOptionsFrom, assetsInboxConfig, registerAssetEventRelayMetrics, startAssetEventRelay } from './asset-events';
 import { billingConfig, billingOptionsFrom } from './billing-config';
-import { ReportingTesting, embeddedReportingParts, reportingConfig, reportingFeatureOptions } from './reporting-config';
+import { ReportingTesting, checkReportingConfig, embeddedReportingParts, reportingConfig, reportingFeatureOptions } from './reporting-config';
 
 export const standaloneConfig = {
   ...commonConfig,
@@ -82,6 +82,7 @@ export async function startStandalone(
   testing: { reporting?: ReportingTesting } = {},
 ): Promise<RunningApp & { app: NestFastifyApplication }> {
   const config = loadConfig(standaloneConfig, env);
+  checkReportingConfig(config);
   const bootstrapAdmin = bootstrapAdminFrom(config);
   const edge = edgeOptionsFrom(config);
   const logger = createLogger('standalone', config.LOG_LEVEL);

@@ -66,7 +66,12 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
     {
       app: 'assets-service',
       subjectRoot: 'assets',
-      jetstream: { streams: [{ stream: ASSET_EVENTS_STREAM }], keyValueBuckets: [ASSET_EVENTS_RELAY_BUCKET], inboxPrefix: DEFAULT_ASSETS_INBOX_PREFIX },
+      // It also creates the readers' durable consumers of the stream (ASSET_EVENTS_READERS, jetStreamReaderPermissions).
+      jetstream: {
+        streams: [{ stream: ASSET_EVENTS_STREAM, readers: true }],
+        keyValueBuckets: [ASSET_EVENTS_RELAY_BUCKET],
+        inboxPrefix: DEFAULT_ASSETS_INBOX_PREFIX,
+      },
     },
     { app: 'identity-service', subjectRoot: 'identity' },
     // `POST /logicscripts/evaluate` with `idLogicScript` reads the script with the caller's context.

@@ -1,5 +1,6 @@
 import { FUNNEL_NATS_LAYOUT, type NatsLayout, natsInboxPrefixOf } from './nats-apps';
 import { natsPermissions } from './nats-permissions';
+import { jetStreamReaderDeliverSubject, jetStreamReaderPermissions } from './jetstream-permissions';
 import { natsAuthorizationConfig } from './nats-server-config';
 import { type NatsUsers, createNatsUsers, currentNatsUser, retireNatsUsers, rotateNatsUsers } from './nats-users';
 
@@ -40,6 +41,10 @@ describe('NATS permissions', () => {
             '$JS.API.STREAM.INFO.ASSET_EVENTS',
             '$JS.API.STREAM.CREATE.ASSET_EVENTS',
             '$JS.API.STREAM.UPDATE.ASSET_EVENTS',
+            // The readers' durable consumers, which it creates for them.
+            '$JS.API.CONSUMER.CREATE.ASSET_EVENTS.>',
+            '$JS.API.CONSUMER.DURABLE.CREATE.ASSET_EVENTS.>',
+            '$JS.API.CONSUMER.INFO.ASSET_EVENTS.>',
             '$JS.API.STREAM.INFO.KV_ASSET_EVENTS_RELAY',
             '$JS.API.STREAM.CREATE.KV_ASSET_EVENTS_RELAY',
             '$JS.API.STREAM.UPDATE.KV_ASSET_EVENTS_RELAY',
@@ -109,6 +114,15 @@ describe('NATS permissions', () => {
       const widened: NatsLayout = { ...layout, services: [{ app: 'x-service', subjectRoot: 'x', calls: { subjects: [wildcard], inboxPrefix: '_INBOX_x' } }] };
       expect(() => natsPermissions(widened)).toThrow(/named subjects only/);
     }
+  });
+
+  it('let a reader of the asset events only receive its own consumer’s deliveries and acknowledge them: no JetStream API at all', () => {
+    expect(jetStreamReaderPermissions('events-reader')).toEqual({
+      publish: { allow: ['$JS.ACK.ASSET_EVENTS.events-reader.>'] },
+      subscribe: { allow: ['_INBOX_events.events-reader'] },
+    });
+    expect(jetStreamReaderDeliverSubject('reporting-events')).toBe('_INBOX_events.reporting-events');
+    for (const name of ['', 'a.b', 'a*', 'a>', 'x'.repeat(65)]) expect(() => jetStreamReaderPermissions(name)).toThrow(/a reader's name/);
   });
 
   it('follow the layout: a new service is one more entry', () => {

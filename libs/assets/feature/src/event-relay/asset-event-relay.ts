@@ -1,10 +1,22 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { DiscardPolicy, type JetStreamManager, type NatsConnection, RetentionPolicy, StorageType, type StreamConfig, nanos } from 'nats';
+import {
+  AckPolicy,
+  type ConsumerConfig,
+  DeliverPolicy,
+  DiscardPolicy,
+  type JetStreamManager,
+  type NatsConnection,
+  RetentionPolicy,
+  StorageType,
+  type StreamConfig,
+  nanos,
+} from 'nats';
 import { ASSET_EVENTS_RELAY_BUCKET, ASSET_EVENTS_STREAM, ASSET_EVENTS_SUBJECTS } from '@funnel/contracts';
 import { EventStore, GlobalPosition, Subscription, comparePositions, positionToString } from '@funnel/eventstore';
 import { AssetRegistry } from '@funnel/assets-domain';
+import { jetStreamReaderDeliverSubject } from '@funnel/platform';
 import { assetEventMessage } from './asset-event-message';
 import { JetStreamPipeline } from './jetstream-pipeline';
 import { HeldLease, RelayLease, RelayLeaseLost } from './relay-lease';
@@ -20,6 +32,8 @@ export interface AssetEventRelayOptions {
   maxAgeMs: number;
   /** The stream's de-duplication window (ASSET_EVENTS_DUPLICATE_WINDOW). */
   duplicateWindowMs: number;
+  /** The stream's readers (ASSET_EVENTS_READERS): each gets a durable consumer of its own (see ensureReaders). */
+  readers?: readonly string[];
   /** A standby takes over after seeing the lease unchanged this long (default 10 s). */
   leaseTtlMs?: number;
   /** Publishes awaiting acknowledgement at most (default 4096). */
@@ -119,6 +133,7 @@ export class AssetEventRelay {
         const nc = await this.connection();
         const jsm = await nc.jetstreamManager();
         await ensureStream(jsm, this.options);
+        await ensureReaders(jsm, this.options.readers ?? []);
         const kv = await nc.jetstream().views.kv(ASSET_EVENTS_RELAY_BUCKET, { history: 1 });
         const lease = new RelayLease(kv, this.holder, this.leaseTtlMs);
         const held = await this.acquire(lease);
@@ -291,6 +306,41 @@ export async function ensureStream(jsm: JetStreamManager, options: { maxAgeMs: n
   if (existing.max_age !== wanted.max_age || existing.duplicate_window !== wanted.duplicate_window) {
     await jsm.streams.update(ASSET_EVENTS_STREAM, { ...existing, max_age: wanted.max_age, duplicate_window: wanted.duplicate_window });
   }
+}
+
+/** A reader's durable consumer: every event the stream keeps, then each new one, acknowledged one by one. */
+export function readerConsumerConfig(reader: string): Partial<ConsumerConfig> {
+  return {
+    durable_name: reader,
+    deliver_subject: jetStreamReaderDeliverSubject(reader),
+    // The reader's processes share the deliveries (a queue group), like a service's replicas.
+    deliver_group: reader,
+    deliver_policy: DeliverPolicy.All,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: nanos(30_000),
+    max_ack_pending: 1000,
+  };
+}
+
+/**
+ * Creates each reader's durable consumer when absent (an existing one is kept as it is, position
+ * included). Only the stream's owner creates consumers: a reader's NATS user may only receive what
+ * its consumer delivers to `_INBOX_events.<reader>` and acknowledge it (jetStreamReaderPermissions).
+ */
+export async function ensureReaders(jsm: JetStreamManager, readers: readonly string[]): Promise<void> {
+  for (const reader of readers) {
+    try {
+      await jsm.consumers.info(ASSET_EVENTS_STREAM, reader);
+      continue;
+    } catch (error) {
+      if (!isConsumerNotFound(error)) throw error;
+    }
+    await jsm.consumers.add(ASSET_EVENTS_STREAM, readerConsumerConfig(reader));
+  }
+}
+
+function isConsumerNotFound(error: unknown): boolean {
+  return (error as { api_error?: { err_code?: number } }).api_error?.err_code === 10014 || /consumer not found/i.test((error as Error).message ?? '');
 }
 
 function isStreamNotFound(error: unknown): boolean {

@@ -8,7 +8,6 @@ import {
   IsInt,
   IsIP,
   IsISO31661Alpha2,
-  IsISO8601,
   IsObject,
   IsOptional,
   IsString,
@@ -20,6 +19,7 @@ import {
   ValidationArguments,
   registerDecorator,
 } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { IsAssetId } from '../assets/id-validators';
 import { TRACKING_FIELD_SLOTS, TRACKING_FIELD_VALUE_MAX } from '../assets/traffic-source';
 
@@ -69,17 +69,43 @@ export function isReportingDecimal(value: unknown, minusOne = false): boolean {
   return text !== undefined && (!text.startsWith('-') || (minusOne && text === '-1'));
 }
 
+/** `constraints: [minusOne]` tells the API document whether -1 is allowed. */
 function IsDecimalValue(minusOne = false): PropertyDecorator {
   return (target, propertyName) =>
     registerDecorator({
       name: 'isDecimal',
       target: target.constructor,
       propertyName: propertyName as string,
+      constraints: [minusOne],
       options: {
         message: ({ property }: ValidationArguments) =>
           `${property} must be a decimal >= 0 with up to 6 decimals${minusOne ? ', or -1 (remove the conversions)' : ''}`,
       },
       validator: { validate: (value: unknown) => isReportingDecimal(value, minusOne) },
+    });
+}
+
+/** An RFC 3339 date-time with a zone (`2026-11-20T10:00:00Z`, `2026-11-20T12:00:00.5+02:00`) on a real calendar day: the API document's `format: date-time`. */
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,9})?([Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
+
+export function isDateTime(value: unknown): boolean {
+  const match = typeof value === 'string' ? DATE_TIME.exec(value) : null;
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  return month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+export const DATE_TIME_MESSAGE = 'must be a date-time with a zone (RFC 3339, e.g. 2026-11-20T10:00:00Z)';
+
+/** A time field: isDateTime (error code `isIso8601`, as before; the API document shows `format: date-time`). */
+function IsDateTime(): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isIso8601',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: ({ property }: ValidationArguments) => `${property} ${DATE_TIME_MESSAGE}` },
+      validator: { validate: isDateTime },
     });
 }
 
@@ -117,13 +143,20 @@ export class ConvertedHitDto {
   @IsDecimalValue(true) payout!: number | string;
   @IsOptional() @IsString() @MaxLength(REPORTING_LIMITS.transactionIdMax) transactionId?: string;
   /** ISO 8601; default: when the job applies it. */
-  @IsOptional() @IsString() @IsISO8601({ strict: true }) time?: string;
+  @IsOptional() @IsString() @IsDateTime() time?: string;
 }
 
 /** PUT /reporting/update/conversions/ */
 export class ConversionsUpdateDto {
-  /** Checked row by row by `checkConvertedHits` (the hot path: up to 10,000 rows). */
-  @IsArray() @ArrayMinSize(1) hits!: unknown[];
+  /**
+   * Checked row by row by `checkConvertedHits` (the hot path: up to 10,000 rows), with ConvertedHitDto's
+   * rules (its test holds the two together); the API document shows the rows as ConvertedHitDto.
+   */
+  @IsArray()
+  @ArrayMinSize(1)
+  @Type(() => ConvertedHitDto)
+  @JSONSchema((schema, options) => ({ ...schema, items: { $ref: `${options.refPointerPrefix}ConvertedHitDto` } }))
+  hits!: unknown[];
   @IsOptional() @IsIn(POSTBACK_CALLS) postbackCalls?: PostbackCalls;
   @IsOptional() @IsDecimalValue() overridePayout?: number | string;
   @IsOptional() @IsBoolean() disablePostbacks?: boolean;
@@ -136,7 +169,7 @@ export class CustomEventUploadHitDto {
   @IsInt() @Min(1) @Max(REPORTING_LIMITS.customEventNumberMax) eventNumber!: number;
   @IsOptional() @IsInt() @Min(1) @Max(REPORTING_LIMITS.customEventCountMax) count?: number;
   /** ISO 8601: when the events happened. */
-  @IsString() @IsISO8601({ strict: true }) time!: string;
+  @IsString() @IsDateTime() time!: string;
 }
 
 /** PUT /reporting/update/customevents/ */
@@ -178,8 +211,8 @@ export class CostSegmentDto {
 export class CostUpdateDto {
   @IsArray() @ArrayMaxSize(REPORTING_LIMITS.filterList) @IsString({ each: true }) @IsAssetId({ each: true }) funnelIDs!: string[];
   @IsArray() @ArrayMaxSize(REPORTING_LIMITS.filterList) @IsString({ each: true }) @IsAssetId({ each: true }) trafficSourceIDs!: string[];
-  @IsString() @IsISO8601({ strict: true }) timeStart!: string;
-  @IsString() @IsISO8601({ strict: true }) timeEnd!: string;
+  @IsString() @IsDateTime() timeStart!: string;
+  @IsString() @IsDateTime() timeEnd!: string;
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(REPORTING_LIMITS.costSegments)
@@ -197,8 +230,8 @@ const apply =
 
 /** POST and DELETE /reporting/update/reset/ (ResetUpdateParams). */
 export class ResetUpdateDto {
-  @IsString() @IsISO8601({ strict: true }) timeStart!: string;
-  @IsString() @IsISO8601({ strict: true }) timeEnd!: string;
+  @IsString() @IsDateTime() timeStart!: string;
+  @IsString() @IsDateTime() timeEnd!: string;
   /** Funnel groups (the spec's name for them is campaigns). */
   @apply(...idList()) restrictToCampaignIDs?: string[];
   @apply(...idList()) restrictToFunnelIDs?: string[];

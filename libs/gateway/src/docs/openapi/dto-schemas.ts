@@ -1,7 +1,16 @@
-import { ID_PATTERN, STRING_MAP_LIMITS } from '@funnel/contracts';
+import {
+  DECIMAL_TEXT,
+  ID_PATTERN,
+  REPORTING_LIMITS,
+  SCHEMA_REF_PREFIX,
+  STRING_MAP_LIMITS,
+  TRACKING_FIELD_SLOTS,
+  TRACKING_FIELD_VALUE_MAX,
+} from '@funnel/contracts';
 import { getMetadataStorage } from 'class-validator';
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import type { ISchemaConverters } from 'class-validator-jsonschema/build/defaultConverters';
+import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import type { MetadataStorage } from 'class-transformer/types/MetadataStorage';
 import type { DtoClass, SchemaSource } from './route-doc';
 
@@ -10,7 +19,7 @@ export type Schema = Record<string, unknown>;
 // class-transformer's `@Type(() => Nested)` metadata, which tells nested DTOs (the package exports no typed path to it).
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as { defaultMetadataStorage: MetadataStorage };
 
-export const SCHEMA_REF_PREFIX = '#/components/schemas/';
+export { SCHEMA_REF_PREFIX };
 
 const ID_SCHEMA = { type: 'string', pattern: ID_PATTERN.source };
 
@@ -23,6 +32,29 @@ const CONVERTERS = {
     maxProperties: STRING_MAP_LIMITS.maxEntries,
     propertyNames: { minLength: 1, maxLength: STRING_MAP_LIMITS.maxKeyLength },
     additionalProperties: { type: 'string', maxLength: STRING_MAP_LIMITS.maxValueLength },
+  },
+  // A decimal given as a JSON number or as text (reporting's isReportingDecimal); `constraints[0]`: -1 is allowed too.
+  isDecimal: (meta: ValidationMetadata) => ({
+    anyOf: [
+      { type: 'number', minimum: 0, exclusiveMaximum: 1e12 },
+      { type: 'string', pattern: DECIMAL_TEXT.source },
+      ...(meta.constraints?.[0] === true ? [{ const: -1 }, { type: 'string', pattern: '^-0*1(\\.0{1,6})?$' }] : []),
+    ],
+    description: `a decimal >= 0 with up to 6 decimals, as a number or as text${meta.constraints?.[0] === true ? '; -1 removes the conversions' : ''}`,
+  }),
+  // The services' time fields (reporting's IsDateTime keeps class-validator's error code): one format.
+  isIso8601: { type: 'string', format: 'date-time' },
+  // class-validator's isIP takes IPv4 and IPv6 unless a version is given.
+  isIp: (meta: ValidationMetadata) => {
+    const version = String(meta.constraints?.[0] ?? '');
+    return version === '4' || version === '6'
+      ? { type: 'string', format: `ipv${version}` }
+      : { type: 'string', anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] };
+  },
+  isTrackingFieldsFilter: {
+    type: 'object',
+    propertyNames: { enum: [...TRACKING_FIELD_SLOTS] },
+    additionalProperties: { type: 'array', maxItems: REPORTING_LIMITS.filterList, items: { type: 'string', maxLength: TRACKING_FIELD_VALUE_MAX } },
   },
   customValidation: {},
 } as unknown as ISchemaConverters;
@@ -65,6 +97,16 @@ export class DtoSchemas {
     return { ...named };
   }
 
+  /** Named schemas (a kind's `docs.schemas`) that DTO fields refer to by `$ref`. */
+  addNamed(schemas: Readonly<Record<string, Schema>>): void {
+    for (const [name, schema] of Object.entries(schemas)) {
+      const known = this.schemas.get(name);
+      if (known === schema) continue;
+      if (known) throw new Error(`two schemas are named ${name}: the API document needs distinct names`);
+      this.schemas.set(name, schema);
+    }
+  }
+
   components(): Record<string, Schema> {
     return Object.fromEntries([...this.schemas.entries()].sort(([a], [b]) => a.localeCompare(b)));
   }
@@ -79,7 +121,7 @@ export class DtoSchemas {
   private add(dto: DtoClass): void {
     const known = this.classes.get(dto.name);
     if (known === dto) return;
-    if (known) throw new Error(`two DTO classes are named ${dto.name}: the API document needs distinct names`);
+    if (known || this.schemas.has(dto.name)) throw new Error(`two DTO classes are named ${dto.name}: the API document needs distinct names`);
     this.classes.set(dto.name, dto);
     const schema = targetConstructorToSchema(dto, {
       classValidatorMetadataStorage: getMetadataStorage(),

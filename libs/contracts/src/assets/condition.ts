@@ -43,6 +43,7 @@ export const CONDITION_KIND: AssetKindDescriptor = {
       evaluate: {
         body: {
           description: '`idCondition` (a saved condition) or `condition` (a draft), with the visitor context of /logicscripts/evaluate',
+          type: 'object',
           allOf: [VISITOR_CONTEXT_SCHEMA],
           properties: { idCondition: { type: 'string' }, condition: { type: 'object' } },
         },

@@ -277,7 +277,7 @@ export function assetOperationDoc(
       const field = kind.parent?.field ?? 'parent';
       return doc({
         summary: `Move ${kind.kind} assets to another ${kind.parent?.kind ?? 'parent'}`,
-        body: { allOf: [StringListDto], required: ['entries', field], properties: { [field]: STRING } },
+        body: { type: 'object', allOf: [StringListDto], required: [field], properties: { [field]: STRING } },
       });
     }
     case 'history':

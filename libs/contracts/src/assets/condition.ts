@@ -45,7 +45,15 @@ export const CONDITION_KIND: AssetKindDescriptor = {
           description: '`idCondition` (a saved condition) or `condition` (a draft), with the visitor context of /logicscripts/evaluate',
           type: 'object',
           allOf: [VISITOR_CONTEXT_SCHEMA],
-          properties: { idCondition: { type: 'string' }, condition: { type: 'object' } },
+          properties: {
+            idCondition: { type: 'string' },
+            condition: {
+              type: 'object',
+              required: ['routes'],
+              properties: { routes: CONDITION_ROUTES_SCHEMA },
+              description: 'a draft: a condition record whose id and name may be left out',
+            },
+          },
         },
         answer: {
           type: 'object',

@@ -1,7 +1,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { ASSET_KINDS, AssetKindDescriptor, QueryFilter, generateAssetId } from '@funnel/contracts';
 import { OpenApiDocument, buildOpenApiDocument, gatewayOwnRoutes, gatewayRoutes } from '@funnel/gateway';
-import { Deployment, describeInBothModes, standaloneDeployment } from './harness';
+import { describeInBothModes } from './harness';
 import { ResponseContract } from './response-contract';
 
 describeInBothModes('the API documents', (d) => {
@@ -149,8 +149,7 @@ function filterValue(filter: QueryFilter, record: Body): string {
   return encodeURIComponent(param ?? value);
 }
 
-describe('the API document describes real answers (standalone)', () => {
-  let deployment: Deployment;
+describeInBothModes('the API document describes real answers', (d) => {
   let served: OpenApiDocument;
   let contract: ResponseContract;
   /** Per family (the path's first segment), the answers checked against the served document. */
@@ -160,7 +159,7 @@ describe('the API document describes real answers (standalone)', () => {
 
   /** Calls the service and checks the answer against the served document (not the harness's own copy). */
   async function call(method: string, path: string, body?: unknown, expected = 200) {
-    const res = await deployment.api.call(method, path, { body, contract: false });
+    const res = await d().api.call(method, path, { body, contract: false });
     expect([method, path, res.status, res.status === expected ? '' : res.text]).toEqual([method, path, expected, '']);
     expect(contract.problem(method, path, res.status, res.text, res.body)).toBeUndefined();
     const family = path.split('/')[1];
@@ -169,11 +168,9 @@ describe('the API document describes real answers (standalone)', () => {
   }
 
   beforeAll(async () => {
-    deployment = await standaloneDeployment();
-    served = (await deployment.api.call('GET', '/openapi.json', { key: '', contract: false })).body;
+    served = (await d().api.call('GET', '/openapi.json', { key: '', contract: false })).body;
     contract = new ResponseContract(served);
   });
-  afterAll(() => deployment?.cleanup());
 
   it('every asset family: the bodies it takes and the records, lists and ids it answers', async () => {
     const byKind = new Map(samples().map((s) => [s.kind, s]));
@@ -200,6 +197,9 @@ describe('the API document describes real answers (standalone)', () => {
     expect(answers.condition.routes).toEqual(made.condition.routes);
     await call('POST', '/funnel/validate/', made.funnel);
     await call('POST', '/condition/evaluate/', { idCondition: made.condition.idCondition, visitor: { country: 'US' } });
+    const draft = { condition: { routes: made.condition.routes }, visitor: { country: 'CA' } };
+    expect(contract.requestProblem('POST', '/condition/evaluate/', draft)).toBeUndefined();
+    expect((await call('POST', '/condition/evaluate/', draft)).body.routeKey).toBe('us_mobile');
   });
 
   it('a wrong schema in the document fails the check: a funnel node or a condition rule typed otherwise', () => {
@@ -252,7 +252,7 @@ describe('the API document describes real answers (standalone)', () => {
       { ...reset, restrictToIPs: ['1.2.3'] },
     ]) {
       expect(contract.requestProblem('POST', '/reporting/update/reset/', bad)).toBeDefined();
-      expect((await deployment.api.call('POST', '/reporting/update/reset/', { body: bad })).status).toBe(400);
+      expect((await d().api.call('POST', '/reporting/update/reset/', { body: bad })).status).toBe(400);
     }
 
     await call('GET', '/billing/subscription');
@@ -263,7 +263,7 @@ describe('the API document describes real answers (standalone)', () => {
     await call('GET', '/usersettings');
     await call('GET', '/logicscripts/language');
     await call('POST', '/logicscripts/validate', { code: made.logicscript.code });
-    const login = await deployment.api.call('POST', '/auth/login', {
+    const login = await d().api.call('POST', '/auth/login', {
       body: { username: 'admin@example.com', password: 'correct horse battery' },
       contract: false,
     });

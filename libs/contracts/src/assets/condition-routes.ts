@@ -1,7 +1,7 @@
 // The rule tables of a condition's routes: the domain's validateConditionRoutes applies them, and the
 // API document's route schema is built from them here, so the two cannot drift apart.
 import type { JsonSchema } from './asset-kind';
-import { FALLBACK_ROUTE_KEY, FIELD_NAME_PATTERN, ROUTE_KEY_PATTERN, schemaRef } from './routing-keys';
+import { FALLBACK_ROUTE_KEY, FIELD_NAME_PATTERN, ROUTE_KEY_PATTERN, VISITOR_INTEGER_VARIABLES, VISITOR_STRING_VARIABLES, schemaRef } from './routing-keys';
 
 export const CONDITION_STRING_OPERATORS = ['is', 'isNot', 'contains', 'notContains', 'startsWith', 'endsWith'] as const;
 export const CONDITION_INTEGER_OPERATORS = ['is', 'isNot', 'gt', 'gte', 'lt', 'lte'] as const;
@@ -58,14 +58,23 @@ export const CONDITION_INTEGER_TEXT = /^-?\d{1,15}$/;
 const L = CONDITION_LIMITS;
 const union = (...lists: readonly (readonly string[])[]) => [...new Set(lists.flat())];
 
-/** A rule on each special attribute, then on a variable of the language (string or integer: the variables are @funnel/visitor-context's). */
+/** A rule: per attribute class, the operators it takes, whether it names a field, and (integer variables) integer values. */
 function ruleSchema(): JsonSchema {
-  const values = { type: 'array', minItems: L.minValues, maxItems: L.maxValues, items: { type: 'string', maxLength: L.maxValueLength } };
-  const special = CONDITION_SPECIAL_ATTRIBUTES.map((attribute) => ({
-    if: { properties: { attribute: { const: attribute } }, required: ['attribute'] },
-    then: CONDITION_NAMED_ATTRIBUTES.includes(attribute)
-      ? { properties: { operator: { enum: [...CONDITION_OPERATORS[attribute]] }, name: { type: 'string' } }, required: ['name'] }
-      : { properties: { operator: { enum: [...CONDITION_OPERATORS[attribute]] }, name: false } },
+  const classes: [ConditionAttributeClass, readonly string[]][] = [
+    ['string', VISITOR_STRING_VARIABLES],
+    ['integer', VISITOR_INTEGER_VARIABLES],
+    ...CONDITION_SPECIAL_ATTRIBUTES.map((attribute): [ConditionAttributeClass, readonly string[]] => [attribute, [attribute]]),
+  ];
+  const byClass = classes.map(([attributeClass, attributes]) => ({
+    if: { properties: { attribute: { enum: [...attributes] } }, required: ['attribute'] },
+    then: {
+      properties: {
+        operator: { enum: [...CONDITION_OPERATORS[attributeClass]] },
+        ...(attributeClass === 'integer' ? { values: { type: 'array', items: { type: 'string', pattern: CONDITION_INTEGER_TEXT.source } } } : {}),
+        name: CONDITION_NAMED_ATTRIBUTES.includes(attributeClass) ? { type: 'string' } : false,
+      },
+      ...(CONDITION_NAMED_ATTRIBUTES.includes(attributeClass) ? { required: ['name'] } : {}),
+    },
   }));
   return {
     type: 'object',
@@ -73,7 +82,8 @@ function ruleSchema(): JsonSchema {
     properties: {
       attribute: {
         type: 'string',
-        description: `a visitor variable of the logic-script language (country ... trafficSourceID, hour ... utcOffsetHours), or ${CONDITION_SPECIAL_ATTRIBUTES.join(', ')}`,
+        enum: classes.flatMap(([, attributes]) => attributes),
+        description: 'a visitor variable of the logic-script language (its strings, then its integers), or a special attribute',
       },
       operator: {
         type: 'string',
@@ -82,21 +92,20 @@ function ruleSchema(): JsonSchema {
           .map(([attributeClass, operators]) => `${attributeClass}: ${operators.join(', ')}`)
           .join('; '),
       },
-      values: { ...values, description: 'any of them; integers in decimal for integer variables, visitor-tag ids for visitorTag' },
+      values: {
+        type: 'array',
+        minItems: L.minValues,
+        maxItems: L.maxValues,
+        items: { type: 'string', maxLength: L.maxValueLength },
+        description: 'any of them; integers in decimal for integer variables, visitor-tag ids for visitorTag',
+      },
       name: {
         type: 'string',
         pattern: FIELD_NAME_PATTERN.source,
         description: `the tracking field or data-buffer entry (${CONDITION_NAMED_ATTRIBUTES.join(', ')} only)`,
       },
     },
-    allOf: [
-      ...special,
-      {
-        // A variable of the language: no name, a string or integer operator.
-        if: { properties: { attribute: { enum: [...CONDITION_SPECIAL_ATTRIBUTES] } }, required: ['attribute'] },
-        else: { properties: { operator: { enum: union(CONDITION_OPERATORS.string, CONDITION_OPERATORS.integer) }, name: false } },
-      },
-    ],
+    allOf: byClass,
   };
 }
 

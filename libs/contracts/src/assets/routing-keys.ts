@@ -14,3 +14,38 @@ export const FALLBACK_ROUTE_KEY = 'default';
 export const SCHEMA_REF_PREFIX = '#/components/schemas/';
 
 export const schemaRef = (name: string) => ({ $ref: `${SCHEMA_REF_PREFIX}${name}` });
+
+/**
+ * The predeclared visitor variables of the routing-script language by type, in catalog order (what
+ * each means and how it is read is @funnel/visitor-context's, keyed by these names): a condition
+ * rule's attribute is one of them or a special attribute.
+ */
+export const VISITOR_STRING_VARIABLES = [
+  'country',
+  'city',
+  'region',
+  'continent',
+  'timezone',
+  'deviceType',
+  'brand',
+  'model',
+  'os',
+  'osVersion',
+  'browser',
+  'browserVersion',
+  'mainLanguage',
+  'browserLanguage',
+  'ip',
+  'isp',
+  'connectionType',
+  'mobileCarrier',
+  'userAgent',
+  'referrer',
+  'initialReferrer',
+  'currentURL',
+  'trackingDomain',
+  'trafficSourceID',
+] as const;
+export const VISITOR_INTEGER_VARIABLES = ['hour', 'minute', 'weekday', 'dayOfMonth', 'month', 'year', 'utcOffsetHours'] as const;
+export type VisitorStringVariable = (typeof VISITOR_STRING_VARIABLES)[number];
+export type VisitorIntegerVariable = (typeof VISITOR_INTEGER_VARIABLES)[number];

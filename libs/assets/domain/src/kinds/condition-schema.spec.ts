@@ -4,8 +4,7 @@ import { STRING_VARIABLE_NAMES, INTEGER_VARIABLE_NAMES } from '@funnel/visitor-c
 import { CONDITION_OPERATORS, validateConditionRoutes } from './condition-rules';
 
 // The API document's route schema is built from the rule tables validateConditionRoutes applies:
-// routes the rules accept match it, and a field the rules refuse for its shape does not. (Which
-// variable an attribute names is @funnel/visitor-context's; the schema takes any name there.)
+// routes the rules accept match it, and a field the rules refuse for its shape does not.
 const ajv = new Ajv2020({ strict: true, allErrors: true });
 ajv.addVocabulary(['components']);
 ajv.addSchema({ $id: 'doc', components: { schemas: CONDITION_ROUTE_SCHEMAS } });
@@ -16,13 +15,18 @@ const rule = (attribute: string, operator: string, values: string[], name?: stri
 const routes = (...rules: Record<string, unknown>[]) => [{ idRoute: 'mobile', routeName: 'Mobile', ruleGroups: [{ rules }] }];
 
 describe("the API document's condition route schema", () => {
-  it('matches routes with a rule of every operator of every attribute class', () => {
+  it('matches routes with a rule of every operator of every attribute class, and of every variable of the language', () => {
     const accepted = [
       routes(...CONDITION_OPERATORS.string.map((op) => rule(STRING_VARIABLE_NAMES[0], op, ['US']))),
       routes(...CONDITION_OPERATORS.integer.map((op) => rule(INTEGER_VARIABLE_NAMES[0], op, ['-5', '12']))),
       routes(...CONDITION_OPERATORS.trackingField.map((op) => rule('trackingField', op, [''], 'sub 1'))),
       routes(...CONDITION_OPERATORS.dataBuffer.map((op) => rule('dataBuffer', op, ['x'], 'score'))),
       routes(...CONDITION_OPERATORS.visitorTag.map((op) => rule('visitorTag', op, [TAG]))),
+      [...STRING_VARIABLE_NAMES, ...INTEGER_VARIABLE_NAMES].map((attribute, i) => ({
+        idRoute: `r${i}`,
+        routeName: attribute,
+        ruleGroups: [{ rules: [rule(attribute, 'isNot', ['1'])] }],
+      })),
       [
         ...routes(rule('country', 'is', ['US'])),
         { idRoute: 'night', routeName: 'N', ruleGroups: [{ rules: [rule('hour', 'lt', ['6'])] }, { rules: [rule('hour', 'gte', ['22'])] }] },
@@ -52,6 +56,11 @@ describe("the API document's condition route schema", () => {
     'a name on a variable': routes(rule('country', 'is', ['US'], 'x')),
     'a name on visitor tags': routes(rule('visitorTag', 'has', [TAG], 'x')),
     'a rule without an operator': routes({ attribute: 'country', values: ['US'] }),
+    'an attribute that is no variable': routes(rule('planet', 'is', ['mars'])),
+    'an attribute in the wrong case': routes(rule('Country', 'is', ['US'])),
+    'contains on an integer variable': routes(rule('hour', 'contains', ['1'])),
+    'gt on a string variable': routes(rule('country', 'gt', ['US'])),
+    'a value of an integer variable that is no integer': routes(rule('hour', 'gte', ['ten'])),
   };
   it.each(Object.entries(refused))('refuses what the rules refuse: %s', (_name, candidate) => {
     expect(validateConditionRoutes(candidate)).not.toEqual([]);

@@ -21,6 +21,8 @@ import {
 } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { IsAssetId } from '../assets/id-validators';
+import type { JsonSchema } from '../assets/asset-kind';
+import { DECIMAL_TEXT } from '../assets/common-fields';
 import { TRACKING_FIELD_SLOTS, TRACKING_FIELD_VALUE_MAX } from '../assets/traffic-source';
 
 /** Rows per request: conversions (above: 413), custom events, cost segments. */
@@ -69,20 +71,32 @@ export function isReportingDecimal(value: unknown, minusOne = false): boolean {
   return text !== undefined && (!text.startsWith('-') || (minusOne && text === '-1'));
 }
 
-/** `constraints: [minusOne]` tells the API document whether -1 is allowed. */
+/** The API document's schema of a decimal field (isReportingDecimal). */
+function decimalSchema(minusOne: boolean): JsonSchema {
+  return {
+    anyOf: [
+      { type: 'number', minimum: 0, exclusiveMaximum: 1e12 },
+      { type: 'string', pattern: DECIMAL_TEXT.source },
+      ...(minusOne ? [{ const: -1 }, { type: 'string', pattern: '^-0*1(\\.0{1,6})?$' }] : []),
+    ],
+    description: `a decimal >= 0 with up to 6 decimals, as a JSON number or as text${minusOne ? '; -1 removes the conversions' : ''}`,
+  };
+}
+
 function IsDecimalValue(minusOne = false): PropertyDecorator {
-  return (target, propertyName) =>
+  return (target, propertyName) => {
+    JSONSchema(decimalSchema(minusOne))(target, propertyName as string);
     registerDecorator({
       name: 'isDecimal',
       target: target.constructor,
       propertyName: propertyName as string,
-      constraints: [minusOne],
       options: {
         message: ({ property }: ValidationArguments) =>
           `${property} must be a decimal >= 0 with up to 6 decimals${minusOne ? ', or -1 (remove the conversions)' : ''}`,
       },
       validator: { validate: (value: unknown) => isReportingDecimal(value, minusOne) },
     });
+  };
 }
 
 /** An RFC 3339 date-time with a zone (`2026-11-20T10:00:00Z`, `2026-11-20T12:00:00.5+02:00`) on a real calendar day: the API document's `format: date-time`. */
@@ -97,9 +111,11 @@ export function isDateTime(value: unknown): boolean {
 
 export const DATE_TIME_MESSAGE = 'must be a date-time with a zone (RFC 3339, e.g. 2026-11-20T10:00:00Z)';
 
-/** A time field: isDateTime (error code `isIso8601`, as before; the API document shows `format: date-time`). */
+/** A time field: isDateTime (error code `isIso8601`, as before), which the API document shows as `format: date-time`. */
 function IsDateTime(): PropertyDecorator {
-  return (target, propertyName) =>
+  return (target, propertyName) => {
+    // In place of what class-validator-jsonschema says of its own isIso8601 (a date or a date-time).
+    JSONSchema(() => ({ type: 'string', format: 'date-time' }))(target, propertyName as string);
     registerDecorator({
       name: 'isIso8601',
       target: target.constructor,
@@ -107,6 +123,7 @@ function IsDateTime(): PropertyDecorator {
       options: { message: ({ property }: ValidationArguments) => `${property} ${DATE_TIME_MESSAGE}` },
       validator: { validate: isDateTime },
     });
+  };
 }
 
 const isTrackingFieldsFilter = (value: unknown) =>
@@ -121,9 +138,16 @@ const isTrackingFieldsFilter = (value: unknown) =>
       values.every((v) => typeof v === 'string' && v.length <= TRACKING_FIELD_VALUE_MAX),
   );
 
+const TRACKING_FIELDS_FILTER_SCHEMA: JsonSchema = {
+  type: 'object',
+  propertyNames: { enum: [...TRACKING_FIELD_SLOTS] },
+  additionalProperties: { type: 'array', maxItems: REPORTING_LIMITS.filterList, items: { type: 'string', maxLength: TRACKING_FIELD_VALUE_MAX } },
+};
+
 /** `{ slot: [values] }`: slots `campaign`, `external`, `c1`..`c20`; values strings of up to 256 characters. */
 function IsTrackingFieldsFilter(): PropertyDecorator {
-  return (target, propertyName) =>
+  return (target, propertyName) => {
+    JSONSchema(TRACKING_FIELDS_FILTER_SCHEMA)(target, propertyName as string);
     registerDecorator({
       name: 'isTrackingFieldsFilter',
       target: target.constructor,
@@ -134,6 +158,7 @@ function IsTrackingFieldsFilter(): PropertyDecorator {
       },
       validator: { validate: isTrackingFieldsFilter },
     });
+  };
 }
 
 /** ConvertedHit: a conversion of one hit. */
@@ -142,7 +167,7 @@ export class ConvertedHitDto {
   /** Decimal; -1 removes the hit's conversions. */
   @IsDecimalValue(true) payout!: number | string;
   @IsOptional() @IsString() @MaxLength(REPORTING_LIMITS.transactionIdMax) transactionId?: string;
-  /** ISO 8601; default: when the job applies it. */
+  /** RFC 3339 date-time with a zone; default: when the job applies it. */
   @IsOptional() @IsString() @IsDateTime() time?: string;
 }
 
@@ -168,7 +193,7 @@ export class CustomEventUploadHitDto {
   @IsString() @IsAssetId() hitId!: string;
   @IsInt() @Min(1) @Max(REPORTING_LIMITS.customEventNumberMax) eventNumber!: number;
   @IsOptional() @IsInt() @Min(1) @Max(REPORTING_LIMITS.customEventCountMax) count?: number;
-  /** ISO 8601: when the events happened. */
+  /** RFC 3339 date-time with a zone: when the events happened. */
   @IsString() @IsDateTime() time!: string;
 }
 

@@ -1,12 +1,4 @@
-import {
-  DECIMAL_TEXT,
-  ID_PATTERN,
-  REPORTING_LIMITS,
-  SCHEMA_REF_PREFIX,
-  STRING_MAP_LIMITS,
-  TRACKING_FIELD_SLOTS,
-  TRACKING_FIELD_VALUE_MAX,
-} from '@funnel/contracts';
+import { ID_PATTERN, SCHEMA_REF_PREFIX, STRING_MAP_LIMITS } from '@funnel/contracts';
 import { getMetadataStorage } from 'class-validator';
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import type { ISchemaConverters } from 'class-validator-jsonschema/build/defaultConverters';
@@ -33,28 +25,12 @@ const CONVERTERS = {
     propertyNames: { minLength: 1, maxLength: STRING_MAP_LIMITS.maxKeyLength },
     additionalProperties: { type: 'string', maxLength: STRING_MAP_LIMITS.maxValueLength },
   },
-  // A decimal given as a JSON number or as text (reporting's isReportingDecimal); `constraints[0]`: -1 is allowed too.
-  isDecimal: (meta: ValidationMetadata) => ({
-    anyOf: [
-      { type: 'number', minimum: 0, exclusiveMaximum: 1e12 },
-      { type: 'string', pattern: DECIMAL_TEXT.source },
-      ...(meta.constraints?.[0] === true ? [{ const: -1 }, { type: 'string', pattern: '^-0*1(\\.0{1,6})?$' }] : []),
-    ],
-    description: `a decimal >= 0 with up to 6 decimals, as a number or as text${meta.constraints?.[0] === true ? '; -1 removes the conversions' : ''}`,
-  }),
-  // The services' time fields (reporting's IsDateTime keeps class-validator's error code): one format.
-  isIso8601: { type: 'string', format: 'date-time' },
   // class-validator's isIP takes IPv4 and IPv6 unless a version is given.
   isIp: (meta: ValidationMetadata) => {
     const version = String(meta.constraints?.[0] ?? '');
     return version === '4' || version === '6'
       ? { type: 'string', format: `ipv${version}` }
       : { type: 'string', anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] };
-  },
-  isTrackingFieldsFilter: {
-    type: 'object',
-    propertyNames: { enum: [...TRACKING_FIELD_SLOTS] },
-    additionalProperties: { type: 'array', maxItems: REPORTING_LIMITS.filterList, items: { type: 'string', maxLength: TRACKING_FIELD_VALUE_MAX } },
   },
   customValidation: {},
 } as unknown as ISchemaConverters;

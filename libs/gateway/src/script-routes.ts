@@ -34,7 +34,7 @@ export function scriptRoutes(): ForwardedRoute[] {
       reply: 'whole',
       doc: {
         summary: 'Dry-run a routing script (`code`, or `idLogicScript` for a saved one) on a visitor context',
-        body: { allOf: [VISITOR_CONTEXT_SCHEMA], properties: { code: CODE, idLogicScript: { type: 'string' } } },
+        body: { type: 'object', allOf: [VISITOR_CONTEXT_SCHEMA], properties: { code: CODE, idLogicScript: { type: 'string' } } },
         answer: SCRIPT_EVALUATION_SCHEMA,
       },
     },

@@ -1,5 +1,6 @@
 // The predeclared visitor variables of the routing-script language, one entry each: the script checker
 // takes their types from here, the compiler and conditions their values, the catalog their documentation.
+import { VISITOR_INTEGER_VARIABLES, VISITOR_STRING_VARIABLES, type VisitorIntegerVariable, type VisitorStringVariable } from '@funnel/contracts';
 import * as time from './time';
 import { VisitorContext } from './visitor-context';
 
@@ -17,59 +18,73 @@ export interface VisitorVariable {
   attribute?: string;
 }
 
-function visitorAttribute(name: string, meaning: string, example: string): VisitorVariable {
-  // Reads the attribute inline rather than through context.visitorString: one call less per read.
-  const read = (context: VisitorContext): string => {
-    const value = context.visitor[name];
-    return typeof value === 'string' ? value : '';
+/** What a variable means, an example value and how it is read, given its name. */
+type Definition = (name: string) => Pick<VisitorVariable, 'meaning' | 'example' | 'read' | 'attribute'>;
+
+function visitorAttribute(meaning: string, example: string): Definition {
+  return (name) => {
+    // Reads the attribute inline rather than through context.visitorString: one call less per read.
+    const read = (context: VisitorContext): string => {
+      const value = context.visitor[name];
+      return typeof value === 'string' ? value : '';
+    };
+    return { meaning, example, read, attribute: name };
   };
-  return { name, type: 'string', meaning, example, read, attribute: name };
 }
 
+const computed =
+  (meaning: string, example: string, read: VisitorVariable['read']): Definition =>
+  () => ({ meaning, example, read });
+
+// Keyed by the names @funnel/contracts lists (the API document's condition attributes): a name
+// without a definition here, or one that is not listed there, does not compile.
+const STRING_VARIABLES: Readonly<Record<VisitorStringVariable, Definition>> = {
+  country: visitorAttribute('country of the visitor as an uppercase ISO 3166-1 alpha-2 code', 'US'),
+  city: visitorAttribute('city of the visitor', 'Berlin'),
+  region: visitorAttribute('region or state of the visitor', 'California'),
+  continent: visitorAttribute('continent of the visitor, full name', 'North America'),
+  timezone: visitorAttribute('time zone of the visitor in display form (use utcOffsetHours for time helpers)', 'GMT+7'),
+  deviceType: visitorAttribute('kind of device', 'mobile'),
+  brand: visitorAttribute('device brand', 'Apple'),
+  model: visitorAttribute('device model', 'iPhone'),
+  os: visitorAttribute('operating system', 'iOS'),
+  osVersion: visitorAttribute('operating system version', '17.4'),
+  browser: visitorAttribute('browser name', 'Chrome'),
+  browserVersion: visitorAttribute('browser version', '124.0'),
+  mainLanguage: visitorAttribute('main language of the visitor', 'en'),
+  browserLanguage: visitorAttribute('language the browser asks for', 'en-US'),
+  ip: visitorAttribute('IP address of the visitor', '203.0.113.7'),
+  isp: visitorAttribute('internet service provider', 'Comcast'),
+  connectionType: visitorAttribute('kind of network connection', 'broadband'),
+  mobileCarrier: visitorAttribute('mobile carrier', 'Verizon'),
+  userAgent: visitorAttribute('User-Agent header of the visitor', 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)'),
+  referrer: computed(
+    'referring URL of this request; falls back to initialReferrer when empty',
+    'https://www.google.com/',
+    (context) => context.visitorString('referrer') || context.visitorString('initialReferrer'),
+  ),
+  initialReferrer: visitorAttribute('referring URL of the first request of the visit', 'https://www.google.com/'),
+  currentURL: visitorAttribute('URL of the current request', 'https://track.example.com/click?sub1=abc'),
+  trackingDomain: visitorAttribute('tracking domain that received the request', 'track.example.com'),
+  trafficSourceID: visitorAttribute('id of the traffic source; the value organic marks organically tracked traffic', 'organic'),
+};
+
+const INTEGER_VARIABLES: Readonly<Record<VisitorIntegerVariable, Definition>> = {
+  hour: computed('hour of the day in UTC, 0..23', '14', (context) => hourOf(context.now())),
+  minute: computed('minute of the hour in UTC, 0..59', '30', (context) => minuteOf(context.now())),
+  weekday: computed('day of the week in UTC, Sunday is 0, Saturday 6', '1', (context) => weekdayOf(context.now())),
+  dayOfMonth: computed('day of the month in UTC, 1..31', '15', (context) => civilDateOf(context.now()).day),
+  month: computed('month in UTC, January is 1', '6', (context) => civilDateOf(context.now()).month),
+  year: computed('year in UTC', '2025', (context) => civilDateOf(context.now()).year),
+  utcOffsetHours: computed('whole-hour UTC offset of the visitor (0 when unknown); pass it to the time helpers for visitor-local time', '-5', (context) =>
+    context.visitorUtcOffsetHours(),
+  ),
+};
+
+/** Every variable, strings first, each in @funnel/contracts' catalog order. */
 export const VARIABLES: readonly VisitorVariable[] = [
-  visitorAttribute('country', 'country of the visitor as an uppercase ISO 3166-1 alpha-2 code', 'US'),
-  visitorAttribute('city', 'city of the visitor', 'Berlin'),
-  visitorAttribute('region', 'region or state of the visitor', 'California'),
-  visitorAttribute('continent', 'continent of the visitor, full name', 'North America'),
-  visitorAttribute('timezone', 'time zone of the visitor in display form (use utcOffsetHours for time helpers)', 'GMT+7'),
-  visitorAttribute('deviceType', 'kind of device', 'mobile'),
-  visitorAttribute('brand', 'device brand', 'Apple'),
-  visitorAttribute('model', 'device model', 'iPhone'),
-  visitorAttribute('os', 'operating system', 'iOS'),
-  visitorAttribute('osVersion', 'operating system version', '17.4'),
-  visitorAttribute('browser', 'browser name', 'Chrome'),
-  visitorAttribute('browserVersion', 'browser version', '124.0'),
-  visitorAttribute('mainLanguage', 'main language of the visitor', 'en'),
-  visitorAttribute('browserLanguage', 'language the browser asks for', 'en-US'),
-  visitorAttribute('ip', 'IP address of the visitor', '203.0.113.7'),
-  visitorAttribute('isp', 'internet service provider', 'Comcast'),
-  visitorAttribute('connectionType', 'kind of network connection', 'broadband'),
-  visitorAttribute('mobileCarrier', 'mobile carrier', 'Verizon'),
-  visitorAttribute('userAgent', 'User-Agent header of the visitor', 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)'),
-  {
-    name: 'referrer',
-    type: 'string',
-    meaning: 'referring URL of this request; falls back to initialReferrer when empty',
-    example: 'https://www.google.com/',
-    read: (context) => context.visitorString('referrer') || context.visitorString('initialReferrer'),
-  },
-  visitorAttribute('initialReferrer', 'referring URL of the first request of the visit', 'https://www.google.com/'),
-  visitorAttribute('currentURL', 'URL of the current request', 'https://track.example.com/click?sub1=abc'),
-  visitorAttribute('trackingDomain', 'tracking domain that received the request', 'track.example.com'),
-  visitorAttribute('trafficSourceID', 'id of the traffic source; the value organic marks organically tracked traffic', 'organic'),
-  { name: 'hour', type: 'int', meaning: 'hour of the day in UTC, 0..23', example: '14', read: (context) => hourOf(context.now()) },
-  { name: 'minute', type: 'int', meaning: 'minute of the hour in UTC, 0..59', example: '30', read: (context) => minuteOf(context.now()) },
-  { name: 'weekday', type: 'int', meaning: 'day of the week in UTC, Sunday is 0, Saturday 6', example: '1', read: (context) => weekdayOf(context.now()) },
-  { name: 'dayOfMonth', type: 'int', meaning: 'day of the month in UTC, 1..31', example: '15', read: (context) => civilDateOf(context.now()).day },
-  { name: 'month', type: 'int', meaning: 'month in UTC, January is 1', example: '6', read: (context) => civilDateOf(context.now()).month },
-  { name: 'year', type: 'int', meaning: 'year in UTC', example: '2025', read: (context) => civilDateOf(context.now()).year },
-  {
-    name: 'utcOffsetHours',
-    type: 'int',
-    meaning: 'whole-hour UTC offset of the visitor (0 when unknown); pass it to the time helpers for visitor-local time',
-    example: '-5',
-    read: (context) => context.visitorUtcOffsetHours(),
-  },
+  ...VISITOR_STRING_VARIABLES.map((name): VisitorVariable => ({ name, type: 'string', ...STRING_VARIABLES[name](name) })),
+  ...VISITOR_INTEGER_VARIABLES.map((name): VisitorVariable => ({ name, type: 'int', ...INTEGER_VARIABLES[name](name) })),
 ];
 
 export const VARIABLES_BY_NAME: ReadonlyMap<string, VisitorVariable> = new Map(VARIABLES.map((v) => [v.name, v]));

@@ -270,6 +270,8 @@ export interface AssetKindDocs {
   fields?: Readonly<Record<string, JsonSchema>>;
   /** Fields the kind's rules compute for slim records (KindRules.slim), e.g. a page group's `pageCount`. */
   slim?: Readonly<Record<string, JsonSchema>>;
+  /** Named schemas the kind's DTO fields refer to (`$ref` SCHEMA_REF_PREFIX + name), e.g. a funnel's node types. */
+  schemas?: Readonly<Record<string, JsonSchema>>;
   /** Body and answer of the kind's own operations (evaluate, secret, test ...). */
   operations?: Partial<Record<AssetOperation, { body?: JsonSchema; answer?: JsonSchema }>>;
 }

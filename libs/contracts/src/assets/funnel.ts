@@ -1,6 +1,8 @@
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { AssetKindDescriptor } from './asset-kind';
+import { FUNNEL_CONNECTIONS_SCHEMA, FUNNEL_COST_OVERRIDES_SCHEMA, FUNNEL_GRAPH_SCHEMAS, FUNNEL_NODES_SCHEMA } from './funnel-graph';
 import { DECIMAL_OR_EMPTY, DECIMAL_OR_EMPTY_MESSAGE, IsStringMap } from './common-fields';
 import { IsAssetId } from './id-validators';
 import { OpaqueJson } from '../validation';
@@ -21,7 +23,8 @@ export class PostbackOverrideDto {
 /**
  * Funnel: a graph of `nodes` joined by `connections` in a funnel group. The top-level fields are
  * checked here; nodes, connections and the overrides' keys by the domain's funnel rules
- * (checkFunnelGraph, a 400 FUNNEL.INVALID). `ipAnonymizer` absent means the account default and
+ * (checkFunnelGraph, a 400 FUNNEL.INVALID), whose rule tables (./funnel-graph) the API document's
+ * schemas of nodes and connections are built from. `ipAnonymizer` absent means the account default and
  * stays absent (it is not false). `idCampaign` is accepted for `idFunnelGroup` on writes.
  */
 export class FunnelDto {
@@ -32,12 +35,12 @@ export class FunnelDto {
   @IsOptional() @IsInt() @Min(CANVAS_MIN) @Max(CANVAS_MAX) canvasWidth = 1000;
   @IsOptional() @IsInt() @Min(CANVAS_MIN) @Max(CANVAS_MAX) canvasHeight = 800;
   @IsOptional() @IsStringMap() trackingUrlParams: Record<string, string> = {};
-  @IsOptional() @IsObject() incomingTrafficCostOverrides: Record<string, string> = {};
+  @IsOptional() @IsObject() @JSONSchema(FUNNEL_COST_OVERRIDES_SCHEMA) incomingTrafficCostOverrides: Record<string, string> = {};
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => PostbackOverrideDto) postbackOverrides: PostbackOverrideDto[] = [];
   @IsOptional() @IsBoolean() ipAnonymizer?: boolean;
   @IsOptional() @IsString() @Matches(DECIMAL_OR_EMPTY, { message: DECIMAL_OR_EMPTY_MESSAGE }) defaultCost = '';
-  @IsOptional() @IsArray() @OpaqueJson() nodes: unknown[] = [];
-  @IsOptional() @IsArray() @OpaqueJson() connections: unknown[] = [];
+  @IsOptional() @IsArray() @OpaqueJson() @JSONSchema(FUNNEL_NODES_SCHEMA) nodes: unknown[] = [];
+  @IsOptional() @IsArray() @OpaqueJson() @JSONSchema(FUNNEL_CONNECTIONS_SCHEMA) connections: unknown[] = [];
   @IsOptional() @IsIn(ASSET_STATUSES) status?: AssetStatus;
   @IsOptional() @IsObject() meta?: Record<string, unknown>;
 }
@@ -84,4 +87,5 @@ export const FUNNEL_KIND: AssetKindDescriptor = {
     { path: 'nodes[].nodeMiddlewareRefParams.destinationOverrides.hmacSecret', itemKey: 'idNode' },
   ],
   derivedFields: ['funnelGroupName'],
+  docs: { schemas: FUNNEL_GRAPH_SCHEMAS },
 };

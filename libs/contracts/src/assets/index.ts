@@ -19,3 +19,6 @@ export * from './middleware-config';
 export * from './funnel-group';
 export * from './funnel';
 export * from './asset-event-stream';
+export * from './routing-keys';
+export * from './funnel-graph';
+export * from './condition-routes';

@@ -8,7 +8,6 @@ import {
   IsInt,
   IsIP,
   IsISO31661Alpha2,
-  IsISO8601,
   IsObject,
   IsOptional,
   IsString,
@@ -20,7 +19,10 @@ import {
   ValidationArguments,
   registerDecorator,
 } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { IsAssetId } from '../assets/id-validators';
+import type { JsonSchema } from '../assets/asset-kind';
+import { DECIMAL_TEXT } from '../assets/common-fields';
 import { TRACKING_FIELD_SLOTS, TRACKING_FIELD_VALUE_MAX } from '../assets/traffic-source';
 
 /** Rows per request: conversions (above: 413), custom events, cost segments. */
@@ -69,8 +71,21 @@ export function isReportingDecimal(value: unknown, minusOne = false): boolean {
   return text !== undefined && (!text.startsWith('-') || (minusOne && text === '-1'));
 }
 
+/** The API document's schema of a decimal field (isReportingDecimal). */
+function decimalSchema(minusOne: boolean): JsonSchema {
+  return {
+    anyOf: [
+      { type: 'number', minimum: 0, exclusiveMaximum: 1e12 },
+      { type: 'string', pattern: DECIMAL_TEXT.source },
+      ...(minusOne ? [{ const: -1 }, { type: 'string', pattern: '^-0*1(\\.0{1,6})?$' }] : []),
+    ],
+    description: `a decimal >= 0 with up to 6 decimals, as a JSON number or as text${minusOne ? '; -1 removes the conversions' : ''}`,
+  };
+}
+
 function IsDecimalValue(minusOne = false): PropertyDecorator {
-  return (target, propertyName) =>
+  return (target, propertyName) => {
+    JSONSchema(decimalSchema(minusOne))(target, propertyName as string);
     registerDecorator({
       name: 'isDecimal',
       target: target.constructor,
@@ -81,6 +96,34 @@ function IsDecimalValue(minusOne = false): PropertyDecorator {
       },
       validator: { validate: (value: unknown) => isReportingDecimal(value, minusOne) },
     });
+  };
+}
+
+/** An RFC 3339 date-time with a zone (`2026-11-20T10:00:00Z`, `2026-11-20T12:00:00.5+02:00`) on a real calendar day: the API document's `format: date-time`. */
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,9})?([Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
+
+export function isDateTime(value: unknown): boolean {
+  const match = typeof value === 'string' ? DATE_TIME.exec(value) : null;
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  return month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+export const DATE_TIME_MESSAGE = 'must be a date-time with a zone (RFC 3339, e.g. 2026-11-20T10:00:00Z)';
+
+/** A time field: isDateTime (error code `isIso8601`, as before), which the API document shows as `format: date-time`. */
+function IsDateTime(): PropertyDecorator {
+  return (target, propertyName) => {
+    // In place of what class-validator-jsonschema says of its own isIso8601 (a date or a date-time).
+    JSONSchema(() => ({ type: 'string', format: 'date-time' }))(target, propertyName as string);
+    registerDecorator({
+      name: 'isIso8601',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: ({ property }: ValidationArguments) => `${property} ${DATE_TIME_MESSAGE}` },
+      validator: { validate: isDateTime },
+    });
+  };
 }
 
 const isTrackingFieldsFilter = (value: unknown) =>
@@ -95,9 +138,16 @@ const isTrackingFieldsFilter = (value: unknown) =>
       values.every((v) => typeof v === 'string' && v.length <= TRACKING_FIELD_VALUE_MAX),
   );
 
+const TRACKING_FIELDS_FILTER_SCHEMA: JsonSchema = {
+  type: 'object',
+  propertyNames: { enum: [...TRACKING_FIELD_SLOTS] },
+  additionalProperties: { type: 'array', maxItems: REPORTING_LIMITS.filterList, items: { type: 'string', maxLength: TRACKING_FIELD_VALUE_MAX } },
+};
+
 /** `{ slot: [values] }`: slots `campaign`, `external`, `c1`..`c20`; values strings of up to 256 characters. */
 function IsTrackingFieldsFilter(): PropertyDecorator {
-  return (target, propertyName) =>
+  return (target, propertyName) => {
+    JSONSchema(TRACKING_FIELDS_FILTER_SCHEMA)(target, propertyName as string);
     registerDecorator({
       name: 'isTrackingFieldsFilter',
       target: target.constructor,
@@ -108,6 +158,7 @@ function IsTrackingFieldsFilter(): PropertyDecorator {
       },
       validator: { validate: isTrackingFieldsFilter },
     });
+  };
 }
 
 /** ConvertedHit: a conversion of one hit. */
@@ -116,14 +167,21 @@ export class ConvertedHitDto {
   /** Decimal; -1 removes the hit's conversions. */
   @IsDecimalValue(true) payout!: number | string;
   @IsOptional() @IsString() @MaxLength(REPORTING_LIMITS.transactionIdMax) transactionId?: string;
-  /** ISO 8601; default: when the job applies it. */
-  @IsOptional() @IsString() @IsISO8601({ strict: true }) time?: string;
+  /** RFC 3339 date-time with a zone; default: when the job applies it. */
+  @IsOptional() @IsString() @IsDateTime() time?: string;
 }
 
 /** PUT /reporting/update/conversions/ */
 export class ConversionsUpdateDto {
-  /** Checked row by row by `checkConvertedHits` (the hot path: up to 10,000 rows). */
-  @IsArray() @ArrayMinSize(1) hits!: unknown[];
+  /**
+   * Checked row by row by `checkConvertedHits` (the hot path: up to 10,000 rows), with ConvertedHitDto's
+   * rules (its test holds the two together); the API document shows the rows as ConvertedHitDto.
+   */
+  @IsArray()
+  @ArrayMinSize(1)
+  @Type(() => ConvertedHitDto)
+  @JSONSchema((schema, options) => ({ ...schema, items: { $ref: `${options.refPointerPrefix}ConvertedHitDto` } }))
+  hits!: unknown[];
   @IsOptional() @IsIn(POSTBACK_CALLS) postbackCalls?: PostbackCalls;
   @IsOptional() @IsDecimalValue() overridePayout?: number | string;
   @IsOptional() @IsBoolean() disablePostbacks?: boolean;
@@ -135,8 +193,8 @@ export class CustomEventUploadHitDto {
   @IsString() @IsAssetId() hitId!: string;
   @IsInt() @Min(1) @Max(REPORTING_LIMITS.customEventNumberMax) eventNumber!: number;
   @IsOptional() @IsInt() @Min(1) @Max(REPORTING_LIMITS.customEventCountMax) count?: number;
-  /** ISO 8601: when the events happened. */
-  @IsString() @IsISO8601({ strict: true }) time!: string;
+  /** RFC 3339 date-time with a zone: when the events happened. */
+  @IsString() @IsDateTime() time!: string;
 }
 
 /** PUT /reporting/update/customevents/ */
@@ -178,8 +236,8 @@ export class CostSegmentDto {
 export class CostUpdateDto {
   @IsArray() @ArrayMaxSize(REPORTING_LIMITS.filterList) @IsString({ each: true }) @IsAssetId({ each: true }) funnelIDs!: string[];
   @IsArray() @ArrayMaxSize(REPORTING_LIMITS.filterList) @IsString({ each: true }) @IsAssetId({ each: true }) trafficSourceIDs!: string[];
-  @IsString() @IsISO8601({ strict: true }) timeStart!: string;
-  @IsString() @IsISO8601({ strict: true }) timeEnd!: string;
+  @IsString() @IsDateTime() timeStart!: string;
+  @IsString() @IsDateTime() timeEnd!: string;
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(REPORTING_LIMITS.costSegments)
@@ -197,8 +255,8 @@ const apply =
 
 /** POST and DELETE /reporting/update/reset/ (ResetUpdateParams). */
 export class ResetUpdateDto {
-  @IsString() @IsISO8601({ strict: true }) timeStart!: string;
-  @IsString() @IsISO8601({ strict: true }) timeEnd!: string;
+  @IsString() @IsDateTime() timeStart!: string;
+  @IsString() @IsDateTime() timeEnd!: string;
   /** Funnel groups (the spec's name for them is campaigns). */
   @apply(...idList()) restrictToCampaignIDs?: string[];
   @apply(...idList()) restrictToFunnelIDs?: string[];

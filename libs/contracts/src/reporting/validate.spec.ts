@@ -1,6 +1,8 @@
 import { ServiceError } from '../errors';
-import { decimalText } from './updates';
-import { isIsoTime, parseConversionsUpdate, parseCostUpdate, parseCustomEventsUpdate, parseResetUpdate } from './validate';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { ConvertedHitDto, decimalText, isDateTime } from './updates';
+import { parseConversionsUpdate, parseCostUpdate, parseCustomEventsUpdate, parseResetUpdate } from './validate';
 
 const ID = '0AbCdEfGhIjK';
 const T = '2026-11-20T10:00:00Z';
@@ -133,9 +135,59 @@ describe('reporting update validation', () => {
     ).toEqual(['more:unknownField', 'restrictToCountryCodes:matches', 'restrictToIPs:isIp', 'restrictToTrackingFields:isTrackingFieldsFilter']);
   });
 
-  it('reads ISO 8601 times strictly', () => {
-    expect(['2026-11-20T10:00:00Z', '2026-11-20T10:00:00.123+02:00', '2024-02-29T00:00:00Z', '2026-11-20'].map(isIsoTime)).toEqual([true, true, true, true]);
-    expect(['2026-02-29T00:00:00Z', '2026-13-01T00:00:00Z', 'yesterday', '2026-11-20T25:00:00Z'].map(isIsoTime)).toEqual([false, false, false, false]);
+  it('reads times as RFC 3339 date-times with a zone on real calendar days (the API document says format: date-time)', () => {
+    expect(['2026-11-20T10:00:00Z', '2026-11-20T10:00:00.123+02:00', '2024-02-29T00:00:00Z', '2026-11-20t10:00:00z'].map(isDateTime)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    // A date alone, a time without a zone (the server's own zone would decide it), ISO 8601's other forms: refused.
+    const refused = [
+      '2026-02-29T00:00:00Z',
+      '2026-13-01T00:00:00Z',
+      'yesterday',
+      '2026-11-20T25:00:00Z',
+      '2026-11-20',
+      '2026-11-20T10:00:00',
+      '2026-W47',
+      '20261120T100000Z',
+    ];
+    expect(refused.map(isDateTime)).toEqual(refused.map(() => false));
+    const window = { funnelIDs: [], trafficSourceIDs: [], segments: [{ cost: '1', costType: 'costPerEntrance' }] };
+    expect(fields(failure(() => parseCostUpdate({ ...window, timeStart: '2026-01-01', timeEnd: '2026-01-02T00:00:00Z' })))).toEqual(['timeStart:isIso8601']);
+    expect(fields(failure(() => parseConversionsUpdate({ hits: [{ hitId: H1, payout: 1, time: '2026-01-01' }] })))).toEqual(['hits[0].time:isIso8601']);
+  });
+});
+
+describe('conversion rows: the hand-written check (the hot path) and ConvertedHitDto (what the API document shows) agree', () => {
+  const rows: unknown[] = [
+    { hitId: H1, payout: '12.5' },
+    { hitId: H1, payout: 3, transactionId: 'tx', time: T },
+    { hitId: H1, payout: -1 },
+    { hitId: H1, payout: '-1' },
+    { hitId: H1, payout: '1.1234567' },
+    { hitId: H1, payout: -2 },
+    { hitId: H1, payout: true },
+    { hitId: 'short', payout: 1 },
+    { hitId: 7, payout: 1 },
+    { payout: 1 },
+    { hitId: H1 },
+    { hitId: H1, payout: 1, transactionId: 'x'.repeat(257) },
+    { hitId: H1, payout: 1, transactionId: 5 },
+    { hitId: H1, payout: 1, time: '2026-11-20' },
+    { hitId: H1, payout: 1, time: 5 },
+    { hitId: H1, payout: 1, extra: true },
+  ];
+  it.each(rows.map((row) => [JSON.stringify(row).slice(0, 100), row]))('%s', (_shown, row) => {
+    const byDto = validateSync(plainToInstance(ConvertedHitDto, row), { whitelist: true, forbidNonWhitelisted: true }).length === 0;
+    let byCheck = true;
+    try {
+      parseConversionsUpdate({ hits: [row] });
+    } catch {
+      byCheck = false;
+    }
+    expect(byCheck).toBe(byDto);
   });
 });
 

@@ -1,5 +1,5 @@
 import { plainToInstance } from 'class-transformer';
-import { ValidationError, isISO8601, validateSync } from 'class-validator';
+import { ValidationError, validateSync } from 'class-validator';
 import { ErrorCodes, ErrorDetail, ServiceError } from '../errors';
 import { ID_RULE, isValidAssetId } from '../ids';
 import {
@@ -10,6 +10,8 @@ import {
   REPORTING_LIMITS,
   ResetUpdateDto,
   SegmentCostType,
+  DATE_TIME_MESSAGE,
+  isDateTime,
   decimalText,
   isReportingDecimal,
 } from './updates';
@@ -152,17 +154,6 @@ function checkWindow(timeStart: string, timeEnd: string): void {
   }
 }
 
-/** The common shape of an ISO 8601 date-time, checked without class-validator's general (slower) parser. */
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,9})?(Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)$/;
-
-/** ISO 8601 (strict: real calendar dates), as `@IsISO8601({ strict: true })` decides, fast for the usual `2026-11-20T10:00:00Z`. */
-export function isIsoTime(value: string): boolean {
-  const match = DATE_TIME.exec(value);
-  if (!match) return isISO8601(value, { strict: true });
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  return month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
-}
-
 const OPTIONAL_ROW_FIELDS = new Set(['hitId', 'payout', 'transactionId', 'time']);
 
 /**
@@ -199,7 +190,7 @@ function checkConvertedHits(rows: readonly unknown[], details: ErrorDetail[]): C
     }
     if (time !== undefined && time !== null) {
       if (typeof time !== 'string') report(`${at}.time`, 'isString', `${at}.time must be a string`);
-      else if (!isIsoTime(time)) report(`${at}.time`, 'isIso8601', `${at}.time must be a valid ISO 8601 date string`);
+      else if (!isDateTime(time)) report(`${at}.time`, 'isIso8601', `${at}.time ${DATE_TIME_MESSAGE}`);
     }
     const converted: ConvertedHitRow = { hitId: hitId as string, payout: payoutText as string, transactionId: (transactionId as string | undefined) ?? '' };
     if (typeof time === 'string') converted.time = time;

@@ -7,7 +7,11 @@ export const API_DOCS_ROUTES: OwnRoute[] = [
     method: 'GET',
     path: '/openapi.json',
     permission: 'public',
-    doc: { tag: 'documents', summary: 'This document (OpenAPI 3.1)', answer: { type: 'object', required: ['openapi', 'paths'] } },
+    doc: {
+      tag: 'documents',
+      summary: 'This document (OpenAPI 3.1)',
+      answer: { type: 'object', required: ['openapi', 'paths'], properties: { openapi: { type: 'string' }, paths: { type: 'object' } } },
+    },
   },
   {
     method: 'GET',
@@ -16,7 +20,11 @@ export const API_DOCS_ROUTES: OwnRoute[] = [
     doc: {
       tag: 'documents',
       summary: 'The asset event stream for internal services (AsyncAPI 3): subjects and payloads of ASSET_EVENTS',
-      answer: { type: 'object', required: ['asyncapi', 'channels', 'operations'] },
+      answer: {
+        type: 'object',
+        required: ['asyncapi', 'channels', 'operations'],
+        properties: { asyncapi: { type: 'string' }, channels: { type: 'object' }, operations: { type: 'object' } },
+      },
     },
   },
   {

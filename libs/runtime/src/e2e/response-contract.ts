@@ -62,6 +62,19 @@ export class ResponseContract {
     return this.check(at, `${location}/content/application~1json/schema`, undefined, body);
   }
 
+  /** What is wrong with a request body for `method path` (its operation's requestBody schema), or undefined when it matches. */
+  requestProblem(method: string, path: string, body: unknown): string | undefined {
+    const template = this.templateOf(path);
+    const operation = template ? (this.document.paths[template][method.toLowerCase()] as { requestBody?: unknown } | undefined) : undefined;
+    if (!template || !operation?.requestBody) return `${method} ${path}: the document gives no request body`;
+    return this.check(
+      `${method} /v1${path} with this body`,
+      `${pointer('paths', template, method.toLowerCase(), 'requestBody')}/content/application~1json/schema`,
+      undefined,
+      body,
+    );
+  }
+
   private check(at: string, ref: string, schema: object | undefined, body: unknown): string | undefined {
     let validate = this.validators.get(ref);
     if (!validate) {

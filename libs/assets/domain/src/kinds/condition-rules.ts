@@ -27,33 +27,29 @@ import {
   STRING_VARIABLE_NAMES,
   VisitorContext,
 } from '@funnel/visitor-context';
+import {
+  CONDITION_INTEGER_TEXT,
+  CONDITION_LIMITS,
+  CONDITION_OPERATORS,
+  CONDITION_SPECIAL_ATTRIBUTES,
+  type ConditionAttributeClass,
+  type ConditionOperator,
+} from '@funnel/contracts';
 
-export const CONDITION_STRING_OPERATORS = ['is', 'isNot', 'contains', 'notContains', 'startsWith', 'endsWith'] as const;
-export const CONDITION_INTEGER_OPERATORS = ['is', 'isNot', 'gt', 'gte', 'lt', 'lte'] as const;
-export const CONDITION_TAG_OPERATORS = ['has', 'hasNot'] as const;
-
-export type ConditionStringOperator = (typeof CONDITION_STRING_OPERATORS)[number];
-export type ConditionIntegerOperator = (typeof CONDITION_INTEGER_OPERATORS)[number];
-export type ConditionTagOperator = (typeof CONDITION_TAG_OPERATORS)[number];
-export type ConditionOperator = ConditionStringOperator | ConditionIntegerOperator | ConditionTagOperator;
-
-/**
- * What a rule's attribute is: a string variable of the language (country ... trafficSourceID), an
- * integer one (hour ... utcOffsetHours), a named tracking field or data-buffer entry, or the visitor's tags.
- */
-export type ConditionAttributeClass = 'string' | 'integer' | 'trackingField' | 'dataBuffer' | 'visitorTag';
-
-/** The operators each attribute class accepts. */
-export const CONDITION_OPERATORS: Readonly<Record<ConditionAttributeClass, readonly ConditionOperator[]>> = {
-  string: CONDITION_STRING_OPERATORS,
-  integer: CONDITION_INTEGER_OPERATORS,
-  trackingField: CONDITION_STRING_OPERATORS,
-  dataBuffer: CONDITION_STRING_OPERATORS,
-  visitorTag: CONDITION_TAG_OPERATORS,
-};
-
-/** The attributes that are not variables of the language. */
-export const CONDITION_SPECIAL_ATTRIBUTES = ['trackingField', 'dataBuffer', 'visitorTag'] as const;
+// The rule tables live in @funnel/contracts, where the API document's route schema is built from them.
+export {
+  CONDITION_INTEGER_OPERATORS,
+  CONDITION_LIMITS,
+  CONDITION_OPERATORS,
+  CONDITION_SPECIAL_ATTRIBUTES,
+  CONDITION_STRING_OPERATORS,
+  CONDITION_TAG_OPERATORS,
+  type ConditionAttributeClass,
+  type ConditionIntegerOperator,
+  type ConditionOperator,
+  type ConditionStringOperator,
+  type ConditionTagOperator,
+} from '@funnel/contracts';
 
 export interface ConditionRule {
   attribute: string;
@@ -76,24 +72,6 @@ export interface ConditionRoute {
   /** Any one must match. */
   ruleGroups: ConditionRuleGroup[];
 }
-
-export const CONDITION_LIMITS = Object.freeze({
-  minRoutes: 1,
-  maxRoutes: 50,
-  minRuleGroups: 1,
-  maxRuleGroups: 20,
-  minRules: 1,
-  maxRules: 20,
-  minValues: 1,
-  maxValues: 500,
-  maxValueLength: 256,
-  minRouteNameLength: 1,
-  maxRouteNameLength: 256,
-  /** Most problems reported for one condition; the rest are counted in one last problem. */
-  maxProblems: 20,
-  /** Longest client-chosen text echoed in a problem; longer ones are cut. */
-  maxEchoed: 64,
-});
 
 export const CONDITION_PROBLEM_CODES = Object.freeze({
   /** A field that must be there is missing. */
@@ -157,7 +135,6 @@ export interface ConditionTagReference {
 const STRING_ATTRIBUTES: ReadonlySet<string> = new Set(STRING_VARIABLE_NAMES);
 const INTEGER_ATTRIBUTES: ReadonlySet<string> = new Set(INTEGER_VARIABLE_NAMES);
 const ALL_ATTRIBUTES: readonly string[] = [...STRING_VARIABLE_NAMES, ...INTEGER_VARIABLE_NAMES, ...CONDITION_SPECIAL_ATTRIBUTES];
-const INTEGER_TEXT = /^-?\d{1,15}$/;
 
 /** The class of an attribute name; undefined when it names no attribute. */
 export function attributeClassOf(attribute: unknown): ConditionAttributeClass | undefined {
@@ -348,7 +325,7 @@ function validateRule(problems: Problems, at: string, rule: unknown): void {
 }
 
 function isIntegerText(value: string): boolean {
-  return INTEGER_TEXT.test(value);
+  return CONDITION_INTEGER_TEXT.test(value);
 }
 
 /**

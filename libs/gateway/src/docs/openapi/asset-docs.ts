@@ -92,6 +92,7 @@ export class AssetRecordSchemas {
     }
     const field = this.dtos.inlined(current);
     const holder = list ? (field.items ? this.dtos.inlined(field.items as Schema) : undefined) : field;
+    // A union (a funnel node: one schema per nodeType) keeps its schemas, which take the placeholder as a value.
     if (!holder?.properties) return;
     holder.properties = { ...(holder.properties as Record<string, unknown>) };
     this.showAsPlaceholder(holder.properties as Record<string, unknown>, rest);
@@ -276,7 +277,7 @@ export function assetOperationDoc(
       const field = kind.parent?.field ?? 'parent';
       return doc({
         summary: `Move ${kind.kind} assets to another ${kind.parent?.kind ?? 'parent'}`,
-        body: { allOf: [StringListDto], required: ['entries', field], properties: { [field]: STRING } },
+        body: { type: 'object', allOf: [StringListDto], required: [field], properties: { [field]: STRING } },
       });
     }
     case 'history':

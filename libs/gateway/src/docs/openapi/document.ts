@@ -88,6 +88,7 @@ interface DocumentedRoute {
  */
 export function buildOpenApiDocument(routes: readonly ForwardedRoute[], ownRoutes: readonly OwnRoute[], version = '1'): OpenApiDocument {
   const dtos = new DtoSchemas();
+  for (const route of routes) if (route.doc?.asset?.kind.docs?.schemas) dtos.addNamed(route.doc.asset.kind.docs.schemas);
   const records = new AssetRecordSchemas(dtos);
   const documented: DocumentedRoute[] = [
     ...routes.map((route) => ({

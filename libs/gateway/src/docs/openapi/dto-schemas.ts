@@ -1,7 +1,8 @@
-import { ID_PATTERN, STRING_MAP_LIMITS } from '@funnel/contracts';
+import { ID_PATTERN, SCHEMA_REF_PREFIX, STRING_MAP_LIMITS } from '@funnel/contracts';
 import { getMetadataStorage } from 'class-validator';
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import type { ISchemaConverters } from 'class-validator-jsonschema/build/defaultConverters';
+import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import type { MetadataStorage } from 'class-transformer/types/MetadataStorage';
 import type { DtoClass, SchemaSource } from './route-doc';
 
@@ -10,7 +11,7 @@ export type Schema = Record<string, unknown>;
 // class-transformer's `@Type(() => Nested)` metadata, which tells nested DTOs (the package exports no typed path to it).
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as { defaultMetadataStorage: MetadataStorage };
 
-export const SCHEMA_REF_PREFIX = '#/components/schemas/';
+export { SCHEMA_REF_PREFIX };
 
 const ID_SCHEMA = { type: 'string', pattern: ID_PATTERN.source };
 
@@ -23,6 +24,13 @@ const CONVERTERS = {
     maxProperties: STRING_MAP_LIMITS.maxEntries,
     propertyNames: { minLength: 1, maxLength: STRING_MAP_LIMITS.maxKeyLength },
     additionalProperties: { type: 'string', maxLength: STRING_MAP_LIMITS.maxValueLength },
+  },
+  // class-validator's isIP takes IPv4 and IPv6 unless a version is given.
+  isIp: (meta: ValidationMetadata) => {
+    const version = String(meta.constraints?.[0] ?? '');
+    return version === '4' || version === '6'
+      ? { type: 'string', format: `ipv${version}` }
+      : { type: 'string', anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] };
   },
   customValidation: {},
 } as unknown as ISchemaConverters;
@@ -65,6 +73,16 @@ export class DtoSchemas {
     return { ...named };
   }
 
+  /** Named schemas (a kind's `docs.schemas`) that DTO fields refer to by `$ref`. */
+  addNamed(schemas: Readonly<Record<string, Schema>>): void {
+    for (const [name, schema] of Object.entries(schemas)) {
+      const known = this.schemas.get(name);
+      if (known === schema) continue;
+      if (known) throw new Error(`two schemas are named ${name}: the API document needs distinct names`);
+      this.schemas.set(name, schema);
+    }
+  }
+
   components(): Record<string, Schema> {
     return Object.fromEntries([...this.schemas.entries()].sort(([a], [b]) => a.localeCompare(b)));
   }
@@ -79,7 +97,7 @@ export class DtoSchemas {
   private add(dto: DtoClass): void {
     const known = this.classes.get(dto.name);
     if (known === dto) return;
-    if (known) throw new Error(`two DTO classes are named ${dto.name}: the API document needs distinct names`);
+    if (known || this.schemas.has(dto.name)) throw new Error(`two DTO classes are named ${dto.name}: the API document needs distinct names`);
     this.classes.set(dto.name, dto);
     const schema = targetConstructorToSchema(dto, {
       classValidatorMetadataStorage: getMetadataStorage(),

@@ -1,30 +1,9 @@
 import type { AssetReference } from '../kind-rules';
 import { isPlainObject } from './funnel-problems';
+import { NODE_REFERENCE_FIELDS } from '@funnel/contracts';
 import { FUNNEL_NODE_TYPES, type FunnelNodeType, NODE_PARAMS, PAGE_TYPE_OF_NODE } from './funnel-types';
 
-/** A field of a node's params that names an asset: the asset's kind, and whether the field is a list of ids. */
-export interface NodeReferenceField {
-  key: string;
-  kind: string;
-  list?: boolean;
-  /** Page groups and conditions may be local to a funnel: a funnel names only global ones and its own. */
-  funnelLocal?: boolean;
-}
-
-/** The assets each node type names, in its params object (NODE_PARAMS). */
-export const NODE_REFERENCE_FIELDS: Readonly<Record<FunnelNodeType, readonly NodeReferenceField[]>> = {
-  root: [],
-  rotator: [],
-  landerGroup: [{ key: 'idPageGroup', kind: 'pagegroup', funnelLocal: true }],
-  offerGroup: [{ key: 'idPageGroup', kind: 'pagegroup', funnelLocal: true }],
-  externalUrl: [],
-  condition: [{ key: 'idCondition', kind: 'condition', funnelLocal: true }],
-  logic: [{ key: 'idLogicScript', kind: 'logicscript' }],
-  visitorTag: [{ key: 'idTags', kind: 'visitortag', list: true }],
-  middleware: [{ key: 'idMiddlewareConfig', kind: 'middlewareconfig' }],
-  webhook: [{ key: 'idWebhookConfig', kind: 'webhookconfig' }],
-  ai: [{ key: 'idAINodeSetting', kind: 'ainodesetting' }],
-};
+export { NODE_REFERENCE_FIELDS, type NodeReferenceField } from '@funnel/contracts';
 
 /** The scope field of funnel-local assets (page groups, conditions): "" (or absent) is global. */
 export const FUNNEL_SCOPE_FIELD = 'restrictToFunnelId';

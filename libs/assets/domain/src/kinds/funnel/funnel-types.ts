@@ -2,23 +2,20 @@
 // its type (`node<Kind>Params`), a connection's after its source node's type (`connection<Kind>Params`),
 // as in this field's established API. These types describe a record that passed checkFunnelGraph.
 
-export const FUNNEL_NODE_TYPES = [
-  'root',
-  'rotator',
-  'landerGroup',
-  'offerGroup',
-  'externalUrl',
-  'condition',
-  'logic',
-  'visitorTag',
-  'middleware',
-  'webhook',
-  'ai',
-] as const;
-export type FunnelNodeType = (typeof FUNNEL_NODE_TYPES)[number];
+import type { FunnelNodeType, RotatorType } from '@funnel/contracts';
 
-export const ROTATOR_TYPES = ['random', 'session'] as const;
-export type RotatorType = (typeof ROTATOR_TYPES)[number];
+// The rule tables live in @funnel/contracts, where the API document's node and connection schemas are built from them.
+export {
+  CONNECTION_PARAMS_FIELDS,
+  FUNNEL_LIMITS,
+  FUNNEL_NODE_TYPES,
+  type FunnelNodeType,
+  NODE_PARAMS,
+  NODE_PARAMS_FIELDS,
+  OUTGOING,
+  ROTATOR_TYPES,
+  type RotatorType,
+} from '@funnel/contracts';
 
 export interface NodeRotatorParams {
   rotatorType: RotatorType;
@@ -199,77 +196,8 @@ export type FunnelRecord = {
   meta?: Record<string, unknown>;
 };
 
-/** The params field of each node type, and whether a node of the type must have it. */
-export const NODE_PARAMS: Readonly<Record<FunnelNodeType, { field: string; required: boolean }>> = {
-  root: { field: 'nodeRotatorParams', required: false },
-  rotator: { field: 'nodeRotatorParams', required: true },
-  landerGroup: { field: 'nodePageGroupParams', required: true },
-  offerGroup: { field: 'nodePageGroupParams', required: true },
-  externalUrl: { field: 'nodeExternalUrlParams', required: true },
-  condition: { field: 'nodeConditionParams', required: true },
-  logic: { field: 'nodeLogicParams', required: true },
-  visitorTag: { field: 'nodeVisitorTagParams', required: true },
-  middleware: { field: 'nodeMiddlewareRefParams', required: true },
-  webhook: { field: 'nodeWebhookParams', required: true },
-  ai: { field: 'nodeAiParams', required: true },
-};
-
-/** Every node params field name. */
-export const NODE_PARAMS_FIELDS: readonly string[] = [...new Set(Object.values(NODE_PARAMS).map(({ field }) => field))];
-
-/**
- * What the connections out of a node of each type carry: `params` (the one params field they must
- * have; none: they carry no params) and `maxOutgoing` (absent: any number).
- */
-export const OUTGOING: Readonly<Record<FunnelNodeType, { params?: string; maxOutgoing?: number }>> = {
-  root: { params: 'connectionRotatorParams' },
-  rotator: { params: 'connectionRotatorParams' },
-  landerGroup: { params: 'connectionPageParams' },
-  offerGroup: { params: 'connectionPageParams' },
-  externalUrl: { maxOutgoing: 0 },
-  condition: { params: 'connectionLogicParams' },
-  logic: { params: 'connectionLogicParams' },
-  visitorTag: { maxOutgoing: 1 },
-  middleware: { params: 'connectionMiddlewareParams' },
-  webhook: { maxOutgoing: 1 },
-  ai: { params: 'connectionLogicParams' },
-};
-
-/** Every connection params field name. */
-export const CONNECTION_PARAMS_FIELDS: readonly string[] = [
-  'connectionRotatorParams',
-  'connectionPageParams',
-  'connectionLogicParams',
-  'connectionMiddlewareParams',
-];
-
 /** The pageType a page-group node's group must have. */
 export const PAGE_TYPE_OF_NODE: Readonly<Partial<Record<FunnelNodeType, 'lander' | 'offer'>>> = { landerGroup: 'lander', offerGroup: 'offer' };
-
-export const FUNNEL_LIMITS = Object.freeze({
-  maxNodes: 500,
-  maxConnections: 2000,
-  minNameLength: 1,
-  maxNameLength: 256,
-  minActionNumber: 1,
-  maxActionNumber: 64,
-  maxRouteKeysPerConnection: 64,
-  maxTagsPerNode: 50,
-  maxAdditionalTokens: 50,
-  maxTokenValueLength: 1024,
-  maxUrlLength: 4096,
-  maxOverrideHeaders: 50,
-  maxHeaderValueLength: 1024,
-  maxBasicAuthFieldLength: 256,
-  minHmacSecretLength: 16,
-  maxHmacSecretLength: 256,
-  /** Entries of incomingTrafficCostOverrides, and of postbackOverrides: each is a reference to check. */
-  maxTrafficSourceOverrides: 1000,
-  /** Most problems (errors, or warnings) reported for one funnel; the rest are counted in one last problem. */
-  maxProblems: 20,
-  /** Rotator weights of a node summing to 1 within this are taken as 1. */
-  weightSumTolerance: 1e-6,
-});
 
 export const FUNNEL_PROBLEM_CODES = Object.freeze({
   /** A field that must be there is missing. */

@@ -1,3 +1,4 @@
+import { BASIC_AUTH_USER, DESTINATION_OVERRIDE_FIELDS, TOKEN_KEY } from '@funnel/contracts';
 import { isHeaderName, isHeaderValue } from '@funnel/platform';
 import { SECRET_PLACEHOLDER } from '../../secret-fields';
 import { isHttpUrlWithTokens } from '../url-rules';
@@ -5,12 +6,6 @@ import type { FieldChecks } from './field-checks';
 import { plural } from './funnel-problems';
 import { NODE_REFERENCE_FIELDS } from './funnel-references';
 import { FUNNEL_PROBLEM_CODES as CODES, FUNNEL_LIMITS as L, type FunnelNodeType, ROTATOR_TYPES } from './funnel-types';
-
-/** A token a page-group node adds to its pages' URLs: the `{key}` a URL names. */
-const TOKEN_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
-/** A basic-auth user id: no colon (RFC 7617) and no control characters. */
-const BASIC_AUTH_USER = /^[^:\p{Cc}]+$/u;
-const DESTINATION_OVERRIDE_FIELDS = ['headers', 'basicAuth', 'hmacSecret'];
 
 /**
  * The params object of a node (already known to be an object), by the node's type: the ids it names
@@ -82,7 +77,7 @@ function checkSecret(check: FieldChecks, field: string, value: unknown, min: num
 
 function checkDestinationOverrides(check: FieldChecks, at: string, overrides: Record<string, unknown>): void {
   for (const key of Object.keys(overrides)) {
-    if (!DESTINATION_OVERRIDE_FIELDS.includes(key))
+    if (!(DESTINATION_OVERRIDE_FIELDS as readonly string[]).includes(key))
       check.add(`${at}.${key}`, CODES.NOT_ALLOWED, `is not overridable; only ${DESTINATION_OVERRIDE_FIELDS.join(', ')} are`);
   }
   const headers = overrides.headers;

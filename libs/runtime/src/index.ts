@@ -6,3 +6,4 @@ export * from './billing-config';
 export * from './asset-events';
 export * from './reporting-config';
 export * from './hits-import';
+export * from './data-dir';

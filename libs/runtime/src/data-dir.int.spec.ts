@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '@funnel/platform';
+import { assetSecretsFileFrom, authOptionsFrom } from './config';
 import { ensureDataDir } from './data-dir';
 import { startStandalone } from './standalone';
 
@@ -75,6 +76,16 @@ describe('DATA_DIR', () => {
     const dir = join(base, 'fresh', 'data');
     ensureDataDir(dir);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
+  });
+
+  it('is made sure of for the key files kept there by default, and left alone when they live elsewhere', () => {
+    const dir = join(volume.path, 'data');
+    const line = `Invalid configuration: DATA_DIR "${dir}" cannot be created: ${volume.reason}; set DATA_DIR to a writable directory (a mounted volume)`;
+    expect(errorOf(() => assetSecretsFileFrom({ DATA_DIR: dir })).message).toBe(line);
+    const auth = { ACCESS_TOKEN_TTL_SECONDS: 900, REFRESH_TOKEN_TTL_SECONDS: 3600, DATA_DIR: dir } as Parameters<typeof authOptionsFrom>[0];
+    expect(errorOf(() => authOptionsFrom(auth)).message).toBe(line);
+    expect(assetSecretsFileFrom({ DATA_DIR: dir, ASSET_SECRETS_FILE: '/run/secrets/asset-secrets.json' })).toBe('/run/secrets/asset-secrets.json');
+    expect(authOptionsFrom({ ...auth, IDENTITY_KEYS_FILE: '/run/secrets/identity-keys.json' }).keysFile).toBe('/run/secrets/identity-keys.json');
   });
 
   it('standalone refuses to start on a read-only volume with that line, before it listens', async () => {

@@ -1,5 +1,5 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ensurePrivateDirectory } from '@funnel/eventstore';
 import { ConfigError } from '@funnel/platform';
 
@@ -34,6 +34,12 @@ export function ensureDataDir(dir: string, ownFiles: readonly string[] = []): vo
       `${JSON.stringify(dir)} ${verb}: ${reasonOf(dir, error)}; set DATA_DIR to a writable directory (a mounted volume)`,
     );
   }
+}
+
+/** `DATA_DIR/<name>`, a file an app keeps there by default (its keys): DATA_DIR is made sure of first (see ensureDataDir). */
+export function dataDirFile(dir: string, name: string): string {
+  ensureDataDir(dir);
+  return join(dir, name);
 }
 
 function reasonOf(dir: string, error: unknown): string {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { Query, update as applyMingoUpdate } from 'mingo';
-import { createReadStore } from './create-read-store';
+import { createReadStore } from '../create-read-store';
 import { EmbeddedReadStore } from './embedded-read-store';
-import { describeReadStoreContract } from './read-store.contract';
-import { BulkOperation, Doc, Filter, ReadStoreBulkWriteError, UpdateSpec } from './read-store.port';
+import { describeReadStoreContract } from '../read-store.contract';
+import { BulkOperation, Doc, Filter, ReadStoreBulkWriteError, UpdateSpec } from '../read-store.port';
 
 describeReadStoreContract('embedded', async () => {
   const store = new EmbeddedReadStore();

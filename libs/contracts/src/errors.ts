@@ -139,4 +139,8 @@ export const ErrorCodes = {
   SCRIPT_INVALID: 'SCRIPT.INVALID',
   /** A funnel's graph or references do not fit the rules; the details name each node or connection and field. */
   FUNNEL_INVALID: 'FUNNEL.INVALID',
+  /** A write the service's storage has no room for (507): nothing was saved. */
+  STORE_FULL: 'STORE.FULL',
+  /** A write the service's storage refused: read-only or failing disk (503); nothing was saved. */
+  STORE_UNAVAILABLE: 'STORE.UNAVAILABLE',
 } as const;

@@ -1,3 +1,5 @@
+// The DTOs' class-transformer decorators read design-time metadata: whoever imports the contracts gets it.
+import 'reflect-metadata';
 export * from './errors';
 export * from './context';
 export * from './ids';

@@ -3,6 +3,7 @@ import type { EventStore } from './event-store.port';
 import { EventStoreDbEventStore } from './eventstoredb-event-store';
 import { SqliteEventStore } from './sqlite-event-store';
 import { ensurePrivateDirectory } from './private-files';
+import type { StorageUnavailableError } from './storage-health';
 
 export interface CreateEventStoreOptions {
   /** EventStoreDB connection string; when absent the embedded SQLite store is used. */
@@ -11,6 +12,8 @@ export interface CreateEventStoreOptions {
   dataDir: string;
   /** SQLite file name inside dataDir (default `events.sqlite`). */
   fileName?: string;
+  /** SQLite: told when appends start failing for the storage (full disk, read-only volume) and when they succeed again. */
+  onStorageChange?: (failure: StorageUnavailableError | undefined) => void;
 }
 
 /** The embedded event log's file under the data directory. */
@@ -20,5 +23,5 @@ export function createEventStore(options: CreateEventStoreOptions): EventStore {
   if (options.eventStoreUrl) return new EventStoreDbEventStore(options.eventStoreUrl);
   const fileName = options.fileName ?? EVENT_STORE_FILE;
   ensurePrivateDirectory(options.dataDir, [fileName]);
-  return new SqliteEventStore({ filename: join(options.dataDir, fileName) });
+  return new SqliteEventStore({ filename: join(options.dataDir, fileName), onStorageChange: options.onStorageChange });
 }

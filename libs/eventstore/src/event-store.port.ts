@@ -157,6 +157,12 @@ export interface EventStore {
   headPosition(): Promise<GlobalPosition>;
   /** How many events a subscription from `after` with these prefixes has yet to deliver (at most `limit`). */
   countEvents(options: CountEventsOptions): Promise<number>;
+  /**
+   * Whether the store can write now, for readiness; adapters that can tell implement it. The SQLite
+   * store: false from an append its storage refused (StorageUnavailableError) until a write succeeds
+   * again, which each call probes while failing.
+   */
+  storageWritable?(): boolean | Promise<boolean>;
   close(): Promise<void>;
 }
 

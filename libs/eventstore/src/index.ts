@@ -6,3 +6,4 @@ export * from './event-store.contract';
 export * from './private-files';
 export * from './private-sqlite';
 export * from './fold-stream';
+export * from './storage-health';

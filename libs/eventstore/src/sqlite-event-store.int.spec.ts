@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { describeEventStoreContract } from './event-store.contract';
 import { MaxAppendSizeExceededError, START_POSITION, type RecordedEvent } from './event-store.port';
 import { SqliteEventStore } from './sqlite-event-store';
+import { StorageUnavailableError } from './storage-health';
+import type Database from 'better-sqlite3';
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'sqlite-event-store-'));
@@ -175,5 +177,45 @@ describe('SqliteEventStore', () => {
     await expect(store.append('s', [{ type: 'A', data: {} }])).rejects.toThrow();
     expect(() => store.subscribeToAll({ onEvents: () => undefined })).toThrow();
     expect(errors).toEqual([]);
+  });
+
+  describe('when its storage refuses writes', () => {
+    /** The store's own connection: its page limit stands in for a full disk, query_only for a read-only volume. */
+    const connectionOf = (store: SqliteEventStore) => (store as unknown as { db: Database.Database }).db;
+    const event = (n: number) => ({ type: 'Filled', data: { n, filler: 'x'.repeat(2000) } });
+
+    it('answers a full disk with 507 STORE.FULL, is not writable until there is room again, then takes appends', async () => {
+      const changes: (string | undefined)[] = [];
+      const store = new SqliteEventStore({ filename: join(dir, 'full.sqlite'), onStorageChange: (failure) => changes.push(failure?.code) });
+      stores.push(store);
+      await store.append('s', [event(0)]);
+      const db = connectionOf(store);
+      db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+      expect(store.storageWritable()).toBe(true);
+
+      const failure = await store.append('s', [event(1)]).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(StorageUnavailableError);
+      expect(failure).toMatchObject({ status: 507, code: 'STORE.FULL', problem: 'full', driverCode: 'SQLITE_FULL' });
+      expect((failure as Error).message).not.toContain(dir);
+      expect(store.storageWritable()).toBe(false);
+      expect(store.storageWritable()).toBe(false);
+
+      db.pragma('max_page_count = 1000000');
+      expect(store.storageWritable()).toBe(true);
+      await store.append('s', [event(2)]);
+      expect((await store.readStream('s')).map((e) => e.data.n)).toEqual([0, 2]);
+      expect(changes).toEqual(['STORE.FULL', undefined]);
+    });
+
+    it('answers a read-only database with 503 STORE.UNAVAILABLE and a later successful append makes it writable again', async () => {
+      const store = open(join(dir, 'read-only.sqlite'));
+      const db = connectionOf(store);
+      db.pragma('query_only = ON');
+      await expect(store.append('s', [event(0)])).rejects.toMatchObject({ status: 503, code: 'STORE.UNAVAILABLE', problem: 'read-only' });
+      expect(store.storageWritable()).toBe(false);
+      db.pragma('query_only = OFF');
+      await store.append('s', [event(1)]);
+      expect(store.storageWritable()).toBe(true);
+    });
   });
 });

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { LogSubscription } from './log-subscription';
 import { openPrivateSqlite } from './private-sqlite';
 import type { SqliteDurability } from './private-sqlite';
+import { SqliteWriteHealth, type StorageUnavailableError } from './storage-health';
 import {
   MaxAppendSizeExceededError,
   START_POSITION,
@@ -36,6 +37,8 @@ export interface SqliteEventStoreOptions {
    * MaxAppendSizeExceededError as EventStoreDB refuses one over its MaxAppendSize; unbounded when unset.
    */
   maxAppendBytes?: number;
+  /** Told when appends start failing for the storage (a full disk, a read-only volume) and when they succeed again. */
+  onStorageChange?: (failure: StorageUnavailableError | undefined) => void;
 }
 
 /** An event to append with its data and metadata as JSON text. */
@@ -95,6 +98,7 @@ export class SqliteEventStore implements EventStore {
   private readonly subscriptions = new Set<SqliteSubscription>();
   private readonly pollIntervalMs: number;
   private readonly maxAppendBytes: number | undefined;
+  private readonly health: SqliteWriteHealth;
   private poller: NodeJS.Timeout | undefined;
   private lastDataVersion = 0;
   private closed = false;
@@ -103,6 +107,8 @@ export class SqliteEventStore implements EventStore {
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     this.maxAppendBytes = options.maxAppendBytes;
     this.db = openPrivateSqlite(options.filename, options.durability);
+    this.health = new SqliteWriteHealth(this.db, 'event log', options.filename);
+    if (options.onStorageChange) this.health.onChange(options.onStorageChange);
     // Replays read the whole log: map the file and keep a larger page cache instead of a read() per page.
     this.db.pragma('mmap_size = 268435456');
     this.db.pragma('cache_size = -65536');
@@ -151,7 +157,8 @@ export class SqliteEventStore implements EventStore {
     // IMMEDIATE takes the write lock before the revision check, so another process cannot slip in between.
     let result: AppendResult;
     try {
-      result = this.appendTransaction.immediate(streamName, serialized, options?.expectedRevision ?? 'any');
+      // A full disk or read-only volume is a StorageUnavailableError (507/503), and readiness reports it.
+      result = this.health.write(() => this.appendTransaction.immediate(streamName, serialized, options?.expectedRevision ?? 'any'));
       for (const [rowId, data] of this.appending) {
         // Shared data is frozen, so neither the caller nor a subscriber can change what the others see.
         if (options?.shareData) data.value = deepFreeze(events[data.index].data);
@@ -204,6 +211,10 @@ export class SqliteEventStore implements EventStore {
     }
     const after = Math.max(0, Number(options.after.commit));
     return statement.get(after, ...prefixParams(prefixes), Math.max(0, options.limit)) ?? 0;
+  }
+
+  storageWritable(): boolean {
+    return !this.closed && this.health.writable();
   }
 
   async close(): Promise<void> {

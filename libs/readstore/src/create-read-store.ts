@@ -1,4 +1,4 @@
-import { EmbeddedReadStore } from './embedded-read-store';
+import { EmbeddedReadStore } from './embedded';
 import { MongoReadStore } from './mongo-read-store';
 import { ReadStore } from './read-store.port';
 

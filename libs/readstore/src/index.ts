@@ -1,5 +1,5 @@
 export * from './read-store.port';
-export { EmbeddedReadStore, EmbeddedStoreError } from './embedded-read-store';
+export { EmbeddedReadStore, EmbeddedStoreError } from './embedded';
 export { MongoReadStore } from './mongo-read-store';
 export type { MongoReadStoreOptions } from './mongo-read-store';
 export { createReadStore } from './create-read-store';

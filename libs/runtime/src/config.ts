@@ -1,7 +1,6 @@
 import { API_KEY_PATTERN } from '@funnel/contracts';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import {
   Config,
@@ -22,6 +21,7 @@ import {
   url,
 } from '@funnel/platform';
 import type { GatewayHttpOptions, RateLimitOptions } from '@funnel/gateway';
+import { dataDirFile } from './data-dir';
 import { AuthOptions, BootstrapAdmin } from '@funnel/identity-feature';
 
 /** Variables every app reads. */
@@ -141,7 +141,7 @@ export const authConfig = {
 
 export function authOptionsFrom(config: Config<typeof authConfig> & { DATA_DIR: string }): AuthOptions {
   return {
-    keysFile: config.IDENTITY_KEYS_FILE ?? join(config.DATA_DIR, 'identity-keys.json'),
+    keysFile: config.IDENTITY_KEYS_FILE ?? dataDirFile(config.DATA_DIR, 'identity-keys.json'),
     accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
   };
@@ -283,5 +283,5 @@ export const assetSecretsConfig = {
 };
 
 export function assetSecretsFileFrom(config: { ASSET_SECRETS_FILE?: string; DATA_DIR: string }): string {
-  return config.ASSET_SECRETS_FILE ?? join(config.DATA_DIR, 'asset-secrets.json');
+  return config.ASSET_SECRETS_FILE ?? dataDirFile(config.DATA_DIR, 'asset-secrets.json');
 }

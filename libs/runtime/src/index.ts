@@ -7,3 +7,4 @@ export * from './asset-events';
 export * from './reporting-config';
 export * from './hits-import';
 export * from './start-files';
+export * from './data-dir';

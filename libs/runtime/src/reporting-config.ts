@@ -12,7 +12,7 @@ import {
   applyReportingUpdate,
   createHitStore,
 } from '@funnel/reporting-feature';
-import { ensurePrivateDirectory } from '@funnel/eventstore';
+import { ensureDataDir } from './data-dir';
 import type { EventStore } from '@funnel/eventstore';
 
 /** The reporting service's settings (besides the stores, NATS and outgoing-request ones). */
@@ -76,7 +76,7 @@ interface PartsInput {
 
 /** Standalone: both queues and (without CLICKHOUSE_URL) the hit warehouse in `DATA_DIR/reporting.sqlite`. */
 export async function embeddedReportingParts({ config, testing = {} }: PartsInput): Promise<ReportingParts> {
-  ensurePrivateDirectory(config.DATA_DIR, [REPORTING_FILE]);
+  ensureDataDir(config.DATA_DIR, [REPORTING_FILE]);
   const filename = join(config.DATA_DIR, REPORTING_FILE);
   const hitStore = await createHitStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: REPORTING_FILE });
   const updates = new EmbeddedJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...testing.queues, filename });
@@ -91,6 +91,7 @@ export async function jetStreamReportingParts({
   natsUrl,
   access,
 }: PartsInput & { natsUrl: string; access: NatsAccess }): Promise<ReportingParts> {
+  if (!config.CLICKHOUSE_URL) ensureDataDir(config.DATA_DIR, [REPORTING_FILE]);
   const connection: NatsConnection = await connect({ ...natsClientOptions(natsUrl, natsAccessOptions(access)).options, name: 'reporting-service-jobs' });
   const hitStore = await createHitStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: REPORTING_FILE });
   const { pollIntervalMs: _poll, ...timings } = testing.queues ?? {};

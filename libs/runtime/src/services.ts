@@ -49,7 +49,7 @@ import {
   reportingInboxConfig,
   storeConfig,
 } from './config';
-import { Stores, openStores } from './stores';
+import { Stores, openStores, storageReadinessCheck } from './stores';
 import { assetEventsConfig, assetEventsOptionsFrom, assetsInboxConfig, registerAssetEventRelayMetrics, startAssetEventRelay } from './asset-events';
 import { billingConfig, billingOptionsFrom } from './billing-config';
 import { RunningApp } from './standalone';
@@ -123,7 +123,8 @@ export async function startAssetsService(env: NodeJS.ProcessEnv = process.env): 
   const config = loadConfig(assetsServiceConfig, env);
   const assetEvents = assetEventsOptionsFrom(config);
   const outbound = new OutboundHttp(outboundHttpOptionsFrom(config));
-  const stores = await openStores(config);
+  const logger = createLogger('assets-service', config.LOG_LEVEL);
+  const stores = await openStores(config, logger);
   const secrets = AssetSecretBox.openOrCreate(assetSecretsFileFrom(config));
   @Module({ imports: [AssetsFeatureModule.forRoot({ ...stores, secrets, actions: assetKindActions({ secrets, http: outbound }) })] })
   class AssetsServiceModule {}
@@ -133,14 +134,14 @@ export async function startAssetsService(env: NodeJS.ProcessEnv = process.env): 
     natsUrl: config.NATS_URL,
     access: natsAccessFrom(config),
     ...assetEvents,
-    logger: createLogger('assets-service', config.LOG_LEVEL),
+    logger,
   });
   const running = await startNatsService({
     name: 'assets-service',
     service: 'assets',
     module: AssetsServiceModule,
     config,
-    checks: (app) => [{ name: 'read-model', check: () => app.get(AssetsHealth).ready() }],
+    checks: (app) => [{ name: 'read-model', check: () => app.get(AssetsHealth).ready() }, storageReadinessCheck(stores)],
     stores,
     metrics: (registry) => registerAssetEventRelayMetrics(registry, relay, stores.eventStore),
   }).catch(async (error: unknown) => {
@@ -164,7 +165,7 @@ export async function startIdentityService(env: NodeJS.ProcessEnv = process.env)
   const bootstrapAdmin = bootstrapAdminFrom(config);
   // Events (API key revocations) go out on the connection that carries the replies, so a gateway sees them first.
   const server = natsServer(config, 'identity-service');
-  const stores = await openStores(config);
+  const stores = await openStores(config, createLogger('identity-service', config.LOG_LEVEL));
   @Module({ imports: [IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin, auth: authOptionsFrom(config), events: server })] })
   class IdentityServiceModule {}
   return startNatsService({
@@ -172,7 +173,7 @@ export async function startIdentityService(env: NodeJS.ProcessEnv = process.env)
     service: 'identity',
     module: IdentityServiceModule,
     config,
-    checks: (app) => [{ name: 'read-model', check: () => app.get(IdentityHealth).ready() }],
+    checks: (app) => [{ name: 'read-model', check: () => app.get(IdentityHealth).ready() }, storageReadinessCheck(stores)],
     stores,
     server,
   });
@@ -204,7 +205,7 @@ export const billingServiceConfig = { ...serviceConfig, ...storeConfig, ...billi
 export async function startBillingService(env: NodeJS.ProcessEnv = process.env): Promise<RunningApp> {
   const config = loadConfig(billingServiceConfig, env);
   const billing = billingOptionsFrom(config);
-  const stores = await openStores(config);
+  const stores = await openStores(config, createLogger('billing-service', config.LOG_LEVEL));
   @Module({ imports: [BillingFeatureModule.forRoot({ ...stores, ...billing.options })] })
   class BillingServiceModule {}
   return startNatsService({
@@ -212,7 +213,7 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env):
     service: 'billing',
     module: BillingServiceModule,
     config,
-    checks: (app) => [{ name: 'read-model', check: () => app.get(BillingHealth).ready() }],
+    checks: (app) => [{ name: 'read-model', check: () => app.get(BillingHealth).ready() }, storageReadinessCheck(stores)],
     stores,
     onClose: billing.close,
   });
@@ -232,7 +233,7 @@ export async function startReportingService(env: NodeJS.ProcessEnv = process.env
   const logger = createLogger('reporting-service', config.LOG_LEVEL);
   const assets = new NatsServiceClient(config.NATS_URL, { timeoutMs: config.RPC_TIMEOUT_MS, logger, access, maxMessageBytes: config.RPC_MAX_MESSAGE_BYTES });
   const outbound = new OutboundHttp(outboundHttpOptionsFrom(config));
-  const stores = await openStores(config);
+  const stores = await openStores(config, logger);
   const reporting = await jetStreamReportingParts({ config, natsUrl: config.NATS_URL, access, testing: testing.reporting });
   @Module({ imports: [ReportingFeatureModule.forRoot(reportingFeatureOptions(reporting, { eventStore: stores.eventStore, assets, outbound }))] })
   class ReportingServiceModule {}
@@ -241,7 +242,7 @@ export async function startReportingService(env: NodeJS.ProcessEnv = process.env
     service: 'reporting',
     module: ReportingServiceModule,
     config,
-    checks: () => [],
+    checks: () => [storageReadinessCheck(stores)],
     async onClose() {
       await reporting.close();
       await assets.close();

@@ -39,7 +39,7 @@ import {
   natsAccessFrom,
   natsConfig,
 } from './config';
-import { openStores } from './stores';
+import { openStores, storageReadinessCheck } from './stores';
 import { assetEventsConfig, assetEventsOptionsFrom, assetsInboxConfig, registerAssetEventRelayMetrics, startAssetEventRelay } from './asset-events';
 import { billingConfig, billingOptionsFrom } from './billing-config';
 import { ReportingTesting, checkReportingConfig, embeddedReportingParts, reportingConfig, reportingFeatureOptions } from './reporting-config';
@@ -89,7 +89,7 @@ export async function startStandalone(
   const billing = billingOptionsFrom(config);
   const assetEvents = assetEventsOptionsFrom(config);
   const natsAccess = config.NATS_URL === undefined ? undefined : natsAccessFrom({ ...config, NATS_URL: config.NATS_URL });
-  const stores = await openStores(config);
+  const stores = await openStores(config, logger);
   const bus = new InProcessBus({ copyPayloads: false });
   const metrics = createMetricsRegistry({ defaultLabels: { app: 'standalone' } });
   // The gateway's calls (client) and the services' handlers (server) are both measured, as in distributed mode.
@@ -118,6 +118,7 @@ export async function startStandalone(
           { name: 'assets', check: () => started.app?.get(AssetsHealth).ready() ?? false },
           { name: 'identity', check: () => started.app?.get(IdentityHealth).ready() ?? false },
           { name: 'billing', check: () => started.app?.get(BillingHealth).ready() ?? false },
+          storageReadinessCheck(stores),
         ],
       }),
     ],

@@ -3,6 +3,8 @@ import { type RunningNatsServer, type TempDir, eventually, startNatsServer, temp
 import { startAssetsService, startBillingService, startGateway, startIdentityService, startReportingService, startScriptsService } from '../services';
 import { type RunningApp, startStandalone } from '../standalone';
 import { ADMIN } from './harness';
+import { EVENT_STORE, type EventStore } from '@funnel/eventstore';
+import type Database from 'better-sqlite3';
 
 const envFor = (dataDir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
   DATA_DIR: dataDir,
@@ -144,5 +146,35 @@ describe('observability in standalone mode', () => {
     for (const projection of ['assets-read-model', 'identity-read-model', 'identity-user-settings', 'identity-sessions', 'billing-domains']) {
       expect(text).toContain(`projection_lag_events{projection="${projection}",app="standalone"} 0`);
     }
+  });
+
+  it('answers writes 507 STORE.FULL and is not ready while the event log has no room, and takes writes and is ready again once it has', async () => {
+    // The event log's own connection: its page limit stands in for a full disk.
+    const db = (app.context!.get<EventStore>(EVENT_STORE) as unknown as { db: Database.Database }).db;
+    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+    const save = () =>
+      fetch(`http://127.0.0.1:${app.port}/v1/visitortag/save`, {
+        method: 'POST',
+        headers: { 'x-api-key': ADMIN.apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ idTag: generateAssetId(), tagName: 'Full '.repeat(50), color: '#00ff00' }),
+      });
+    try {
+      let refused: Response | undefined;
+      // A write may still fit in the last page: the disk is full once one is refused.
+      for (let attempt = 0; attempt < 50 && !refused; attempt++) {
+        const response = await save();
+        if (response.status !== 200) refused = response;
+      }
+      expect(refused?.status).toBe(507);
+      expect(await refused!.json()).toMatchObject({ code: 'STORE.FULL', error: expect.stringContaining('storage is full') });
+      const notReady = await get(app.port, '/health/ready');
+      expect(notReady.status).toBe(503);
+      expect(JSON.parse(notReady.text)).toEqual({ ready: false, checks: { assets: true, identity: true, billing: true, storage: false } });
+    } finally {
+      db.pragma('max_page_count = 1073741823');
+    }
+    const ready = await get(app.port, '/health/ready');
+    expect(JSON.parse(ready.text)).toEqual({ ready: true, checks: { assets: true, identity: true, billing: true, storage: true } });
+    expect((await save()).status).toBe(200);
   });
 });

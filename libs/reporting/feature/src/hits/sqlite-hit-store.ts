@@ -1,8 +1,11 @@
 import Database from 'better-sqlite3';
-import { openPrivateSqlite } from '@funnel/eventstore';
+import { openPrivateSqlite, writingTo } from '@funnel/eventstore';
 import { timeMs, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
 import { hitFromRow, type HitRow } from './hit-row';
 import type { AppliedRow, HitStore, InsertHitsResult } from './hit-store';
+
+/** The store's name in storage errors (StorageUnavailableError.store). */
+const HIT_WAREHOUSE = 'hit warehouse';
 
 export interface SqliteHitStoreOptions {
   /** Path of the database file, or `:memory:` (tests only). */
@@ -107,7 +110,8 @@ export class SqliteHitStore implements HitStore {
   }
 
   async insertHits(hits: readonly Hit[]): Promise<InsertHitsResult> {
-    const inserted = hits.length === 0 ? 0 : this.insertMany.immediate(hits);
+    // A full disk or read-only volume answers 507/503 (StorageUnavailableError), not a bare 500.
+    const inserted = hits.length === 0 ? 0 : writingTo(HIT_WAREHOUSE, () => this.insertMany.immediate(hits));
     return { inserted, ignored: hits.length - inserted };
   }
 
@@ -137,11 +141,11 @@ export class SqliteHitStore implements HitStore {
   }
 
   async commitRows(accountId: string, jobId: string, changes: readonly Hit[], rows: readonly AppliedRow[]): Promise<void> {
-    this.commit.immediate(accountId, jobId, changes, rows);
+    writingTo(HIT_WAREHOUSE, () => this.commit.immediate(accountId, jobId, changes, rows));
   }
 
   async deleteHits(accountId: string, jobId: string, rowIndex: number, filter: HitFilter): Promise<AppliedRow> {
-    return this.removeMatching.immediate(accountId, jobId, rowIndex, filter);
+    return writingTo(HIT_WAREHOUSE, () => this.removeMatching.immediate(accountId, jobId, rowIndex, filter));
   }
 
   async close(): Promise<void> {

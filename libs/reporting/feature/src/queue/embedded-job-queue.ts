@@ -1,4 +1,4 @@
-import { openPrivateSqlite, type SqliteDurability } from '@funnel/eventstore';
+import { openPrivateSqlite, writingTo, type SqliteDurability } from '@funnel/eventstore';
 import Database from 'better-sqlite3';
 import {
   QueueDelivery,
@@ -129,7 +129,8 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
   async enqueue(jobs: readonly JobEnvelope<P>[]): Promise<{ duplicates: string[] }> {
     if (this.closing) throw new Error(`job queue ${this.options.name} is closed`);
     jobs.forEach(assertEnqueueable);
-    const duplicates = this.enqueueTransaction.immediate(jobs, Date.now());
+    // A full disk or read-only volume answers 507/503 (StorageUnavailableError), not a bare 500.
+    const duplicates = writingTo('job queue', () => this.enqueueTransaction.immediate(jobs, Date.now()));
     if (duplicates.length < jobs.length) this.wakeSoon();
     return { duplicates };
   }

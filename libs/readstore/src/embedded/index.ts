@@ -1,0 +1,2 @@
+export { EmbeddedReadStore } from './embedded-read-store';
+export { EmbeddedStoreError } from './errors';

@@ -51,6 +51,12 @@ import { AssetQueries } from './asset-queries';
 import { ChildrenCascade } from './children-cascade';
 import { DuplicateCompletion } from './duplicate-completion';
 
+/** The command a parent operation gives the parent itself (carrying the children decision). */
+const PARENT_COMMAND = { delete: 'DeleteAsset', archive: 'ArchiveAsset', unarchive: 'UnarchiveAsset' } as const satisfies Record<
+  ParentOperation,
+  AssetCommand['type']
+>;
+
 interface Decided {
   id: string;
   events: AssetEvent[];
@@ -229,6 +235,8 @@ export class AssetCommands implements KindActionAssets {
    */
   async duplicate(kind: AssetKindDescriptor, context: CallerContext, { query, body }: AssetRequestBody): Promise<{ id: string }> {
     const sourceId = query[kind.idField];
+    if (sourceId === undefined || sourceId === '')
+      throw ServiceError.invalidField(kind.idField, 'required', `query parameter ${kind.idField} is required (the id of the ${kind.kind} to copy)`);
     if (typeof sourceId !== 'string' || !isValidAssetId(sourceId)) {
       throw ServiceError.invalidField(kind.idField, 'isAssetId', `query parameter ${kind.idField} must be a valid id (${ID_RULE})`, ErrorCodes.INVALID_ID);
     }
@@ -388,9 +396,15 @@ export class AssetCommands implements KindActionAssets {
     return this.actions.run(kind, 'test', context, request, this);
   }
 
+  /**
+   * PUT unarchive/: back to active. A parent (a category, a funnel group, a funnel with its local
+   * assets) restores the children its archive archived in cascade, as its archive's cascade is completed.
+   */
   async unarchive(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<void> {
     const { entries } = validateBody(StringListDto, request.body);
-    await this.decideAndAppend(kind, context, entries, () => ({ type: 'UnarchiveAsset' }), ifMatchOf(request, entries));
+    const ifMatch = ifMatchOf(request, entries);
+    if (this.registry.hasChildren(kind)) return this.applyChildrenDecision(kind, context, 'unarchive', entries, { action: 'cascade' }, ifMatch);
+    await this.decideAndAppend(kind, context, entries, () => ({ type: 'UnarchiveAsset' }), ifMatch);
   }
 
   async moveCategory(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<void> {
@@ -428,7 +442,7 @@ export class AssetCommands implements KindActionAssets {
   }
 
   /**
-   * Appends each parent's delete or archive carrying the children decision, then completes it (the
+   * Appends each parent's delete, archive or unarchive carrying the children decision, then completes it (the
    * process manager would complete it after a crash, from the log). A record with local assets
    * (a funnel) is a parent of them, always with `cascade`.
    */
@@ -449,7 +463,7 @@ export class AssetCommands implements KindActionAssets {
       const parents = loaded.filter((l) => l.state.record).map((l) => ({ id: l.id, record: l.state.record! }));
       checkMoveTarget({ targetId, target, parents, typeField: kind.categoryTypeField });
     }
-    const command: AssetCommand = operation === 'delete' ? { type: 'DeleteAsset', children: decision } : { type: 'ArchiveAsset', children: decision };
+    const command: AssetCommand = { type: PARENT_COMMAND[operation], children: decision };
     const decided = loaded.map((l) => ({ id: l.id, revision: l.revision, events: decideAsset(command, l.state, { kind: kind.kind, id: l.id }) }));
     const appended = await this.appendAll(kind, context, decided, ifMatch !== undefined);
     let last: GlobalPosition = START_POSITION;
@@ -641,17 +655,21 @@ export class AssetCommands implements KindActionAssets {
     const problems = references.flatMap((ref) => {
       const target = targets.get(keyOf(ref));
       if (!target || target.status === 'deleted') {
-        return [{ field: ref.field, code: 'reference', message: `${ref.field}: ${ref.kind} ${ref.id} does not exist` }];
+        return [{ field: ref.field, code: 'reference', message: `${ref.label ?? ref.field}: ${ref.kind} ${ref.id} does not exist` }];
       }
       const mismatch = Object.entries(ref.where ?? {}).find(([field, value]) => target[field] !== value);
       if (mismatch) {
         const [field, value] = mismatch;
         return [
-          { field: ref.field, code: 'reference', message: `${ref.field}: ${ref.kind} ${ref.id} has ${field} ${String(target[field])}, not ${String(value)}` },
+          {
+            field: ref.field,
+            code: 'reference',
+            message: `${ref.label ?? ref.field}: ${ref.kind} ${ref.id} has ${field} ${String(target[field])}, not ${String(value)}`,
+          },
         ];
       }
       if (!isInReferenceScope(ref, target)) {
-        return [{ field: ref.field, code: 'reference', message: `${ref.field}: ${ref.kind} ${ref.id} is local to another funnel` }];
+        return [{ field: ref.field, code: 'reference', message: `${ref.label ?? ref.field}: ${ref.kind} ${ref.id} is local to another funnel` }];
       }
       return [];
     });

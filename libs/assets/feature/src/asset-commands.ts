@@ -1,4 +1,4 @@
-import { forEachInTurns, mapInTurns } from './turn-taking';
+import { RECORDS_PER_TURN, forEachInTurns, mapInTurns, nextTurn } from './turn-taking';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   AssetKindDescriptor,
@@ -254,11 +254,17 @@ export class AssetCommands implements KindActionAssets {
     const { parts, decision } = planDuplicateParts({ duplicatedFrom: sourceId, copies });
     const tickets: ClaimTicket[] = [];
     try {
-      for (const copy of copies) tickets.push(await this.claims.claimAll(this.registry.get(copy.kind), context, copy.id, copy.record, null));
+      await forEachInTurns(
+        copies,
+        async (copy) => void tickets.push(await this.claims.claimAll(this.registry.get(copy.kind), context, copy.id, copy.record, null)),
+        RECORDS_PER_TURN,
+      );
       const ref = { kind: kind.kind, id: newId };
       let state = initialAssetState();
       const commands: AssetCommand[] = [...parts.map((part): AssetCommand => ({ type: 'PlanDuplicatePart', part })), { type: 'DecideDuplicate', decision }];
       for (const [revision, command] of commands.entries()) {
+        // Each part is an append of up to 256 KiB of JSON: one a turn.
+        if (revision > 0) await nextTurn();
         const events = decideAsset(command, state, ref);
         await this.repository.append(kind.kind, context, newId, events, revision - 1);
         state = foldAsset(events, state);
@@ -270,7 +276,7 @@ export class AssetCommands implements KindActionAssets {
     // Decided: from here on the copies are created, now or by the process manager after a crash. Their
     // claims are settled once created; after a crash their tokens are left, and a copy's value not yet
     // in its stored record may be taken over after a minute (the stale-claim rule of UniqueClaims).
-    const position = await this.duplicates.complete(context, copies);
+    const position = await this.duplicates.complete(context, { kind: kind.kind, id: newId }, copies);
     for (const ticket of tickets) await this.claims.settle(ticket);
     await this.projector.waitFor(position);
     return { id: newId };
@@ -290,6 +296,8 @@ export class AssetCommands implements KindActionAssets {
     newId: string,
     planned: Map<string, AssetRecord>,
   ): Promise<PlannedCopy[]> {
+    // Copying a large funnel's graph takes tens of ms: each copy is drafted, then checked, in a turn of its own.
+    if (planned.size > 0) await nextTurn();
     const drafts = draftDuplicate({
       kind,
       source,
@@ -301,6 +309,7 @@ export class AssetCommands implements KindActionAssets {
     });
     const copies: PlannedCopy[] = [];
     for (const draft of drafts) {
+      await nextTurn();
       // bodyUpdates may carry anything: the copy must pass the same rules as a saved record. Secrets are copied.
       const dto = validateBody(draft.kind.recordDto, draft.record, 'duplicate');
       const record = await this.prepareRecord(draft.kind, context, dto, null, draft.secretSource, planned);

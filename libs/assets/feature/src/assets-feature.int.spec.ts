@@ -612,6 +612,49 @@ describe('asset feature over SQLite and the embedded read store', () => {
       });
     });
 
+    it('a duplicate of a group of six 500-node funnels lets other work run: each funnel is copied, checked and stored in turns of its own', async () => {
+      const [idFunnelGroup, lander, offer] = [generateAssetId(), generateAssetId(), generateAssetId()];
+      await commands.create(FUNNEL_GROUP_KIND, context(), { query: {}, body: { idFunnelGroup, funnelGroupName: 'large' } });
+      await commands.create(PAGE_GROUP_KIND, context(), { query: {}, body: { idPageGroup: lander, pageGroupName: 'l', pageType: 'lander', pages: [] } });
+      await commands.create(PAGE_GROUP_KIND, context(), { query: {}, body: { idPageGroup: offer, pageGroupName: 'o', pageType: 'offer', pages: [] } });
+      for (let i = 0; i < 6; i++) {
+        const funnel = aLargeFunnel({ idFunnelGroup, funnelName: `funnel ${i}`, nodes: 500, landerGroups: [lander], offerGroups: [offer] });
+        await commands.create(FUNNEL_KIND, context(), { query: {}, body: funnel });
+      }
+      // The heavy steps of a funnel's copy: remapping its graph, checking it, storing it. A ticker that
+      // runs once per event-loop turn records the most of them done between two turns.
+      const rules = new AssetRegistry(ASSET_KINDS).rules('funnel');
+      const remaps = jest.spyOn(rules, 'remapDuplicate');
+      const checks = jest.spyOn(rules, 'check');
+      const appends = jest.spyOn(eventStore, 'append');
+      const heavySteps = () =>
+        remaps.mock.calls.length + checks.mock.calls.length + appends.mock.calls.filter(([stream]) => stream.startsWith('funnel-')).length;
+      let [turns, stepsBefore, mostStepsInATurn, running] = [0, 0, 0, true];
+      const tick = () => {
+        const steps = heavySteps();
+        mostStepsInATurn = Math.max(mostStepsInATurn, steps - stepsBefore);
+        stepsBefore = steps;
+        turns++;
+        if (running) setImmediate(tick);
+      };
+      setImmediate(tick);
+      let copy: { id: string };
+      let steps = 0;
+      try {
+        copy = await commands.duplicate(FUNNEL_GROUP_KIND, context(), { query: { idFunnelGroup }, body: { name: 'copy' } });
+      } finally {
+        running = false;
+        steps = heavySteps();
+        for (const spy of [remaps, checks, appends]) spy.mockRestore();
+      }
+      const copied = await queries.liveByField('funnel', 'ACCOUNT00001', 'idFunnelGroup', copy.id);
+      expect(copied.map((f) => (f.nodes as unknown[]).length)).toEqual([500, 500, 500, 500, 500, 500]);
+      // Six remaps, six checks and six creates, each in a turn of its own (not all of them in one, as before).
+      expect(steps).toBeGreaterThanOrEqual(18);
+      expect(turns).toBeGreaterThanOrEqual(18);
+      expect(mostStepsInATurn).toBe(1);
+    }, 120_000);
+
     it('an archive of 1,000 ids lets other work run while it goes: other turns of the loop come between its batches', async () => {
       const entries = ids(1000);
       for (const idTag of entries) await commands.create(VISITOR_TAG_KIND, context(), { query: {}, body: { idTag, tagName: idTag } });

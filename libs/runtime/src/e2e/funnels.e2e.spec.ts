@@ -475,6 +475,19 @@ describeInBothModes('/v1 funnel groups and funnels', (d) => {
       ok(await call('DELETE', `/funnelgroup/delete/?idFunnelGroup=${b.group.idFunnelGroup}`));
       expect(ok(await getFunnel(b.funnel.idFunnel)).body.status).toBe('active');
 
+      // Archive with cascade, then unarchive: the group's funnels and their local assets come back with it.
+      const statusOf = async (path: string) => ok(await call('GET', path)).body.status;
+      const reached = [
+        `/funnel/find/byId/?idFunnel=${a.funnel.idFunnel}`,
+        `/condition/find/byId/?idCondition=${a.condition.idCondition}`,
+        `/pagegroup/find/byId/?idPageGroup=${a.landers.idPageGroup}`,
+      ];
+      ok(await call('PUT', '/funnelgroup/unarchive/', { body: { entries: [target.idFunnelGroup] } }));
+      ok(await call('PUT', '/funnelgroup/archive/', { body: { entries: [target.idFunnelGroup], cascadeAction: 'cascade' } }));
+      for (const path of reached) expect([path, await statusOf(path)]).toEqual([path, 'archived']);
+      ok(await call('PUT', '/funnelgroup/unarchive/', { body: { entries: [target.idFunnelGroup] } }));
+      for (const path of reached) expect([path, await statusOf(path)]).toEqual([path, 'active']);
+
       // Delete with cascade: the group's funnels and their local assets.
       ok(await call('DELETE', '/funnelgroup/delete/', { body: { entries: [target.idFunnelGroup], cascadeAction: 'cascade' } }));
       expect((await call('GET', `/funnelgroup/find/byId/?idFunnelGroup=${target.idFunnelGroup}`)).status).toBe(404);

@@ -130,6 +130,14 @@ describe('asset decider', () => {
     given([created, { type: 'Archived', data: {} }])
       .when({ type: 'UnarchiveAsset' })
       .then([{ type: 'Unarchived', data: {} }]));
+  it("an archive in cascade names the parent; a parent's unarchive carries its children decision", () => {
+    given([created])
+      .when({ type: 'ArchiveAsset', cascadedFrom: { kind: 'category', id: 'C' } })
+      .then([{ type: 'Archived', data: { cascadedFrom: { kind: 'category', id: 'C' } } }]);
+    given([created, { type: 'Archived', data: {} }])
+      .when({ type: 'UnarchiveAsset', children: { action: 'cascade' } })
+      .then([{ type: 'Unarchived', data: { children: { action: 'cascade' } } }]);
+  });
   it('unarchiving an active asset is a no-op', () => given([created]).when({ type: 'UnarchiveAsset' }).then([]));
   it('unarchiving a deleted asset is a 409', () =>
     given([created, { type: 'Deleted', data: {} }])

@@ -1,5 +1,5 @@
 import { ErrorCodes, ServiceError } from '@funnel/contracts';
-import { AssetEvent, AssetRecord, ChildrenDecision, DuplicateDecision, DuplicatePart } from './asset-events';
+import { ArchivedBy, AssetEvent, AssetRecord, ChildrenDecision, DuplicateDecision, DuplicatePart } from './asset-events';
 
 /** State of one asset stream, folded from its events. */
 export interface AssetState {
@@ -9,6 +9,8 @@ export interface AssetState {
   duplicating?: string;
   /** How many parts of a duplicate plan written in parts the stream holds (none: undefined). */
   planned?: number;
+  /** While archived by a parent's archive in cascade: that parent (its unarchive restores the asset). */
+  archivedBy?: ArchivedBy;
 }
 
 export const initialAssetState = (): AssetState => ({ record: null });
@@ -18,8 +20,10 @@ export type AssetCommand =
   | { type: 'PlanDuplicatePart'; part: DuplicatePart }
   | { type: 'DecideDuplicate'; decision: DuplicateDecision }
   | { type: 'UpdateAsset'; record: AssetRecord }
-  | { type: 'ArchiveAsset'; children?: ChildrenDecision }
-  | { type: 'UnarchiveAsset' }
+  /** `cascadedFrom`: the parent whose archive in cascade this is. */
+  | { type: 'ArchiveAsset'; children?: ChildrenDecision; cascadedFrom?: ArchivedBy }
+  /** `children`: a parent's unarchive restores the children its archive archived (`cascade`). */
+  | { type: 'UnarchiveAsset'; children?: ChildrenDecision }
   | { type: 'DeleteAsset'; children?: ChildrenDecision }
   | { type: 'MoveAssetToCategory'; idCategory: string };
 
@@ -71,11 +75,16 @@ export function decideAsset(command: AssetCommand, state: AssetState, ref: Asset
       if (!current) throw notFound(ref);
       if (current.status === 'deleted') throw deletedAsset(ref, 'archived');
       if (current.status === 'archived' && !command.children) return [];
-      return [{ type: 'Archived', data: command.children ? { children: command.children } : {} }];
+      return [
+        {
+          type: 'Archived',
+          data: { ...(command.children && { children: command.children }), ...(command.cascadedFrom && { cascadedFrom: command.cascadedFrom }) },
+        },
+      ];
     case 'UnarchiveAsset':
       if (!current) throw notFound(ref);
       if (current.status === 'deleted') throw deletedAsset(ref, 'unarchived');
-      return current.status === 'archived' ? [{ type: 'Unarchived', data: {} }] : [];
+      return current.status === 'archived' ? [{ type: 'Unarchived', data: command.children ? { children: command.children } : {} }] : [];
     case 'DeleteAsset':
       if (!current) throw notFound(ref);
       if (current.status === 'deleted') return [];
@@ -95,20 +104,27 @@ export function evolveAsset(state: AssetState, event: AssetEvent): AssetState {
   const current = state.record;
   switch (event.type) {
     case 'Created':
-    case 'Updated':
       return { record: { ...event.data.record } };
+    case 'Updated':
+      // An archived asset saved while archived stays archived by its parent.
+      return event.data.record.status === 'archived' && state.archivedBy
+        ? { record: { ...event.data.record }, archivedBy: state.archivedBy }
+        : { record: { ...event.data.record } };
     case 'DuplicatePlanned':
       return current ? state : { ...state, planned: (state.planned ?? 0) + 1 };
     case 'DuplicateDecided':
       return current ? state : { ...state, duplicating: event.data.duplicatedFrom };
     case 'Archived':
-      return current ? { record: { ...current, status: 'archived' } } : state;
+      if (!current) return state;
+      return event.data.cascadedFrom
+        ? { record: { ...current, status: 'archived' }, archivedBy: event.data.cascadedFrom }
+        : { record: { ...current, status: 'archived' } };
     case 'Unarchived':
       return current ? { record: { ...current, status: 'active' } } : state;
     case 'Deleted':
       return current ? { record: { ...current, status: 'deleted' } } : state;
     case 'MovedToCategory':
-      return current ? { record: { ...current, idCategory: event.data.idCategory } } : state;
+      return current ? { ...state, record: { ...current, idCategory: event.data.idCategory } } : state;
     default: {
       const unknown: never = event;
       throw new Error(`unknown event ${(unknown as { type: string }).type}`);

@@ -11,6 +11,12 @@ export interface ChildrenDecision {
   targetParentID?: string;
 }
 
+/** The parent whose archive in cascade archived an asset. */
+export interface ArchivedBy {
+  kind: string;
+  id: string;
+}
+
 /** One asset a duplicate creates: its kind, new id, the asset it copies and its record as it will be stored. */
 export interface PlannedCopy {
   kind: string;
@@ -56,8 +62,13 @@ export type AssetEvent =
   /** A part of a large duplicate's plan, before its DuplicateDecided (no record either). */
   | { type: 'DuplicatePlanned'; data: DuplicatePart }
   | { type: 'Updated'; data: { record: AssetRecord } }
-  | { type: 'Archived'; data: { children?: ChildrenDecision } }
-  | { type: 'Unarchived'; data: Record<string, never> }
+  /**
+   * `children`: a parent's decision for its children. `cascadedFrom`: the parent whose archive in
+   * cascade archived this asset (an asset archived on its own has none); its unarchive restores it.
+   */
+  | { type: 'Archived'; data: { children?: ChildrenDecision; cascadedFrom?: ArchivedBy } }
+  /** `children` (`cascade`): a parent's unarchive, which restores the children its archive archived. */
+  | { type: 'Unarchived'; data: { children?: ChildrenDecision } }
   | { type: 'Deleted'; data: { children?: ChildrenDecision } }
   | { type: 'MovedToCategory'; data: { idCategory: string } };
 

@@ -52,6 +52,14 @@ export class AssetRegistry {
     return this.kinds.filter((k) => categoryTypesOf(k).includes(categoryType));
   }
 
+  /**
+   * Whether assets of a kind can have children that follow its delete, archive and unarchive: a
+   * category-like parent (`isParent`), a kind with local assets (`localKinds`), or the `parent` of another kind.
+   */
+  hasChildren(kind: AssetKindDescriptor): boolean {
+    return kind.isParent || !!kind.localKinds?.length || this.kinds.some((c) => c.parent?.kind === kind.kind);
+  }
+
   /** The kind's own rules (none beyond its DTO when it has no module of its own). */
   rules(kind: string): KindRules {
     return KIND_RULES[kind] ?? NO_RULES;

@@ -1,5 +1,6 @@
 import { ServiceError } from '@funnel/contracts';
-import { checkMoveTarget, childCommandFor, childStatusesFor, resolveChildrenDecision } from './children-cascade';
+import { checkMoveTarget, childCommandFor, childStatusesFor, isRestoredBy, resolveChildrenDecision } from './children-cascade';
+import { foldAsset } from './asset-decider';
 import { duplicateRecord } from './duplicate';
 import { AssetRecord } from './asset-events';
 import { FUNNEL_KIND, PAGE_GROUP_KIND, VISITOR_TAG_KIND } from '@funnel/contracts';
@@ -72,9 +73,35 @@ describe('childCommandFor', () => {
     expect(childCommandFor('delete', { action: 'orphan' })).toEqual({ type: 'MoveAssetToCategory', idCategory: '' });
   });
   it('untouched sends nothing', () => expect(childCommandFor('archive', { action: 'untouched' })).toBeNull());
-  it('archive cascade reaches active children only', () => {
+  it('archive cascade reaches active children only, unarchive archived ones only', () => {
     expect(childStatusesFor('archive', { action: 'cascade' })).toEqual(['active']);
     expect(childStatusesFor('delete', { action: 'cascade' })).toEqual(['active', 'archived']);
+    expect(childStatusesFor('unarchive', { action: 'cascade' })).toEqual(['archived']);
+  });
+  it("an archive in cascade names the parent in each child's command; an unarchive in cascade unarchives them", () => {
+    expect(childCommandFor('archive', { action: 'cascade' }, { kind: 'funnel', id: 'F' })).toEqual({
+      type: 'ArchiveAsset',
+      cascadedFrom: { kind: 'funnel', id: 'F' },
+    });
+    expect(childCommandFor('unarchive', { action: 'cascade' }, { kind: 'funnel', id: 'F' })).toEqual({ type: 'UnarchiveAsset' });
+  });
+});
+
+describe('isRestoredBy', () => {
+  const created = { type: 'Created' as const, data: { record: { idPageGroup: 'P', status: 'active' as const } } };
+  const byFunnel = { type: 'Archived' as const, data: { cascadedFrom: { kind: 'funnel', id: 'F' } } };
+  const funnel = { kind: 'funnel', id: 'F' };
+  it("is true for a child archived by the parent's archive, also after a save while archived", () => {
+    expect(isRestoredBy(foldAsset([created, byFunnel]), funnel)).toBe(true);
+    const saved = { type: 'Updated' as const, data: { record: { idPageGroup: 'P', pageGroupName: 'x', status: 'archived' as const } } };
+    expect(isRestoredBy(foldAsset([created, byFunnel, saved]), funnel)).toBe(true);
+  });
+  it('is false for a child archived on its own, by another parent, or no longer archived', () => {
+    expect(isRestoredBy(foldAsset([created, { type: 'Archived', data: {} }]), funnel)).toBe(false);
+    expect(isRestoredBy(foldAsset([created, byFunnel]), { kind: 'funnel', id: 'G' })).toBe(false);
+    expect(isRestoredBy(foldAsset([created, byFunnel, { type: 'Unarchived', data: {} }, { type: 'Archived', data: {} }]), funnel)).toBe(false);
+    const activated = { type: 'Updated' as const, data: { record: { idPageGroup: 'P', status: 'active' as const } } };
+    expect(isRestoredBy(foldAsset([created, byFunnel, activated]), funnel)).toBe(false);
   });
 });
 

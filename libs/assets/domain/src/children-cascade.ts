@@ -1,8 +1,12 @@
 import { CascadeAction, ErrorCodes, ServiceError } from '@funnel/contracts';
-import { AssetCommand } from './asset-decider';
-import { AssetRecord, ChildrenDecision } from './asset-events';
+import { AssetCommand, AssetState } from './asset-decider';
+import { ArchivedBy, AssetRecord, ChildrenDecision } from './asset-events';
 
-export type ParentOperation = 'delete' | 'archive';
+/**
+ * What a parent goes through that its children may follow: delete and archive (with the request's
+ * decision), and unarchive, which restores exactly the children its archive archived in cascade.
+ */
+export type ParentOperation = 'delete' | 'archive' | 'unarchive';
 
 export interface ParentMutation {
   cascadeAction?: CascadeAction;
@@ -80,11 +84,16 @@ export function checkMoveTarget(options: {
   }
 }
 
-/** The command each child receives, or null when children are left alone. */
-export function childCommandFor(operation: ParentOperation, decision: ChildrenDecision): AssetCommand | null {
+/**
+ * The command each child receives, or null when children are left alone. `parent`: who archives in
+ * cascade, recorded in each child's Archived event so that the parent's unarchive finds it.
+ */
+export function childCommandFor(operation: ParentOperation, decision: ChildrenDecision, parent?: ArchivedBy): AssetCommand | null {
   switch (decision.action) {
     case 'cascade':
-      return operation === 'delete' ? { type: 'DeleteAsset' } : { type: 'ArchiveAsset' };
+      if (operation === 'delete') return { type: 'DeleteAsset' };
+      if (operation === 'unarchive') return { type: 'UnarchiveAsset' };
+      return parent ? { type: 'ArchiveAsset', cascadedFrom: parent } : { type: 'ArchiveAsset' };
     case 'move':
       return { type: 'MoveAssetToCategory', idCategory: decision.targetParentID ?? '' };
     case 'orphan':
@@ -98,7 +107,19 @@ export function childCommandFor(operation: ParentOperation, decision: ChildrenDe
   }
 }
 
-/** Which children a decision still has to reach: archiving in cascade concerns active children only. */
+/**
+ * Which children a decision still has to reach: archiving in cascade concerns active children only,
+ * unarchiving archived ones only.
+ */
 export function childStatusesFor(operation: ParentOperation, decision: ChildrenDecision): AssetRecord['status'][] {
+  if (operation === 'unarchive') return ['archived'];
   return operation === 'archive' && decision.action === 'cascade' ? ['active'] : ['active', 'archived'];
+}
+
+/**
+ * Whether a parent's unarchive restores this child: only when the child is archived because that
+ * parent's archive archived it in cascade (not when it was archived on its own, before or since).
+ */
+export function isRestoredBy(child: AssetState, parent: ArchivedBy): boolean {
+  return child.record?.status === 'archived' && child.archivedBy?.kind === parent.kind && child.archivedBy.id === parent.id;
 }

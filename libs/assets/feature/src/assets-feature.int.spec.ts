@@ -501,6 +501,105 @@ describe('asset feature over SQLite and the embedded read store', () => {
     ).value<AssetRecord>();
     expect(found.idCategory).toBe(a);
   });
+  describe('unarchive restores what the archive archived', () => {
+    const registry = new AssetRegistry(ASSET_KINDS);
+    const ROUTES = [{ idRoute: 'us', routeName: 'US', ruleGroups: [{ rules: [{ attribute: 'country', operator: 'is', values: ['US'] }] }] }];
+    const create = (kind: typeof FUNNEL_KIND, body: Record<string, unknown>) => commands.create(kind, context(), { query: {}, body });
+    const status = async (kind: string, id: string) => (await queries.current(kind, 'ACCOUNT00001', id))?.status;
+
+    /** A funnel in `idFunnelGroup` with a local page group and condition, and a local page group archived on its own. */
+    async function funnelWithLocals(idFunnelGroup: string) {
+      const [idFunnel, idPageGroup, idCondition, idArchivedBefore] = Array.from({ length: 4 }, () => generateAssetId());
+      await create(FUNNEL_KIND, { idFunnel, idFunnelGroup, funnelName: 'f' });
+      await create(PAGE_GROUP_KIND, { idPageGroup, pageGroupName: 'local', pageType: 'lander', restrictToFunnelId: idFunnel, pages: [] });
+      await create(CONDITION_KIND, { idCondition, conditionName: 'geo', restrictToFunnelId: idFunnel, routes: ROUTES });
+      await create(PAGE_GROUP_KIND, { idPageGroup: idArchivedBefore, pageGroupName: 'old', pageType: 'lander', restrictToFunnelId: idFunnel, pages: [] });
+      await commands.archive(PAGE_GROUP_KIND, context(), { query: {}, body: { entries: [idArchivedBefore] } });
+      return { idFunnel, idPageGroup, idCondition, idArchivedBefore };
+    }
+
+    async function statuses(f: Awaited<ReturnType<typeof funnelWithLocals>>) {
+      await app.get(AssetProjector).waitFor(await eventStore.headPosition());
+      return {
+        funnel: await status('funnel', f.idFunnel),
+        pageGroup: await status('pagegroup', f.idPageGroup),
+        condition: await status('condition', f.idCondition),
+        archivedBefore: await status('pagegroup', f.idArchivedBefore),
+      };
+    }
+
+    async function group() {
+      const idFunnelGroup = generateAssetId();
+      await create(FUNNEL_GROUP_KIND, { idFunnelGroup, funnelGroupName: 'g' });
+      return idFunnelGroup;
+    }
+
+    it("a funnel's unarchive restores the local assets its archive archived, not one archived on its own before", async () => {
+      const f = await funnelWithLocals(await group());
+      await commands.archive(FUNNEL_KIND, context(), { query: {}, body: { entries: [f.idFunnel] } });
+      expect(await statuses(f)).toEqual({ funnel: 'archived', pageGroup: 'archived', condition: 'archived', archivedBefore: 'archived' });
+      await commands.unarchive(FUNNEL_KIND, context(), { query: {}, body: { entries: [f.idFunnel] } });
+      expect(await statuses(f)).toEqual({ funnel: 'active', pageGroup: 'active', condition: 'active', archivedBefore: 'archived' });
+    });
+
+    it('a local asset archived on its own after the funnel was archived stays archived when the funnel is unarchived', async () => {
+      const f = await funnelWithLocals(await group());
+      await commands.archive(FUNNEL_KIND, context(), { query: {}, body: { entries: [f.idFunnel] } });
+      // Unarchived and archived again on its own while the funnel is archived: its own archive now.
+      await commands.unarchive(PAGE_GROUP_KIND, context(), { query: {}, body: { entries: [f.idPageGroup] } });
+      await commands.archive(PAGE_GROUP_KIND, context(), { query: {}, body: { entries: [f.idPageGroup] } });
+      await commands.unarchive(FUNNEL_KIND, context(), { query: {}, body: { entries: [f.idFunnel] } });
+      expect(await statuses(f)).toEqual({ funnel: 'active', pageGroup: 'archived', condition: 'active', archivedBefore: 'archived' });
+    });
+
+    it("a funnel group's unarchive restores the funnels its cascade archived and their local assets, not a funnel archived on its own", async () => {
+      const idFunnelGroup = await group();
+      const [reached, own] = [await funnelWithLocals(idFunnelGroup), await funnelWithLocals(idFunnelGroup)];
+      await commands.archive(FUNNEL_KIND, context(), { query: {}, body: { entries: [own.idFunnel] } });
+      await commands.archive(FUNNEL_GROUP_KIND, context(), { query: {}, body: { entries: [idFunnelGroup], cascadeAction: 'cascade' } });
+      expect(await statuses(reached)).toEqual({ funnel: 'archived', pageGroup: 'archived', condition: 'archived', archivedBefore: 'archived' });
+      await commands.unarchive(FUNNEL_GROUP_KIND, context(), { query: {}, body: { entries: [idFunnelGroup] } });
+      expect(await status('funnelgroup', idFunnelGroup)).toBe('active');
+      expect(await statuses(reached)).toEqual({ funnel: 'active', pageGroup: 'active', condition: 'active', archivedBefore: 'archived' });
+      expect(await statuses(own)).toEqual({ funnel: 'archived', pageGroup: 'archived', condition: 'archived', archivedBefore: 'archived' });
+    });
+
+    it("a category's unarchive restores the children its cascade archived", async () => {
+      const idCategory = generateAssetId();
+      await commands.create(CATEGORY_KIND, context(), { query: {}, body: { idCategory, categoryName: 'c', categoryType: 'visitorTag' } });
+      const [reached, own] = [tag({ idCategory }), tag({ idCategory })];
+      for (const body of [reached, own]) await commands.create(VISITOR_TAG_KIND, context(), { query: {}, body });
+      await commands.archive(VISITOR_TAG_KIND, context(), { query: {}, body: { entries: [own.idTag] } });
+      await commands.archive(CATEGORY_KIND, context(), { query: {}, body: { entries: [idCategory], cascadeAction: 'cascade' } });
+      await commands.unarchive(CATEGORY_KIND, context(), { query: {}, body: { entries: [idCategory] } });
+      expect([await status('visitortag', reached.idTag), await status('visitortag', own.idTag)]).toEqual(['active', 'archived']);
+    });
+
+    it("a funnel group's unarchive cut short by a crash restores the funnels and their local assets at the next start", async () => {
+      const idFunnelGroup = await group();
+      const f = await funnelWithLocals(idFunnelGroup);
+      await commands.archive(FUNNEL_GROUP_KIND, context(), { query: {}, body: { entries: [idFunnelGroup], cascadeAction: 'cascade' } });
+      await app.close();
+      // The group's unarchive is in the log, but the process stopped before its funnels were reached.
+      const stream = registry.streamName('funnelgroup', 'ACCOUNT00001', idFunnelGroup);
+      const last = (await eventStore.readStream(stream)).at(-1)!;
+      await eventStore.append(stream, [{ type: 'FunnelGroupUnarchived', data: { children: { action: 'cascade' } } }], { expectedRevision: last.revision });
+      await boot(eventStore);
+      expect(await statuses(f)).toEqual({ funnel: 'active', pageGroup: 'active', condition: 'active', archivedBefore: 'archived' });
+    });
+
+    it("a funnel's unarchive cut short by a crash restores its local assets at the next start", async () => {
+      const f = await funnelWithLocals(await group());
+      await commands.archive(FUNNEL_KIND, context(), { query: {}, body: { entries: [f.idFunnel] } });
+      await app.close();
+      const stream = registry.streamName('funnel', 'ACCOUNT00001', f.idFunnel);
+      const last = (await eventStore.readStream(stream)).at(-1)!;
+      await eventStore.append(stream, [{ type: 'FunnelUnarchived', data: { children: { action: 'cascade' } } }], { expectedRevision: last.revision });
+      await boot(eventStore);
+      expect(await statuses(f)).toEqual({ funnel: 'active', pageGroup: 'active', condition: 'active', archivedBefore: 'archived' });
+    });
+  });
+
   describe('bulk operations', () => {
     const ids = (count: number) => Array.from({ length: count }, () => generateAssetId());
 
@@ -512,6 +611,49 @@ describe('asset feature over SQLite and the embedded read store', () => {
         message: expect.stringContaining('at most 1000'),
       });
     });
+
+    it('a duplicate of a group of six 500-node funnels lets other work run: each funnel is copied, checked and stored in turns of its own', async () => {
+      const [idFunnelGroup, lander, offer] = [generateAssetId(), generateAssetId(), generateAssetId()];
+      await commands.create(FUNNEL_GROUP_KIND, context(), { query: {}, body: { idFunnelGroup, funnelGroupName: 'large' } });
+      await commands.create(PAGE_GROUP_KIND, context(), { query: {}, body: { idPageGroup: lander, pageGroupName: 'l', pageType: 'lander', pages: [] } });
+      await commands.create(PAGE_GROUP_KIND, context(), { query: {}, body: { idPageGroup: offer, pageGroupName: 'o', pageType: 'offer', pages: [] } });
+      for (let i = 0; i < 6; i++) {
+        const funnel = aLargeFunnel({ idFunnelGroup, funnelName: `funnel ${i}`, nodes: 500, landerGroups: [lander], offerGroups: [offer] });
+        await commands.create(FUNNEL_KIND, context(), { query: {}, body: funnel });
+      }
+      // The heavy steps of a funnel's copy: remapping its graph, checking it, storing it. A ticker that
+      // runs once per event-loop turn records the most of them done between two turns.
+      const rules = new AssetRegistry(ASSET_KINDS).rules('funnel');
+      const remaps = jest.spyOn(rules, 'remapDuplicate');
+      const checks = jest.spyOn(rules, 'check');
+      const appends = jest.spyOn(eventStore, 'append');
+      const heavySteps = () =>
+        remaps.mock.calls.length + checks.mock.calls.length + appends.mock.calls.filter(([stream]) => stream.startsWith('funnel-')).length;
+      let [turns, stepsBefore, mostStepsInATurn, running] = [0, 0, 0, true];
+      const tick = () => {
+        const steps = heavySteps();
+        mostStepsInATurn = Math.max(mostStepsInATurn, steps - stepsBefore);
+        stepsBefore = steps;
+        turns++;
+        if (running) setImmediate(tick);
+      };
+      setImmediate(tick);
+      let copy: { id: string };
+      let steps = 0;
+      try {
+        copy = await commands.duplicate(FUNNEL_GROUP_KIND, context(), { query: { idFunnelGroup }, body: { name: 'copy' } });
+      } finally {
+        running = false;
+        steps = heavySteps();
+        for (const spy of [remaps, checks, appends]) spy.mockRestore();
+      }
+      const copied = await queries.liveByField('funnel', 'ACCOUNT00001', 'idFunnelGroup', copy.id);
+      expect(copied.map((f) => (f.nodes as unknown[]).length)).toEqual([500, 500, 500, 500, 500, 500]);
+      // Six remaps, six checks and six creates, each in a turn of its own (not all of them in one, as before).
+      expect(steps).toBeGreaterThanOrEqual(18);
+      expect(turns).toBeGreaterThanOrEqual(18);
+      expect(mostStepsInATurn).toBe(1);
+    }, 120_000);
 
     it('an archive of 1,000 ids lets other work run while it goes: other turns of the loop come between its batches', async () => {
       const entries = ids(1000);

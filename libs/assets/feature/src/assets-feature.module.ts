@@ -12,7 +12,7 @@ import { AssetRepository } from './asset-repository';
 import { AssetProjector } from './asset-projector';
 import { AssetQueries } from './asset-queries';
 import { AssetHistory } from './asset-history';
-import { AssetCommands } from './asset-commands';
+import { ASSET_COMMAND_PROVIDERS } from './asset-commands';
 import { ChildrenCascade } from './children-cascade';
 import { DuplicateCompletion } from './duplicate-completion';
 import { RunAssetCommandHandler, RunAssetQueryHandler } from './asset-operations';
@@ -73,7 +73,7 @@ export class AssetsFeatureModule {
         AssetProjector,
         AssetQueries,
         AssetHistory,
-        AssetCommands,
+        ...ASSET_COMMAND_PROVIDERS,
         ChildrenCascade,
         DuplicateCompletion,
         RunAssetCommandHandler,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { AssetKindDescriptor, CallerContext, ServiceError } from '@funnel/contracts';
-import { EVENT_STORE, EventStore, GlobalPosition, RecordedEvent, START_POSITION, Subscription, comparePositions } from '@funnel/eventstore';
+import { EVENT_STORE, EventStore, GlobalPosition, RecordedEvent, START_POSITION, Subscription, comparePositions, positionToString } from '@funnel/eventstore';
 import { READ_STORE, ReadStore } from '@funnel/readstore';
 import {
   AssetCommand,
@@ -13,6 +13,7 @@ import {
   childCommandFor,
   childStatusesFor,
   decideAsset,
+  isRestoredBy,
 } from '@funnel/assets-domain';
 import { ASSET_REGISTRY } from './assets.tokens';
 import { AssetRepository } from './asset-repository';
@@ -22,8 +23,15 @@ import { DuplicateCompletion } from './duplicate-completion';
 
 const PROCESS_MANAGER_NAME = 'assets-children-cascade';
 /** The events that carry a decision to complete. */
-const PROCESS_MANAGER_EVENTS: ReadonlySet<AssetEventType> = new Set(['Deleted', 'Archived', 'DuplicateDecided']);
+const PROCESS_MANAGER_EVENTS: ReadonlySet<AssetEventType> = new Set(['Deleted', 'Archived', 'Unarchived', 'DuplicateDecided']);
 const MAX_ATTEMPTS = 5;
+/** The parent operation each decision-carrying event records. */
+const OPERATION_OF = { Deleted: 'delete', Archived: 'archive', Unarchived: 'unarchive' } as const satisfies Record<string, ParentOperation>;
+
+/** The commands a parent's decision passes on to its children's own children. */
+function isCascading(command: AssetCommand): command is Extract<AssetCommand, { type: 'DeleteAsset' | 'ArchiveAsset' | 'UnarchiveAsset' }> {
+  return command.type === 'DeleteAsset' || command.type === 'ArchiveAsset' || command.type === 'UnarchiveAsset';
+}
 
 /** Where children of one kind name their parent: `idCategory`, a parent field, or (local assets) a scope field. */
 interface ChildHold {
@@ -46,7 +54,7 @@ export interface ParentMutationDone {
 
 /**
  * Completes a parent's children decision (cascade, move, orphan) after the parent's event is in the
- * log. Idempotent and ordered: a child whose stream changed after the decision is left alone, and
+ * log; a parent's unarchive restores the children its archive archived in cascade (each records it). Idempotent and ordered: a child whose stream changed after the decision is left alone, and
  * commands already in effect decide no events, so running it twice (the command handler, then the
  * process manager replaying the log after a crash) converges on one result.
  */
@@ -55,6 +63,8 @@ export class ChildrenCascade implements OnApplicationShutdown {
   private readonly logger = new Logger(ChildrenCascade.name);
   private readonly collection = assetsCollection(this.readStore);
   private subscription?: Subscription;
+  /** The decisions being completed in this process, by parent and decision position. */
+  private readonly completing = new Map<string, Promise<GlobalPosition>>();
 
   constructor(
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
@@ -65,9 +75,23 @@ export class ChildrenCascade implements OnApplicationShutdown {
     private readonly duplicates: DuplicateCompletion,
   ) {}
 
-  /** Returns the position of the last child event written (START_POSITION when none). */
-  async complete(done: ParentMutationDone): Promise<GlobalPosition> {
-    const command = childCommandFor(done.operation, done.decision);
+  /**
+   * Returns the position of the last child event written (START_POSITION when none). One decision is
+   * completed once at a time in this process: the command and the process manager (which reads the
+   * same decision from the log meanwhile) share one run, so the command answers only once the
+   * children, and theirs, are written, whoever wrote them.
+   */
+  complete(done: ParentMutationDone): Promise<GlobalPosition> {
+    const key = `${done.accountId}/${done.parentKind.kind}/${done.parentId}@${positionToString(done.decidedAt)}`;
+    const running = this.completing.get(key);
+    if (running) return running;
+    const run = this.completeNow(done).finally(() => this.completing.delete(key));
+    this.completing.set(key, run);
+    return run;
+  }
+
+  private async completeNow(done: ParentMutationDone): Promise<GlobalPosition> {
+    const command = childCommandFor(done.operation, done.decision, { kind: done.parentKind.kind, id: done.parentId });
     if (!command) return START_POSITION;
     const holds = this.childrenHeldBy(done.parentKind, done.parent).filter((h) => h.local || done.decision.action !== 'orphan' || h.field === 'idCategory');
     if (!holds.length) return START_POSITION;
@@ -107,16 +131,15 @@ export class ChildrenCascade implements OnApplicationShutdown {
   }
 
   /**
-   * The command a child gets: delete and archive of local assets always (they go with their record);
-   * a move along a parent field is an update of that field; a child that has local assets of its
-   * own passes a cascade on to them.
+   * The command a child gets: delete, archive and unarchive of local assets always (they go with
+   * their record); a move along a parent field is an update of that field; a child that has local
+   * assets of its own passes a cascade on to them.
    */
   private childCommand(hold: ChildHold, done: ParentMutationDone, command: AssetCommand, record: AssetRecord): AssetCommand {
-    if (hold.local) return done.operation === 'delete' ? { type: 'DeleteAsset' } : { type: 'ArchiveAsset' };
+    if (hold.local) return childCommandFor(done.operation, { action: 'cascade' }, { kind: done.parentKind.kind, id: done.parentId })!;
     if (command.type === 'MoveAssetToCategory' && hold.field !== 'idCategory')
       return { type: 'UpdateAsset', record: { ...record, [hold.field]: command.idCategory } };
-    if ((command.type === 'DeleteAsset' || command.type === 'ArchiveAsset') && hold.kind.localKinds?.length)
-      return { ...command, children: { action: 'cascade' } };
+    if (isCascading(command) && hold.kind.localKinds?.length) return { ...command, children: { action: 'cascade' } };
     return command;
   }
 
@@ -125,8 +148,10 @@ export class ChildrenCascade implements OnApplicationShutdown {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const loaded = await this.repository.load(kind, done.accountId, id);
       const record = loaded.state.record;
-      // Changed after the decision, or no longer in this parent: the later change wins.
-      if (!record || comparePositions(loaded.position, done.decidedAt) > 0 || record[hold.field] !== done.parentId) return START_POSITION;
+      // Changed after the decision, or no longer in this parent: the later change wins (and is waited for).
+      if (!record || comparePositions(loaded.position, done.decidedAt) > 0 || record[hold.field] !== done.parentId) return loaded.position;
+      // An unarchive restores only what the parent's archive archived, not a child archived on its own.
+      if (done.operation === 'unarchive' && !isRestoredBy(loaded.state, { kind: done.parentKind.kind, id: done.parentId })) return START_POSITION;
       const command = this.childCommand(hold, done, parentCommand, record);
       let events;
       try {
@@ -144,7 +169,7 @@ export class ChildrenCascade implements OnApplicationShutdown {
         continue;
       }
       // A child that takes its own local assets along completes that cascade too (as the process manager would).
-      if ((command.type === 'DeleteAsset' || command.type === 'ArchiveAsset') && command.children) {
+      if (isCascading(command) && command.children) {
         const reached = await this.complete({
           ...done,
           parentKind: hold.kind,
@@ -165,7 +190,7 @@ export class ChildrenCascade implements OnApplicationShutdown {
    * crash is completed. Parents: kinds with children (categories, parent records) or local assets.
    */
   async start(): Promise<void> {
-    const parents = this.registry.kinds.filter((k) => k.isParent || k.localKinds?.length || this.registry.kinds.some((c) => c.parent?.kind === k.kind));
+    const parents = this.registry.kinds.filter((k) => this.registry.hasChildren(k));
     if (!parents.length) return;
     const from = (await this.readStore.checkpoints.get(PROCESS_MANAGER_NAME)) ?? START_POSITION;
     this.subscription = this.eventStore.subscribeToAll({
@@ -196,19 +221,21 @@ export class ChildrenCascade implements OnApplicationShutdown {
       await this.duplicates.completeStored(context, { kind: stream.kind, id: stream.id }, decoded.data);
       return;
     }
-    if (!decoded || (decoded.type !== 'Deleted' && decoded.type !== 'Archived') || !decoded.data.children) return;
+    if (!decoded || (decoded.type !== 'Deleted' && decoded.type !== 'Archived' && decoded.type !== 'Unarchived') || !decoded.data.children) return;
     const loaded = await this.repository.load(stream.kind, stream.accountId, stream.id);
     if (!loaded.state.record) return;
-    await this.complete({
+    const done: ParentMutationDone = {
       parentKind: this.registry.get(stream.kind),
       accountId: stream.accountId,
       parentId: stream.id,
       parent: loaded.state.record,
-      operation: decoded.type === 'Deleted' ? 'delete' : 'archive',
+      operation: OPERATION_OF[decoded.type],
       decision: decoded.data.children,
       decidedAt: e.position,
       context,
-    });
+    };
+    // A run of the command that failed (its request answered with the error) is done again here.
+    await this.complete(done).catch(() => this.complete(done));
   }
 
   async onApplicationShutdown(): Promise<void> {

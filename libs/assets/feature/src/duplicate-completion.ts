@@ -3,6 +3,7 @@ import { CallerContext, ServiceError } from '@funnel/contracts';
 import { GlobalPosition, START_POSITION, comparePositions } from '@funnel/eventstore';
 import { AssetEvent, DuplicateDecision, PlannedCopy, copiesOfDecision, decideAsset } from '@funnel/assets-domain';
 import { AssetRepository } from './asset-repository';
+import { RECORDS_PER_TURN, forEachInTurns } from './turn-taking';
 
 const MAX_ATTEMPTS = 5;
 
@@ -15,24 +16,47 @@ const MAX_ATTEMPTS = 5;
  */
 @Injectable()
 export class DuplicateCompletion {
+  /** The decisions being completed in this process, by the stream that holds them. */
+  private readonly completing = new Map<string, Promise<GlobalPosition>>();
+
   constructor(private readonly repository: AssetRepository) {}
 
   /**
    * Completes the decision stored in the stream of `copy` (the asset it is the first event of):
    * a decision written in parts reads them (the stream's first events) for the copies they hold.
+   * A decision the command is completing in this process is not done twice: this waits for it.
    */
   async completeStored(context: CallerContext, copy: { kind: string; id: string }, decision: DuplicateDecision): Promise<GlobalPosition> {
+    const running = this.completing.get(keyOf(context, copy));
+    if (running) return running.catch(() => this.completeStored(context, copy, decision));
     const planned = decision.parts ? await this.repository.events(copy.kind, context.accountId, copy.id, { maxCount: decision.parts }) : [];
-    return this.complete(context, copiesOfDecision(decision, planned));
+    return this.complete(context, copy, copiesOfDecision(decision, planned));
   }
 
-  /** Creates `copies` (every copy of a decision, in order); returns the position of the last copy written (START_POSITION when every copy existed already). */
-  async complete(context: CallerContext, copies: readonly PlannedCopy[]): Promise<GlobalPosition> {
+  /**
+   * Creates `copies` (every copy of the decision in the stream of `copy`, in order); returns the
+   * position of the last copy written (START_POSITION when every copy existed already).
+   */
+  complete(context: CallerContext, copy: { kind: string; id: string }, copies: readonly PlannedCopy[]): Promise<GlobalPosition> {
+    const key = keyOf(context, copy);
+    const running = this.completing.get(key);
+    if (running) return running;
+    const run = this.createAll(context, copies).finally(() => this.completing.delete(key));
+    this.completing.set(key, run);
+    return run;
+  }
+
+  private async createAll(context: CallerContext, copies: readonly PlannedCopy[]): Promise<GlobalPosition> {
     let last = START_POSITION;
-    for (const copy of copies) {
-      const position = await this.create(context, copy);
-      if (comparePositions(position, last) > 0) last = position;
-    }
+    // A copy a turn: storing a large funnel takes tens of ms, and the other requests go between them.
+    await forEachInTurns(
+      copies,
+      async (copy) => {
+        const position = await this.create(context, copy);
+        if (comparePositions(position, last) > 0) last = position;
+      },
+      RECORDS_PER_TURN,
+    );
     return last;
   }
 
@@ -56,4 +80,8 @@ export class DuplicateCompletion {
     }
     return START_POSITION;
   }
+}
+
+function keyOf(context: CallerContext, copy: { kind: string; id: string }): string {
+  return `${context.accountId}/${copy.kind}/${copy.id}`;
 }

@@ -1,5 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
+export { nextTurn };
+
 /**
  * Ids a bulk operation handles per event-loop turn. The embedded stores work synchronously
  * (SQLite), so without turns a bulk of 1,000 ids would hold the loop, and every other request of
@@ -24,3 +26,10 @@ export async function forEachInTurns<T>(items: readonly T[], work: (item: T) => 
     await work(items[i]);
   }
 }
+
+/**
+ * Records per event-loop turn for work on whole records that may be large: checking, copying and
+ * storing a 500-node funnel takes tens of milliseconds, so a duplicate of a group of such funnels
+ * handles one copy a turn (a request of one small record still finishes in its first turn).
+ */
+export const RECORDS_PER_TURN = 1;

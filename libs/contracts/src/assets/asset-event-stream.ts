@@ -50,8 +50,9 @@ export interface AssetEventActor {
 /**
  * One message of the stream (its `Nats-Msg-Id` header is `eventId`). `data` is the stored event's
  * data with the kind's write-only secrets removed: a `Created`/`Updated` carries `{ record }` (the
- * full record, its `has<Field>` flags set, never a secret's value nor its ciphertext), `Archived` and
- * `Deleted` may carry `{ children }`, `MovedToCategory` carries `{ idCategory }`, and
+ * full record, its `has<Field>` flags set, never a secret's value nor its ciphertext), `Archived`,
+ * `Unarchived` and `Deleted` may carry `{ children }` (a parent's), an `Archived` by a parent's
+ * cascade `{ cascadedFrom: { kind, id } }`, `MovedToCategory` carries `{ idCategory }`, and
  * `DuplicateDecided` (the first event of a duplicate that copies several assets: the copy does not
  * exist yet, its `Created` follows) carries `{ duplicatedFrom, copies: [{ kind, id, duplicatedFrom,
  * record }] }`, each copy's record without secrets as in `Created`. A decision too large for one

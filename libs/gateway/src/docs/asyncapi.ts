@@ -29,8 +29,10 @@ const FACT_DESCRIPTIONS: Record<AssetEventFact, string> = {
   DuplicateDecided:
     "A duplicate that copies several assets was decided (the first event of the copy, which does not exist yet, after its DuplicatePlanned parts when it has data.parts): its parts' copies, then data.copies, list every copy in the order they are created, each followed by its own Created event.",
   Updated: 'The asset was saved; data.record is the full record after the save (an update replaces the record).',
-  Archived: 'The asset was archived; a parent (category, funnel group) names what happens to its children in data.children.',
-  Unarchived: 'The asset was unarchived.',
+  Archived:
+    "The asset was archived; a parent (category, funnel group, funnel) names what happens to its children in data.children; a child archived by its parent's cascade names that parent in data.cascadedFrom.",
+  Unarchived:
+    "The asset was unarchived; a parent's data.children (cascade) restores the children its archive archived in cascade (those whose Archived named it in cascadedFrom).",
   Deleted: 'The asset was deleted; a parent names what happens to its children in data.children.',
   MovedToCategory: 'The asset was moved to the category data.idCategory ("" = uncategorized).',
 };
@@ -140,10 +142,21 @@ function dataSchema(kind: AssetKindDescriptor, fact: AssetEventFact): Schema {
     case 'Updated':
       return { type: 'object', required: ['record'], properties: { record } };
     case 'Archived':
+      return {
+        type: 'object',
+        properties: {
+          children: { $ref: '#/components/schemas/ChildrenDecision' },
+          cascadedFrom: {
+            type: 'object',
+            description: 'The parent whose archive in cascade archived this asset (its unarchive restores it); absent when archived on its own.',
+            required: ['kind', 'id'],
+            properties: { kind: { type: 'string' }, id: { type: 'string' } },
+          },
+        },
+      };
     case 'Deleted':
-      return { type: 'object', properties: { children: { $ref: '#/components/schemas/ChildrenDecision' } } };
     case 'Unarchived':
-      return { type: 'object' };
+      return { type: 'object', properties: { children: { $ref: '#/components/schemas/ChildrenDecision' } } };
     case 'MovedToCategory':
       return { type: 'object', required: ['idCategory'], properties: { idCategory: { type: 'string' } } };
   }

@@ -347,6 +347,12 @@ describeInBothModes('/v1 asset families', (d) => {
       expect((await byId(uncategorized.body.id)).body).toMatchObject({ idCategory: '', categoryName: '' });
       expect((await call('POST', `${f.prefix}/duplicate/?${f.idField}=${newId()}`, { body: { name: 'x' } })).status).toBe(404);
       expect((await call('POST', `${f.prefix}/duplicate/?${f.idField}=${source[f.idField]}`, { body: { name: '' } })).status).toBe(400);
+      // Without the source id: "required", not "must be a valid id".
+      for (const query of ['', `?${f.idField}=`]) {
+        const unnamed = await call('POST', `${f.prefix}/duplicate/${query}`, { body: { name: 'x' } });
+        expect([query, unnamed.status, unnamed.body.details]).toEqual([query, 400, [expect.objectContaining({ field: f.idField, code: 'required' })]]);
+        expect(unnamed.body.details[0].message).toContain(`${f.idField} is required`);
+      }
     });
 
     it('archives, unarchives and deletes softly; status filters of list and find/byStatus', async () => {

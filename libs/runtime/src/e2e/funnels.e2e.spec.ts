@@ -344,6 +344,17 @@ describeInBothModes('/v1 funnel groups and funnels', (d) => {
         body: { ...mine.funnel, nodes: swap('landerGroup', { nodePageGroupParams: { idPageGroup: otherFunnel.landers.idPageGroup } }) },
       });
       expect(local.body.details[0].message).toContain('local to another funnel');
+      // Each reference problem names its node, as the graph's problems do; validate answers the same.
+      const landerNode = mine.funnel.nodes.find((n: Body) => n.nodeType === 'landerGroup')!;
+      expect(local.body.details[0].message).toBe(
+        `nodes[3].nodePageGroupParams.idPageGroup (node ${landerNode.idNode}): pagegroup ${otherFunnel.landers.idPageGroup} is local to another funnel`,
+      );
+      const validated = ok(
+        await call('POST', '/funnel/validate/', {
+          body: { ...mine.funnel, nodes: swap('landerGroup', { nodePageGroupParams: { idPageGroup: otherFunnel.landers.idPageGroup } }) },
+        }),
+      ).body;
+      expect(validated.errors).toEqual(local.body.details);
 
       ok(await call('DELETE', '/funnelgroup/delete/', { body: { entries: [mine.group.idFunnelGroup] } }));
       const deletedGroup = await call('POST', '/funnel/save/', { body: mine.funnel });
@@ -420,6 +431,19 @@ describeInBothModes('/v1 funnel groups and funnels', (d) => {
       expect(await statusOf(`/pagegroup/find/byId/?idPageGroup=${globalGroup.idPageGroup}`)).toBe('active');
       ok(await call('PUT', '/funnel/unarchive/', { body: { entries: [funnel.idFunnel] } }));
       expect(await statusOf(`/funnel/find/byId/?idFunnel=${funnel.idFunnel}`)).toBe('active');
+      // Unarchive restores the local assets the archive archived.
+      for (const path of locals) expect([path, await statusOf(path)]).toEqual([path, 'active']);
+      expect(ok(await call('POST', '/funnel/validate/', { body: funnel })).body.warnings.map((w: Body) => w.code)).not.toContain('archivedReference');
+      // One archived on its own: validate still answers valid, and warns that the active funnel names it.
+      ok(await call('PUT', '/pagegroup/archive/', { body: { entries: [built.landers.idPageGroup] } }));
+      const warned = ok(await call('POST', '/funnel/validate/', { body: funnel })).body;
+      expect(warned.valid).toBe(true);
+      expect(warned.warnings.filter((w: Body) => w.code === 'archivedReference')).toEqual([
+        expect.objectContaining({
+          field: expect.stringMatching(/^nodes\[\d+\]\.nodePageGroupParams\.idPageGroup$/),
+          message: expect.stringContaining(`pagegroup ${built.landers.idPageGroup} is archived`),
+        }),
+      ]);
 
       ok(await call('DELETE', '/funnel/delete/', { body: { entries: [funnel.idFunnel] } }));
       expect((await getFunnel(funnel.idFunnel)).status).toBe(404);
@@ -450,6 +474,19 @@ describeInBothModes('/v1 funnel groups and funnels', (d) => {
       await save('/funnel', b.funnel);
       ok(await call('DELETE', `/funnelgroup/delete/?idFunnelGroup=${b.group.idFunnelGroup}`));
       expect(ok(await getFunnel(b.funnel.idFunnel)).body.status).toBe('active');
+
+      // Archive with cascade, then unarchive: the group's funnels and their local assets come back with it.
+      const statusOf = async (path: string) => ok(await call('GET', path)).body.status;
+      const reached = [
+        `/funnel/find/byId/?idFunnel=${a.funnel.idFunnel}`,
+        `/condition/find/byId/?idCondition=${a.condition.idCondition}`,
+        `/pagegroup/find/byId/?idPageGroup=${a.landers.idPageGroup}`,
+      ];
+      ok(await call('PUT', '/funnelgroup/unarchive/', { body: { entries: [target.idFunnelGroup] } }));
+      ok(await call('PUT', '/funnelgroup/archive/', { body: { entries: [target.idFunnelGroup], cascadeAction: 'cascade' } }));
+      for (const path of reached) expect([path, await statusOf(path)]).toEqual([path, 'archived']);
+      ok(await call('PUT', '/funnelgroup/unarchive/', { body: { entries: [target.idFunnelGroup] } }));
+      for (const path of reached) expect([path, await statusOf(path)]).toEqual([path, 'active']);
 
       // Delete with cascade: the group's funnels and their local assets.
       ok(await call('DELETE', '/funnelgroup/delete/', { body: { entries: [target.idFunnelGroup], cascadeAction: 'cascade' } }));

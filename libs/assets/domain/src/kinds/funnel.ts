@@ -1,4 +1,4 @@
-import { ErrorCodes } from '@funnel/contracts';
+import { ErrorCodes, assetKindByName } from '@funnel/contracts';
 import type { AssetRecord } from '../asset-events';
 import { type ConditionRoute, conditionRouteKeys } from './condition-rules';
 import type { AssetReader, KindRules } from './kind-rules';
@@ -14,20 +14,21 @@ import {
 
 /** What funnelWarnings needs of the conditions, logic scripts and page groups a funnel's nodes name, read through `read`. */
 export async function funnelWarningContext(record: AssetRecord, read: AssetReader): Promise<FunnelWarningContext> {
-  const ids = (kind: string) => [
-    ...new Set(
-      (Array.isArray(record.nodes) ? record.nodes : [])
-        .flatMap((node) => nodeAssetIds(node))
-        .filter((n) => n.kind === kind)
-        .map((n) => n.id),
-    ),
-  ];
-  const [conditions, scripts, pageGroups] = await Promise.all([
-    read('condition', ids('condition')),
-    read('logicscript', ids('logicscript')),
-    read('pagegroup', ids('pagegroup')),
-  ]);
+  // Every asset the nodes name, by kind: each kind read once.
+  const idsByKind = new Map<string, Set<string>>();
+  for (const named of (Array.isArray(record.nodes) ? record.nodes : []).flatMap((node) => nodeAssetIds(node))) {
+    const ids = idsByKind.get(named.kind) ?? idsByKind.set(named.kind, new Set()).get(named.kind)!;
+    ids.add(named.id);
+  }
+  const byKind = new Map(await Promise.all([...idsByKind].map(async ([kind, ids]) => [kind, await read(kind, [...ids])] as const)));
+  const [conditions, scripts, pageGroups] = [byKind.get('condition') ?? [], byKind.get('logicscript') ?? [], byKind.get('pagegroup') ?? []];
+  const archived = new Map<string, Set<string>>();
+  for (const [kind, records] of byKind) {
+    const idField = assetKindByName(kind)?.idField;
+    if (idField) archived.set(kind, new Set(records.filter((r) => r.status === 'archived').map((r) => String(r[idField]))));
+  }
   return {
+    archived,
     conditionRouteKeys: new Map(conditions.map((c) => [String(c.idCondition), conditionRouteKeys(c.routes as ConditionRoute[])])),
     logicScriptRouteKeys: new Map(scripts.map((s) => [String(s.idLogicScript), Array.isArray(s.routeKeys) ? (s.routeKeys as string[]) : []])),
     pageGroupPageCounts: new Map(pageGroups.map((g) => [String(g.idPageGroup), Array.isArray(g.pages) ? g.pages.length : 0])),

@@ -17,6 +17,8 @@ export interface FieldProblem {
 export interface AssetReference {
   /** Path of the field, e.g. `offerParams.idOfferSource`. */
   field: string;
+  /** How a problem's message names the field (default `field`): a funnel's adds the node, `nodes[7].… (node <id>)`. */
+  label?: string;
   kind: string;
   id: string;
   /** Fields the referenced record must hold these values in, e.g. `{ pageType: 'offer' }`. */

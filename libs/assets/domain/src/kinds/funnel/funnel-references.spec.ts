@@ -1,20 +1,65 @@
 import { isInReferenceScope } from '../kind-rules';
 import { funnelReferences } from './funnel-references';
-import { IDS, validFunnel } from './funnel.fixtures';
+import { IDS, id, validFunnel } from './funnel.fixtures';
 
 describe('funnelReferences', () => {
-  it('given a funnel with a node of every type and overrides, when its references are listed, then every named asset is, with its field', () => {
+  it('given a funnel with a node of every type and overrides, when its references are listed, then every named asset is, with its field (named with its node in messages)', () => {
     const inScope = { field: 'restrictToFunnelId', allowed: ['', IDS.funnel] };
     expect(funnelReferences(validFunnel())).toEqual([
       { field: 'idFunnelGroup', kind: 'funnelgroup', id: IDS.group },
-      { field: 'nodes[2].nodePageGroupParams.idPageGroup', kind: 'pagegroup', id: IDS.landers, where: { pageType: 'lander' }, scope: inScope },
-      { field: 'nodes[3].nodeConditionParams.idCondition', kind: 'condition', id: IDS.condition, scope: inScope },
-      { field: 'nodes[4].nodePageGroupParams.idPageGroup', kind: 'pagegroup', id: IDS.offers, where: { pageType: 'offer' }, scope: inScope },
-      { field: 'nodes[6].nodeLogicParams.idLogicScript', kind: 'logicscript', id: IDS.script },
-      { field: 'nodes[7].nodeVisitorTagParams.idTags[0]', kind: 'visitortag', id: IDS.tag },
-      { field: 'nodes[8].nodeMiddlewareRefParams.idMiddlewareConfig', kind: 'middlewareconfig', id: IDS.middleware },
-      { field: 'nodes[9].nodeWebhookParams.idWebhookConfig', kind: 'webhookconfig', id: IDS.webhook },
-      { field: 'nodes[10].nodeAiParams.idAINodeSetting', kind: 'ainodesetting', id: IDS.ai },
+      {
+        field: 'nodes[2].nodePageGroupParams.idPageGroup',
+        label: `nodes[2].nodePageGroupParams.idPageGroup (node ${id('nLanders')})`,
+        kind: 'pagegroup',
+        id: IDS.landers,
+        where: { pageType: 'lander' },
+        scope: inScope,
+      },
+      {
+        field: 'nodes[3].nodeConditionParams.idCondition',
+        label: `nodes[3].nodeConditionParams.idCondition (node ${id('nDevice')})`,
+        kind: 'condition',
+        id: IDS.condition,
+        scope: inScope,
+      },
+      {
+        field: 'nodes[4].nodePageGroupParams.idPageGroup',
+        label: `nodes[4].nodePageGroupParams.idPageGroup (node ${id('nOffers')})`,
+        kind: 'pagegroup',
+        id: IDS.offers,
+        where: { pageType: 'offer' },
+        scope: inScope,
+      },
+      {
+        field: 'nodes[6].nodeLogicParams.idLogicScript',
+        label: `nodes[6].nodeLogicParams.idLogicScript (node ${id('nScript')})`,
+        kind: 'logicscript',
+        id: IDS.script,
+      },
+      {
+        field: 'nodes[7].nodeVisitorTagParams.idTags[0]',
+        label: `nodes[7].nodeVisitorTagParams.idTags[0] (node ${id('nTag')})`,
+        kind: 'visitortag',
+        id: IDS.tag,
+      },
+      {
+        field: 'nodes[8].nodeMiddlewareRefParams.idMiddlewareConfig',
+        label: `nodes[8].nodeMiddlewareRefParams.idMiddlewareConfig (node ${id('nEnrich')})`,
+        kind: 'middlewareconfig',
+        id: IDS.middleware,
+      },
+      {
+        field: 'nodes[9].nodeWebhookParams.idWebhookConfig',
+        label: `nodes[9].nodeWebhookParams.idWebhookConfig (node ${id('nNotify')})`,
+        kind: 'webhookconfig',
+        id: IDS.webhook,
+      },
+      {
+        field: 'nodes[10].nodeAiParams.idAINodeSetting',
+        label: `nodes[10].nodeAiParams.idAINodeSetting (node ${id('nAi')})`,
+        kind: 'ainodesetting',
+        id: IDS.ai,
+      },
       { field: `incomingTrafficCostOverrides.${IDS.source}`, kind: 'trafficsource', id: IDS.source },
       { field: 'postbackOverrides[0].idTrafficSource', kind: 'trafficsource', id: IDS.source },
     ]);

@@ -59,8 +59,11 @@ export function funnelReferences(record: Readonly<Record<string, unknown>>): Ass
     record.nodes.forEach((node, i) => {
       const type = nodeTypeOf(node);
       const pageType = type && PAGE_TYPE_OF_NODE[type];
+      const idNode = isPlainObject(node) && typeof node.idNode === 'string' ? node.idNode : undefined;
       for (const { path, kind, id, funnelLocal } of nodeAssetIds(node)) {
-        const reference: AssetReference = { field: `nodes[${i}].${path}`, kind, id };
+        const field = `nodes[${i}].${path}`;
+        // Named with its node as the graph's problems are.
+        const reference: AssetReference = idNode === undefined ? { field, kind, id } : { field, label: `${field} (node ${idNode})`, kind, id };
         if (kind === 'pagegroup' && pageType) reference.where = { pageType };
         if (funnelLocal) reference.scope = { field: FUNNEL_SCOPE_FIELD, allowed: ['', idFunnel] };
         references.push(reference);

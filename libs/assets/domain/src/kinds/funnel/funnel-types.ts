@@ -249,5 +249,7 @@ export const FUNNEL_WARNING_CODES = Object.freeze({
   UNREACHABLE: 'unreachable',
   /** An offer-group node none of whose connections is a conversion. */
   NO_CONVERSION: 'noConversion',
+  /** An active funnel's node names an archived asset (a page group, condition, script, tag, config or setting). */
+  ARCHIVED_REFERENCE: 'archivedReference',
   MORE_PROBLEMS: 'moreProblems',
 });

@@ -90,8 +90,25 @@ describe('funnelWarnings', () => {
   });
 
   it('given assets the context does not know (missing references), when validated, then they give no warning', () => {
-    const empty = { conditionRouteKeys: new Map(), logicScriptRouteKeys: new Map(), pageGroupPageCounts: new Map() };
+    const empty = { conditionRouteKeys: new Map(), logicScriptRouteKeys: new Map(), pageGroupPageCounts: new Map(), archived: new Map() };
     expect(funnelWarnings(validFunnel(), empty)).toEqual([]);
+  });
+
+  it('given an active funnel whose nodes name archived assets, when validated, then each naming field is warned about; an archived funnel is not', () => {
+    const archived = new Map([
+      ['pagegroup', new Set([IDS.landers])],
+      ['visitortag', new Set([IDS.tag])],
+    ]);
+    const warnings = funnelWarnings(validFunnel(), warningContext({ archived }));
+    const [landers, tags] = [N('Landers'), validFunnel().nodes.findIndex((node) => node.nodeType === 'visitorTag')];
+    expect(codesOf(warnings)).toEqual([
+      `nodes[${landers}].nodePageGroupParams.idPageGroup:archivedReference`,
+      `nodes[${tags}].nodeVisitorTagParams.idTags[0]:archivedReference`,
+    ]);
+    expect(warnings[0].message).toBe(
+      `nodes[${landers}].nodePageGroupParams.idPageGroup (node ${id('nLanders')}): pagegroup ${IDS.landers} is archived, and the funnel is active`,
+    );
+    expect(funnelWarnings({ ...validFunnel(), status: 'archived' }, warningContext({ archived }))).toEqual([]);
   });
 
   it('given a malformed record, when validated, then the readable parts are warned about and nothing throws', () => {

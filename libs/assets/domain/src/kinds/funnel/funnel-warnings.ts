@@ -1,7 +1,7 @@
 import { FALLBACK_ROUTE_KEY } from '@funnel/visitor-context';
 import type { FieldProblem } from '../kind-rules';
 import { ProblemList, isPlainObject, plural } from './funnel-problems';
-import { nodeTypeOf } from './funnel-references';
+import { nodeAssetIds, nodeTypeOf } from './funnel-references';
 import { FUNNEL_LIMITS, FUNNEL_WARNING_CODES as CODES, type FunnelNodeType, NODE_PARAMS } from './funnel-types';
 
 /**
@@ -15,6 +15,8 @@ export interface FunnelWarningContext {
   logicScriptRouteKeys: ReadonlyMap<string, readonly string[]>;
   /** How many pages each page group holds (its slim `pageCount`). */
   pageGroupPageCounts: ReadonlyMap<string, number>;
+  /** The archived assets the nodes name: kind to ids. */
+  archived: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /** A node the warnings can read: an object with a string id and a known type. */
@@ -23,6 +25,8 @@ interface GraphNode {
   id: string;
   type: FunnelNodeType;
   params: Record<string, unknown>;
+  /** The node as given. */
+  node: unknown;
 }
 
 /** A connection between two readable nodes, with its params object (the one of its source's type, or none). */
@@ -43,11 +47,14 @@ const ROUTED_BY_KEYS: ReadonlySet<FunnelNodeType> = new Set(['logic', 'middlewar
  * - a page group with no pages;
  * - a root or rotator whose outgoing weights do not sum to 1;
  * - a node no path from the root reaches (when the funnel has one root);
- * - an offer-group node none of whose connections is a conversion.
+ * - an offer-group node none of whose connections is a conversion;
+ * - an active funnel's node naming an archived asset (archiving a funnel archives its local assets,
+ *   and its unarchive restores them; one archived on its own stays archived).
  * Malformed nodes and connections (save's errors) are left out, so this can run on any record.
  */
 export function funnelWarnings(record: Readonly<Record<string, unknown>>, context: FunnelWarningContext): FieldProblem[] {
   const warnings = new ProblemList();
+  const active = (record.status ?? 'active') === 'active';
   const nodes = graphNodes(record.nodes);
   const byId = new Map(nodes.map((node) => [node.id, node]));
   const edges = graphEdges(record.connections, byId);
@@ -93,6 +100,17 @@ export function funnelWarnings(record: Readonly<Record<string, unknown>>, contex
     if (node.type === 'offerGroup' && !out.some(({ connection }) => pageParamsOf(connection)?.isConversion === true)) {
       warnings.add(at, CODES.NO_CONVERSION, `${label}: none of its connections is a conversion action`);
     }
+    if (active) {
+      for (const named of nodeAssetIds(node.node)) {
+        if (context.archived.get(named.kind)?.has(named.id)) {
+          warnings.add(
+            `${at}.${named.path}`,
+            CODES.ARCHIVED_REFERENCE,
+            `${at}.${named.path} (node ${node.id}): ${named.kind} ${named.id} is archived, and the funnel is active`,
+          );
+        }
+      }
+    }
   }
 
   const roots = nodes.filter((node) => node.type === 'root');
@@ -116,7 +134,7 @@ function graphNodes(value: unknown): GraphNode[] {
     if (!type || typeof id !== 'string' || seen.has(id)) return;
     seen.add(id);
     const params = (node as Record<string, unknown>)[NODE_PARAMS[type].field];
-    nodes.push({ index, id, type, params: isPlainObject(params) ? params : {} });
+    nodes.push({ index, id, type, params: isPlainObject(params) ? params : {}, node });
   });
   return nodes;
 }

@@ -95,6 +95,7 @@ export function warningContext(overrides: Partial<FunnelWarningContext> = {}): F
       [IDS.landers, 2],
       [IDS.offers, 1],
     ]),
+    archived: new Map(),
     ...overrides,
   };
 }

@@ -113,6 +113,8 @@ export const ErrorCodes = {
   /** A message on a service subject that is not a request in the transport's format. */
   MALFORMED_MESSAGE: 'RPC.MALFORMED_MESSAGE',
   JSON_TOO_DEEP: 'REQUEST.JSON_TOO_DEEP',
+  /** An object of a body with more than MAX_OBJECT_FIELDS fields (400). */
+  TOO_MANY_FIELDS: 'REQUEST.TOO_MANY_FIELDS',
   UNSUPPORTED_MEDIA_TYPE: 'REQUEST.UNSUPPORTED_MEDIA_TYPE',
   MALFORMED_URL: 'REQUEST.MALFORMED_URL',
   RATE_LIMITED: 'REQUEST.RATE_LIMITED',

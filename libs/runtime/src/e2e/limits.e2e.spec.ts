@@ -248,6 +248,35 @@ describeInBothModes(
         expect(answer.headers.get('x-correlation-id')).toBeTruthy();
       });
 
+      it('answers a request that is not valid HTTP with the standard error body and a correlation id, and closes the connection', async () => {
+        for (const request of [
+          'POST /v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}',
+          'GET /v1/auth/jwks HTTP/1.1\r\nHost: x\r\nNot a header line\r\n\r\n',
+          'POST /v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n',
+        ]) {
+          const received = await rawExchange(portOf(d()), request);
+          const [head, body] = received.split('\r\n\r\n');
+          expect(head).toMatch(/^HTTP\/1\.1 400 /);
+          expect(head).toMatch(/\r\nX-Correlation-Id: [0-9a-f-]{36}(\r\n|$)/i);
+          expect(JSON.parse(body)).toEqual({ error: 'the request is not valid HTTP', code: 'REQUEST.MALFORMED_HTTP', details: [] });
+        }
+      });
+
+      it('keeps a short plain X-Correlation-Id, and replaces a long or odd one with a new id', async () => {
+        const echoed = async (sent: string) =>
+          (await send(d(), 'GET', '/auth/jwks', { headers: { 'x-correlation-id': sent } })).headers.get('x-correlation-id');
+        expect(await echoed('trace-0af7651916cd43dd:8448eb211c80319c.1_2')).toBe('trace-0af7651916cd43dd:8448eb211c80319c.1_2');
+        for (const sent of ['a'.repeat(8000), 'x'.repeat(129), 'two words', '<script>', 'line\tbreak']) {
+          const answered = await echoed(sent);
+          expect(answered).not.toBe(sent);
+          expect(answered).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+        }
+        const bad = await send(d(), 'POST', '/auth/login', { body: '{"username":', headers: { 'x-correlation-id': 'q'.repeat(8000) } });
+        expect(bad.status).toBe(400);
+        expect(bad.body.code).toBe('REQUEST.MALFORMED_JSON');
+        expect(bad.headers.get('x-correlation-id')).toMatch(/^[0-9a-f-]{36}$/);
+      });
+
       it('answers HEAD on every GET route, with the GET answer’s status and headers and no body', async () => {
         const key = await newKey();
         for (const path of ['/visitortag/list/', '/category/list/?status=all&categoryType=visitorTag', '/ids/generate', '/usersettings/', '/auth/jwks']) {

@@ -33,17 +33,24 @@ describeInBothModes(
       expect((await login('pair-target@example.com', 'another password', '203.0.113.11')).status).toBe(200);
     }, 60_000);
 
-    it('blocks an address after repeated failed API keys and tokens: 429 with Retry-After, other addresses unaffected', async () => {
+    it('refuses failing API keys and tokens of an address after repeated failures (429 with Retry-After), never a valid key or token from it', async () => {
       const list = (address: string, credential: Record<string, string>) =>
         call('GET', '/visitortag/list/', { key: '', headers: { ...from(address), ...credential } });
-      for (let attempt = 0; attempt < 3; attempt++) expect((await list('198.51.100.20', { 'x-api-key': `wrong-key-${attempt}-0123456789` })).status).toBe(401);
-      for (let attempt = 0; attempt < 2; attempt++) expect((await list('198.51.100.20', { authorization: `Bearer not.a.token${attempt}` })).status).toBe(401);
-      const blocked = await list('198.51.100.20', { 'x-api-key': ADMIN.apiKey });
+      // The admin key in use (seen valid by the gateway), and a user's access token.
+      expect((await list('198.51.100.19', { 'x-api-key': ADMIN.apiKey })).status).toBe(200);
+      const session = (await login(ADMIN.email, ADMIN.password, '198.51.100.19')).body;
+      for (let attempt = 0; attempt < 3; attempt++) expect((await list('198.51.100.20', { 'x-api-key': `wrong${attempt}-key-0123456789` })).status).toBe(401);
+      expect((await list('198.51.100.20', { authorization: 'Bearer not.a.token0' })).status).toBe(401);
+      const blocked = await list('198.51.100.20', { authorization: 'Bearer not.a.token1' });
       expect(blocked.status).toBe(429);
       expect(blocked.body.code).toBe('AUTH.TOO_MANY_ATTEMPTS');
-      const response = await fetch(`${d().api.baseUrl}/visitortag/list/`, { headers: { ...from('198.51.100.20'), 'x-api-key': ADMIN.apiKey } });
+      const response = await fetch(`${d().api.baseUrl}/visitortag/list/`, { headers: { ...from('198.51.100.20'), 'x-api-key': 'wrong9-key-0123456789' } });
+      expect(response.status).toBe(429);
       expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(500);
-      expect((await list('198.51.100.21', { 'x-api-key': ADMIN.apiKey })).status).toBe(200);
+      // Valid credentials from the blocked address pass.
+      expect((await list('198.51.100.20', { 'x-api-key': ADMIN.apiKey })).status).toBe(200);
+      expect((await list('198.51.100.20', { authorization: `Bearer ${session.tokens.access_token}` })).status).toBe(200);
+      expect((await list('198.51.100.21', { 'x-api-key': 'wrongA-key-0123456789' })).status).toBe(401);
     });
 
     it('locks the second factor after 5 wrong codes across MFA tokens and tells the user to wait', async () => {

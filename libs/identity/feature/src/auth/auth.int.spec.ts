@@ -325,6 +325,20 @@ describe('authentication (identity feature on SQLite and the embedded read store
       });
     });
 
+    it('trusts an address for a user with a second factor only once a code completed a login from it, never for the password alone', async () => {
+      const { secret } = await enrolled('olga@example.com');
+      now += 60_000;
+      // The password alone from 10.8.0.1 (no code), a completed login from 10.8.0.2.
+      expect(await login('olga@example.com', 'a good password', {}, '10.8.0.1')).toHaveProperty('mfa_required', true);
+      const challenge = (await login('olga@example.com', 'a good password', {}, '10.8.0.2')) as MfaChallenge;
+      await auth.verifyMfa({ mfa_token: challenge.mfa_token, otp: otpCode(secret, now) }, '10.8.0.2');
+      for (let attempt = 0; attempt < 10; attempt++) await failureOf(login('olga@example.com', `guess ${attempt}`, {}, `10.8.1.${attempt}`));
+      // The username is locked; the due check is spent by another guess.
+      await expect(failureOf(login('olga@example.com', 'guess 10', {}, '10.8.1.10'))).resolves.toMatchObject({ status: 429 });
+      await expect(failureOf(login('olga@example.com', 'a good password', {}, '10.8.0.1'))).resolves.toMatchObject({ status: 429 });
+      expect(await login('olga@example.com', 'a good password', {}, '10.8.0.2')).toHaveProperty('mfa_required', true);
+    });
+
     it('refuses a replayed code, a wrong code, an expired challenge, and a token after too many wrong codes', async () => {
       const { secret } = await enrolled('ned@example.com');
       now += 60_000;

@@ -85,7 +85,9 @@ function tooManyFields(path: string): ServiceError {
 /** Throws the 400 when `value` has more than MAX_OBJECT_FIELDS keys (counting stops there). */
 function checkFieldCount(value: Record<string, unknown>, path: string): void {
   let count = 0;
-  for (const key in value) if (++count > MAX_OBJECT_FIELDS && key !== undefined) throw tooManyFields(path);
+  for (const key in value) {
+    if (Object.prototype.hasOwnProperty.call(value, key) && ++count > MAX_OBJECT_FIELDS) throw tooManyFields(path);
+  }
 }
 
 const child = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`);
@@ -93,7 +95,7 @@ const child = (path: string, key: string | number) => (typeof key === 'number' ?
 /** A copy of free-form JSON (objects and arrays), each object's fields bounded. */
 function copyJson(value: unknown, path: string): unknown {
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((item, i) => copyJson(item, child(path, i)));
+  if (Array.isArray(value)) return value.map((item, i) => (item !== null && typeof item === 'object' ? copyJson(item, child(path, i)) : item));
   checkFieldCount(value as Record<string, unknown>, path);
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) if (!isForbiddenKey(key)) out[key] = copyJson(item, child(path, key));

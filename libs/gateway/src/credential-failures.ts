@@ -85,9 +85,10 @@ const blockedNow = (state: BucketState | undefined, now: number): state is Bucke
  * spread over many addresses and prefixes). `limit` failures within `windowMs` of the first block a
  * bucket for `windowMs`. A block never refuses a valid credential:
  *
- * - every credential is checked while it is known to be valid: an access token (verified locally,
- *   and it cannot be guessed), an API key this gateway has seen valid in the last day;
- * - an API key this gateway has not seen valid is checked while none of its buckets is blocked;
+ * - a credential that cannot be guessed is always checked: an access token (verified locally), an
+ *   API key of the issued shape (ISSUED_API_KEY_PATTERN, 192 random bits); so is an API key this
+ *   gateway has seen valid in the last day;
+ * - another API key (one of an operator's choosing, which may be weak) is checked while none of its buckets is blocked;
  *   while one is, at most one such key per `windowMs / limit` of each blocked bucket is checked (the
  *   rate that would not have blocked it), and the others are answered 429 unchecked, so guessing
  *   stays that slow;

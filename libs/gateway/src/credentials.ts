@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
-import { Principal, ServiceError } from '@funnel/contracts';
+import { ISSUED_API_KEY_PATTERN, Principal, ServiceError } from '@funnel/contracts';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
 import { CredentialAttempt, CredentialFailures, KEY_PREFIX_LENGTH } from './credential-failures';
 import { TokenVerifier, isExpiredTokenError } from './token-verifier';
@@ -46,8 +46,9 @@ export class Credentials {
       throw ServiceError.unauthorized('not authorized: send an access token (Authorization: Bearer) or an API key (X-API-Key header or key query parameter)');
     }
     const attempt: CredentialAttempt = { address: request.ip, ...(key !== undefined ? { keyPrefix: key.slice(0, KEY_PREFIX_LENGTH) } : {}) };
-    // A key seen valid lately is always checked; another one only while its buckets allow (guessing stays slow).
-    if (key !== undefined && !this.apiKeys.knownValid(key)) this.failures.admitUnknownKey(attempt);
+    // An issued key (192 random bits: guessing it is hopeless) or a key seen valid lately is always
+    // checked; another one only while its buckets allow, so guessing a weak key stays slow.
+    if (key !== undefined && !ISSUED_API_KEY_PATTERN.test(key) && !this.apiKeys.knownValid(key)) this.failures.admitUnknownKey(attempt);
     try {
       return await (token ? this.tokens.verify(token, correlationId) : this.apiKeys.authenticate(key!, correlationId));
     } catch (error) {

@@ -8,6 +8,8 @@ import { createGatewayApp } from './create-gateway-app';
 
 const GOOD_KEY = 'good-key-0123456789abcdef';
 const BILLING_KEY = 'billing-key-0123456789abcdef';
+/** A key of the shape identity issues (192 random bits). */
+const ISSUED_KEY = 'fk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
 /** The gateway over a service client that records what it forwards; identity knows one API key and publishes `signingKeys`. */
 async function gatewayRecording(trustedProxies: string[], options: Partial<GatewayOptions> = {}, signingKeys: JWK[] = []) {
@@ -19,6 +21,7 @@ async function gatewayRecording(trustedProxies: string[], options: Partial<Gatew
         keyChecks++;
         const key = (payload.body as unknown as { key: string }).key;
         if (key === BILLING_KEY) return { accountId: 'A1', userId: 'U1', permissions: ['billing:manage'], keyId: 'k2' } as T;
+        if (key === ISSUED_KEY) return { accountId: 'A1', userId: 'U1', permissions: ['assets:read'], keyId: 'k3' } as T;
         if (key !== GOOD_KEY) throw ServiceError.unauthorized();
         return { accountId: 'A1', userId: 'U1', permissions: ['assets:read'], keyId: 'k1' } as T;
       }
@@ -97,7 +100,10 @@ describe('failed credential attempts per client address', () => {
       expect(blocking.json()).toMatchObject({ code: 'AUTH.TOO_MANY_ATTEMPTS', error: expect.stringContaining('try again later') });
       // A key seen valid is still checked and passes, however blocked its address is.
       expect((await list('203.0.113.5', { 'x-api-key': GOOD_KEY })).statusCode).toBe(200);
-      // Unknown keys are refused unchecked, except one per window / limit (20 s): guessing stays that slow.
+      // A key of the issued shape cannot be guessed: always checked, a valid one passes, a wrong one is a 429.
+      expect((await list('203.0.113.5', { 'x-api-key': ISSUED_KEY })).statusCode).toBe(200);
+      expect((await list('203.0.113.5', { 'x-api-key': 'fk_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB' })).statusCode).toBe(429);
+      // Other unknown keys are refused unchecked, except one per window / limit (20 s): guessing them stays that slow.
       const checks = keyChecks();
       for (let i = 0; i < 20; i++) expect((await list('203.0.113.5', { 'x-api-key': `wrong-key-1${i}` })).statusCode).toBe(429);
       expect(keyChecks() - checks).toBe(0);

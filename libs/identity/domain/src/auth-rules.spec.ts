@@ -15,6 +15,8 @@ import {
   lockedCheckIntervalMs,
   loginLocks,
 } from './login-throttle';
+import { ISSUED_API_KEY_PATTERN } from '@funnel/contracts';
+import { generateApiKey } from './api-keys';
 import { acceptedOtpStep, newOtpSecret, otpCode } from './one-time-passwords';
 import { decryptSecret, encryptSecret } from './secret-box';
 import { MFA_CHALLENGE_MAX_FAILURES, challengeOpen, foldMfaChallenge, foldOtp } from './session-events';
@@ -139,5 +141,11 @@ describe('secret box', () => {
     flipped[0] ^= 1;
     expect(() => decryptSecret({ ...box, ciphertext: flipped.toString('base64') }, [key])).toThrow();
     expect(() => decryptSecret(box, [{ id: 'k2', key: randomBytes(32) }])).toThrow('no secret key k1');
+  });
+});
+
+describe('issued API keys', () => {
+  it('have the shape the gateway checks however blocked their address (192 random bits)', () => {
+    for (let i = 0; i < 50; i++) expect(generateApiKey()).toMatch(ISSUED_API_KEY_PATTERN);
   });
 });

@@ -47,8 +47,10 @@ describeInBothModes(
       const response = await fetch(`${d().api.baseUrl}/visitortag/list/`, { headers: { ...from('198.51.100.20'), 'x-api-key': 'wrong9-key-0123456789' } });
       expect(response.status).toBe(429);
       expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(500);
-      // Valid credentials from the blocked address pass.
+      // Valid credentials from the blocked address pass, a key just issued (never used) included.
       expect((await list('198.51.100.20', { 'x-api-key': ADMIN.apiKey })).status).toBe(200);
+      const { apiKey: fresh } = await d().newAccount('fresh-key@example.com');
+      expect((await list('198.51.100.20', { 'x-api-key': fresh })).status).toBe(200);
       expect((await list('198.51.100.20', { authorization: `Bearer ${session.tokens.access_token}` })).status).toBe(200);
       expect((await list('198.51.100.21', { 'x-api-key': 'wrongA-key-0123456789' })).status).toBe(401);
     });

@@ -15,7 +15,7 @@ describeInBothModes(
     const login = (username: string, password: string, address: string) =>
       call('POST', '/auth/login', { key: '', body: { username, password }, headers: from(address) });
 
-    it('locks a username only from the address that failed (the rightmost untrusted X-Forwarded-For entry)', async () => {
+    it('locks the pair that failed (the rightmost untrusted X-Forwarded-For entry), checks the username slowly from new addresses, never where the user logs in', async () => {
       await d().newAccount('pair-target@example.com');
       for (let attempt = 0; attempt < 10; attempt++) expect((await login('pair-target@example.com', `guess ${attempt}`, '203.0.113.10')).status).toBe(401);
       const locked = await login('pair-target@example.com', 'another password', '203.0.113.10');
@@ -29,8 +29,13 @@ describeInBothModes(
         body: JSON.stringify({ username: 'pair-target@example.com', password: 'x' }),
       });
       expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(800);
-      // The user from anywhere else logs in: an attacker cannot lock anyone out.
+      // The username is locked for new addresses: one check per 90 s, the due one logs the user in ...
       expect((await login('pair-target@example.com', 'another password', '203.0.113.11')).status).toBe(200);
+      // ... the next new address waits for the next ...
+      expect((await login('pair-target@example.com', 'another password', '203.0.113.12')).status).toBe(429);
+      // ... and where the user has logged in, nothing is refused: an attacker cannot lock the user out.
+      expect((await login('pair-target@example.com', 'another password', '203.0.113.11')).status).toBe(200);
+      expect((await login('pair-target@example.com', 'a typo', '203.0.113.11')).status).toBe(401);
     }, 60_000);
 
     it('refuses failing API keys and tokens of an address after repeated failures (429 with Retry-After), never a valid key or token from it', async () => {

@@ -113,8 +113,16 @@ export const ErrorCodes = {
   /** A message on a service subject that is not a request in the transport's format. */
   MALFORMED_MESSAGE: 'RPC.MALFORMED_MESSAGE',
   JSON_TOO_DEEP: 'REQUEST.JSON_TOO_DEEP',
+  /** An object of a body with more than MAX_OBJECT_FIELDS fields (400). */
+  TOO_MANY_FIELDS: 'REQUEST.TOO_MANY_FIELDS',
   UNSUPPORTED_MEDIA_TYPE: 'REQUEST.UNSUPPORTED_MEDIA_TYPE',
   MALFORMED_URL: 'REQUEST.MALFORMED_URL',
+  /** A request that is not valid HTTP (bad header line, conflicting Content-Length, broken chunks): 400, and the connection closed. */
+  MALFORMED_HTTP: 'REQUEST.MALFORMED_HTTP',
+  /** Headers larger than the server reads (431). */
+  HEADERS_TOO_LARGE: 'REQUEST.HEADERS_TOO_LARGE',
+  /** A client too slow to send its request (408). */
+  REQUEST_TIMEOUT: 'REQUEST.TIMEOUT',
   RATE_LIMITED: 'REQUEST.RATE_LIMITED',
   INVALID_ID: 'REQUEST.INVALID_ID',
   ASSET_NOT_FOUND: 'ASSET.NOT_FOUND',

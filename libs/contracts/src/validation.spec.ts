@@ -1,8 +1,10 @@
-import { IsArray, IsBoolean, IsOptional, IsString, Length } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsArray, IsBoolean, IsObject, IsOptional, IsString, Length, ValidateNested } from 'class-validator';
 import { IsAssetId } from './assets/id-validators';
 import { StringListDto } from './assets/requests';
 import { ServiceError } from './errors';
-import { OpaqueJson, validateBody } from './validation';
+import { LoginDto } from './identity';
+import { MAX_OBJECT_FIELDS, OpaqueJson, validateBody } from './validation';
 
 class ThingDto {
   @IsString() @IsAssetId() id!: string;
@@ -70,5 +72,52 @@ describe('OpaqueJson fields', () => {
     expect(validateBody(GraphDto, { name: 'g', items }).items).toBe(items);
     expect(validateBody(GraphDto, { name: 'g' }).items).toEqual([]);
     expect(() => validateBody(GraphDto, { name: 'g', items: { not: 'a list' } })).toThrow(/items must be an array/);
+  });
+});
+
+describe('validateBody on bodies of many fields', () => {
+  class LeafDto {
+    @IsString() name!: string;
+  }
+  class TreeDto {
+    @IsString() name!: string;
+    @IsOptional() @IsObject() meta?: Record<string, unknown>;
+    @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => LeafDto) leaves?: LeafDto[];
+    @IsOptional() @ValidateNested() @Type(() => LeafDto) leaf?: LeafDto;
+  }
+  const manyFields = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, i]));
+
+  it('given a login with 120,000 unknown fields, then it is a 400 naming the bound, before any field is read', () => {
+    const error = failure({ username: 'a@example.com', password: 'secret', ...manyFields(120_000) }, LoginDto);
+    expect(error).toMatchObject({
+      status: 400,
+      code: 'REQUEST.TOO_MANY_FIELDS',
+      message: `invalid body: the body has more than ${MAX_OBJECT_FIELDS} fields`,
+      details: [{ field: '', code: 'maxFields', message: `the body has more than ${MAX_OBJECT_FIELDS} fields` }],
+    });
+  });
+
+  it('given too many fields in a nested DTO or a free-form object, then the 400 names where', () => {
+    expect(failure({ name: 't', leaves: [{ name: 'a' }, { name: 'b', ...manyFields(MAX_OBJECT_FIELDS + 1) }] }, TreeDto).details).toEqual([
+      { field: 'leaves[1]', code: 'maxFields', message: expect.stringMatching(/^leaves\[1\] has more than/) },
+    ]);
+    expect(failure({ name: 't', meta: { deep: manyFields(MAX_OBJECT_FIELDS + 1) } }, TreeDto).details[0].field).toBe('meta.deep');
+  });
+
+  it('given nested DTOs, then they become instances with their unknown fields dropped, and free-form values are copies', () => {
+    const meta = { a: { b: [1, { c: null }] }, toString: 'kept' };
+    const tree = validateBody(TreeDto, { name: 't', extra: 1, meta, leaves: [{ name: 'a', stray: 2 }], leaf: { name: 'b' } });
+    expect(tree).toBeInstanceOf(TreeDto);
+    expect(tree.leaves![0]).toBeInstanceOf(LeafDto);
+    expect(tree.leaf).toBeInstanceOf(LeafDto);
+    expect({ ...tree.leaves![0] }).toEqual({ name: 'a' });
+    expect('extra' in tree).toBe(false);
+    expect(tree.meta).toEqual(meta);
+    expect(tree.meta).not.toBe(meta);
+    expect(failure({ name: 't', leaves: [{ name: 1 }] }, TreeDto).details).toMatchObject([{ field: 'leaves.0.name', code: 'isString' }]);
+  });
+
+  it('given up to the bound of fields per object, then the body is validated', () => {
+    expect(validateBody(TreeDto, { name: 't', meta: manyFields(MAX_OBJECT_FIELDS), ...manyFields(MAX_OBJECT_FIELDS - 4) }).name).toBe('t');
   });
 });

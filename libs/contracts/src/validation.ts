@@ -1,6 +1,8 @@
-import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
+import { toDtoInstance } from './dto-instance';
 import { ErrorCodes, ErrorDetail, ServiceError } from './errors';
+
+export { MAX_OBJECT_FIELDS, OpaqueJson } from './dto-instance';
 
 /** Rules that check a value's type: when one fails, the rules about the value's content are noise. */
 const TYPE_RULES = new Set(['isString', 'isArray', 'isBoolean', 'isObject', 'isNumber', 'isInt', 'isDefined']);
@@ -34,38 +36,13 @@ function toDetails(errors: ValidationError[], prefix = ''): ErrorDetail[] {
   return out;
 }
 
-/** Per DTO class, the fields that class-transformer leaves as they are (see OpaqueJson). */
-const OPAQUE_FIELDS = new WeakMap<object, string[]>();
-
-/**
- * A field whose value is taken as it is, not walked by class-transformer (its DTO rules still run:
- * `@IsArray()` and the like). For large free-form JSON checked elsewhere, such as a funnel's nodes
- * and connections, which class-transformer would otherwise copy object by object on every save.
- */
-export function OpaqueJson(): PropertyDecorator {
-  return (target, property) => {
-    const fields = OPAQUE_FIELDS.get(target.constructor) ?? [];
-    OPAQUE_FIELDS.set(target.constructor, [...fields, String(property)]);
-  };
-}
-
-/** The body without its null-valued fields: a null is treated as absent, so it is never stored. */
-function withoutNulls(body: object): object {
-  let copy: Record<string, unknown> | undefined;
-  for (const [key, value] of Object.entries(body)) {
-    if (value !== null) continue;
-    copy ??= { ...(body as Record<string, unknown>) };
-    delete copy[key];
-  }
-  return copy ?? body;
-}
-
 /**
  * Validates a JSON body against a class-validator DTO. Unknown properties are dropped (clients may
  * echo read-only fields back), and so are fields set to null (as if left out: an optional field
  * stays unset, a required one is reported missing). Wrong types, missing required fields and rule
  * violations are a 400 whose details list every problem as `{ field, code, message }` and whose
- * message names the first. Returns the validated instance.
+ * message names the first; an object of more than MAX_OBJECT_FIELDS fields is a 400 before any of
+ * that. The work is linear in the body (see toDtoInstance). Returns the validated instance.
  */
 export function validateBody<T extends object>(dto: new () => T, body: unknown, what = 'body'): T {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
@@ -73,17 +50,7 @@ export function validateBody<T extends object>(dto: new () => T, body: unknown, 
       { field: '', code: 'isObject', message: `${what} must be a JSON object` },
     ]);
   }
-  const plain = withoutNulls(body) as Record<string, unknown>;
-  const opaque = (OPAQUE_FIELDS.get(dto) ?? []).filter((field) => plain[field] !== undefined);
-  let instance: T;
-  if (opaque.length) {
-    const rest = { ...plain };
-    for (const field of opaque) delete rest[field];
-    instance = plainToInstance(dto, rest, { enableImplicitConversion: false });
-    for (const field of opaque) (instance as Record<string, unknown>)[field] = plain[field];
-  } else {
-    instance = plainToInstance(dto, plain, { enableImplicitConversion: false });
-  }
+  const instance = toDtoInstance(dto, body as Record<string, unknown>, { nullAsAbsent: true });
   // `value: true` only lets toDetails tell a missing field from a wrong one; values are never echoed.
   const errors = validateSync(instance, { whitelist: true, forbidUnknownValues: true, validationError: { target: false, value: true } });
   if (errors.length) {

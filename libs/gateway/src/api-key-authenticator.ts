@@ -9,6 +9,10 @@ interface CacheEntry {
 
 const MAX_ENTRIES = 10_000;
 
+/** How long a key seen valid counts as known (see knownValid), and how many such keys are remembered. */
+export const KNOWN_VALID_MS = 24 * 3600_000;
+const MAX_KNOWN_VALID = 100_000;
+
 /**
  * Checks API keys through the identity service, remembering answers briefly (cacheMs, at most 5 s).
  * When identity deletes, disables or changes a key it publishes IdentityEvents.apiKeysRevoked
@@ -17,6 +21,8 @@ const MAX_ENTRIES = 10_000;
  */
 export class ApiKeyAuthenticator implements OnModuleDestroy {
   private readonly cache = new Map<string, CacheEntry>();
+  /** Keys identity answered valid, with when and their key id, oldest first (in memory only, never logged). */
+  private readonly seenValid = new Map<string, { at: number; keyId?: string }>();
   /** Counts revocation events: an answer that was under way while one arrived may be stale, so it is not cached. */
   private revocations = 0;
   private readonly unsubscribe: () => void;
@@ -46,9 +52,21 @@ export class ApiKeyAuthenticator implements OnModuleDestroy {
       throw error;
     }
     if (!principal?.accountId) throw ServiceError.unauthorized();
+    this.seenValid.delete(key);
+    if (this.seenValid.size >= MAX_KNOWN_VALID) this.seenValid.delete(this.seenValid.keys().next().value!);
+    this.seenValid.set(key, { at: now, keyId: principal.keyId });
     if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
     if (this.cacheMs > 0 && this.revocations === revocationsBefore) this.cache.set(cacheKey, { principal, expiresAt: now + this.cacheMs });
     return principal;
+  }
+
+  /**
+   * Whether identity answered this key valid in the last KNOWN_VALID_MS (and it was not revoked
+   * since): such a key is checked even while its address or prefix is blocked for failures.
+   */
+  knownValid(key: string): boolean {
+    const seen = this.seenValid.get(key);
+    return seen !== undefined && this.now() - seen.at < KNOWN_VALID_MS;
   }
 
   /** Forgets every cached verification of these keys (by key id: the event never carries keys). */
@@ -59,6 +77,7 @@ export class ApiKeyAuthenticator implements OnModuleDestroy {
     for (const [cacheKey, entry] of this.cache) {
       if (entry.principal.keyId !== undefined && keyIds.has(entry.principal.keyId)) this.cache.delete(cacheKey);
     }
+    for (const [key, seen] of this.seenValid) if (seen.keyId !== undefined && keyIds.has(seen.keyId)) this.seenValid.delete(key);
   }
 
   onModuleDestroy(): void {

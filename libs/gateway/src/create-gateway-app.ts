@@ -2,8 +2,7 @@ import { DynamicModule, LoggerService, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { randomUUID } from 'node:crypto';
-import { HttpErrorFilter, sendHttpError } from './http-errors';
+import { HttpErrorFilter, answerClientError, correlationIdOf, sendHttpError } from './http-errors';
 import { MAX_BODY_BYTES, useJsonBodiesOnly } from './limits/json-body';
 import { registerRequestObservability } from './observability/request-observability';
 
@@ -39,8 +38,9 @@ export interface GatewayHttpOptions {
  * The gateway's HTTP app on Fastify: JSON bodies only (415 otherwise) up to 1 MiB (413 above) and
  * 64 levels deep (400 deeper), routes with and without the trailing slash and HEAD on every GET
  * route, slow clients cut off (`timeouts`), CORS for the listed origins, a correlation id per
- * request (X-Correlation-Id in and out), and every failure, including Fastify's own (bad JSON or
- * URL, body too large), answered with the one error body.
+ * request (X-Correlation-Id in and out; a client's only when it is 1..128 characters of
+ * `A-Z a-z 0-9 . _ : -`), and every failure, including Fastify's own (bad JSON or URL, body too
+ * large) and Node's (a request that is not valid HTTP), answered with the one error body.
  */
 export async function createGatewayApp(
   module: Type<unknown> | DynamicModule,
@@ -54,8 +54,10 @@ export async function createGatewayApp(
     bodyLimit: MAX_BODY_BYTES,
     routerOptions: { ignoreTrailingSlash: true },
     logger: false,
-    requestIdHeader: 'x-correlation-id',
-    genReqId: () => randomUUID(),
+    // The client's X-Correlation-Id only when it is short and plain (correlationIdOf), else a new one.
+    requestIdHeader: false,
+    genReqId: correlationIdOf,
+    clientErrorHandler: answerClientError,
     trustProxy: options.trustedProxies?.length ? [...options.trustedProxies] : false,
     requestTimeout: timeouts.requestMs,
     keepAliveTimeout: timeouts.keepAliveMs,

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
-import { Principal, ServiceError } from '@funnel/contracts';
+import { ISSUED_API_KEY_PATTERN, Principal, ServiceError } from '@funnel/contracts';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
-import { CredentialFailures } from './credential-failures';
+import { CredentialAttempt, CredentialFailures, KEY_PREFIX_LENGTH } from './credential-failures';
 import { TokenVerifier, isExpiredTokenError } from './token-verifier';
 import { API_KEY_AUTHENTICATOR, CREDENTIAL_FAILURES, TOKEN_VERIFIER } from './gateway.tokens';
 
@@ -27,7 +27,8 @@ export function bearerTokenOf(request: FastifyRequest): string | undefined {
 
 /**
  * Who sent a request: an access token (verified locally) or an API key (verified by identity, cached
- * briefly). Failed attempts count per client address; a blocked address gets 429 unchecked.
+ * briefly). Failed attempts count per client address, per claimed key prefix and in all (see
+ * CredentialFailures): a valid credential is never refused for them.
  */
 @Injectable()
 export class Credentials {
@@ -44,12 +45,14 @@ export class Credentials {
     if (!token && !key) {
       throw ServiceError.unauthorized('not authorized: send an access token (Authorization: Bearer) or an API key (X-API-Key header or key query parameter)');
     }
-    const address = request.ip;
-    this.failures.check(address);
+    const attempt: CredentialAttempt = { address: request.ip, ...(key !== undefined ? { keyPrefix: key.slice(0, KEY_PREFIX_LENGTH) } : {}) };
+    // An issued key (192 random bits: guessing it is hopeless) or a key seen valid lately is always
+    // checked; another one only while its buckets allow, so guessing a weak key stays slow.
+    if (key !== undefined && !ISSUED_API_KEY_PATTERN.test(key) && !this.apiKeys.knownValid(key)) this.failures.admitUnknownKey(attempt);
     try {
       return await (token ? this.tokens.verify(token, correlationId) : this.apiKeys.authenticate(key!, correlationId));
     } catch (error) {
-      if (error instanceof ServiceError && error.status === 401 && !isExpiredTokenError(error)) this.failures.failed(address);
+      if (error instanceof ServiceError && error.status === 401 && !isExpiredTokenError(error)) throw this.failures.failed(attempt) ?? error;
       throw error;
     }
   }

@@ -8,15 +8,20 @@ import { createGatewayApp } from './create-gateway-app';
 
 const GOOD_KEY = 'good-key-0123456789abcdef';
 const BILLING_KEY = 'billing-key-0123456789abcdef';
+/** A key of the shape identity issues (192 random bits). */
+const ISSUED_KEY = 'fk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
 /** The gateway over a service client that records what it forwards; identity knows one API key and publishes `signingKeys`. */
 async function gatewayRecording(trustedProxies: string[], options: Partial<GatewayOptions> = {}, signingKeys: JWK[] = []) {
   const forwarded: { subject: string; payload: RpcRequest<IdentityRequestBody> }[] = [];
+  let keyChecks = 0;
   const client = {
     request: async <T>(subject: string, payload: RpcRequest<IdentityRequestBody>) => {
       if (subject === IdentitySubjects.authenticateApiKey) {
+        keyChecks++;
         const key = (payload.body as unknown as { key: string }).key;
         if (key === BILLING_KEY) return { accountId: 'A1', userId: 'U1', permissions: ['billing:manage'], keyId: 'k2' } as T;
+        if (key === ISSUED_KEY) return { accountId: 'A1', userId: 'U1', permissions: ['assets:read'], keyId: 'k3' } as T;
         if (key !== GOOD_KEY) throw ServiceError.unauthorized();
         return { accountId: 'A1', userId: 'U1', permissions: ['assets:read'], keyId: 'k1' } as T;
       }
@@ -36,7 +41,7 @@ async function gatewayRecording(trustedProxies: string[], options: Partial<Gatew
   );
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
-  return { app, forwarded, fastify: app.getHttpAdapter().getInstance() };
+  return { app, forwarded, fastify: app.getHttpAdapter().getInstance(), keyChecks: () => keyChecks };
 }
 
 describe('forwarding of public identity routes', () => {
@@ -78,26 +83,76 @@ describe('forwarding of public identity routes', () => {
 });
 
 describe('failed credential attempts per client address', () => {
-  it('blocks an address after the limit: 429 with Retry-After, unchecked even for a right key, while other addresses go on', async () => {
+  it('blocks failing attempts of an address after the limit (429 with Retry-After) while a valid credential from it still passes', async () => {
     let now = Date.UTC(2026, 0, 1);
-    const { app, fastify } = await gatewayRecording(['127.0.0.1'], { credentialFailures: { limit: 3, windowMs: 60_000 }, clock: () => now });
+    const { app, fastify, keyChecks } = await gatewayRecording(['127.0.0.1'], { credentialFailures: { limit: 3, windowMs: 60_000 }, clock: () => now });
     const list = (from: string, headers: Record<string, string>) =>
       fastify.inject({ method: 'GET', url: '/v1/visitortag/list', headers: { 'x-forwarded-for': from, ...headers }, remoteAddress: '127.0.0.1' });
     try {
+      expect((await list('203.0.113.9', { 'x-api-key': GOOD_KEY })).statusCode).toBe(200);
       expect((await list('203.0.113.5', { 'x-api-key': 'wrong-key-0000000000000' })).statusCode).toBe(401);
       expect((await list('203.0.113.5', { authorization: 'Bearer forged.token.here' })).statusCode).toBe(401);
       // No credential at all is no attempt.
       expect((await list('203.0.113.5', {})).statusCode).toBe(401);
-      expect((await list('203.0.113.5', { 'x-api-key': 'wrong-key-0000000000001' })).statusCode).toBe(401);
-      const blocked = await list('203.0.113.5', { 'x-api-key': GOOD_KEY });
-      expect(blocked.statusCode).toBe(429);
-      expect(blocked.headers['retry-after']).toBe('60');
-      expect(blocked.json()).toMatchObject({ code: 'AUTH.TOO_MANY_ATTEMPTS', error: expect.stringContaining('try again later') });
-      // Another client behind the same proxy is not affected.
-      expect((await list('203.0.113.6', { 'x-api-key': GOOD_KEY })).statusCode).toBe(200);
-      // The block ends with its window.
-      now += 60_000;
+      const blocking = await list('203.0.113.5', { 'x-api-key': 'wrong-key-0000000000001' });
+      expect(blocking.statusCode).toBe(429);
+      expect(blocking.headers['retry-after']).toBe('60');
+      expect(blocking.json()).toMatchObject({ code: 'AUTH.TOO_MANY_ATTEMPTS', error: expect.stringContaining('try again later') });
+      // A key seen valid is still checked and passes, however blocked its address is.
       expect((await list('203.0.113.5', { 'x-api-key': GOOD_KEY })).statusCode).toBe(200);
+      // A key of the issued shape cannot be guessed: always checked, a valid one passes, a wrong one is a 429.
+      expect((await list('203.0.113.5', { 'x-api-key': ISSUED_KEY })).statusCode).toBe(200);
+      expect((await list('203.0.113.5', { 'x-api-key': 'fk_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB' })).statusCode).toBe(429);
+      // Other unknown keys are refused unchecked, except one per window / limit (20 s): guessing them stays that slow.
+      const checks = keyChecks();
+      for (let i = 0; i < 20; i++) expect((await list('203.0.113.5', { 'x-api-key': `wrong-key-1${i}` })).statusCode).toBe(429);
+      expect(keyChecks() - checks).toBe(0);
+      expect((await list('203.0.113.5', { 'x-api-key': BILLING_KEY })).statusCode).toBe(429);
+      now += 20_000;
+      // The due check: a valid key never seen before passes.
+      const billing = await fastify.inject({
+        method: 'GET',
+        url: '/v1/billing/domains',
+        headers: { 'x-forwarded-for': '203.0.113.5', 'x-api-key': BILLING_KEY },
+        remoteAddress: '127.0.0.1',
+      });
+      expect(billing.statusCode).toBe(200);
+      expect(keyChecks() - checks).toBe(1);
+      // Another client behind the same proxy is not affected (another prefix: the one above is blocked too).
+      expect((await list('203.0.113.6', { 'x-api-key': 'other-key-0000000000002' })).statusCode).toBe(401);
+      // The block ends with its window.
+      now += 40_000;
+      expect((await list('203.0.113.5', { 'x-api-key': 'third-key-0000000000003' })).statusCode).toBe(401);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('limits failed keys claiming one prefix across addresses, and all failures together, without refusing valid keys', async () => {
+    const now = Date.UTC(2026, 0, 1);
+    const { app, fastify, keyChecks } = await gatewayRecording(['127.0.0.1'], {
+      credentialFailures: { limit: 3, windowMs: 60_000, globalLimit: 8 },
+      clock: () => now,
+    });
+    const list = (from: string, key: string) =>
+      fastify.inject({ method: 'GET', url: '/v1/visitortag/list', headers: { 'x-forwarded-for': from, 'x-api-key': key }, remoteAddress: '127.0.0.1' });
+    try {
+      expect((await list('198.51.100.1', GOOD_KEY)).statusCode).toBe(200);
+      // Guesses at GOOD_KEY's prefix, one per address: the prefix is blocked at the 3rd.
+      expect((await list('198.51.100.2', 'good-kXXXXXXXXXXXXXXXXX1')).statusCode).toBe(401);
+      expect((await list('198.51.100.3', 'good-kXXXXXXXXXXXXXXXXX2')).statusCode).toBe(401);
+      expect((await list('198.51.100.4', 'good-kXXXXXXXXXXXXXXXXX3')).statusCode).toBe(429);
+      let checks = keyChecks();
+      expect((await list('198.51.100.5', 'good-kXXXXXXXXXXXXXXXXX4')).statusCode).toBe(429);
+      expect(keyChecks()).toBe(checks);
+      expect((await list('198.51.100.5', GOOD_KEY)).statusCode).toBe(200);
+      // Other prefixes from fresh addresses until the global count (8) is reached.
+      for (let i = 0; i < 4; i++) expect((await list(`192.0.2.${i}`, `other${i}-XXXXXXXXXXXXXXXX`)).statusCode).toBe(401);
+      expect((await list('192.0.2.50', 'otherZ-XXXXXXXXXXXXXXXX')).statusCode).toBe(429);
+      checks = keyChecks();
+      for (let i = 0; i < 10; i++) expect((await list(`192.0.2.${100 + i}`, `fresh${i}-XXXXXXXXXXXXXXXX`)).statusCode).toBe(429);
+      expect(keyChecks()).toBe(checks);
+      expect((await list('192.0.2.200', GOOD_KEY)).statusCode).toBe(200);
     } finally {
       await app.close();
     }

@@ -1,5 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { ErrorCodes, ErrorDetail, ServiceError, boundErrorText } from '@funnel/contracts';
 import { createLogger } from '@funnel/platform';
@@ -104,6 +106,50 @@ export function sendHttpError(error: unknown, request: FastifyRequest | undefine
   const answer = shapeErrorAnswer(toHttpError(error, String(request?.id ?? '')), shape);
   if (answer.headers) void reply.headers(answer.headers);
   void reply.status(answer.status).send(answer.body);
+}
+
+/** A client's X-Correlation-Id is kept when it is 1..128 of these characters (UUIDs, trace ids); else a new one is made. */
+const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The correlation id of a request (Fastify's `genReqId`): the client's X-Correlation-Id when it is
+ * a short token of safe characters, else a new UUID, so what is echoed and logged is bounded.
+ */
+export function correlationIdOf(request: IncomingMessage): string {
+  const sent = request.headers['x-correlation-id'];
+  return typeof sent === 'string' && CORRELATION_ID.test(sent) ? sent : randomUUID();
+}
+
+const CLIENT_ERRORS: Record<string, { status: number; reason: string; code: string; message: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', code: ErrorCodes.REQUEST_TIMEOUT, message: 'the request was not sent in time' },
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    reason: 'Request Header Fields Too Large',
+    code: ErrorCodes.HEADERS_TOO_LARGE,
+    message: 'the request headers are too large',
+  },
+};
+const MALFORMED_HTTP = { status: 400, reason: 'Bad Request', code: ErrorCodes.MALFORMED_HTTP, message: 'the request is not valid HTTP' };
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node's HTTP parser refuses (a bad header line,
+ * conflicting lengths, broken chunks, headers too large, too slow) never becomes a request, so it is
+ * answered here, in the error body of every other answer with a new correlation id, and the
+ * connection is closed.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const answer = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED_HTTP;
+  const correlationId = randomUUID();
+  logger.debug({ correlationId, code: error.code }, 'client error');
+  if (socket.writable) {
+    const body = JSON.stringify(errorBody(answer.code, answer.message));
+    socket.write(
+      `HTTP/1.1 ${answer.status} ${answer.reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Correlation-Id: ${correlationId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 @Catch()

@@ -14,14 +14,15 @@ async function newKey(kid: string): Promise<TestKey> {
   return { kid, privateKey: privateKey as CryptoKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' } };
 }
 
-function sign(key: TestKey, nowSeconds: number, overrides: { typ?: string; ttl?: number } = {}) {
+function sign(key: TestKey, nowSeconds: number, overrides: { typ?: string; ttl?: number; issuedAheadSeconds?: number } = {}) {
+  const issuedAt = nowSeconds + (overrides.issuedAheadSeconds ?? 0);
   return new SignJWT({ acc: 'A1', perms: ['assets:read'] })
     .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: overrides.typ ?? ACCESS_TOKEN.type })
     .setIssuer(ACCESS_TOKEN.issuer)
     .setAudience(ACCESS_TOKEN.audience)
     .setSubject('U1')
-    .setIssuedAt(nowSeconds)
-    .setExpirationTime(nowSeconds + (overrides.ttl ?? 3600))
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(issuedAt + (overrides.ttl ?? 3600))
     .sign(key.privateKey);
 }
 
@@ -93,5 +94,16 @@ describe('TokenVerifier', () => {
     await expect(verifier.verify(await sign(published[0], now / 1000, { typ: 'JWT' }), 'c')).rejects.toMatchObject({ status: 401 });
     const impostor = { ...(await newKey('k1')) };
     await expect(verifier.verify(await sign(impostor, now / 1000), 'c')).rejects.toMatchObject({ status: 401 });
+  });
+
+  it('given a token issued more than a minute ahead of the clock, then it is refused; within the clock skew, accepted', async () => {
+    published = [await newKey('k1')];
+    const verifier = new TokenVerifier(client, () => now, 3600);
+    await expect(verifier.verify(await sign(published[0], now / 1000, { issuedAheadSeconds: 60 }), 'c')).resolves.toMatchObject({ userId: 'U1' });
+    await expect(verifier.verify(await sign(published[0], now / 1000, { issuedAheadSeconds: 61 }), 'c')).rejects.toMatchObject({ status: 401 });
+    await expect(verifier.verify(await sign(published[0], now / 1000, { issuedAheadSeconds: 24 * 3600 }), 'c')).rejects.toMatchObject({
+      status: 401,
+      message: 'not authorized',
+    });
   });
 });

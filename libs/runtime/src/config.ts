@@ -86,6 +86,8 @@ export const httpConfig = {
   CREDENTIAL_FAILURE_LIMIT: int({ min: 1, max: 1_000_000, default: 50 }),
   /** ... within this many seconds of the first; the block lasts as long. */
   CREDENTIAL_FAILURE_WINDOW_SECONDS: int({ min: 1, max: 86_400, default: 300 }),
+  /** Failed attempts from all addresses together that block API keys not seen valid lately (per gateway replica), in the same window. */
+  CREDENTIAL_FAILURE_GLOBAL_LIMIT: int({ min: 1, max: 10_000_000, default: 1000 }),
 };
 
 /** The access-token lifetime: identity issues tokens for it; the gateway and identity refuse longer-lived ones. */
@@ -152,7 +154,11 @@ export function gatewayOptionsFrom(config: Config<typeof httpConfig> & { ACCESS_
   return {
     apiKeyCacheMs: config.API_KEY_CACHE_MS,
     accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
-    credentialFailures: { limit: config.CREDENTIAL_FAILURE_LIMIT, windowMs: config.CREDENTIAL_FAILURE_WINDOW_SECONDS * 1000 },
+    credentialFailures: {
+      limit: config.CREDENTIAL_FAILURE_LIMIT,
+      windowMs: config.CREDENTIAL_FAILURE_WINDOW_SECONDS * 1000,
+      globalLimit: config.CREDENTIAL_FAILURE_GLOBAL_LIMIT,
+    },
   };
 }
 

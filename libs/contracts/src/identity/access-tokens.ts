@@ -13,6 +13,9 @@ export const ACCESS_TOKEN = {
   algorithm: 'ES256',
 } as const;
 
+/** How far a token's `iat` may lie ahead of the verifier's clock (clock skew between hosts), in seconds. */
+export const ACCESS_TOKEN_CLOCK_SKEW_SECONDS = 60;
+
 /** The ID token: the user's profile for the client, never accepted as a credential. */
 export const ID_TOKEN = { audience: 'funnel-client', type: 'JWT' } as const;
 
@@ -47,7 +50,8 @@ export class AccessTokenRejected extends Error {
  * Verifies signature, type, issuer, audience and claims. `allowExpired` (only /auth/validate)
  * accepts a token past its expiry, checking everything else as of just before it expired.
  * `maxLifetimeSeconds` (the configured access-token lifetime) refuses a token whose `exp - iat`
- * is longer: whoever could sign one cannot make it outlive the configured lifetime.
+ * is longer: whoever could sign one cannot make it outlive the configured lifetime. A token issued
+ * (`iat`) more than ACCESS_TOKEN_CLOCK_SKEW_SECONDS ahead of `now` is refused too.
  */
 export async function verifyAccessToken(
   token: string,
@@ -82,6 +86,9 @@ export async function verifyAccessToken(
     throw new AccessTokenRejected(error instanceof Error ? error.message : 'invalid token');
   }
   const claims = payload as AccessTokenClaims;
+  if (typeof claims.iat !== 'number' || claims.iat > now.getTime() / 1000 + ACCESS_TOKEN_CLOCK_SKEW_SECONDS) {
+    throw new AccessTokenRejected('token issued in the future');
+  }
   if (options.maxLifetimeSeconds !== undefined && (typeof claims.iat !== 'number' || claims.exp - claims.iat > options.maxLifetimeSeconds)) {
     throw new AccessTokenRejected('token lifetime longer than the configured access-token lifetime');
   }

@@ -49,6 +49,13 @@ export interface AuthenticateApiKeyRequest {
 /** API keys (user-chosen for bootstrap, generated otherwise): 16..128 printable ASCII characters. */
 export const API_KEY_PATTERN = /^[\x21-\x7e]{16,128}$/;
 
+/**
+ * The keys identity issues: `fk_` and 32 base64url characters, 192 random bits. Guessing one is
+ * hopeless, so a key of this shape is always checked (see the gateway's credential failures);
+ * other keys (a BOOTSTRAP_API_KEY of the operator's choosing) may be weak.
+ */
+export const ISSUED_API_KEY_PATTERN = /^fk_[A-Za-z0-9_-]{32}$/;
+
 /** What the gateway forwards to identity routes: query, JSON body, and for some the caller's details. */
 export interface IdentityRequestBody {
   query: Record<string, string | string[] | undefined>;

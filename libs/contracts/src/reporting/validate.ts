@@ -1,5 +1,5 @@
-import { plainToInstance } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
+import { toDtoInstance } from '../dto-instance';
 import { ErrorCodes, ErrorDetail, ServiceError } from '../errors';
 import { ID_RULE, isValidAssetId } from '../ids';
 import {
@@ -130,7 +130,7 @@ function strict<T extends object>(dto: new () => T, body: unknown, skip: readonl
   const source = body as Record<string, unknown>;
   const plain: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(source)) if (value !== null && !skip.includes(key)) plain[key] = withoutNulls(value);
-  const instance = plainToInstance(dto, plain, { enableImplicitConversion: false });
+  const instance = toDtoInstance(dto, plain, { keepUnknown: true });
   for (const key of skip) if (source[key] !== null && source[key] !== undefined) (instance as Record<string, unknown>)[key] = source[key];
   const errors = validateSync(instance, {
     whitelist: true,

@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH, jsonNestsDeeperThan } from './json-body';
+import { MAX_JSON_DEPTH, jsonNestsDeeperThan, jsonShapeProblem } from './json-body';
 
 describe('jsonNestsDeeperThan', () => {
   const objects = (levels: number) => '{"a":'.repeat(levels - 1) + '{}' + '}'.repeat(levels - 1);
@@ -20,5 +20,22 @@ describe('jsonNestsDeeperThan', () => {
     expect(jsonNestsDeeperThan(JSON.stringify({ text: '['.repeat(500) }), 2)).toBe(false);
     expect(jsonNestsDeeperThan(JSON.stringify({ text: `\\"${'{'.repeat(100)}"\\` }), 2)).toBe(false);
     expect(jsonNestsDeeperThan(`{"a\\"[[[[":[[1]]}`, 2)).toBe(true);
+  });
+});
+
+describe('jsonShapeProblem', () => {
+  const fields = (n: number) => JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, i])));
+
+  it('given an object of more fields than the bound at any depth, then it says so; up to the bound, nothing', () => {
+    expect(jsonShapeProblem(fields(1000), MAX_JSON_DEPTH, 1000)).toBeUndefined();
+    expect(jsonShapeProblem(fields(1001), MAX_JSON_DEPTH, 1000)).toBe('too-many-fields');
+    expect(jsonShapeProblem(`{"a":[1,${fields(1001)}]}`, MAX_JSON_DEPTH, 1000)).toBe('too-many-fields');
+  });
+
+  it('counts each object on its own, and neither array items nor colons inside strings', () => {
+    expect(jsonShapeProblem(JSON.stringify(Array.from({ length: 50 }, () => JSON.parse(fields(100)))), MAX_JSON_DEPTH, 100)).toBeUndefined();
+    expect(jsonShapeProblem(JSON.stringify({ a: { b: JSON.parse(fields(60)) }, c: JSON.parse(fields(60)) }), MAX_JSON_DEPTH, 100)).toBeUndefined();
+    expect(jsonShapeProblem(JSON.stringify({ list: Array.from({ length: 5000 }, (_, i) => i) }), MAX_JSON_DEPTH, 100)).toBeUndefined();
+    expect(jsonShapeProblem(JSON.stringify({ text: ':'.repeat(5000), 'k:e:y': '":"' }), MAX_JSON_DEPTH, 100)).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import { FastifyInstance, FastifyRequest } from 'fastify';
-import { ErrorCodes, ServiceError } from '@funnel/contracts';
+import { ErrorCodes, MAX_OBJECT_FIELDS, ServiceError } from '@funnel/contracts';
 
 /** The largest request body of a route that names no other (413 above). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -33,15 +33,27 @@ const OPEN_BRACE = 123;
 const OPEN_BRACKET = 91;
 const CLOSE_BRACE = 125;
 const CLOSE_BRACKET = 93;
+const COLON = 58;
+
+/** The most fields one JSON object of a body may have (the same bound as the services' validation, MAX_OBJECT_FIELDS). */
+export const MAX_JSON_OBJECT_FIELDS = MAX_OBJECT_FIELDS;
+
+/** What is wrong with the shape of a JSON text before it is parsed. */
+export type JsonShapeProblem = 'too-deep' | 'too-many-fields';
 
 /**
- * Whether JSON text nests objects and arrays deeper than `maxDepth`, found by one scan of the text
- * (brackets inside strings do not count) before anything is parsed: a deep document never reaches
- * the parser, the validators or the transport, each of which recurses.
+ * Whether JSON text nests objects and arrays deeper than `maxDepth`, or has an object of more than
+ * `maxFields` fields, found by one scan of the text (brackets and colons inside strings do not count)
+ * before anything is parsed: such a document never reaches the parser, the validators or the
+ * transport, each of which recurses, and some of which take time growing faster than an object's
+ * field count.
  */
-export function jsonNestsDeeperThan(text: string, maxDepth: number): boolean {
-  if (text.length <= maxDepth) return false;
+export function jsonShapeProblem(text: string, maxDepth: number, maxFields: number): JsonShapeProblem | undefined {
+  // A field takes at least 4 characters (`"":0`, and a separator).
+  if (text.length <= maxDepth && text.length <= 4 * maxFields) return undefined;
   let depth = 0;
+  // Per open level: its field count, or -1 for an array.
+  const fields = new Int32Array(maxDepth + 1);
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
@@ -50,19 +62,27 @@ export function jsonNestsDeeperThan(text: string, maxDepth: number): boolean {
         if (s === BACKSLASH) i++;
         else if (s === QUOTE) break;
       }
+    } else if (c === COLON) {
+      if (depth > 0 && fields[depth] >= 0 && ++fields[depth] > maxFields) return 'too-many-fields';
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (++depth > maxDepth) return true;
+      if (++depth > maxDepth) return 'too-deep';
+      fields[depth] = c === OPEN_BRACE ? 0 : -1;
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      depth--;
+      if (depth > 0) depth--;
     }
   }
-  return false;
+  return undefined;
+}
+
+/** Whether JSON text nests objects and arrays deeper than `maxDepth` (see jsonShapeProblem). */
+export function jsonNestsDeeperThan(text: string, maxDepth: number): boolean {
+  return jsonShapeProblem(text, maxDepth, Number.MAX_SAFE_INTEGER) === 'too-deep';
 }
 
 /**
  * The only body parser of the gateway: `application/json` (any charset), parsed by Fastify's own
  * parser (which refuses `__proto__` and `constructor` keys) once the nesting is known to be at most
- * MAX_JSON_DEPTH. Every other content type is left without a parser, so Fastify answers 415 to it
+ * MAX_JSON_DEPTH and no object to have more than MAX_JSON_OBJECT_FIELDS fields. Every other content type is left without a parser, so Fastify answers 415 to it
  * (form bodies, text, multipart): every route of the API takes JSON.
  */
 export function useJsonBodiesOnly(fastify: FastifyInstance): void {
@@ -76,8 +96,14 @@ export function useJsonBodiesOnly(fastify: FastifyInstance): void {
       done(bodyTooLarge(limit), undefined);
       return;
     }
-    if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    const problem = jsonShapeProblem(text, MAX_JSON_DEPTH, MAX_JSON_OBJECT_FIELDS);
+    if (problem === 'too-deep') {
       done(ServiceError.badRequest(ErrorCodes.JSON_TOO_DEEP, `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+      return;
+    }
+    if (problem === 'too-many-fields') {
+      const message = `an object of the JSON body has more than ${MAX_JSON_OBJECT_FIELDS} fields`;
+      done(ServiceError.badRequest(ErrorCodes.TOO_MANY_FIELDS, message, [{ field: '', code: 'maxFields', message }]), undefined);
       return;
     }
     parse(request, text, done);

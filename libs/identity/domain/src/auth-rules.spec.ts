@@ -9,9 +9,14 @@ import {
   failureCountsTowards,
   failureCountsTowardsFilter,
   failureDelayMs,
+  USER_POLICY,
   lockRemainingMs,
-  loginRefusalMs,
+  lockedCheckDue,
+  lockedCheckIntervalMs,
+  loginLocks,
 } from './login-throttle';
+import { ISSUED_API_KEY_PATTERN } from '@funnel/contracts';
+import { generateApiKey } from './api-keys';
 import { acceptedOtpStep, newOtpSecret, otpCode } from './one-time-passwords';
 import { decryptSecret, encryptSecret } from './secret-box';
 import { MFA_CHALLENGE_MAX_FAILURES, challengeOpen, foldMfaChallenge, foldOtp } from './session-events';
@@ -63,21 +68,21 @@ describe('login throttling', () => {
     expect(ADDRESS_POLICY.lockAfter).toBeGreaterThan(PAIR_POLICY.lockAfter);
   });
 
-  it('refuses a locked pair; a locked address refuses only pairs that have failed, never a clean one', () => {
+  it('refuses a locked pair; a trusted pair is under no other lock; otherwise the locked username and address counters apply', () => {
     const failures = (count: number, at: number, policy = PAIR_POLICY) =>
       Array.from({ length: count }).reduce<ReturnType<typeof afterFailure> | undefined>((state) => afterFailure(state, at, policy), undefined);
-    const lockedAddress = failures(ADDRESS_POLICY.lockAfter, 0, ADDRESS_POLICY);
+    const lockedAddress = failures(ADDRESS_POLICY.lockAfter, 0, ADDRESS_POLICY)!;
+    const lockedUser = failures(USER_POLICY.lockAfter, 0, USER_POLICY)!;
     const now = 1000;
-    expect(loginRefusalMs(undefined, undefined, now)).toBe(0);
-    expect(loginRefusalMs(failures(PAIR_POLICY.lockAfter, 0), undefined, now)).toBe(PAIR_POLICY.lockMs - now);
-    expect(loginRefusalMs(failures(PAIR_POLICY.lockAfter - 1, 0), undefined, now)).toBe(0);
-    expect(loginRefusalMs(undefined, lockedAddress, now)).toBe(0);
-    expect(loginRefusalMs(failures(1, 0), lockedAddress, now)).toBe(ADDRESS_POLICY.lockMs - now);
-    // A pair whose failures are out of their window is clean again.
-    const later = PAIR_POLICY.windowMs + 1;
-    const lockedLater = failures(ADDRESS_POLICY.lockAfter, later, ADDRESS_POLICY);
-    expect(loginRefusalMs(failures(1, 0), lockedLater, later)).toBe(0);
-    expect(loginRefusalMs(failures(1, 10), lockedLater, later)).toBe(ADDRESS_POLICY.lockMs);
+    expect(loginLocks(undefined, undefined, undefined, false, now)).toEqual({ pairLockedForMs: 0, locked: [] });
+    expect(loginLocks(failures(PAIR_POLICY.lockAfter, 0), undefined, undefined, true, now).pairLockedForMs).toBe(PAIR_POLICY.lockMs - now);
+    expect(loginLocks(failures(PAIR_POLICY.lockAfter - 1, 0), lockedUser, lockedAddress, true, now)).toEqual({ pairLockedForMs: 0, locked: [] });
+    expect(loginLocks(undefined, lockedUser, lockedAddress, false, now).locked).toEqual([lockedUser, lockedAddress]);
+    expect(loginLocks(undefined, failures(USER_POLICY.lockAfter - 1, 0, USER_POLICY), undefined, false, now).locked).toEqual([]);
+    // Locked counters are checked from untrusted addresses at the rate that would not have locked them.
+    expect(lockedCheckIntervalMs(USER_POLICY)).toBe(90_000);
+    expect(lockedCheckDue({ ...lockedUser }, now)).toBe(true);
+    expect(lockedCheckDue({ ...lockedUser, nextCheckAt: now + 1 }, now)).toBe(false);
   });
 });
 
@@ -136,5 +141,11 @@ describe('secret box', () => {
     flipped[0] ^= 1;
     expect(() => decryptSecret({ ...box, ciphertext: flipped.toString('base64') }, [key])).toThrow();
     expect(() => decryptSecret(box, [{ id: 'k2', key: randomBytes(32) }])).toThrow('no secret key k1');
+  });
+});
+
+describe('issued API keys', () => {
+  it('have the shape the gateway checks however blocked their address (192 random bits)', () => {
+    for (let i = 0; i < 50; i++) expect(generateApiKey()).toMatch(ISSUED_API_KEY_PATTERN);
   });
 });

@@ -1,14 +1,15 @@
 /**
  * Login throttling. Failures inside a window count up; past a first threshold each further failure
- * is answered slowly, past a second one attempts are refused (429) until the lock ends.
+ * is answered slowly, past a second one the counter is locked until the lock ends.
  *
- * - Per (username, source address) pair: that pair is slowed and then locked, so nobody can lock a
- *   user out from elsewhere; the same user from another address is not affected. A correct password
- *   clears the pair's count.
- * - Per source address, across usernames (password spraying): higher limits, since many users may
- *   share an address. While an address is locked, only pairs without failures are still checked, so
- *   each username gets at most one more guess from it and a user whose own pair is clean still logs
- *   in with the right password.
+ * - Per (username, source address) pair: the pair's own failures slow it and then lock it (its
+ *   attempts are refused, 429). A correct password clears the pair's count.
+ * - Per username, from any address (guessing one password from many addresses), and per source
+ *   address, across usernames (password spraying): while either is locked, an address the user
+ *   has logged in from in the last TRUSTED_PAIR_MS (a trusted pair) is not affected at all, and
+ *   other addresses get one password check per `lockMs / lockAfter` of the lock (the rate that
+ *   would not have locked it), their other attempts refused unchecked: others' failures never
+ *   refuse a user at an address it logs in from, and guessing stays that slow.
  * - Per user, wrong one-time codes (TOTP), across MFA tokens and addresses: never cleared by a
  *   correct password, only by a correct code or the end of the window.
  */
@@ -26,6 +27,7 @@ export interface ThrottlePolicy {
 }
 
 export const PAIR_POLICY: ThrottlePolicy = { windowMs: 15 * 60_000, slowAfter: 5, lockAfter: 10, lockMs: 15 * 60_000, baseDelayMs: 125, maxDelayMs: 1000 };
+export const USER_POLICY: ThrottlePolicy = { windowMs: 15 * 60_000, slowAfter: 5, lockAfter: 10, lockMs: 15 * 60_000, baseDelayMs: 125, maxDelayMs: 1000 };
 export const ADDRESS_POLICY: ThrottlePolicy = { windowMs: 15 * 60_000, slowAfter: 20, lockAfter: 100, lockMs: 15 * 60_000, baseDelayMs: 125, maxDelayMs: 1000 };
 export const OTP_POLICY: ThrottlePolicy = { windowMs: 15 * 60_000, slowAfter: 3, lockAfter: 5, lockMs: 15 * 60_000, baseDelayMs: 125, maxDelayMs: 1000 };
 
@@ -34,6 +36,21 @@ export interface ThrottleState {
   /** ms since the epoch. */
   firstFailureAt: number;
   lockedUntil: number;
+  /** While locked: when the next attempt from an address that is not trusted may be checked (absent: now). */
+  nextCheckAt?: number;
+}
+
+/** How long a successful login (a session issued) makes its (username, address) pair trusted. */
+export const TRUSTED_PAIR_MS = 30 * 24 * 3600_000;
+
+/** While a counter of `policy` is locked, attempts from addresses that are not trusted are checked at most this often. */
+export function lockedCheckIntervalMs(policy: ThrottlePolicy): number {
+  return policy.lockMs / policy.lockAfter;
+}
+
+/** Whether an attempt under a locked counter may be checked now (its next check is due). */
+export function lockedCheckDue(state: ThrottleState, now: number): boolean {
+  return (state.nextCheckAt ?? 0) <= now;
 }
 
 /** Milliseconds left of a lock, or 0 when attempts are allowed. */
@@ -70,12 +87,18 @@ export function failureDelayMs(state: ThrottleState, policy: ThrottlePolicy): nu
 }
 
 /**
- * How long a login attempt is refused before its password is checked (0: check it). A locked pair
- * is refused; a locked address refuses only pairs that have failed within their window, so a
- * first attempt for a username is still checked and a right password still logs in.
+ * Whether a login attempt is checked, from what the gate read: a locked pair is refused; a trusted
+ * pair is checked whatever the username and address counters say; otherwise the locked ones among
+ * them (`locked`) each need a due check (see LoginThrottle.loginGate), or the attempt is refused.
  */
-export function loginRefusalMs(pair: ThrottleState | null | undefined, address: ThrottleState | null | undefined, now: number): number {
-  const pairLock = lockRemainingMs(pair, now);
-  if (pairLock > 0) return pairLock;
-  return failureCountsTowards(pair, now, PAIR_POLICY) ? lockRemainingMs(address, now) : 0;
+export function loginLocks(
+  pair: ThrottleState | null | undefined,
+  user: ThrottleState | null | undefined,
+  address: ThrottleState | null | undefined,
+  trusted: boolean,
+  now: number,
+): { pairLockedForMs: number; locked: ThrottleState[] } {
+  const pairLockedForMs = lockRemainingMs(pair, now);
+  if (pairLockedForMs > 0 || trusted) return { pairLockedForMs, locked: [] };
+  return { pairLockedForMs, locked: [user, address].filter((state): state is ThrottleState => lockRemainingMs(state, now) > 0) };
 }

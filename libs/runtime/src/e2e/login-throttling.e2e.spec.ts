@@ -15,7 +15,7 @@ describeInBothModes(
     const login = (username: string, password: string, address: string) =>
       call('POST', '/auth/login', { key: '', body: { username, password }, headers: from(address) });
 
-    it('locks a username only from the address that failed (the rightmost untrusted X-Forwarded-For entry)', async () => {
+    it('locks the pair that failed (the rightmost untrusted X-Forwarded-For entry), checks the username slowly from new addresses, never where the user logs in', async () => {
       await d().newAccount('pair-target@example.com');
       for (let attempt = 0; attempt < 10; attempt++) expect((await login('pair-target@example.com', `guess ${attempt}`, '203.0.113.10')).status).toBe(401);
       const locked = await login('pair-target@example.com', 'another password', '203.0.113.10');
@@ -29,21 +29,35 @@ describeInBothModes(
         body: JSON.stringify({ username: 'pair-target@example.com', password: 'x' }),
       });
       expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(800);
-      // The user from anywhere else logs in: an attacker cannot lock anyone out.
+      // The username is locked for new addresses: one check per 90 s, the due one logs the user in ...
       expect((await login('pair-target@example.com', 'another password', '203.0.113.11')).status).toBe(200);
+      // ... the next new address waits for the next ...
+      expect((await login('pair-target@example.com', 'another password', '203.0.113.12')).status).toBe(429);
+      // ... and where the user has logged in, nothing is refused: an attacker cannot lock the user out.
+      expect((await login('pair-target@example.com', 'another password', '203.0.113.11')).status).toBe(200);
+      expect((await login('pair-target@example.com', 'a typo', '203.0.113.11')).status).toBe(401);
     }, 60_000);
 
-    it('blocks an address after repeated failed API keys and tokens: 429 with Retry-After, other addresses unaffected', async () => {
+    it('refuses failing API keys and tokens of an address after repeated failures (429 with Retry-After), never a valid key or token from it', async () => {
       const list = (address: string, credential: Record<string, string>) =>
         call('GET', '/visitortag/list/', { key: '', headers: { ...from(address), ...credential } });
-      for (let attempt = 0; attempt < 3; attempt++) expect((await list('198.51.100.20', { 'x-api-key': `wrong-key-${attempt}-0123456789` })).status).toBe(401);
-      for (let attempt = 0; attempt < 2; attempt++) expect((await list('198.51.100.20', { authorization: `Bearer not.a.token${attempt}` })).status).toBe(401);
-      const blocked = await list('198.51.100.20', { 'x-api-key': ADMIN.apiKey });
+      // The admin key in use (seen valid by the gateway), and a user's access token.
+      expect((await list('198.51.100.19', { 'x-api-key': ADMIN.apiKey })).status).toBe(200);
+      const session = (await login(ADMIN.email, ADMIN.password, '198.51.100.19')).body;
+      for (let attempt = 0; attempt < 3; attempt++) expect((await list('198.51.100.20', { 'x-api-key': `wrong${attempt}-key-0123456789` })).status).toBe(401);
+      expect((await list('198.51.100.20', { authorization: 'Bearer not.a.token0' })).status).toBe(401);
+      const blocked = await list('198.51.100.20', { authorization: 'Bearer not.a.token1' });
       expect(blocked.status).toBe(429);
       expect(blocked.body.code).toBe('AUTH.TOO_MANY_ATTEMPTS');
-      const response = await fetch(`${d().api.baseUrl}/visitortag/list/`, { headers: { ...from('198.51.100.20'), 'x-api-key': ADMIN.apiKey } });
+      const response = await fetch(`${d().api.baseUrl}/visitortag/list/`, { headers: { ...from('198.51.100.20'), 'x-api-key': 'wrong9-key-0123456789' } });
+      expect(response.status).toBe(429);
       expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(500);
-      expect((await list('198.51.100.21', { 'x-api-key': ADMIN.apiKey })).status).toBe(200);
+      // Valid credentials from the blocked address pass, a key just issued (never used) included.
+      expect((await list('198.51.100.20', { 'x-api-key': ADMIN.apiKey })).status).toBe(200);
+      const { apiKey: fresh } = await d().newAccount('fresh-key@example.com');
+      expect((await list('198.51.100.20', { 'x-api-key': fresh })).status).toBe(200);
+      expect((await list('198.51.100.20', { authorization: `Bearer ${session.tokens.access_token}` })).status).toBe(200);
+      expect((await list('198.51.100.21', { 'x-api-key': 'wrongA-key-0123456789' })).status).toBe(401);
     });
 
     it('locks the second factor after 5 wrong codes across MFA tokens and tells the user to wait', async () => {

@@ -154,22 +154,40 @@ describe('authentication (identity feature on SQLite and the embedded read store
     await expect(failureOf(login('rob@example.com', 'a good password'))).resolves.toMatchObject({ status: 429 });
   });
 
-  it('stops password spraying from one address, yet a clean pair from it still logs in with the right password', async () => {
+  it('slows password spraying from one address, yet never refuses a user who logs in from there, even after a typo', async () => {
     await newUser('erin@example.com');
-    await newUser('fred@example.com');
     await newUser('gina@example.com');
-    await failureOf(login('fred@example.com', 'one guess', {}, '10.9.9.9'));
-    for (let attempt = 0; attempt < 99; attempt++) await failureOf(login(`user${attempt}@example.com`, 'guess', {}, '10.9.9.9'));
-    // The address is locked: a pair that has failed is refused without its password being checked...
-    await expect(failureOf(login('fred@example.com', 'a good password', {}, '10.9.9.9'))).resolves.toMatchObject({ status: 429 });
-    // ... a username not tried from it gets one check: a wrong password is a 429 and spends it ...
-    await expect(failureOf(login('gina@example.com', 'a guess', {}, '10.9.9.9'))).resolves.toMatchObject({ status: 429 });
-    await expect(failureOf(login('gina@example.com', 'a good password', {}, '10.9.9.9'))).resolves.toMatchObject({ status: 429 });
-    // ... and the right password of a user whose own pair is clean logs in.
+    await newUser('hank@example.com');
     await expect(login('erin@example.com', 'a good password', {}, '10.9.9.9')).resolves.toHaveProperty('tokens');
+    for (let attempt = 0; attempt < 100; attempt++) await failureOf(login(`user${attempt}@example.com`, 'guess', {}, '10.9.9.9'));
+    // The address is locked, but not for erin, who logs in from it: a typo is a 401, the right password logs in.
+    await expect(failureOf(login('erin@example.com', 'a typo', {}, '10.9.9.9'))).resolves.toMatchObject({ status: 401 });
+    await expect(login('erin@example.com', 'a good password', {}, '10.9.9.9')).resolves.toHaveProperty('tokens');
+    // Anyone else there gets one check per 9 s (15 min / 100): the due one logs gina in ...
+    await expect(login('gina@example.com', 'a good password', {}, '10.9.9.9')).resolves.toHaveProperty('tokens');
+    // ... the next ones are refused unchecked until the next is due.
+    await expect(failureOf(login('hank@example.com', 'a good password', {}, '10.9.9.9'))).resolves.toMatchObject({ status: 429 });
+    now += 9_000;
+    await expect(login('hank@example.com', 'a good password', {}, '10.9.9.9')).resolves.toHaveProperty('tokens');
     // Elsewhere, nothing of this applies.
-    await expect(login('fred@example.com', 'a good password', {}, '10.1.1.1')).resolves.toHaveProperty('tokens');
-    await expect(login('gina@example.com', 'a good password', {}, '10.1.1.1')).resolves.toHaveProperty('tokens');
+    await expect(failureOf(login('user1@example.com', 'guess', {}, '10.1.1.1'))).resolves.toMatchObject({ status: 401 });
+  });
+
+  it('limits guessing one password from many addresses: after 10 failures, one check per 90 s from new addresses, none refused where the user logs in', async () => {
+    await newUser('ivan@example.com');
+    await expect(login('ivan@example.com', 'a good password', {}, '10.5.0.1')).resolves.toHaveProperty('tokens');
+    for (let attempt = 0; attempt < 10; attempt++) {
+      await expect(failureOf(login('ivan@example.com', `guess ${attempt}`, {}, `10.6.0.${attempt}`))).resolves.toMatchObject({ status: 401 });
+    }
+    // Locked for new addresses: the due check is made (a wrong password under the lock is a 429) ...
+    await expect(failureOf(login('ivan@example.com', 'guess 10', {}, '10.6.1.1'))).resolves.toMatchObject({ status: 429, code: 'AUTH.TOO_MANY_ATTEMPTS' });
+    // ... and until the next one, even the right password from a new address is refused unchecked.
+    await expect(failureOf(login('ivan@example.com', 'a good password', {}, '10.6.1.2'))).resolves.toMatchObject({ status: 429 });
+    // Where ivan logs in, nothing changes: a typo is a 401, the right password logs in.
+    await expect(failureOf(login('ivan@example.com', 'a typo', {}, '10.5.0.1'))).resolves.toMatchObject({ status: 401 });
+    await expect(login('ivan@example.com', 'a good password', {}, '10.5.0.1')).resolves.toHaveProperty('tokens');
+    now += 90_000;
+    await expect(login('ivan@example.com', 'a good password', {}, '10.6.1.3')).resolves.toHaveProperty('tokens');
   });
 
   describe('validate', () => {
@@ -305,6 +323,20 @@ describe('authentication (identity feature on SQLite and the embedded read store
       await expect(failureOf(auth.verifyMfa({ mfa_token: challenge.mfa_token, otp: otpCode(secret, now) }, '10.0.0.1'))).resolves.toMatchObject({
         status: 401,
       });
+    });
+
+    it('trusts an address for a user with a second factor only once a code completed a login from it, never for the password alone', async () => {
+      const { secret } = await enrolled('olga@example.com');
+      now += 60_000;
+      // The password alone from 10.8.0.1 (no code), a completed login from 10.8.0.2.
+      expect(await login('olga@example.com', 'a good password', {}, '10.8.0.1')).toHaveProperty('mfa_required', true);
+      const challenge = (await login('olga@example.com', 'a good password', {}, '10.8.0.2')) as MfaChallenge;
+      await auth.verifyMfa({ mfa_token: challenge.mfa_token, otp: otpCode(secret, now) }, '10.8.0.2');
+      for (let attempt = 0; attempt < 10; attempt++) await failureOf(login('olga@example.com', `guess ${attempt}`, {}, `10.8.1.${attempt}`));
+      // The username is locked; the due check is spent by another guess.
+      await expect(failureOf(login('olga@example.com', 'guess 10', {}, '10.8.1.10'))).resolves.toMatchObject({ status: 429 });
+      await expect(failureOf(login('olga@example.com', 'a good password', {}, '10.8.0.1'))).resolves.toMatchObject({ status: 429 });
+      expect(await login('olga@example.com', 'a good password', {}, '10.8.0.2')).toHaveProperty('mfa_required', true);
     });
 
     it('refuses a replayed code, a wrong code, an expired challenge, and a token after too many wrong codes', async () => {

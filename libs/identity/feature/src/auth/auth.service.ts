@@ -119,8 +119,8 @@ export class AuthService {
         counted.lockedForMs > 0 ? 'login failed; locked' : 'login failed',
         counted.lockedForMs > 0 ? { ...fields, lockedForMs: counted.lockedForMs } : fields,
       );
-      // While the address is locked, its one remaining guess per username is answered like a lock.
-      if (gate.addressLockedForMs > 0) throw loginLocked(gate.addressLockedForMs);
+      // The check due under a username or address lock fails like the lock.
+      if (gate.lockedForMs > 0) throw loginLocked(gate.lockedForMs);
       await this.sleep(counted.delayMs);
       throw ServiceError.unauthorized(WRONG_CREDENTIALS);
     }
@@ -128,6 +128,7 @@ export class AuthService {
     const otp = await this.otpState(user.userId);
     const issueRefreshToken = request.issue_refresh_token ?? true;
     if (otp.state.factor?.confirmed) return this.challenge(user, issueRefreshToken);
+    await this.deps.throttle.trust(user.email, sourceAddress);
     return this.session(user, issueRefreshToken);
   }
 
@@ -156,6 +157,7 @@ export class AuthService {
     if (!(await this.appendExpecting(SessionStreams.otp(user.userId), [{ type: 'OtpCodeAccepted', data: { step } }], otp.revision)))
       throw ServiceError.unauthorized(INVALID_MFA);
     await this.deps.throttle.otpSucceeded(user.userId);
+    await this.deps.throttle.trust(user.email, sourceAddress);
     return this.session(user, challenge.issueRefreshToken);
   }
 

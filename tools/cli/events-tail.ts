@@ -5,16 +5,12 @@ import { natsAccessFrom, natsConfig } from '@funnel/runtime';
 import type { CliIo } from './users';
 
 export const EVENTS_TAIL_USAGE = [
-  'usage: npm run cli -- events:tail [--kind <kind>] [--from-start]',
+  'usage: npm run -s cli -- events:tail [--kind <kind>] [--from-start]',
   '  prints the asset events of the JetStream stream ASSET_EVENTS as they come, one JSON line each',
   '  (from now; --from-start: from the oldest the stream keeps). Ctrl-C stops.',
   '  NATS_URL, and NATS_USER / NATS_PASSWORD or NATS_CREDS_FILE of a reader (see README "Asset events"),',
   `  NATS_INBOX_PREFIX (default ${DEFAULT_EVENTS_READER_INBOX_PREFIX}). Kinds: ${ASSET_KINDS.map((k) => k.kind).join(', ')}`,
 ].join('\n');
-
-export function isEventsTailCommand(command: string | undefined): boolean {
-  return command === 'events:tail';
-}
 
 export interface TailOptions {
   kind?: string;

@@ -99,7 +99,7 @@ async function startNats(dataDir: string): Promise<{ url: string; users: NatsUse
   await waitForNats(url, users);
   const readerEnv = join(natsDir, 'events-reader.env');
   writeFileSync(readerEnv, `NATS_URL=${url}\nNATS_USER=${reader.user}\nNATS_PASSWORD=${reader.password}\n`, { mode: 0o600 });
-  log(`asset events: env $(cat ${readerEnv}) npm run cli -- events:tail`);
+  log(`asset events: env $(cat ${readerEnv}) npm run -s cli -- events:tail`);
   // The tracking edge's user, for `npm run cli -- hits:import` over NATS (see README "Reporting").
   for (const { app } of FUNNEL_NATS_LAYOUT.clients ?? []) {
     const env = { NATS_URL: url, ...natsUserEnv(users, app), NATS_INBOX_PREFIX: natsInboxPrefixOf(FUNNEL_NATS_LAYOUT, app)! };

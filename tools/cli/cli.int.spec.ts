@@ -85,7 +85,8 @@ describe('npm run cli', () => {
     });
 
     it('prints only JSON lines on stdout, and SIGTERM reaches the tail, which stops and exits 0', async () => {
-      const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: process.env['HOME'], NATS_URL: nats.url };
+      // A trailing comma in NATS_URL is no extra server.
+      const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: process.env['HOME'], NATS_URL: `${nats.url},` };
       const run = npmRun(['-s', 'cli', '--', 'events:tail', '--from-start'], env);
       await waitUntil(async () => run.lines.length >= 2, 'the tail printed both events', { timeoutMs: 30_000 });
       pids = descendants(run.child.pid!);

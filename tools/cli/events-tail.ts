@@ -68,7 +68,9 @@ export async function runEventsTailCli(argv: readonly string[], env: NodeJS.Proc
   let nc: NatsConnection | undefined;
   try {
     const config = loadConfig(tailConfig, env);
-    const servers = config.NATS_URL.split(',').map((server) => server.trim());
+    const servers = config.NATS_URL.split(',')
+      .map((server) => server.trim())
+      .filter((server) => server !== '');
     nc = await connect({ servers, name: 'events-tail', ...(natsAccessOptions(natsAccessFrom(config)) as object) });
     await tailAssetEvents(nc, options, io.out, signal);
     return 0;

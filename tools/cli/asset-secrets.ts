@@ -7,13 +7,9 @@ import { AssetSecretBox } from '@funnel/assets-feature';
 import { CliIo } from './users';
 
 export const ASSET_SECRETS_USAGE = [
-  'usage: npm run cli -- asset-secrets:create <file>    write a new key file (refuses to overwrite)',
-  '       npm run cli -- asset-secrets:rotate <file>    append a new key (it encrypts from then on)',
+  'usage: npm run -s cli -- asset-secrets:create <file>    write a new key file (refuses to overwrite)',
+  '       npm run -s cli -- asset-secrets:rotate <file>    append a new key (it encrypts from then on)',
 ].join('\n');
-
-export function isAssetSecretsCommand(command: string | undefined): boolean {
-  return command === 'asset-secrets:create' || command === 'asset-secrets:rotate';
-}
 
 /** Resolves to the exit code: 0 done, 1 failed, 2 bad arguments. Prints key ids, never keys. */
 export async function runAssetSecretsCli(argv: readonly string[], io: CliIo): Promise<number> {

@@ -5,7 +5,7 @@ import { natsAccessFrom, natsConfig } from '@funnel/runtime';
 import type { CliIo } from './users';
 
 export const EVENTS_TAIL_USAGE = [
-  'usage: npm run cli -- events:tail [--kind <kind>]',
+  'usage: npm run -s cli -- events:tail [--kind <kind>]',
   '  prints the asset events of the JetStream stream ASSET_EVENTS that the reader ASSET_EVENTS_READER',
   '  (default events-reader) has not acknowledged yet, then each new one, one JSON line each, and',
   '  acknowledges them (its durable consumer starts at the oldest event the stream keeps). Ctrl-C stops.',
@@ -13,10 +13,6 @@ export const EVENTS_TAIL_USAGE = [
   '  NATS_PASSWORD or NATS_CREDS_FILE of that reader (see README "Asset events").',
   `  Kinds: ${ASSET_KINDS.map((k) => k.kind).join(', ')}`,
 ].join('\n');
-
-export function isEventsTailCommand(command: string | undefined): boolean {
-  return command === 'events:tail';
-}
 
 export interface TailOptions {
   kind?: string;
@@ -92,7 +88,9 @@ export async function runEventsTailCli(argv: readonly string[], env: NodeJS.Proc
         `must be a reader name (letters, digits, _ and -), got ${JSON.stringify(config.ASSET_EVENTS_READER)}`,
       );
     }
-    const servers = config.NATS_URL.split(',').map((server) => server.trim());
+    const servers = config.NATS_URL.split(',')
+      .map((server) => server.trim())
+      .filter((server) => server !== '');
     nc = await connect({ servers, name: 'events-tail', ...(natsAccessOptions(natsAccessFrom(config)) as object) });
     await tailAssetEvents(nc, config.ASSET_EVENTS_READER, options, io.out, signal);
     return 0;

@@ -1,16 +1,16 @@
 import { importHits, openHitSink } from '@funnel/runtime';
 import type { CliIo } from './users';
 
-export const isHitsCommand = (command: string | undefined) => command === 'hits:import';
+export const HITS_IMPORT_USAGE = 'usage: npm run -s cli -- hits:import <file.ndjson>   (one hit per line; NATS_URL set: over NATS, else into DATA_DIR)';
 
 /**
  * `hits:import <file.ndjson>`: see README "Reporting". Exits 0 when every line was stored (or already
  * was), 1 when some were refused (each listed as `file:line`, up to 100); the valid lines are stored either way.
  */
-export async function runHitsCli(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+export async function runHitsCli(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
   const file = argv[1];
   if (!file) {
-    io.err('usage: npm run cli -- hits:import <file.ndjson>   (one hit per line; NATS_URL set: over NATS, else into DATA_DIR)');
+    io.err(HITS_IMPORT_USAGE);
     return 2;
   }
   const sink = await openHitSink(env);

@@ -8,13 +8,9 @@ import { IdentityKeys } from '@funnel/identity-feature';
 import { CliIo } from './users';
 
 export const IDENTITY_KEYS_USAGE = [
-  'usage: npm run cli -- identity-keys:create <file>    write a new key file (refuses to overwrite)',
-  '       npm run cli -- identity-keys:rotate <file>    put a new signing and encryption key in front',
+  'usage: npm run -s cli -- identity-keys:create <file>    write a new key file (refuses to overwrite)',
+  '       npm run -s cli -- identity-keys:rotate <file>    put a new signing and encryption key in front',
 ].join('\n');
-
-export function isIdentityKeysCommand(command: string | undefined): boolean {
-  return command === 'identity-keys:create' || command === 'identity-keys:rotate';
-}
 
 /** Resolves to the exit code: 0 done, 1 failed, 2 bad arguments. */
 export async function runIdentityKeysCli(argv: readonly string[], io: CliIo): Promise<number> {

@@ -23,18 +23,13 @@ import {
 import { CliIo } from './users';
 
 export const NATS_CREDENTIALS_USAGE = [
-  'usage: npm run cli -- nats-credentials:create <dir>   a NATS user per app (refuses to overwrite)',
-  '       npm run cli -- nats-credentials:rotate <dir>   a new user per app; the old ones stay valid',
-  '       npm run cli -- nats-credentials:retire <dir>   remove all but the newest user of each app',
+  'usage: npm run -s cli -- nats-credentials:create <dir>   a NATS user per app (refuses to overwrite)',
+  '       npm run -s cli -- nats-credentials:rotate <dir>   a new user per app; the old ones stay valid',
+  '       npm run -s cli -- nats-credentials:retire <dir>   remove all but the newest user of each app',
 ].join('\n');
 
-const COMMANDS = ['nats-credentials:create', 'nats-credentials:rotate', 'nats-credentials:retire'];
 export const NATS_USERS_FILE = 'nats-users.json';
 export const NATS_AUTH_FILE = 'nats-auth.conf';
-
-export function isNatsCredentialsCommand(command: string | undefined): boolean {
-  return command !== undefined && COMMANDS.includes(command);
-}
 
 export const natsEnvFile = (app: string) => `nats-${app}.env`;
 

@@ -97,6 +97,6 @@ describe('npm run cli -- users:create, next to a running standalone service on t
     const bad = await cli(['users:create', '--email', 'x@example.com'], childEnv);
     expect(bad.code).toBe(2);
     expect(bad.stdout).toBe('');
-    expect(bad.stderr).toMatch(/--password is required[\s\S]*usage: npm run cli -- users:create/);
+    expect(bad.stderr).toMatch(/--password is required[\s\S]*usage: npm run -s cli -- users:create/);
   });
 });

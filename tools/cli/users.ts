@@ -10,7 +10,7 @@ import { CreatedUser, IdentityService } from '@funnel/identity-feature';
 import { openStores, storeConfig } from '@funnel/runtime';
 
 export const USAGE = [
-  'usage: npm run cli -- users:create --email <e-mail> --password <password> [--name <name>] [--api-key]',
+  'usage: npm run -s cli -- users:create --email <e-mail> --password <password> [--name <name>] [--api-key]',
   '',
   '  Creates an account and its user (all permissions) in the stores of DATA_DIR, EVENTSTORE_URL,',
   '  MONGO_URL / MONGO_DB (as the services use them), and with --api-key an API key (all permissions).',

@@ -6,8 +6,9 @@
  * EVENTSTORE_URL / MONGO_URL are set, else on the embedded adapters under DATA_DIR (default
  * ./data/cluster), their ops ports (health, metrics) on 127.0.0.1 only. A process that crashes is
  * started again after a backoff (0.5 s doubling to 10 s, back to 0.5 s once it stayed up a
- * minute); Ctrl-C stops them all. Set NATS_URL to use a NATS server you run instead (with your
- * own NATS_USER / NATS_PASSWORD or NATS_CREDS_FILE for every app, if it requires them).
+ * minute); Ctrl-C stops them all: the gateway and the services first, NATS once they have exited.
+ * Set NATS_URL to use a NATS server you run instead (with your own NATS_USER / NATS_PASSWORD or
+ * NATS_CREDS_FILE for every app, if it requires them).
  */
 // @funnel/platform loads @funnel/contracts, whose DTO decorators need the metadata API first.
 import 'reflect-metadata';
@@ -58,7 +59,8 @@ let stopping = false;
 async function stopAll(exitCode: number): Promise<void> {
   if (stopping) return;
   stopping = true;
-  // Gateway first, NATS last, so in-flight requests can still reach the services while they drain.
+  // Gateway first, then the services, NATS once they have exited: in-flight requests still reach the
+  // services while they drain, and no service sees NATS go away.
   await supervisor.stop();
   process.exit(exitCode);
 }
@@ -96,12 +98,12 @@ async function startNats(dataDir: string): Promise<{ url: string; users: NatsUse
   writeFileSync(configFile, natsAuthorizationConfig(FUNNEL_NATS_LAYOUT, users, [reader]), { mode: 0o600 });
   const port = await freePort();
   const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(natsDir, 'store'), '-c', configFile];
-  supervisor.start({ name: 'nats', command: 'nats-server', args, env: process.env, cwd: root });
+  supervisor.start({ name: 'nats', command: 'nats-server', args, env: process.env, cwd: root, stopLast: true });
   const url = `nats://127.0.0.1:${port}`;
   await waitForNats(url, users);
   const readerEnv = join(natsDir, 'events-reader.env');
   writeFileSync(readerEnv, `NATS_URL=${url}\nNATS_USER=${reader.user}\nNATS_PASSWORD=${reader.password}\n`, { mode: 0o600 });
-  log(`asset events: env $(cat ${readerEnv}) npm run cli -- events:tail`);
+  log(`asset events: env $(cat ${readerEnv}) npm run -s cli -- events:tail`);
   // The tracking edge's user, for `npm run cli -- hits:import` over NATS (see README "Reporting").
   for (const { app } of FUNNEL_NATS_LAYOUT.clients ?? []) {
     const env = { NATS_URL: url, ...natsUserEnv(users, app), NATS_INBOX_PREFIX: natsInboxPrefixOf(FUNNEL_NATS_LAYOUT, app)! };
@@ -121,6 +123,8 @@ async function startNats(dataDir: string): Promise<{ url: string; users: NatsUse
 async function main(): Promise<void> {
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
+  // The apps run in process groups of their own (out of reach of the terminal's Ctrl-C): none outlives dev-cluster.
+  process.on('exit', () => supervisor.kill());
   const dataDir = resolve(process.env.DATA_DIR ?? join(root, 'data', 'cluster'));
   mkdirSync(dataDir, { recursive: true });
   const own = process.env.NATS_URL ? undefined : await startNats(dataDir);

@@ -1,4 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { waitUntil } from '@funnel/testing';
 import { DEFAULT_RESTART_POLICY, type RestartPolicy, Supervisor, restartDelay } from './supervisor';
 
 describe('restart backoff', () => {
@@ -46,5 +48,33 @@ describe('Supervisor', () => {
     expect(starts['steady']).toHaveLength(1);
     expect(crashes.some(({ name }) => name === 'steady')).toBe(false);
     expect(starts['steady'][0].signalCode ?? starts['steady'][0].exitCode).not.toBeNull();
+  });
+});
+
+describe('Ctrl-C on dev-cluster', () => {
+  it('reaches the supervisor only, which stops the services first and NATS once they have exited', async () => {
+    const root = resolve(__dirname, '..', '..');
+    // The supervisor in a process group of its own, as a shell runs a foreground job.
+    const fixture = spawn(process.execPath, ['-r', './tools/register.js', 'tools/dev-cluster/fixtures/stop-order.fixture.ts'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      detached: true,
+    });
+    const lines: string[] = [];
+    fixture.stdout!.on('data', (chunk: Buffer) => lines.push(...chunk.toString().trim().split('\n')));
+    const exited = new Promise<number | null>((done) => fixture.once('exit', (code) => done(code)));
+    await waitUntil(async () => lines.includes('nats ready') && lines.includes('service ready'), 'both children started', { timeoutMs: 30_000 });
+
+    // What a terminal does on Ctrl-C: SIGINT to every process of the foreground group.
+    process.kill(-fixture.pid!, 'SIGINT');
+
+    expect(await exited).toBe(0);
+    expect(lines.filter((line) => !line.endsWith('ready'))).toEqual([
+      'supervisor got SIGINT',
+      'service got SIGTERM',
+      'service exited',
+      'nats got SIGTERM',
+      'nats exited',
+    ]);
   });
 });

@@ -22,6 +22,8 @@ export interface SupervisedProcess {
   args: string[];
   env: NodeJS.ProcessEnv;
   cwd?: string;
+  /** The others depend on it (NATS): `stop()` ends it only once every other process has exited. */
+  stopLast?: boolean;
 }
 
 export interface SupervisorEvents {
@@ -34,7 +36,9 @@ export interface SupervisorEvents {
 /**
  * Keeps processes running: one that exits while the supervisor is not stopping is started again
  * after a delay that doubles while it keeps crashing (RestartPolicy), so one broken service does
- * not stop the others, nor spin. `stop()` ends them in the reverse order of `start()`.
+ * not stop the others, nor spin. Each runs in its own process group, so a terminal's Ctrl-C reaches
+ * the supervisor only, and `stop()` ends them in order: the last started first, and those marked
+ * `stopLast` (NATS) once the others have exited.
  */
 export class Supervisor {
   private readonly entries: { spec: SupervisedProcess; child?: ChildProcess; timer?: NodeJS.Timeout }[] = [];
@@ -54,7 +58,8 @@ export class Supervisor {
       entry.timer = undefined;
       if (this.stopping) return;
       const startedAt = Date.now();
-      const child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      // detached: a process group of its own, out of reach of the terminal's SIGINT.
+      const child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
       entry.child = child;
       this.events.started(spec.name, child, ++attempt);
       // A spawn failure (command missing) is followed by 'close' too.
@@ -69,12 +74,26 @@ export class Supervisor {
     run();
   }
 
-  /** SIGTERM to each, last started first; SIGKILL to any still running after `graceMs`. */
+  /**
+   * SIGTERM to each, last started first, and SIGKILL to any still running after `graceMs`; then the
+   * same for the `stopLast` ones, so the services drain while NATS still carries their last replies.
+   */
   async stop(graceMs = 10_000): Promise<void> {
     this.stopping = true;
     for (const entry of this.entries) clearTimeout(entry.timer);
-    const running = () => this.entries.map((entry) => entry.child).filter((child): child is ChildProcess => !!child && isRunning(child));
-    for (const child of running().reverse()) child.kill('SIGTERM');
+    const stopLast = (entry: (typeof this.entries)[number]) => entry.spec.stopLast === true;
+    await this.terminate(this.entries.filter((entry) => !stopLast(entry)).reverse(), graceMs);
+    await this.terminate(this.entries.filter(stopLast).reverse(), graceMs);
+  }
+
+  /** SIGKILL to every process still running: for the supervisor's own exit, whatever caused it. */
+  kill(): void {
+    for (const { child } of this.entries) if (child && isRunning(child)) child.kill('SIGKILL');
+  }
+
+  private async terminate(entries: (typeof this.entries)[number][], graceMs: number): Promise<void> {
+    const running = () => entries.map((entry) => entry.child).filter((child): child is ChildProcess => !!child && isRunning(child));
+    for (const child of running()) child.kill('SIGTERM');
     const deadline = Date.now() + graceMs;
     while (running().length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     for (const child of running()) child.kill('SIGKILL');

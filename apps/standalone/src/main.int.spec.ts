@@ -8,15 +8,23 @@ const root = resolve(__dirname, '..', '..', '..');
 
 interface LogLine {
   pid?: number;
+  level?: string;
   msg?: string;
+  host?: string;
   port?: number;
+  url?: string;
 }
 
-/** `npm start` as the README shows it, on a fresh DATA_DIR and a free port; its log lines as they come. */
-function npmStart(dataDir: string): { npm: ChildProcess; lines: LogLine[]; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
-  // The embedded stores, whatever this shell points the contract suites at.
-  for (const name of ['EVENTSTORE_URL', 'MONGO_URL', 'MONGO_DB', 'NATS_URL', 'CLICKHOUSE_URL']) delete env[name];
+/** `npm start` as the README shows it (HOST unset), on a fresh DATA_DIR and a free port; its log lines as they come. */
+function npmStart(
+  dataDir: string,
+  extraEnv: NodeJS.ProcessEnv = {},
+): { npm: ChildProcess; lines: LogLine[]; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', ...extraEnv };
+  // The embedded stores, whatever this shell points the contract suites at; the default interface.
+  for (const name of ['EVENTSTORE_URL', 'MONGO_URL', 'MONGO_DB', 'NATS_URL', 'CLICKHOUSE_URL', 'HOST', 'OUTBOUND_ALLOW_PRIVATE']) {
+    if (!(name in extraEnv)) delete env[name];
+  }
   const npm = spawn('npm', ['start', '--silent'], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
   const lines: LogLine[] = [];
   let buffered = '';
@@ -69,16 +77,25 @@ describe('npm start, stopped with SIGTERM (as a process manager stops it)', () =
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('passes the signal to the service, which shuts down gracefully, frees its port and exits 0', async () => {
-    const { npm, lines, exited } = npmStart(dataDir);
+  it('listens on loopback only by default, naming the address; passes the signal to the service, which shuts down gracefully, frees its port and exits 0', async () => {
+    const { npm, lines, exited } = npmStart(dataDir, { OUTBOUND_ALLOW_PRIVATE: 'true' });
     let listening: LogLine | undefined;
-    while (!(listening = lines.find((line) => line.msg === 'funnel-service standalone listening'))) {
+    while (!(listening = lines.find((line) => line.msg?.startsWith('funnel-service standalone listening')))) {
       const early = await Promise.race([exited, new Promise<undefined>((r) => setTimeout(() => r(undefined), 100))]);
       if (early) throw new Error(`npm start ended before listening: ${JSON.stringify(early)}`);
     }
     appPid = listening.pid;
     const port = listening.port!;
+    expect(listening).toMatchObject({
+      host: '127.0.0.1',
+      url: `http://127.0.0.1:${port}`,
+      msg: `funnel-service standalone listening on http://127.0.0.1:${port}`,
+    });
     expect(await accepts(port)).toBe(true);
+    // The lifted SSRF rule is said at start, before the service listens.
+    const warning = lines.findIndex((line) => line.level === 'warn' && line.msg?.startsWith('OUTBOUND_ALLOW_PRIVATE=true'));
+    expect(warning).toBeGreaterThanOrEqual(0);
+    expect(warning).toBeLessThan(lines.indexOf(listening));
 
     npm.kill('SIGTERM');
 

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import type { EventStore } from './event-store.port';
-import { EventStoreDbEventStore } from './eventstoredb-event-store';
 import { SqliteEventStore } from './sqlite-event-store';
 import { ensurePrivateDirectory } from './private-files';
 import type { StorageUnavailableError } from './storage-health';
@@ -20,7 +19,11 @@ export interface CreateEventStoreOptions {
 export const EVENT_STORE_FILE = 'events.sqlite';
 
 export function createEventStore(options: CreateEventStoreOptions): EventStore {
-  if (options.eventStoreUrl) return new EventStoreDbEventStore(options.eventStoreUrl);
+  if (options.eventStoreUrl) {
+    // Loaded on use: the EventStoreDB client (gRPC) would add to the start of every app that runs on SQLite.
+    const { EventStoreDbEventStore } = require('./eventstoredb-event-store') as typeof import('./eventstoredb-event-store');
+    return new EventStoreDbEventStore(options.eventStoreUrl);
+  }
   const fileName = options.fileName ?? EVENT_STORE_FILE;
   ensurePrivateDirectory(options.dataDir, [fileName]);
   return new SqliteEventStore({ filename: join(options.dataDir, fileName), onStorageChange: options.onStorageChange });

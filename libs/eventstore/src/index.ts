@@ -1,6 +1,7 @@
 export * from './event-store.port';
 export * from './sqlite-event-store';
-export * from './eventstoredb-event-store';
+// EventStoreDbEventStore: through createEventStore, which loads the EventStoreDB client only when it is used.
+export type { EventStoreDbEventStore } from './eventstoredb-event-store';
 export * from './create-event-store';
 export * from './event-store.contract';
 export * from './private-files';

@@ -71,7 +71,7 @@ describe('toHttpError', () => {
       status: 409,
       body: { error: 'exists', code: 'ASSET.ALREADY_EXISTS', details },
     });
-    expect(toHttpError({ status: 503, code: 'SERVICE.UNAVAILABLE', message: 'down' }, 'c1').status).toBe(503);
+    expect(toHttpError({ status: 503, code: 'SERVICE.UNAVAILABLE', message: 'down' }, 'c1')).toMatchObject({ status: 503, headers: { 'retry-after': '5' } });
   });
   it('answers a 500 with only a correlation id', () => {
     expect(toHttpError(new Error('secret internals'), 'corr-1')).toEqual({ status: 500, body: { correlationId: 'corr-1' } });

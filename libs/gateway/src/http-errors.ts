@@ -40,10 +40,16 @@ export function shapeErrorAnswer(answer: HttpErrorAnswer, shape: ErrorBodyShape)
   return { ...answer, body };
 }
 
-/** A 429 carries `retryAfterSeconds`, which clients read from the Retry-After header. */
+/**
+ * A 503 without a hint of its own: a service that is down (restarting, redeployed) or did not answer
+ * in time. A restarted service answers again within a few seconds.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/** A 429 carries `retryAfterSeconds`, and a 503 carries it or a default; clients read it from the Retry-After header. */
 function retryAfterOf(error: ServiceError): Record<string, string> | undefined {
-  const seconds = error.retryAfterSeconds;
-  return error.status === 429 && typeof seconds === 'number' ? { 'retry-after': String(Math.max(1, Math.ceil(seconds))) } : undefined;
+  const seconds = error.retryAfterSeconds ?? (error.status === 503 ? UNAVAILABLE_RETRY_AFTER_SECONDS : undefined);
+  return (error.status === 429 || error.status === 503) && typeof seconds === 'number' ? { 'retry-after': String(Math.max(1, Math.ceil(seconds))) } : undefined;
 }
 
 /** Fastify's own rejections (before any handler runs) carry a status and an FST_ code: a stable code and our own words. */

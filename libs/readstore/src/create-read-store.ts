@@ -1,5 +1,4 @@
 import { EmbeddedReadStore } from './embedded';
-import { MongoReadStore } from './mongo-read-store';
 import { ReadStore } from './read-store.port';
 
 export interface ReadStoreConfig {
@@ -10,6 +9,10 @@ export interface ReadStoreConfig {
 
 /** MongoDB when a URL is configured (connection checked before returning), else the embedded store. */
 export async function createReadStore(config: ReadStoreConfig = {}): Promise<ReadStore> {
-  if (config.mongoUrl) return MongoReadStore.connect({ url: config.mongoUrl, dbName: config.dbName });
+  if (config.mongoUrl) {
+    // Loaded on use: the MongoDB driver would add to the start of every app that runs on the embedded store.
+    const { MongoReadStore } = await import('./mongo-read-store');
+    return MongoReadStore.connect({ url: config.mongoUrl, dbName: config.dbName });
+  }
   return new EmbeddedReadStore();
 }

@@ -1,6 +1,7 @@
 export * from './read-store.port';
 export { EmbeddedReadStore, EmbeddedStoreError } from './embedded';
-export { MongoReadStore } from './mongo-read-store';
+// MongoReadStore: through createReadStore, which loads the MongoDB driver only when it is used.
+export type { MongoReadStore } from './mongo-read-store';
 export type { MongoReadStoreOptions } from './mongo-read-store';
 export { createReadStore } from './create-read-store';
 export type { ReadStoreConfig } from './create-read-store';

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '@funnel/platform';
+import { ConfigError, captureLogs, loadConfig } from '@funnel/platform';
 import { selfSignedCertificate, tempDir } from '@funnel/testing';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import {
   outboundConfig,
   outboundHttpOptionsFrom,
   storeConfig,
+  warnOnOutboundPrivate,
 } from './config';
 
 describe('bootstrap admin configuration', () => {
@@ -93,6 +94,27 @@ describe('NATS access configuration', () => {
     expect((error as Error).message).not.toContain('secret-password-123');
   });
 
+  it.each(['nats://n:4222', 'n:4222', 'tls://n:4222', 'nats://u:p@n:4222', 'nats://a:4222, nats://b:4222,nats://c', '[::1]:4222', 'nats://n:4222/'])(
+    'takes NATS_URL=%s',
+    (value) => expect(loadConfig(natsConfig, { NATS_URL: value }).NATS_URL).toBe(value),
+  );
+
+  it.each(['nats//localhost:4222', 'http://n:4222', 'nats://', 'nats://n:port', 'nats://n:4222/path', 'nats://n:4222?x=1', ',', 'nats://a:4222,b c'])(
+    'refuses NATS_URL=%s at start with one clear line',
+    (value) => {
+      expect(() => loadConfig(natsConfig, { NATS_URL: value })).toThrow(
+        /^Invalid configuration: NATS_URL must be one or more NATS servers separated by commas, each host:port, nats:\/\/host:port or tls:\/\/host:port, got /,
+      );
+    },
+  );
+
+  it('refuses a malformed NATS_URL that holds credentials without echoing them', () => {
+    expect(() => loadConfig(natsConfig, { NATS_URL: 'http://user:secret-password-123@n:4222' })).toThrow(
+      /NATS_URL must be .* \(value hidden: it holds credentials\)$/,
+    );
+    expect(() => loadConfig(natsConfig, { NATS_URL: 'http://user:secret-password-123@n:4222' })).not.toThrow(/secret-password-123/);
+  });
+
   it('binds the ops port to all interfaces unless OPS_HOST says otherwise', () => {
     expect(loadConfig(opsConfig, {}).OPS_HOST).toBe('0.0.0.0');
     expect(loadConfig(opsConfig, { OPS_HOST: '127.0.0.1' }).OPS_HOST).toBe('127.0.0.1');
@@ -100,6 +122,11 @@ describe('NATS access configuration', () => {
 });
 
 describe('HTTP configuration', () => {
+  it('binds the HTTP port to loopback unless HOST says otherwise', () => {
+    expect(loadConfig(httpConfig, {}).HOST).toBe('127.0.0.1');
+    expect(loadConfig(httpConfig, { HOST: '0.0.0.0' }).HOST).toBe('0.0.0.0');
+  });
+
   it('reads TRUSTED_PROXIES as addresses and CIDR ranges, none by default', () => {
     expect(loadConfig(httpConfig, {}).TRUSTED_PROXIES).toEqual([]);
     expect(loadConfig(httpConfig, { TRUSTED_PROXIES: ' 10.0.0.0/8, 192.168.1.7 ,fd00::/8,::1 ' }).TRUSTED_PROXIES).toEqual([
@@ -155,6 +182,21 @@ describe('outbound configuration', () => {
     expect(loadConfig(outboundConfig, { OUTBOUND_ALLOW_PRIVATE: 'true' }).OUTBOUND_ALLOW_PRIVATE).toBe(true);
     expect(loadConfig(outboundConfig, { OUTBOUND_ALLOW_PRIVATE: 'false' }).OUTBOUND_ALLOW_PRIVATE).toBe(false);
     expect(() => loadConfig(outboundConfig, { OUTBOUND_ALLOW_PRIVATE: 'maybe' })).toThrow(/OUTBOUND_ALLOW_PRIVATE must be true or false/);
+  });
+
+  it('warns at start when OUTBOUND_ALLOW_PRIVATE lifts the address rule, and only then', () => {
+    const logs = captureLogs('app', 'info');
+    warnOnOutboundPrivate(loadConfig(outboundConfig, {}), logs.logger);
+    warnOnOutboundPrivate(loadConfig(outboundConfig, { OUTBOUND_ALLOW_PRIVATE: 'false' }), logs.logger);
+    expect(logs.entries).toEqual([]);
+    warnOnOutboundPrivate(loadConfig(outboundConfig, { OUTBOUND_ALLOW_PRIVATE: 'true' }), logs.logger);
+    expect(logs.entries).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        OUTBOUND_ALLOW_PRIVATE: true,
+        msg: expect.stringMatching(/^OUTBOUND_ALLOW_PRIVATE=true: .*never in production/),
+      }),
+    ]);
   });
 
   it('trusts the bundled CAs only, unless OUTBOUND_CA_FILE adds PEM certificates to them', () => {

@@ -12,6 +12,7 @@ import {
   DEFAULT_REPORTING_INBOX_PREFIX,
   INVALID_CONFIG_VALUE,
   LOG_LEVELS,
+  type Logger,
   NatsAccess,
   OutboundHttpOptions,
   int,
@@ -73,7 +74,11 @@ function removed(instead: string): ConfigRule<undefined> {
 
 export const httpConfig = {
   PORT: port({ default: 3000 }),
-  HOST: string({ default: '0.0.0.0' }),
+  /**
+   * The interface the HTTP port binds: loopback by default, so a first `npm start` is reachable from
+   * this machine only; the Docker image and the Kubernetes manifests set 0.0.0.0.
+   */
+  HOST: string({ default: '127.0.0.1' }),
   /**
    * The proxies in front of the gateway (ingress, load balancer): the client address is the rightmost
    * X-Forwarded-For entry that is not one of them. Login throttling and credential limits count by it.
@@ -162,9 +167,43 @@ export function gatewayOptionsFrom(config: Config<typeof httpConfig> & { ACCESS_
   };
 }
 
+const NATS_SCHEMES = ['nats:', 'tls:'];
+
+/** One NATS server as nats.js takes it: `[nats://|tls://][user:password@]host[:port]`, nothing after the port. */
+function isNatsServer(entry: string): boolean {
+  const withScheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(entry) ? entry : `nats://${entry}`;
+  if (!URL.canParse(withScheme)) return false;
+  const url = new URL(withScheme);
+  return NATS_SCHEMES.includes(url.protocol) && url.hostname !== '' && (url.pathname === '' || url.pathname === '/') && url.search === '' && url.hash === '';
+}
+
+const NATS_URL_DESCRIPTION = 'one or more NATS servers separated by commas, each host:port, nats://host:port or tls://host:port';
+
+/**
+ * NATS_URL: one server, or several of a cluster separated by commas. Checked at start like every other
+ * setting (a malformed value would otherwise show only as endless reconnect attempts); a refused value
+ * that holds credentials (`user:password@`) is not echoed.
+ */
+export function natsUrl(options: { optional: true }): ConfigRule<string | undefined>;
+export function natsUrl(): ConfigRule<string>;
+export function natsUrl(options: { optional?: boolean } = {}): ConfigRule<string | undefined> {
+  return {
+    description: NATS_URL_DESCRIPTION,
+    read(raw) {
+      if (raw === undefined) return options.optional ? undefined : INVALID_CONFIG_VALUE;
+      const servers = raw
+        .split(',')
+        .map((server) => server.trim())
+        .filter((server) => server !== '');
+      if (servers.length > 0 && servers.every(isNatsServer)) return raw;
+      if (raw.includes('@')) throw new ConfigError('NATS_URL', NATS_URL_DESCRIPTION, `must be ${NATS_URL_DESCRIPTION} (value hidden: it holds credentials)`);
+      return INVALID_CONFIG_VALUE;
+    },
+  };
+}
+
 export const natsConfig = {
-  /** One server URL, or several of a cluster separated by commas. */
-  NATS_URL: string(),
+  NATS_URL: natsUrl(),
   /** The largest request or reply carried over NATS (split into chunks under the server's max payload): 64 MiB. */
   RPC_MAX_MESSAGE_BYTES: int({ min: 65_536, max: 1024 * 1024 * 1024, default: 64 * 1024 * 1024 }),
   /** The app's NATS identity: a `.creds` file (JWT + nkey seed), or a user and password; none = anonymous. */
@@ -254,6 +293,18 @@ export function outboundHttpOptionsFrom(config: Config<typeof outboundConfig>): 
   const pem = readFileSync(file, 'utf8');
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError('OUTBOUND_CA_FILE', 'PEM', `must hold PEM certificates, got ${JSON.stringify(file)}`);
   return { allowPrivate: config.OUTBOUND_ALLOW_PRIVATE, ca: [...rootCertificates, pem] };
+}
+
+/**
+ * A warning at start when OUTBOUND_ALLOW_PRIVATE lifts the address rule (for apps whose configuration
+ * has it): webhook and domain-check requests may then reach this host and its private network.
+ */
+export function warnOnOutboundPrivate(config: object, logger: Pick<Logger, 'warn'>): void {
+  if ((config as Partial<Config<typeof outboundConfig>>).OUTBOUND_ALLOW_PRIVATE !== true) return;
+  logger.warn(
+    { OUTBOUND_ALLOW_PRIVATE: true },
+    'OUTBOUND_ALLOW_PRIVATE=true: outgoing requests to user-supplied addresses may reach loopback and private networks; for tests and development only, never in production',
+  );
 }
 
 /** Health and metrics port of the NATS-only services. */

@@ -4,7 +4,7 @@ import { ReportingSubjects } from '@funnel/contracts';
 import { DEFAULT_TRACKING_EDGE_INBOX_PREFIX, NatsServiceClient, createLogger, loadConfig, string } from '@funnel/platform';
 import { INGEST_INVALID_LISTED, type IngestHitsResult, createHitStore, ingestHits } from '@funnel/reporting-feature';
 import type { FieldError } from '@funnel/reporting-domain';
-import { natsAccessFrom, natsConfig, storeConfig } from './config';
+import { natsAccessFrom, natsConfig, natsUrl, storeConfig } from './config';
 import { REPORTING_FILE, reportingConfig } from './reporting-config';
 
 /** Hits per write (one `reporting.hits.ingest` message, or one SQLite transaction). */
@@ -40,7 +40,7 @@ export interface HitSink {
 const importConfig = {
   ...storeConfig,
   CLICKHOUSE_URL: reportingConfig.CLICKHOUSE_URL,
-  NATS_URL: string({ optional: true }),
+  NATS_URL: natsUrl({ optional: true }),
   RPC_MAX_MESSAGE_BYTES: natsConfig.RPC_MAX_MESSAGE_BYTES,
   NATS_CREDS_FILE: natsConfig.NATS_CREDS_FILE,
   NATS_USER: natsConfig.NATS_USER,

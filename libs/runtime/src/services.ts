@@ -48,11 +48,12 @@ import {
   scriptsInboxConfig,
   reportingInboxConfig,
   storeConfig,
+  warnOnOutboundPrivate,
 } from './config';
 import { Stores, openStores, storageReadinessCheck } from './stores';
 import { assetEventsConfig, assetEventsOptionsFrom, assetsInboxConfig, registerAssetEventRelayMetrics, startAssetEventRelay } from './asset-events';
 import { billingConfig, billingOptionsFrom } from './billing-config';
-import { RunningApp } from './standalone';
+import { RunningApp, listeningAddress } from './standalone';
 import { ReportingTesting, checkReportingConfig, jetStreamReportingParts, reportingConfig, reportingFeatureOptions } from './reporting-config';
 
 const serviceConfig = { ...commonConfig, ...natsConfig, ...opsConfig };
@@ -92,6 +93,7 @@ function natsServer(config: Config<typeof serviceConfig>, name: string): LeanSer
 async function startNatsService(options: NatsService): Promise<RunningApp> {
   const { name, service, config, stores } = options;
   const logger = createLogger(name, config.LOG_LEVEL);
+  warnOnOutboundPrivate(config, logger);
   const metrics = createMetricsRegistry({ defaultLabels: { app: name } });
   @Module({ imports: [options.module], controllers: [pingController(service)] })
   class NatsServiceModule {}
@@ -277,8 +279,8 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promis
   class GatewayAppModule {}
   const app = await createGatewayApp(GatewayAppModule, new PinoNestLogger(logger), { trustedProxies: config.TRUSTED_PROXIES, ...edge.http });
   await app.listen(config.PORT, config.HOST);
-  const port = (app.getHttpServer().address() as { port: number }).port;
-  logger.info({ port }, 'gateway listening');
+  const { host, port, url } = listeningAddress(app.getHttpServer());
+  logger.info({ host, port, url }, `gateway listening on ${url}`);
   return {
     port,
     async close() {

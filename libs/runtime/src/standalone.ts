@@ -1,3 +1,4 @@
+import { type AddressInfo, isIPv6 } from 'node:net';
 import { INestApplicationContext, Module } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
@@ -12,7 +13,6 @@ import {
   loadConfig,
   measureRequestHandlers,
   OutboundHttp,
-  string,
 } from '@funnel/platform';
 import { AssetSecretBox, AssetsFeatureModule, AssetsHealth, assetKindActions } from '@funnel/assets-feature';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
@@ -38,6 +38,8 @@ import {
   outboundHttpOptionsFrom,
   natsAccessFrom,
   natsConfig,
+  natsUrl,
+  warnOnOutboundPrivate,
 } from './config';
 import { openStores, storageReadinessCheck } from './stores';
 import { assetEventsConfig, assetEventsOptionsFrom, assetsInboxConfig, registerAssetEventRelayMetrics, startAssetEventRelay } from './asset-events';
@@ -56,12 +58,18 @@ export const standaloneConfig = {
   ...billingConfig,
   // With NATS_URL, the asset events go to JetStream as in distributed mode; nothing else uses NATS here.
   ...natsConfig,
-  NATS_URL: string({ optional: true }),
+  NATS_URL: natsUrl({ optional: true }),
   ...assetsInboxConfig,
   ...assetEventsConfig,
   ...reportingConfig,
 };
 export type StandaloneConfig = Config<typeof standaloneConfig>;
+
+/** Where an HTTP server listens, as the start log names it: `http://127.0.0.1:3000` (IPv6 in brackets). */
+export function listeningAddress(server: { address(): unknown }): { host: string; port: number; url: string } {
+  const { address, port } = server.address() as AddressInfo;
+  return { host: address, port, url: `http://${isIPv6(address) ? `[${address}]` : address}:${port}` };
+}
 
 export interface RunningApp {
   /** The HTTP port (gateway apps) or ops port (services). */
@@ -86,6 +94,7 @@ export async function startStandalone(
   const bootstrapAdmin = bootstrapAdminFrom(config);
   const edge = edgeOptionsFrom(config);
   const logger = createLogger('standalone', config.LOG_LEVEL);
+  warnOnOutboundPrivate(config, logger);
   const billing = billingOptionsFrom(config);
   const assetEvents = assetEventsOptionsFrom(config);
   const natsAccess = config.NATS_URL === undefined ? undefined : natsAccessFrom({ ...config, NATS_URL: config.NATS_URL });
@@ -133,13 +142,13 @@ export async function startStandalone(
   measureRequestHandlers(services, new RpcMetrics(metrics, 'server'));
   await app.startAllMicroservices();
   await app.listen(config.PORT, config.HOST);
-  const port = (app.getHttpServer().address() as { port: number }).port;
+  const { host, port, url } = listeningAddress(app.getHttpServer());
   const relay =
     config.NATS_URL === undefined
       ? undefined
       : startAssetEventRelay({ eventStore: stores.eventStore, natsUrl: config.NATS_URL, access: natsAccess!, ...assetEvents, logger });
   if (relay) registerAssetEventRelayMetrics(metrics, relay, stores.eventStore);
-  logger.info({ port, dataDir: config.DATA_DIR, assetEventRelay: relay !== undefined }, 'funnel-service standalone listening');
+  logger.info({ host, port, url, dataDir: config.DATA_DIR, assetEventRelay: relay !== undefined }, `funnel-service standalone listening on ${url}`);
   return {
     app,
     context: app,

@@ -363,13 +363,15 @@ describe('/v1 in distributed mode when a service is down', () => {
     await d?.cleanup();
   });
 
-  it('answers 503 within 5 s instead of hanging', async () => {
+  it('answers 503 with Retry-After within 5 s instead of hanging', async () => {
     expect((await d.api.call('GET', '/visitortag/list/')).status).toBe(200);
     await d.stopService!('assets');
     const started = Date.now();
     const res = await d.api.call('GET', '/visitortag/list/');
     expect(res.status).toBe(503);
     expect(res.body.code).toBe('SERVICE.UNAVAILABLE');
+    // A client knows when to try again: a restarted service answers within seconds.
+    expect(res.headers.get('retry-after')).toBe('5');
     expect(Date.now() - started).toBeLessThan(5000);
   });
 });

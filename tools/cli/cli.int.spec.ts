@@ -1,0 +1,106 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type NatsConnection, connect } from 'nats';
+import { ASSET_EVENTS_STREAM, ASSET_EVENTS_SUBJECTS } from '@funnel/contracts';
+import { ensureReaders } from '@funnel/assets-feature';
+import { type RunningNatsServer, startNatsServer, waitUntil } from '@funnel/testing';
+import { CLI_COMMANDS } from './commands';
+
+const root = resolve(__dirname, '..', '..');
+
+/** `npm run <npmArgs...>` in the repository, as a user types it; stdout in lines as they come. */
+function npmRun(
+  npmArgs: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): { child: ChildProcess; lines: string[]; stderr: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
+  const child = spawn('npm', ['run', ...npmArgs], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  let pending = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    const parts = (pending + chunk.toString()).split('\n');
+    pending = parts.pop()!;
+    lines.push(...parts);
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));
+  return { child, lines, stderr: () => stderr, exited };
+}
+
+/** The process ids below `pid` (Linux /proc), e.g. the node process that `npm run` started. */
+function descendants(pid: number): number[] {
+  const tasks = `/proc/${pid}/task`;
+  if (!existsSync(tasks)) return [];
+  const children = readdirSync(tasks).flatMap((tid) => {
+    try {
+      return readFileSync(`${tasks}/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    } catch {
+      return [];
+    }
+  });
+  return children.flatMap((child) => [child, ...descendants(child)]);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('npm run cli', () => {
+  it('-- --help lists every command on a line of its own and exits 0', async () => {
+    const run = npmRun(['cli', '--', '--help']);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    for (const { name } of CLI_COMMANDS) expect(run.lines.filter((line) => line.trim().startsWith(`${name} `))).toHaveLength(1);
+  });
+
+  it('-- <command> --help prints its usage and exits 0', async () => {
+    const run = npmRun(['cli', '--', 'hits:import', '--help']);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    expect(run.lines).toContain(CLI_COMMANDS.find(({ name }) => name === 'hits:import')!.usage);
+  });
+
+  describe('-s cli -- events:tail', () => {
+    let nats: RunningNatsServer;
+    let nc: NatsConnection;
+    let pids: number[] = [];
+
+    beforeAll(async () => {
+      nats = await startNatsServer({ jetstream: true });
+      nc = await connect({ servers: nats.url });
+      const jsm = await nc.jetstreamManager();
+      await jsm.streams.add({ name: ASSET_EVENTS_STREAM, subjects: [ASSET_EVENTS_SUBJECTS] });
+      // The reader's durable consumer, as assets-service creates it (ASSET_EVENTS_READERS).
+      await ensureReaders(jsm, ['events-reader']);
+      const js = nc.jetstream();
+      for (const tagName of ['one', 'two']) {
+        await js.publish('assets.events.visitortag.VisitorTagCreated', JSON.stringify({ kind: 'visitortag', type: 'VisitorTagCreated', tagName }));
+      }
+    });
+    afterAll(async () => {
+      // A process the signal did not reach would outlive the test.
+      for (const pid of pids) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+      await nc?.close();
+      await nats?.stop();
+    });
+
+    it('prints only JSON lines on stdout, and SIGTERM reaches the tail, which stops and exits 0', async () => {
+      // A trailing comma in NATS_URL is no extra server.
+      const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: process.env['HOME'], NATS_URL: `${nats.url},` };
+      const run = npmRun(['-s', 'cli', '--', 'events:tail'], env);
+      await waitUntil(async () => run.lines.length >= 2, 'the tail printed both events', { timeoutMs: 30_000 });
+      pids = descendants(run.child.pid!);
+      expect(pids.length).toBeGreaterThan(0);
+
+      run.child.kill('SIGTERM');
+
+      expect(await run.exited).toEqual({ code: 0, signal: null });
+      expect(run.lines.map((line) => (JSON.parse(line) as { tagName: string }).tagName)).toEqual(['one', 'two']);
+      expect(pids.filter(isAlive)).toEqual([]);
+    });
+  });
+});

@@ -53,10 +53,10 @@ const ERROR_SCHEMAS: Record<string, Schema> = {
   },
 };
 
-const RETRY_AFTER = { 'Retry-After': { description: 'seconds to wait (429)', schema: { type: 'integer' } } };
+const RETRY_AFTER = { 'Retry-After': { description: 'seconds to wait before retrying (429, 503)', schema: { type: 'integer' } } };
 const ERROR_RESPONSES = {
   Error: {
-    description: 'an error: 400 bad input (nothing stored), 401, 403, 404, 409, 412, 413, 415, 429 (with Retry-After), 503',
+    description: 'an error: 400 bad input (nothing stored), 401, 403, 404, 409, 412, 413, 415, 429 (with Retry-After), 503 (with Retry-After), 507 STORE.FULL',
     headers: RETRY_AFTER,
     content: { 'application/json': { schema: { $ref: `${SCHEMA_REF_PREFIX}Error` } } },
   },

@@ -135,8 +135,8 @@ export class CustomEventUploadHitDto {
   @IsString() @IsAssetId() hitId!: string;
   @IsInt() @Min(1) @Max(REPORTING_LIMITS.customEventNumberMax) eventNumber!: number;
   @IsOptional() @IsInt() @Min(1) @Max(REPORTING_LIMITS.customEventCountMax) count?: number;
-  /** ISO 8601: when the events happened. */
-  @IsString() @IsISO8601({ strict: true }) time!: string;
+  /** ISO 8601: when the events happened; default: the job's `queuedAt` (when the update was accepted), as a conversion's. */
+  @IsOptional() @IsString() @IsISO8601({ strict: true }) time?: string;
 }
 
 /** PUT /reporting/update/customevents/ */

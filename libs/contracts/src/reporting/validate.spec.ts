@@ -80,16 +80,30 @@ describe('reporting update validation', () => {
         hits: [
           { hitId: H1, eventNumber: 1, time: T },
           { hitId: H2, eventNumber: 11, time: T },
-          { hitId: H3, eventNumber: 2, count: 'x' },
+          { hitId: H3, eventNumber: 2, count: 'x', time: 'soon' },
         ],
       }),
     );
-    expect(fields(error)).toEqual(['hits[1].eventNumber:max', 'hits[2].count:isInt', 'hits[2].time:required']);
+    expect(fields(error)).toEqual(['hits[1].eventNumber:max', 'hits[2].count:isInt', 'hits[2].time:isIso8601']);
     expect(error.message).toBe('invalid body: hits[1].eventNumber must not be greater than 10');
     expect(fields(failure(() => parseCustomEventsUpdate({ hits: Array.from({ length: 11 }, () => ({ hitId: H1, eventNumber: 1, time: T })) })))).toEqual([
       'hits:arrayMaxSize',
     ]);
     expect(parseCustomEventsUpdate({ hits: [{ hitId: H1, eventNumber: 3, time: T }] }).hits).toEqual([{ hitId: H1, eventNumber: 3, count: 1, time: T }]);
+  });
+
+  it("takes a custom-events row without a time (the job's queuedAt, as a conversion's)", () => {
+    expect(
+      parseCustomEventsUpdate({
+        hits: [
+          { hitId: H1, eventNumber: 3 },
+          { hitId: H2, eventNumber: 4, time: null },
+        ],
+      }).hits,
+    ).toEqual([
+      { hitId: H1, eventNumber: 3, count: 1 },
+      { hitId: H2, eventNumber: 4, count: 1 },
+    ]);
   });
 
   const cost = { funnelIDs: [ID], trafficSourceIDs: [], timeStart: '2026-01-01T00:00:00Z', timeEnd: '2026-01-02T00:00:00Z' };

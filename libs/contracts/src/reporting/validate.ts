@@ -38,7 +38,8 @@ export interface CustomEventRow {
   hitId: string;
   eventNumber: number;
   count: number;
-  time: string;
+  /** ISO 8601, or undefined: the job's `queuedAt`. */
+  time?: string;
 }
 
 export interface CustomEventsUpdate {
@@ -241,7 +242,7 @@ export function parseCustomEventsUpdate(body: unknown): CustomEventsUpdate {
       hitId: row.hitId,
       eventNumber: row.eventNumber,
       count: row.count ?? 1,
-      time: row.time,
+      ...(row.time !== undefined ? { time: row.time } : {}),
     })),
     postbackCalls: dto.postbackCalls ?? 'none',
     disablePostbacks: dto.disablePostbacks ?? false,

@@ -1,6 +1,14 @@
 import { ServiceError } from '../errors';
 import { decimalText } from './updates';
-import { isIsoTime, parseConversionsUpdate, parseCostUpdate, parseCustomEventsUpdate, parseResetUpdate } from './validate';
+import {
+  CONVERSION_ROWS_PER_SLICE,
+  isIsoTime,
+  parseConversionsUpdate,
+  parseConversionsUpdateInSlices,
+  parseCostUpdate,
+  parseCustomEventsUpdate,
+  parseResetUpdate,
+} from './validate';
 
 const ID = '0AbCdEfGhIjK';
 const T = '2026-11-20T10:00:00Z';
@@ -72,6 +80,16 @@ describe('reporting update validation', () => {
         ),
       ),
     ).toEqual(['hits[1].extra:unknownField', 'hits[1].hitId:isAssetId', 'hits[1].payout:isDecimal', 'hits[2].hitId:required', 'hits[2].time:isIso8601']);
+  });
+
+  it('checks a 10,000-row conversions body in slices, letting the caller yield between them, to the same result and errors', async () => {
+    const rows = Array.from({ length: 10_000 }, (_, i) => ({ hitId: H1, payout: i % 7, transactionId: `T${i}` }));
+    let yields = 0;
+    const between = async () => void (yields += 1);
+    expect(await parseConversionsUpdateInSlices({ hits: rows }, between)).toEqual(parseConversionsUpdate({ hits: rows }));
+    expect(yields).toBe(10_000 / CONVERSION_ROWS_PER_SLICE - 1);
+    const bad = [...rows.slice(0, 9000), { hitId: 'a b', payout: 1 }, ...rows.slice(9001)];
+    await expect(parseConversionsUpdateInSlices({ hits: bad }, between)).rejects.toMatchObject({ details: [{ field: 'hits[9000].hitId', code: 'isAssetId' }] });
   });
 
   it('rejects a custom-events batch naming each bad row index and field', () => {

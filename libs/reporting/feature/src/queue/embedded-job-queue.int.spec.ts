@@ -115,6 +115,33 @@ describe('EmbeddedJobQueue', () => {
     dir.remove();
   });
 
+  it('writes a multi-MB job while the event loop keeps running (a worker thread), refusing its id again as a duplicate', async () => {
+    const dir = tempDir('embedded-job-queue-large');
+    const queue = new EmbeddedJobQueue({ ...options, filename: join(dir.path, 'queue.sqlite') });
+    const rows = Array.from({ length: 10_000 }, (_, i) => ({ hitId: `hit-${i}`, transactionId: `${i}-${'é'.repeat(250)}`, payout: i }));
+    const large = { ...envelope('job-large'), payload: { rows } };
+    let turns = 0;
+    let counting = true;
+    const turn = () => {
+      if (!counting) return;
+      turns += 1;
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+    // Stringifying stays on the event loop; the INSERT of the ~5 MB row does not.
+    const stored = await queue.enqueue([large]);
+    counting = false;
+    expect(stored).toEqual({ duplicates: [] });
+    expect(turns).toBeGreaterThan(0);
+    expect(await queue.enqueue([large, envelope('job-small')])).toEqual({ duplicates: ['job-large'] });
+    const deliveries: JobDelivery[] = [];
+    await queue.consume(async (d) => void deliveries.push(d));
+    await waitFor(() => deliveries.length === 2);
+    expect(deliveries.map((d) => d.job)).toEqual([large, envelope('job-small')]);
+    await queue.close();
+    dir.remove();
+  });
+
   it('keeps each queue in its own table of a file shared with other data, readable by its owner only', async () => {
     const dir = tempDir('embedded-job-queue-shared');
     const filename = join(dir.path, 'data.sqlite');

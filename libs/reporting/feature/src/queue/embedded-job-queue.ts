@@ -1,5 +1,6 @@
 import { openPrivateSqlite, type SqliteDurability } from '@funnel/eventstore';
 import Database from 'better-sqlite3';
+import { OffThreadEnqueue, type EncodedJob } from './off-thread-enqueue';
 import { QueueFileOwner } from './queue-file-owner';
 import {
   AccountChanges,
@@ -35,6 +36,8 @@ export interface EmbeddedJobQueueOptions extends JobQueueOptions {
 }
 
 const DEFAULT_POLL_INTERVAL_MS = 1000;
+/** An enqueue whose payloads add up to more than this many characters is written from a worker thread. */
+const OFF_THREAD_ENQUEUE_CHARS = 256 * 1024;
 /** Done rows older than the dedupe window are deleted at most this often. */
 const PRUNE_INTERVAL_MS = 30_000;
 
@@ -62,7 +65,8 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
   private readonly pollIntervalMs: number;
   private readonly db: Database.Database;
   private readonly insert: Database.Statement<unknown[]>;
-  private readonly enqueueTransaction: Database.Transaction<(jobs: readonly JobEnvelope<P>[], now: number) => string[]>;
+  private readonly enqueueTransaction: Database.Transaction<(jobs: readonly EncodedJob[], now: number) => string[]>;
+  private readonly offThread: OffThreadEnqueue | undefined;
   private readonly claim: Database.Statement<[number, number, number], ClaimedRow>;
   private readonly finish: Database.Statement<[number, number]>;
   private readonly postpone: Database.Statement<[number, number, number]>;
@@ -117,19 +121,22 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
     }
 
     // A finished job whose id left the dedupe window may be enqueued again: the conflicting row is reset.
-    this.insert = this.db.prepare(
-      `INSERT INTO ${table} (job_id, type, account_id, queued_at, payload, enqueued_ms, available_ms)
+    const insertSql = `INSERT INTO ${table} (job_id, type, account_id, queued_at, payload, enqueued_ms, available_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (job_id) DO UPDATE SET
          type = excluded.type, account_id = excluded.account_id, queued_at = excluded.queued_at, payload = excluded.payload,
          enqueued_ms = excluded.enqueued_ms, available_ms = excluded.available_ms, attempts = 0, done_ms = NULL, ${LEASE_COLUMN} = NULL
-       WHERE done_ms IS NOT NULL AND enqueued_ms < ?`,
-    );
-    this.enqueueTransaction = this.db.transaction((jobs: readonly JobEnvelope<P>[], now: number) => {
+       WHERE done_ms IS NOT NULL AND enqueued_ms < ?`;
+    this.insert = this.db.prepare(insertSql);
+    this.offThread =
+      options.filename === ':memory:'
+        ? undefined
+        : new OffThreadEnqueue({ filename: options.filename, insertSql, synchronous: options.durability === 'full' ? 'FULL' : 'NORMAL' });
+    this.enqueueTransaction = this.db.transaction((jobs: readonly EncodedJob[], now: number) => {
       const windowStart = now - this.options.dedupeWindowMs;
       const duplicates: string[] = [];
       for (const job of jobs) {
-        const { changes } = this.insert.run(job.jobId, job.type, job.accountId, job.queuedAt, JSON.stringify(job.payload), now, now, windowStart);
+        const { changes } = this.insert.run(job.jobId, job.type, job.accountId, job.queuedAt, job.payload, now, now, windowStart);
         if (changes === 0) duplicates.push(job.jobId);
       }
       return duplicates;
@@ -159,7 +166,20 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
   async enqueue(jobs: readonly JobEnvelope<P>[]): Promise<{ duplicates: string[] }> {
     if (this.closing) throw new Error(`job queue ${this.options.name} is closed`);
     jobs.forEach(assertEnqueueable);
-    const duplicates = this.enqueueTransaction.immediate(jobs, Date.now());
+    const encoded: EncodedJob[] = jobs.map(({ jobId, type, accountId, queuedAt, payload }) => ({
+      jobId,
+      type,
+      accountId,
+      queuedAt,
+      payload: JSON.stringify(payload),
+    }));
+    const now = Date.now();
+    const chars = encoded.reduce((sum, job) => sum + job.payload.length, 0);
+    // A multi-MB INSERT holds SQLite (and the thread calling it) for 50-100 ms: not on the event loop.
+    const duplicates =
+      this.offThread && chars > OFF_THREAD_ENQUEUE_CHARS
+        ? await this.offThread.enqueue(encoded, now, now - this.options.dedupeWindowMs)
+        : this.enqueueTransaction.immediate(encoded, now);
     if (duplicates.length < jobs.length) this.wakeSoon();
     return { duplicates };
   }
@@ -184,6 +204,7 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
       this.closing = true;
       clearTimeout(this.timer);
       while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+      await this.offThread?.close();
       this.db.close();
       this.owner?.release();
     })();

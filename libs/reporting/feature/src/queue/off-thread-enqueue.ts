@@ -1,0 +1,90 @@
+import { Worker } from 'node:worker_threads';
+
+/** One job as the INSERT takes it: the payload already JSON text. */
+export interface EncodedJob {
+  jobId: string;
+  type: string;
+  accountId: string;
+  queuedAt: string;
+  payload: string;
+}
+
+/**
+ * The worker thread's code (plain JavaScript, evaluated: no transpiler needed in the thread): its
+ * own connection to the queue file, the same INSERT in one IMMEDIATE transaction as the queue's own.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.sqlite);
+const db = new Database(workerData.filename);
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = ' + workerData.synchronous);
+db.pragma('busy_timeout = 5000');
+const insert = db.prepare(workerData.insertSql);
+const enqueue = db.transaction((jobs, now, windowStart) =>
+  jobs.filter((job) => insert.run(job.jobId, job.type, job.accountId, job.queuedAt, job.payload, now, now, windowStart).changes === 0).map((job) => job.jobId),
+);
+parentPort.on('message', ({ id, jobs, now, windowStart }) => {
+  try {
+    parentPort.postMessage({ id, duplicates: enqueue.immediate(jobs, now, windowStart) });
+  } catch (error) {
+    parentPort.postMessage({ id, error: error instanceof Error ? error.message : String(error) });
+  }
+});
+`;
+
+/**
+ * Writes large jobs to the embedded queue's file from a worker thread: the INSERT of a multi-MB
+ * payload takes SQLite 50-100 ms, which on the main thread every other request would wait out.
+ * Started on the first large enqueue; holds the process open only while a write is under way.
+ */
+export class OffThreadEnqueue {
+  private worker: Worker | undefined;
+  private readonly pending = new Map<number, { resolve: (duplicates: string[]) => void; reject: (error: Error) => void }>();
+  private nextId = 0;
+
+  constructor(private readonly setup: { filename: string; insertSql: string; synchronous: 'NORMAL' | 'FULL' }) {}
+
+  /** Stores the jobs (one transaction) and answers the ids refused as duplicates, as the queue's own enqueue does. */
+  enqueue(jobs: readonly EncodedJob[], now: number, windowStart: number): Promise<string[]> {
+    const worker = this.started();
+    const id = this.nextId++;
+    return new Promise<string[]>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.ref();
+      worker.postMessage({ id, jobs, now, windowStart });
+    });
+  }
+
+  /** Waits for the writes under way, then stops the thread. */
+  async close(): Promise<void> {
+    while (this.pending.size > 0) await new Promise((resolve) => setImmediate(resolve));
+    await this.worker?.terminate();
+    this.worker = undefined;
+  }
+
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { ...this.setup, sqlite: require.resolve('better-sqlite3') },
+    });
+    worker.unref();
+    worker.on('message', ({ id, duplicates, error }: { id: number; duplicates?: string[]; error?: string }) => {
+      const waiting = this.pending.get(id);
+      this.pending.delete(id);
+      if (this.pending.size === 0) worker.unref();
+      if (error !== undefined) waiting?.reject(new Error(error));
+      else waiting?.resolve(duplicates ?? []);
+    });
+    const fail = (error: Error) => {
+      for (const waiting of this.pending.values()) waiting.reject(error);
+      this.pending.clear();
+      if (this.worker === worker) this.worker = undefined;
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the queue's writer thread exited (code ${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+}

@@ -285,6 +285,8 @@ export class QueueDelivery<P> implements JobDelivery<P> {
         hooks.onError(error);
       }
     }, hooks.keepAliveEveryMs);
+    // The handler's own work keeps the process alive, not its lease.
+    timer.unref();
     return () => clearInterval(timer);
   }
 }

@@ -1,6 +1,8 @@
 import { openPrivateSqlite, type SqliteDurability } from '@funnel/eventstore';
 import Database from 'better-sqlite3';
-import { OffThreadEnqueue, type EncodedJob } from './off-thread-enqueue';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { jsonInSlices } from './json-in-slices';
+import { OffThreadEnqueue, type EncodedJob, type SlicedJob } from './off-thread-enqueue';
 import { QueueFileOwner } from './queue-file-owner';
 import {
   AccountChanges,
@@ -166,20 +168,21 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
   async enqueue(jobs: readonly JobEnvelope<P>[]): Promise<{ duplicates: string[] }> {
     if (this.closing) throw new Error(`job queue ${this.options.name} is closed`);
     jobs.forEach(assertEnqueueable);
-    const encoded: EncodedJob[] = jobs.map(({ jobId, type, accountId, queuedAt, payload }) => ({
-      jobId,
-      type,
-      accountId,
-      queuedAt,
-      payload: JSON.stringify(payload),
-    }));
+    // A payload of thousands of rows is stringified a slice at a time, the event loop running between.
+    const sliced: SlicedJob[] = [];
+    for (const { jobId, type, accountId, queuedAt, payload } of jobs) {
+      sliced.push({ jobId, type, accountId, queuedAt, pieces: await jsonInSlices(payload, () => nextTurn()) });
+    }
     const now = Date.now();
-    const chars = encoded.reduce((sum, job) => sum + job.payload.length, 0);
+    const chars = sliced.reduce((sum, job) => sum + job.pieces.reduce((n, piece) => n + piece.length, 0), 0);
     // A multi-MB INSERT holds SQLite (and the thread calling it) for 50-100 ms: not on the event loop.
     const duplicates =
       this.offThread && chars > OFF_THREAD_ENQUEUE_CHARS
-        ? await this.offThread.enqueue(encoded, now, now - this.options.dedupeWindowMs)
-        : this.enqueueTransaction.immediate(encoded, now);
+        ? await this.offThread.enqueue(sliced, now, now - this.options.dedupeWindowMs)
+        : this.enqueueTransaction.immediate(
+            sliced.map(({ pieces, ...job }): EncodedJob => ({ ...job, payload: pieces.join('') })),
+            now,
+          );
     if (duplicates.length < jobs.length) this.wakeSoon();
     return { duplicates };
   }

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 
 /** One job as the INSERT takes it: the payload already JSON text. */
@@ -8,6 +9,9 @@ export interface EncodedJob {
   queuedAt: string;
   payload: string;
 }
+
+/** A job whose JSON payload is the concatenation of `pieces` (see jsonInSlices). */
+export type SlicedJob = Omit<EncodedJob, 'payload'> & { pieces: string[] };
 
 /**
  * The worker thread's code (plain JavaScript, evaluated: no transpiler needed in the thread): its
@@ -24,9 +28,19 @@ const insert = db.prepare(workerData.insertSql);
 const enqueue = db.transaction((jobs, now, windowStart) =>
   jobs.filter((job) => insert.run(job.jobId, job.type, job.accountId, job.queuedAt, job.payload, now, now, windowStart).changes === 0).map((job) => job.jobId),
 );
-parentPort.on('message', ({ id, jobs, now, windowStart }) => {
+const received = new Map();
+parentPort.on('message', ({ id, piece, jobs, now, windowStart }) => {
+  if (piece !== undefined) {
+    if (!received.has(id)) received.set(id, []);
+    received.get(id).push(piece);
+    return;
+  }
+  const pieces = received.get(id) || [];
+  received.delete(id);
   try {
-    parentPort.postMessage({ id, duplicates: enqueue.immediate(jobs, now, windowStart) });
+    let next = 0;
+    const encoded = jobs.map(({ pieceCount, ...job }) => ({ ...job, payload: pieces.slice(next, (next += pieceCount)).join('') }));
+    parentPort.postMessage({ id, duplicates: enqueue.immediate(encoded, now, windowStart) });
   } catch (error) {
     parentPort.postMessage({ id, error: error instanceof Error ? error.message : String(error) });
   }
@@ -45,15 +59,25 @@ export class OffThreadEnqueue {
 
   constructor(private readonly setup: { filename: string; insertSql: string; synchronous: 'NORMAL' | 'FULL' }) {}
 
-  /** Stores the jobs (one transaction) and answers the ids refused as duplicates, as the queue's own enqueue does. */
-  enqueue(jobs: readonly EncodedJob[], now: number, windowStart: number): Promise<string[]> {
+  /**
+   * Stores the jobs (one transaction) and answers the ids refused as duplicates, as the queue's own
+   * enqueue does. The payloads go to the thread piece by piece, a turn of the event loop between
+   * two (copying a multi-MB text to the thread in one message takes tens of milliseconds).
+   */
+  async enqueue(jobs: readonly SlicedJob[], now: number, windowStart: number): Promise<string[]> {
     const worker = this.started();
     const id = this.nextId++;
-    return new Promise<string[]>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      worker.ref();
-      worker.postMessage({ id, jobs, now, windowStart });
-    });
+    const answer = new Promise<string[]>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    worker.ref();
+    for (const job of jobs) {
+      for (const piece of job.pieces) {
+        worker.postMessage({ id, piece });
+        await nextTurn();
+      }
+    }
+    const meta = jobs.map(({ pieces, ...job }) => ({ ...job, pieceCount: pieces.length }));
+    worker.postMessage({ id, jobs: meta, now, windowStart });
+    return answer;
   }
 
   /** Waits for the writes under way, then stops the thread. */

@@ -219,6 +219,15 @@ async function main(): Promise<void> {
         `${(applied.rowsPerCpuSecond / applied.baselineRowsPerCpuSecond).toFixed(2)} of the baseline's rows per CPU second (${fmt(applied.baselineRowsPerCpuSecond)})`,
         '>= 20,000 rows/s',
       );
+      process.stdout.write("reporting: an account's small jobs applied one after the other (2,000 one-row conversion jobs)\n");
+      const { reportingDrainRate } = await import('./reporting-drain.bench');
+      const drained = await reportingDrainRate(2000);
+      record(
+        "reporting: an account's small jobs applied (standalone worker, 2,000 one-row jobs of one account, in acceptance order)",
+        `${fmt(drained.jobsPerSecond)} jobs/s; ${fmt(drained.jobsPerCpuSecond)} per CPU second`,
+        '',
+        '>= 200 jobs/s',
+      );
     }
     if (runs('relay')) {
       process.stdout.write('relay: 50,000 asset events from the embedded log into JetStream\n');

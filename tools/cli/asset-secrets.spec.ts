@@ -33,6 +33,6 @@ describe('npm run cli -- asset-secrets:create|rotate', () => {
   it('answers 2 with the usage without a file', async () => {
     const run = io();
     expect(await runAssetSecretsCli(['asset-secrets:rotate'], run.io)).toBe(2);
-    expect(run.err.join('\n')).toContain('usage: npm run cli -- asset-secrets:create <file>');
+    expect(run.err.join('\n')).toContain('usage: npm run -s cli -- asset-secrets:create <file>');
   });
 });

@@ -44,10 +44,27 @@ export function checkReportingConfig(config: Pick<Config<typeof reportingConfig>
   }
 }
 
-/** Postback deliveries: 5 attempts, the waits between them growing (seconds): 1, 5, 30, 120. */
-export const POSTBACK_QUEUE_OPTIONS = { ...ReportingQueues.postbacks, maxAttempts: 5, backoffMs: [1000, 5000, 30_000, 120_000], ackWaitMs: 30_000 };
-/** Update jobs: 5 attempts; a job may run up to 5 minutes before it is taken as lost. */
-export const UPDATE_QUEUE_OPTIONS = { ...ReportingQueues.updates, maxAttempts: 5, backoffMs: [1000, 5000, 30_000, 120_000], ackWaitMs: 300_000 };
+/**
+ * Both queues: a 15 s lease renewed every 5 s while a job runs, so a job cut by a crash is retaken
+ * about 15 s later on JetStream (by any replica) and at once by the restarted standalone process.
+ */
+const LEASE_MS = 15_000;
+/** Postback deliveries: 5 attempts, the waits between them growing (seconds): 1, 5, 30, 120; a GET hung for a minute is retried. */
+export const POSTBACK_QUEUE_OPTIONS = {
+  ...ReportingQueues.postbacks,
+  maxAttempts: 5,
+  backoffMs: [1000, 5000, 30_000, 120_000],
+  ackWaitMs: LEASE_MS,
+  maxRunMs: 60_000,
+};
+/** Update jobs: 5 attempts; a job hung for 5 minutes is taken as lost. */
+export const UPDATE_QUEUE_OPTIONS = {
+  ...ReportingQueues.updates,
+  maxAttempts: 5,
+  backoffMs: [1000, 5000, 30_000, 120_000],
+  ackWaitMs: LEASE_MS,
+  maxRunMs: 300_000,
+};
 
 /** The file of the embedded queues and hit warehouse (standalone, or a service without ClickHouse / JetStream). */
 export const REPORTING_FILE = 'reporting.sqlite';

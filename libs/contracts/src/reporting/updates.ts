@@ -193,8 +193,8 @@ export class CustomEventUploadHitDto {
   @IsString() @IsAssetId() hitId!: string;
   @IsInt() @Min(1) @Max(REPORTING_LIMITS.customEventNumberMax) eventNumber!: number;
   @IsOptional() @IsInt() @Min(1) @Max(REPORTING_LIMITS.customEventCountMax) count?: number;
-  /** RFC 3339 date-time with a zone: when the events happened. */
-  @IsString() @IsDateTime() time!: string;
+  /** RFC 3339 date-time with a zone: when the events happened; default: the job's `queuedAt` (when the update was accepted), as a conversion's. */
+  @IsOptional() @IsString() @IsDateTime() time?: string;
 }
 
 /** PUT /reporting/update/customevents/ */

@@ -2,7 +2,14 @@ import { ServiceError } from '../errors';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { ConvertedHitDto, decimalText, isDateTime } from './updates';
-import { parseConversionsUpdate, parseCostUpdate, parseCustomEventsUpdate, parseResetUpdate } from './validate';
+import {
+  CONVERSION_ROWS_PER_SLICE,
+  parseConversionsUpdate,
+  parseConversionsUpdateInSlices,
+  parseCostUpdate,
+  parseCustomEventsUpdate,
+  parseResetUpdate,
+} from './validate';
 
 const ID = '0AbCdEfGhIjK';
 const T = '2026-11-20T10:00:00Z';
@@ -76,22 +83,46 @@ describe('reporting update validation', () => {
     ).toEqual(['hits[1].extra:unknownField', 'hits[1].hitId:isAssetId', 'hits[1].payout:isDecimal', 'hits[2].hitId:required', 'hits[2].time:isIso8601']);
   });
 
+  it('checks a 10,000-row conversions body in slices, letting the caller yield between them, to the same result and errors', async () => {
+    const rows = Array.from({ length: 10_000 }, (_, i) => ({ hitId: H1, payout: i % 7, transactionId: `T${i}` }));
+    let yields = 0;
+    const between = async () => void (yields += 1);
+    expect(await parseConversionsUpdateInSlices({ hits: rows }, between)).toEqual(parseConversionsUpdate({ hits: rows }));
+    expect(yields).toBe(10_000 / CONVERSION_ROWS_PER_SLICE - 1);
+    const bad = [...rows.slice(0, 9000), { hitId: 'a b', payout: 1 }, ...rows.slice(9001)];
+    await expect(parseConversionsUpdateInSlices({ hits: bad }, between)).rejects.toMatchObject({ details: [{ field: 'hits[9000].hitId', code: 'isAssetId' }] });
+  });
+
   it('rejects a custom-events batch naming each bad row index and field', () => {
     const error = failure(() =>
       parseCustomEventsUpdate({
         hits: [
           { hitId: H1, eventNumber: 1, time: T },
           { hitId: H2, eventNumber: 11, time: T },
-          { hitId: H3, eventNumber: 2, count: 'x' },
+          { hitId: H3, eventNumber: 2, count: 'x', time: 'soon' },
         ],
       }),
     );
-    expect(fields(error)).toEqual(['hits[1].eventNumber:max', 'hits[2].count:isInt', 'hits[2].time:required']);
+    expect(fields(error)).toEqual(['hits[1].eventNumber:max', 'hits[2].count:isInt', 'hits[2].time:isIso8601']);
     expect(error.message).toBe('invalid body: hits[1].eventNumber must not be greater than 10');
     expect(fields(failure(() => parseCustomEventsUpdate({ hits: Array.from({ length: 11 }, () => ({ hitId: H1, eventNumber: 1, time: T })) })))).toEqual([
       'hits:arrayMaxSize',
     ]);
     expect(parseCustomEventsUpdate({ hits: [{ hitId: H1, eventNumber: 3, time: T }] }).hits).toEqual([{ hitId: H1, eventNumber: 3, count: 1, time: T }]);
+  });
+
+  it("takes a custom-events row without a time (the job's queuedAt, as a conversion's)", () => {
+    expect(
+      parseCustomEventsUpdate({
+        hits: [
+          { hitId: H1, eventNumber: 3 },
+          { hitId: H2, eventNumber: 4, time: null },
+        ],
+      }).hits,
+    ).toEqual([
+      { hitId: H1, eventNumber: 3, count: 1 },
+      { hitId: H2, eventNumber: 4, count: 1 },
+    ]);
   });
 
   const cost = { funnelIDs: [ID], trafficSourceIDs: [], timeStart: '2026-01-01T00:00:00Z', timeEnd: '2026-01-02T00:00:00Z' };

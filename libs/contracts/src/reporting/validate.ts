@@ -40,7 +40,8 @@ export interface CustomEventRow {
   hitId: string;
   eventNumber: number;
   count: number;
-  time: string;
+  /** ISO 8601, or undefined: the job's `queuedAt`. */
+  time?: string;
 }
 
 export interface CustomEventsUpdate {
@@ -160,12 +161,11 @@ const OPTIONAL_ROW_FIELDS = new Set(['hitId', 'payout', 'transactionId', 'time']
  * The rows of a conversions update, checked by hand (the rules of ConvertedHitDto, without an
  * object per row: this is the hot path of the reporting routes). Every bad row is reported.
  */
-function checkConvertedHits(rows: readonly unknown[], details: ErrorDetail[]): ConvertedHitRow[] {
-  const out: ConvertedHitRow[] = new Array(rows.length);
+function checkConvertedHits(rows: readonly unknown[], details: ErrorDetail[], out: ConvertedHitRow[], from = 0, to = rows.length): void {
   const report = (field: string, code: string, message: string) => {
     if (details.length < 20) details.push({ field, code, message });
   };
-  for (let i = 0; i < rows.length; i++) {
+  for (let i = from; i < to; i++) {
     const row = rows[i] as Record<string, unknown> | null;
     const at = `hits[${i}]`;
     if (row === null || typeof row !== 'object' || Array.isArray(row)) {
@@ -196,11 +196,38 @@ function checkConvertedHits(rows: readonly unknown[], details: ErrorDetail[]): C
     if (typeof time === 'string') converted.time = time;
     out[i] = converted;
   }
-  return out;
 }
 
 /** PUT /reporting/update/conversions/: 1..10,000 rows (more: 413 before anything else is read). */
 export function parseConversionsUpdate(body: unknown): ConversionsUpdate {
+  const { dto, rows } = conversionsHead(body);
+  const details: ErrorDetail[] = [];
+  const hits: ConvertedHitRow[] = new Array(rows.length);
+  checkConvertedHits(rows, details, hits);
+  return conversionsUpdateOf(dto, hits, details);
+}
+
+/** Rows of a conversions update checked in one slice by `parseConversionsUpdateInSlices`. */
+export const CONVERSION_ROWS_PER_SLICE = 2000;
+
+/**
+ * parseConversionsUpdate, checking the rows `CONVERSION_ROWS_PER_SLICE` at a time and awaiting
+ * `between()` between two slices (e.g. the next turn of the event loop), so that a 10,000-row body
+ * does not hold a server's event loop for its whole check.
+ */
+export async function parseConversionsUpdateInSlices(body: unknown, between: () => Promise<void>): Promise<ConversionsUpdate> {
+  const { dto, rows } = conversionsHead(body);
+  const details: ErrorDetail[] = [];
+  const hits: ConvertedHitRow[] = new Array(rows.length);
+  for (let from = 0; from < rows.length; from += CONVERSION_ROWS_PER_SLICE) {
+    if (from > 0) await between();
+    checkConvertedHits(rows, details, hits, from, Math.min(rows.length, from + CONVERSION_ROWS_PER_SLICE));
+  }
+  return conversionsUpdateOf(dto, hits, details);
+}
+
+/** The conversions update's fields but its rows, checked; its rows, not yet. */
+function conversionsHead(body: unknown): { dto: ConversionsUpdateDto; rows: unknown[] } {
   const rows = (body as { hits?: unknown } | null)?.hits;
   if (Array.isArray(rows) && rows.length > REPORTING_LIMITS.conversionRows) {
     const message = `hits must have at most ${REPORTING_LIMITS.conversionRows} rows, got ${rows.length}`;
@@ -212,8 +239,10 @@ export function parseConversionsUpdate(body: unknown): ConversionsUpdate {
       { field: 'hits', code: dto.hits === undefined ? 'required' : 'isArray', message: dto.hits === undefined ? 'hits is required' : 'hits must be an array' },
     ]);
   if (dto.hits.length === 0) refuse([{ field: 'hits', code: 'arrayMinSize', message: 'hits must contain at least 1 elements' }]);
-  const details: ErrorDetail[] = [];
-  const hits = checkConvertedHits(dto.hits, details);
+  return { dto, rows: dto.hits };
+}
+
+function conversionsUpdateOf(dto: ConversionsUpdateDto, hits: ConvertedHitRow[], details: ErrorDetail[]): ConversionsUpdate {
   if (details.length) refuse(details);
   return {
     hits,
@@ -232,7 +261,7 @@ export function parseCustomEventsUpdate(body: unknown): CustomEventsUpdate {
       hitId: row.hitId,
       eventNumber: row.eventNumber,
       count: row.count ?? 1,
-      time: row.time,
+      ...(row.time !== undefined ? { time: row.time } : {}),
     })),
     postbackCalls: dto.postbackCalls ?? 'none',
     disablePostbacks: dto.disablePostbacks ?? false,

@@ -7,8 +7,8 @@ export interface CustomEventRow {
   eventNumber: number;
   /** Whole number >= 1; default 1. */
   count?: number;
-  /** ISO 8601 (when the events happened; the warehouse keeps counts per hit). */
-  time: string;
+  /** ISO 8601 (when the events happened; the warehouse keeps counts per hit); default: the job's `queuedAt`. */
+  time?: string;
 }
 
 /** Adds the row's count (default 1) to the hit's count of event `eventNumber`. */

@@ -36,6 +36,27 @@ describe('parseHit (ingest)', () => {
     });
   });
 
+  it('takes decimals as JSON numbers as well as text, as the update routes take payouts', () => {
+    const result = parseHit({
+      ...valid(),
+      cost: 0.5,
+      conversions: [
+        { transactionId: 'T1', payout: 12, time: '2026-01-10T12:05:00Z' },
+        { transactionId: 'T2', payout: 2.125, time: '2026-01-10T12:06:00Z' },
+      ],
+    });
+    expect(result).toMatchObject({
+      ok: true,
+      value: {
+        cost: '0.5',
+        conversions: [
+          { transactionId: 'T1', payout: '12' },
+          { transactionId: 'T2', payout: '2.125' },
+        ],
+      },
+    });
+  });
+
   it.each([
     ['hitId', { hitId: 'short' }],
     ['visitorId', { visitorId: 'VISITOR0000!' }],
@@ -52,7 +73,10 @@ describe('parseHit (ingest)', () => {
     ['isEntrance', { isEntrance: 'yes' }],
     ['cost', { cost: '-1' }],
     ['cost', { cost: '1.1234567' }],
-    ['cost', { cost: 1 }],
+    ['cost', { cost: -2.5 }],
+    ['cost', { cost: 0.1234567 }],
+    ['cost', { cost: true }],
+    ['conversions[0].payout', { conversions: [{ transactionId: 'a', payout: -1, time: '2026-01-10T12:00:00Z' }] }],
     ['trackingFields.c21', { trackingFields: { c21: 'x' } }],
     ['trackingFields.external', { trackingFields: { external: 'x'.repeat(257) } }],
     ['conversions[0].payout', { conversions: [{ transactionId: 'a', payout: '-1', time: '2026-01-10T12:00:00Z' }] }],

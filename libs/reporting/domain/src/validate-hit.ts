@@ -1,4 +1,4 @@
-import { isValidAssetId } from '@funnel/contracts';
+import { decimalText, isValidAssetId } from '@funnel/contracts';
 import { isISO31661Alpha2, isISO8601 } from 'class-validator';
 import ipaddr from 'ipaddr.js';
 import { MONEY_TEXT, normalizeDecimal } from './decimal';
@@ -51,6 +51,18 @@ export function isCountryCode(value: unknown): value is string {
   return typeof value === 'string' && /^[A-Z]{2}$/.test(value) && isISO31661Alpha2(value);
 }
 
+/**
+ * Money as ingest takes it, as the update routes' `payout` does: a JSON number (`12.5`) or decimal
+ * text (`"12.50"`), >= 0 with at most 6 decimals (and 12 integer digits). Canonical text, or
+ * undefined when it is not one.
+ */
+export function moneyText(value: unknown): string | undefined {
+  const text = decimalText(value);
+  return text !== undefined && MONEY_TEXT.test(text) ? normalizeDecimal(text) : undefined;
+}
+
+const MONEY_RULE = 'must be a decimal >= 0 with up to 6 decimals (a JSON number or text)';
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -59,7 +71,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * Checks and normalizes a hit for ingest (`reporting.hits.ingest`, `hits:import`): ids in the asset-id
  * format (`idTrafficSource` may be `organic`, `idPage` may be ""), `countryCode` ISO 3166-1 alpha-2 or
  * "", `ip` an IPv4/IPv6 address or "" (anonymized), `time` ISO 8601 with a zone (stored as UTC),
- * `cost` and payouts decimal text >= 0 (6 decimals at most), custom event counts whole numbers >= 0
+ * `cost` and payouts decimals >= 0 (6 decimals at most; a JSON number or text, stored as canonical text), custom event counts whole numbers >= 0
  * keyed 1..10, tracking fields keyed by slot (`campaign`, `external`, `c1`..`c20`). `cost`,
  * `conversions`, `customEvents`, `postbackCalled` and `trackingFields` may be left out.
  */
@@ -99,8 +111,8 @@ export function parseHit(input: unknown): ParseResult<Hit> {
   const postbackCalled = input['postbackCalled'] ?? false;
   if (typeof postbackCalled !== 'boolean') fail('postbackCalled', 'must be a boolean');
 
-  const cost = input['cost'] ?? '0';
-  if (typeof cost !== 'string' || !MONEY_TEXT.test(cost)) fail('cost', 'must be decimal text >= 0 with up to 6 decimals');
+  const cost = moneyText(input['cost'] ?? '0');
+  if (cost === undefined) fail('cost', MONEY_RULE);
 
   const trackingFields: Record<string, string> = {};
   const rawFields = input['trackingFields'] ?? {};
@@ -123,12 +135,13 @@ export function parseHit(input: unknown): ParseResult<Hit> {
       const { transactionId = '', payout, time: conversionTime } = conversion;
       if (typeof transactionId !== 'string' || transactionId.length > TRANSACTION_ID_MAX)
         fail(`${at}.transactionId`, `must be a string of at most ${TRANSACTION_ID_MAX} characters`);
-      if (typeof payout !== 'string' || !MONEY_TEXT.test(payout)) fail(`${at}.payout`, 'must be decimal text >= 0 with up to 6 decimals');
+      const payoutText = moneyText(payout);
+      if (payoutText === undefined) fail(`${at}.payout`, MONEY_RULE);
       const when = parseIsoTime(conversionTime);
       if (when === undefined) fail(`${at}.time`, 'must be an ISO 8601 date-time with a time zone');
       if (conversions.some((other) => other.transactionId === transactionId)) fail(`${at}.transactionId`, 'is repeated');
-      if (typeof transactionId === 'string' && typeof payout === 'string' && MONEY_TEXT.test(payout) && when !== undefined)
-        conversions.push({ transactionId, payout: normalizeDecimal(payout), time: when });
+      if (typeof transactionId === 'string' && payoutText !== undefined && when !== undefined)
+        conversions.push({ transactionId, payout: payoutText, time: when });
     });
 
   const customEvents: Record<string, number> = {};
@@ -158,7 +171,7 @@ export function parseHit(input: unknown): ParseResult<Hit> {
       trackingFields,
       time: time!,
       isEntrance: isEntrance as boolean,
-      cost: normalizeDecimal(cost as string),
+      cost: cost!,
       conversions,
       customEvents,
       postbackCalled: postbackCalled as boolean,

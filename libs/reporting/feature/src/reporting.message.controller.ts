@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Controller, Inject, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { RpcErrorFilter } from '@funnel/platform';
@@ -6,7 +7,7 @@ import {
   ReportingSubjects,
   RpcRequest,
   ServiceError,
-  parseConversionsUpdate,
+  parseConversionsUpdateInSlices,
   parseCostUpdate,
   parseCustomEventsUpdate,
   parseResetUpdate,
@@ -49,8 +50,10 @@ export class ReportingMessageController {
   ) {}
 
   @MessagePattern(ReportingSubjects.conversions)
-  conversions(@Payload() request: ReportingRequest) {
-    return this.accept(request, { type: 'conversions', update: parseConversionsUpdate(request?.body?.body) });
+  async conversions(@Payload() request: ReportingRequest) {
+    // Up to 10,000 rows: checked in slices, the event loop running between them.
+    const update = await parseConversionsUpdateInSlices(request?.body?.body, () => nextTurn());
+    return this.accept(request, { type: 'conversions', update });
   }
 
   @MessagePattern(ReportingSubjects.customEvents)

@@ -271,6 +271,38 @@ describe('reporting appliers', () => {
     });
   });
 
+  describe('a large job', () => {
+    /** Turns of the event loop taken while `run` runs: what a concurrent request gets. */
+    async function turnsDuring(run: () => Promise<unknown>): Promise<number> {
+      let turns = 0;
+      let running = true;
+      const turn = () => {
+        if (!running) return;
+        turns += 1;
+        setImmediate(turn);
+      };
+      setImmediate(turn);
+      await run();
+      running = false;
+      return turns;
+    }
+
+    it('lets the event loop run between its batches (a 5,000-row conversions job in 5 slices)', async () => {
+      await store.insertHits(Array.from({ length: 50 }, (_, i) => contractHit(100 + i)));
+      const hits = Array.from({ length: 5000 }, (_, i) => ({ hitId: hitId(100 + (i % 50)), payout: '1', transactionId: `T${i}` }));
+      const turns = await turnsDuring(() => applyConversions(store, job({ hits }), { ...depsWith(), batchSize: 1000 }));
+      expect(turns).toBeGreaterThanOrEqual(4);
+    });
+
+    it('lets the event loop run between its cost segments', async () => {
+      const segments = Array.from({ length: 5 }, () => ({ cost: '1', costType: 'costPerEntrance' as const }));
+      const turns = await turnsDuring(() =>
+        applyCost(store, job({ funnelIDs: [], trafficSourceIDs: [], timeStart: '2026-01-10T00:00:00Z', timeEnd: '2026-01-11T00:00:00Z', segments })),
+      );
+      expect(turns).toBeGreaterThanOrEqual(4);
+    });
+  });
+
   it('dispatches on the job type', async () => {
     const result = await applyReportingJob(
       store,

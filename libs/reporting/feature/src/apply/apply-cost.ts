@@ -1,20 +1,21 @@
 import { entranceQueryOf, segmentCosts, type Hit } from '@funnel/reporting-domain';
 import type { AppliedRow, HitStore } from '../hits/hit-store';
 import type { ApplyJob, ApplyResult, CostJobPayload } from './apply-types';
-import { errorMessage, recordedRows, summarize } from './job-rows';
+import { betweenSlices, errorMessage, recordedRows, summarize } from './job-rows';
 
 /**
  * Applies a cost job, one segment (row) at a time in its own store transaction: the segment's
  * entrances (the update's window, funnels and traffic sources with the segment's country and
  * tracking fields) get the per-entrance cost, or the whole-segment cost spread to the cent in hitId
  * order. A segment without entrances is a noop. Segments are applied in order, so where two cover
- * the same entrance the later one's cost stands.
+ * the same entrance the later one's cost stands. The event loop runs between two segments.
  */
 export async function applyCost(store: HitStore, job: ApplyJob<CostJobPayload>): Promise<ApplyResult> {
   const { accountId, jobId, payload } = job;
   const recorded = await recordedRows(store, accountId, jobId);
   for (let rowIndex = 0; rowIndex < payload.segments.length; rowIndex++) {
     if (recorded.has(rowIndex)) continue;
+    if (rowIndex > 0) await betweenSlices();
     const segment = payload.segments[rowIndex];
     const entrances = await store.findEntrances(accountId, entranceQueryOf(payload, segment));
     let row: AppliedRow;

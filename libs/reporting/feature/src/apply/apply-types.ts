@@ -61,7 +61,7 @@ export interface ApplyDeps {
   funnelPostback?(idFunnel: string, idTrafficSource: string): Promise<TrafficSourcePostbackSettings['postback'] | undefined>;
   /** A uniform draw in [0, 1) for `outgoingPostbackProbability` (default Math.random). */
   random?: () => number;
-  /** Rows applied per store transaction (default 1000). */
+  /** Rows applied per store transaction, one slice of the event loop (default 500). */
   batchSize?: number;
 }
 

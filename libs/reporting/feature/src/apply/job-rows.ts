@@ -1,9 +1,19 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { JobCounts } from '@funnel/contracts';
 import type { Hit, PostbackIntent } from '@funnel/reporting-domain';
 import type { AppliedRow, HitStore } from '../hits/hit-store';
 import { ApplyResult, MAX_JOB_ERRORS, ROW_ERROR_CODES, RowError } from './apply-types';
 
-const DEFAULT_BATCH_SIZE = 1000;
+const DEFAULT_BATCH_SIZE = 500;
+
+/**
+ * Lets the event loop run between two batches (or segments) of a job: a store whose calls do not
+ * leave the thread (SQLite) would otherwise apply a whole 10,000-row job in one turn, and in
+ * standalone every request waits meanwhile. A 500-row batch is one slice (about 20 ms of CPU here, 40-50 ms on a loaded 2-core machine).
+ */
+export function betweenSlices(): Promise<void> {
+  return nextTurn();
+}
 
 /** The rows of a job already recorded by an earlier delivery, by index. */
 export async function recordedRows(store: HitStore, accountId: string, jobId: string): Promise<Map<number, AppliedRow>> {
@@ -27,12 +37,12 @@ export function pendingBatches(count: number, recorded: Map<number, AppliedRow>,
 }
 
 /**
- * Applies a job whose rows each name one hit, in batches of `batchSize` rows (default 1,000): each batch reads its
+ * Applies a job whose rows each name one hit, in batches of `batchSize` rows (default 500): each batch reads its
  * hits, applies every row to its hit (a later row of the same hit sees the earlier row's change) and
  * commits the changed hits with the batch's rows in one store write, so a redelivered job skips what
  * was applied. A row whose hit is missing is `notFound`; one whose `change` throws is `failed` with
  * that error. `settle` gives an applied row's final hit and postbacks (default: the changed hit, no
- * postback); its errors stop the job, which is retried.
+ * postback); its errors stop the job, which is retried. The event loop runs between two batches.
  */
 export async function applyHitRows<Row extends { hitId: string }, Change extends { outcome: 'applied' | 'noop'; hit: Hit }>(
   store: HitStore,
@@ -45,7 +55,8 @@ export async function applyHitRows<Row extends { hitId: string }, Change extends
 ): Promise<ApplyResult> {
   const { accountId, jobId, rows: jobRows } = job;
   const recorded = await recordedRows(store, accountId, jobId);
-  for (const batch of pendingBatches(jobRows.length, recorded, job.batchSize ?? DEFAULT_BATCH_SIZE)) {
+  for (const [n, batch] of pendingBatches(jobRows.length, recorded, job.batchSize ?? DEFAULT_BATCH_SIZE).entries()) {
+    if (n > 0) await betweenSlices();
     const hits = new Map((await store.getHits(accountId, [...new Set(batch.map((index) => jobRows[index].hitId))])).map((hit) => [hit.hitId, hit]));
     const changed = new Map<string, Hit>();
     const rows: AppliedRow[] = [];

@@ -38,4 +38,13 @@ describe('ingestHits', () => {
     expect(result.invalid[0].errors[0]).toEqual({ field: 'extra0', message: 'is not a hit field' });
     await store.close();
   });
+
+  it('stores a cost and payouts sent as JSON numbers as exact decimal text (reporting.hits.ingest, hits:import)', async () => {
+    const store = new SqliteHitStore({ filename: ':memory:' });
+    const hit = { ...contractHit(1), cost: 0.35, conversions: [{ transactionId: 'T1', payout: 12.5, time: '2026-01-10T12:05:00Z' }] };
+    expect(await ingestHits(store, [hit])).toEqual({ inserted: 1, ignored: 0, invalid: [], invalidCount: 0 });
+    const [stored] = await store.getHits('ACCOUNT00001', [hit.hitId]);
+    expect([stored.cost, stored.conversions.map((c) => c.payout)]).toEqual(['0.35', ['12.5']]);
+    await store.close();
+  });
 });

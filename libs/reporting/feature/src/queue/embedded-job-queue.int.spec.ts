@@ -20,37 +20,126 @@ describeJobQueueContract('embedded (SQLite)', async () => {
 
 describe('EmbeddedJobQueue', () => {
   const options = { name: 'REPORTING_UPDATES', subjectPrefix: 'reporting.updates', ackWaitMs: 1000 };
+  /** A lease no test outlives: a job found again within the test was released, not timed out. */
+  const LONG_LEASE_MS = 600_000;
+  const envelope = (jobId: string, accountId = 'account-1') => ({
+    jobId,
+    type: 'conversions',
+    accountId,
+    payload: { rows: 3 },
+    queuedAt: '2026-01-01T00:00:00.000Z',
+  });
 
-  it('gives the job of a process killed mid-job to the next process once the lease ran out', async () => {
+  /** Starts fixtures/crash-mid-job.ts on the file: it takes the first job and dies (or, `hold`, keeps it); resolves with its delivery. */
+  async function childTakingFirstJob(filename: string, mode: 'crash' | 'hold') {
+    const child = spawn(
+      process.execPath,
+      [
+        '-r',
+        './tools/register.js',
+        join(__dirname, 'fixtures', 'crash-mid-job.ts'),
+        filename,
+        options.name,
+        options.subjectPrefix,
+        String(LONG_LEASE_MS),
+        mode,
+      ],
+      { cwd: join(__dirname, '../../../../..'), stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, killedBy) => resolve(killedBy)));
+    const line = await new Promise<string>((resolve, reject) => {
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes('\n')) resolve(stdout.split('\n')[0]);
+      });
+      child.once('exit', () => reject(new Error(`the child exited before taking a job: ${stdout}`)));
+    });
+    return { child, exited, delivery: JSON.parse(line) as JobDelivery };
+  }
+
+  it('gives the job of a process killed mid-job to the next process at once, its lease released, and the account order kept', async () => {
     const dir = tempDir('embedded-job-queue-crash');
     const filename = join(dir.path, 'queue.sqlite');
     const producer = new EmbeddedJobQueue({ ...options, filename });
-    await producer.enqueue([{ jobId: 'job-1', type: 'conversions', accountId: 'account-1', payload: { rows: 3 }, queuedAt: '2026-01-01T00:00:00.000Z' }]);
+    await producer.enqueue([envelope('job-1'), envelope('job-2')]);
     await producer.close();
 
-    const child = spawn(
-      process.execPath,
-      ['-r', './tools/register.js', join(__dirname, 'fixtures', 'crash-mid-job.ts'), filename, options.name, options.subjectPrefix, '1000'],
-      {
-        cwd: join(__dirname, '../../../../..'),
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, killedBy) => resolve(killedBy)));
-    expect(signal).toBe('SIGKILL');
-    expect(JSON.parse(stdout)).toMatchObject({ job: { jobId: 'job-1' }, attempt: 1 });
+    const { delivery, exited } = await childTakingFirstJob(filename, 'crash');
+    expect(await exited).toBe('SIGKILL');
+    expect(delivery).toMatchObject({ job: { jobId: 'job-1' }, attempt: 1 });
 
-    const restarted = new EmbeddedJobQueue({ ...options, filename, pollIntervalMs: 50 });
-    expect(await restarted.depth()).toBe(1);
+    // The dead process's lease has 10 minutes left: the restarted consumer releases it at start.
+    const restarted = new EmbeddedJobQueue({ ...options, ackWaitMs: LONG_LEASE_MS, filename, pollIntervalMs: 50 });
+    expect(await restarted.depth()).toBe(2);
     const deliveries: JobDelivery[] = [];
-    await restarted.consume(async (delivery) => void deliveries.push(delivery));
-    await waitFor(async () => deliveries.length === 1 && (await restarted.depth()) === 0);
+    await restarted.consume(
+      async (d) => {
+        if (!(await d.untilFirstOfAccount(10_000))) throw new Error(`${d.job.jobId} ran before an earlier job of its account`);
+        deliveries.push(d);
+      },
+      { concurrency: 2 },
+    );
+    await waitFor(async () => deliveries.length === 2 && (await restarted.depth()) === 0);
     expect(deliveries).toEqual([
-      { job: { jobId: 'job-1', type: 'conversions', accountId: 'account-1', payload: { rows: 3 }, queuedAt: '2026-01-01T00:00:00.000Z' }, attempt: 2 },
+      { job: envelope('job-1'), attempt: 2 },
+      { job: envelope('job-2'), attempt: 1 },
     ]);
     await restarted.close();
+    dir.remove();
+  });
+
+  it('refuses a second process consuming the file while the first runs, and takes over once it died', async () => {
+    const dir = tempDir('embedded-job-queue-owner');
+    const filename = join(dir.path, 'queue.sqlite');
+    const producer = new EmbeddedJobQueue({ ...options, filename });
+    await producer.enqueue([envelope('job-1')]);
+    await producer.close();
+
+    const { child, exited } = await childTakingFirstJob(filename, 'hold');
+    const second = new EmbeddedJobQueue({ ...options, ackWaitMs: LONG_LEASE_MS, filename, pollIntervalMs: 50 });
+    const deliveries: JobDelivery[] = [];
+    await expect(second.consume(async (d) => void deliveries.push(d))).rejects.toThrow(/consumed by another running process/);
+    // Enqueueing needs no ownership.
+    expect(await second.enqueue([envelope('job-2')])).toEqual({ duplicates: [] });
+
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    await second.consume(async (d) => void deliveries.push(d));
+    await waitFor(async () => deliveries.length === 2 && (await second.depth()) === 0);
+    expect(deliveries.map((d) => [d.job.jobId, d.attempt])).toEqual([
+      ['job-1', 2],
+      ['job-2', 1],
+    ]);
+    await second.close();
+    dir.remove();
+  });
+
+  it('writes a multi-MB job while the event loop keeps running (a worker thread), refusing its id again as a duplicate', async () => {
+    const dir = tempDir('embedded-job-queue-large');
+    const queue = new EmbeddedJobQueue({ ...options, filename: join(dir.path, 'queue.sqlite') });
+    const rows = Array.from({ length: 10_000 }, (_, i) => ({ hitId: `hit-${i}`, transactionId: `${i}-${'é'.repeat(250)}`, payout: i }));
+    const large = { ...envelope('job-large'), payload: { rows } };
+    let turns = 0;
+    let counting = true;
+    const turn = () => {
+      if (!counting) return;
+      turns += 1;
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+    // Stringifying stays on the event loop; the INSERT of the ~5 MB row does not.
+    const stored = await queue.enqueue([large]);
+    counting = false;
+    expect(stored).toEqual({ duplicates: [] });
+    expect(turns).toBeGreaterThan(0);
+    expect(await queue.enqueue([large, envelope('job-small')])).toEqual({ duplicates: ['job-large'] });
+    const deliveries: JobDelivery[] = [];
+    await queue.consume(async (d) => void deliveries.push(d));
+    await waitFor(() => deliveries.length === 2);
+    expect(deliveries.map((d) => d.job)).toEqual([large, envelope('job-small')]);
+    await queue.close();
+    dir.remove();
   });
 
   it('keeps each queue in its own table of a file shared with other data, readable by its owner only', async () => {

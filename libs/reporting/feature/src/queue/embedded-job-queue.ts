@@ -1,6 +1,11 @@
-import { openPrivateSqlite, writingTo, type SqliteDurability } from '@funnel/eventstore';
+import { openPrivateSqlite, storageErrorOf, writingTo, type SqliteDurability } from '@funnel/eventstore';
 import Database from 'better-sqlite3';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { jsonInSlices } from './json-in-slices';
+import { OffThreadEnqueue, type EncodedJob, type SlicedJob } from './off-thread-enqueue';
+import { QueueFileOwner } from './queue-file-owner';
 import {
+  AccountChanges,
   QueueDelivery,
   assertEnqueueable,
   consumerSlots,
@@ -25,14 +30,21 @@ export interface EmbeddedJobQueueOptions extends JobQueueOptions {
   /**
    * Longest an idle consumer sleeps before looking again (default 1000): enqueues through this
    * instance wake it at once, and it wakes when the next lease or backoff ends; the timer catches
-   * jobs enqueued through another connection to the file (another process, a CLI).
+   * jobs enqueued through another connection to the file (another process, a CLI). Also the
+   * longest a delivery in `untilFirstOfAccount` waits between two looks (the consuming process
+   * removes every job itself and wakes it at once; the poll is a safety net).
    */
   pollIntervalMs?: number;
 }
 
 const DEFAULT_POLL_INTERVAL_MS = 1000;
+/** An enqueue whose payloads add up to more than this many characters is written from a worker thread. */
+const OFF_THREAD_ENQUEUE_CHARS = 256 * 1024;
 /** Done rows older than the dedupe window are deleted at most this often. */
 const PRUNE_INTERVAL_MS = 30_000;
+
+/** Rows that may hold a lease of a version before the lease column: released when the column is added. */
+const LEASE_COLUMN = 'leased_until_ms';
 
 type ClaimedRow = [seq: number, jobId: string, type: string, accountId: string, payload: string, queuedAt: string, attempts: number];
 
@@ -40,25 +52,36 @@ type ClaimedRow = [seq: number, jobId: string, type: string, accountId: string, 
  * Durable job queue in a SQLite file (WAL), one table per queue (`job_queue_<name>`).
  *
  * A row is a job: enqueueing is one INSERT (a job id seen within the dedupe window is refused by the
- * UNIQUE index). Taking a job is one UPDATE that counts the attempt and moves `available_ms` to the
- * end of the lease (now + ackWaitMs), so a job whose process dies is taken again once the lease ran
- * out; a failure moves it to the end of the backoff instead. A finished job keeps its row without
- * payload until the dedupe window passed.
+ * UNIQUE index). Taking a job is one UPDATE that counts the attempt and sets its lease
+ * (`leased_until_ms`, and `available_ms` with it) to now + ackWaitMs, renewed every ackWaitMs / 3
+ * while the handler runs; a failure clears the lease and moves `available_ms` to the end of the
+ * backoff instead. A finished job keeps its row without payload until the dedupe window passed.
+ *
+ * One process consumes a file (QueueFileOwner: an OS-held lock beside it, dropped when the process
+ * dies): a second process's `consume` is refused, and the process that takes the file releases the
+ * leases it finds, left by a process that died mid-job, so those jobs run again at once rather than
+ * after their lease. Any number of processes may enqueue.
  */
 export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
   private readonly options: ResolvedQueueOptions;
   private readonly pollIntervalMs: number;
   private readonly db: Database.Database;
   private readonly insert: Database.Statement<unknown[]>;
-  private readonly enqueueTransaction: Database.Transaction<(jobs: readonly JobEnvelope<P>[], now: number) => string[]>;
-  private readonly claim: Database.Statement<[number, number], ClaimedRow>;
+  private readonly enqueueTransaction: Database.Transaction<(jobs: readonly EncodedJob[], now: number) => string[]>;
+  private readonly offThread: OffThreadEnqueue | undefined;
+  private readonly claim: Database.Statement<[number, number, number], ClaimedRow>;
   private readonly finish: Database.Statement<[number, number]>;
   private readonly postpone: Database.Statement<[number, number, number]>;
+  private readonly renew: Database.Statement<[number, number, number, number]>;
+  private readonly releaseLeases: Database.Statement<[number]>;
   private readonly countPending: Database.Statement<[], number>;
   private readonly earlierOfAccount: Database.Statement<[string, number], number>;
   private readonly nextAvailable: Database.Statement<[], number | null>;
   private readonly prune: Database.Statement<[number]>;
   private consumer: { handler: (delivery: JobDelivery<P>) => Promise<void>; options: JobConsumerOptions<P>; slots: DeliverySlots } | undefined;
+  private readonly filename: string;
+  private owner: QueueFileOwner | undefined;
+  private readonly accountChanges = new AccountChanges();
   private readonly inFlight = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private wakeScheduled = false;
@@ -69,6 +92,7 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
   constructor(options: EmbeddedJobQueueOptions) {
     this.options = resolveQueueOptions(options);
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.filename = options.filename;
     this.db = openPrivateSqlite(options.filename, options.durability);
 
     const table = `"job_queue_${this.options.name}"`;
@@ -83,41 +107,56 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
         enqueued_ms  INTEGER NOT NULL,
         available_ms INTEGER NOT NULL,
         attempts     INTEGER NOT NULL DEFAULT 0,
-        done_ms      INTEGER
+        done_ms      INTEGER,
+        ${LEASE_COLUMN} INTEGER
       );
       CREATE INDEX IF NOT EXISTS "job_queue_${this.options.name}_pending" ON ${table} (seq, available_ms) WHERE done_ms IS NULL;
       CREATE INDEX IF NOT EXISTS "job_queue_${this.options.name}_done" ON ${table} (enqueued_ms) WHERE done_ms IS NOT NULL;
       CREATE INDEX IF NOT EXISTS "job_queue_${this.options.name}_account" ON ${table} (account_id, seq) WHERE done_ms IS NULL;`);
 
+    const columns = this.db.prepare(`SELECT name FROM pragma_table_info('job_queue_${this.options.name}')`).pluck().all() as string[];
+    if (!columns.includes(LEASE_COLUMN)) {
+      // A file of the version before the lease column: its leases cannot be told from backoffs, so
+      // every job taken before is made available (a retry ahead of its backoff is harmless).
+      this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${LEASE_COLUMN} INTEGER;
+        UPDATE ${table} SET available_ms = 0 WHERE done_ms IS NULL AND attempts > 0;`);
+    }
+
     // A finished job whose id left the dedupe window may be enqueued again: the conflicting row is reset.
-    this.insert = this.db.prepare(
-      `INSERT INTO ${table} (job_id, type, account_id, queued_at, payload, enqueued_ms, available_ms)
+    const insertSql = `INSERT INTO ${table} (job_id, type, account_id, queued_at, payload, enqueued_ms, available_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (job_id) DO UPDATE SET
          type = excluded.type, account_id = excluded.account_id, queued_at = excluded.queued_at, payload = excluded.payload,
-         enqueued_ms = excluded.enqueued_ms, available_ms = excluded.available_ms, attempts = 0, done_ms = NULL
-       WHERE done_ms IS NOT NULL AND enqueued_ms < ?`,
-    );
-    this.enqueueTransaction = this.db.transaction((jobs: readonly JobEnvelope<P>[], now: number) => {
+         enqueued_ms = excluded.enqueued_ms, available_ms = excluded.available_ms, attempts = 0, done_ms = NULL, ${LEASE_COLUMN} = NULL
+       WHERE done_ms IS NOT NULL AND enqueued_ms < ?`;
+    this.insert = this.db.prepare(insertSql);
+    this.offThread =
+      options.filename === ':memory:'
+        ? undefined
+        : new OffThreadEnqueue({ filename: options.filename, insertSql, synchronous: options.durability === 'full' ? 'FULL' : 'NORMAL' });
+    this.enqueueTransaction = this.db.transaction((jobs: readonly EncodedJob[], now: number) => {
       const windowStart = now - this.options.dedupeWindowMs;
       const duplicates: string[] = [];
       for (const job of jobs) {
-        const { changes } = this.insert.run(job.jobId, job.type, job.accountId, job.queuedAt, JSON.stringify(job.payload), now, now, windowStart);
+        const { changes } = this.insert.run(job.jobId, job.type, job.accountId, job.queuedAt, job.payload, now, now, windowStart);
         if (changes === 0) duplicates.push(job.jobId);
       }
       return duplicates;
     });
     this.claim = this.db
-      .prepare<[number, number], ClaimedRow>(
-        `UPDATE ${table} SET attempts = attempts + 1, available_ms = ?
+      .prepare<[number, number, number], ClaimedRow>(
+        `UPDATE ${table} SET attempts = attempts + 1, available_ms = ?, ${LEASE_COLUMN} = ?
          WHERE seq = (SELECT seq FROM ${table} WHERE done_ms IS NULL AND available_ms <= ? ORDER BY seq LIMIT 1)
          RETURNING seq, job_id, type, account_id, payload, queued_at, attempts`,
       )
       .raw();
-    this.finish = this.db.prepare(`UPDATE ${table} SET done_ms = ?, payload = NULL WHERE seq = ? AND done_ms IS NULL`);
+    this.finish = this.db.prepare(`UPDATE ${table} SET done_ms = ?, payload = NULL, ${LEASE_COLUMN} = NULL WHERE seq = ? AND done_ms IS NULL`);
     // Only while the job still belongs to this delivery: after its lease ran out another one owns it.
-    // Also extends the lease of a delivery whose handler waits (the attempt is not counted again).
-    this.postpone = this.db.prepare(`UPDATE ${table} SET available_ms = ? WHERE seq = ? AND attempts = ? AND done_ms IS NULL`);
+    this.postpone = this.db.prepare(`UPDATE ${table} SET available_ms = ?, ${LEASE_COLUMN} = NULL WHERE seq = ? AND attempts = ? AND done_ms IS NULL`);
+    // Renews the lease of a running (or waiting) delivery; the attempt is not counted again.
+    this.renew = this.db.prepare(`UPDATE ${table} SET available_ms = ?, ${LEASE_COLUMN} = ? WHERE seq = ? AND attempts = ? AND done_ms IS NULL`);
+    // Run by the process that takes the file: every lease in it belongs to a process that died.
+    this.releaseLeases = this.db.prepare(`UPDATE ${table} SET available_ms = ?, ${LEASE_COLUMN} = NULL WHERE done_ms IS NULL AND ${LEASE_COLUMN} IS NOT NULL`);
     this.countPending = this.db.prepare<[], number>(`SELECT COUNT(*) FROM ${table} WHERE done_ms IS NULL`).pluck();
     this.earlierOfAccount = this.db
       .prepare<[string, number], number>(`SELECT EXISTS (SELECT 1 FROM ${table} WHERE account_id = ? AND done_ms IS NULL AND seq < ?)`)
@@ -129,8 +168,26 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
   async enqueue(jobs: readonly JobEnvelope<P>[]): Promise<{ duplicates: string[] }> {
     if (this.closing) throw new Error(`job queue ${this.options.name} is closed`);
     jobs.forEach(assertEnqueueable);
+    // A payload of thousands of rows is stringified a slice at a time, the event loop running between.
+    const sliced: SlicedJob[] = [];
+    for (const { jobId, type, accountId, queuedAt, payload } of jobs) {
+      sliced.push({ jobId, type, accountId, queuedAt, pieces: await jsonInSlices(payload, () => nextTurn()) });
+    }
+    const now = Date.now();
+    const chars = sliced.reduce((sum, job) => sum + job.pieces.reduce((n, piece) => n + piece.length, 0), 0);
+    // A multi-MB INSERT holds SQLite (and the thread calling it) for 50-100 ms: not on the event loop.
     // A full disk or read-only volume answers 507/503 (StorageUnavailableError), not a bare 500.
-    const duplicates = writingTo('job queue', () => this.enqueueTransaction.immediate(jobs, Date.now()));
+    const duplicates =
+      this.offThread && chars > OFF_THREAD_ENQUEUE_CHARS
+        ? await this.offThread.enqueue(sliced, now, now - this.options.dedupeWindowMs).catch((error: unknown) => {
+            throw storageErrorOf(error, 'job queue') ?? error;
+          })
+        : writingTo('job queue', () =>
+            this.enqueueTransaction.immediate(
+              sliced.map(({ pieces, ...job }): EncodedJob => ({ ...job, payload: pieces.join('') })),
+              now,
+            ),
+          );
     if (duplicates.length < jobs.length) this.wakeSoon();
     return { duplicates };
   }
@@ -138,7 +195,11 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
   async consume(handler: (delivery: JobDelivery<P>) => Promise<void>, options: JobConsumerOptions<P> = {}): Promise<void> {
     if (this.closing) throw new Error(`job queue ${this.options.name} is closed`);
     if (this.consumer) throw new Error(`job queue ${this.options.name} already has a consumer`);
-    this.consumer = { handler, options, slots: consumerSlots(options, () => this.wakeSoon()) };
+    const slots = consumerSlots(options, () => this.wakeSoon());
+    const owner = this.filename === ':memory:' ? undefined : QueueFileOwner.acquire(this.filename);
+    if (owner?.firstConsumerOf(this.options.name)) this.releaseLeases.run(Date.now());
+    this.owner = owner;
+    this.consumer = { handler, options, slots };
     this.pump();
   }
 
@@ -151,7 +212,9 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
       this.closing = true;
       clearTimeout(this.timer);
       while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+      await this.offThread?.close();
       this.db.close();
+      this.owner?.release();
     })();
     return this.closed;
   }
@@ -165,7 +228,7 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
     try {
       while (consumer.slots.free(this.inFlight.size) > 0) {
         const now = Date.now();
-        const row = this.claim.get(now + this.options.ackWaitMs, now);
+        const row = this.claim.get(now + this.options.ackWaitMs, now + this.options.ackWaitMs, now);
         if (!row) break;
         this.start(row);
       }
@@ -184,14 +247,20 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
 
   private start([seq, jobId, type, accountId, payload, queuedAt, attempt]: ClaimedRow): void {
     const consumer = this.consumer!;
-    let delivery: JobDelivery<P>;
+    let delivery: QueueDelivery<P>;
     try {
       delivery = new QueueDelivery({ jobId, type, accountId, queuedAt, payload: JSON.parse(payload) as P }, attempt, {
         slots: consumer.slots,
-        keepAlive: () => this.postpone.run(Date.now() + this.options.ackWaitMs, seq, attempt),
+        keepAlive: () => {
+          const leaseEnd = Date.now() + this.options.ackWaitMs;
+          this.renew.run(leaseEnd, leaseEnd, seq, attempt);
+        },
         keepAliveEveryMs: keepAliveEvery(this.options),
+        maxRunMs: this.options.maxRunMs,
         onError: (error) => report(consumer.options, error, delivery),
         isFirstOfAccount: async () => this.earlierOfAccount.get(accountId, seq) === 0,
+        accountChanges: this.accountChanges,
+        accountPollMs: this.pollIntervalMs,
       });
     } catch (error) {
       // Not written by this queue: nothing can ever handle it.
@@ -200,12 +269,15 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
       return;
     }
     consumer.slots.take();
+    const stopKeepingAlive = delivery.keepAlive();
     const running: Promise<void> = runDelivery(delivery, consumer.handler, consumer.options, this.options)
       .then((outcome) => this.settle(seq, attempt, outcome))
       .catch((error: unknown) => report(consumer.options, error, delivery))
       .finally(() => {
+        stopKeepingAlive();
         this.inFlight.delete(running);
         consumer.slots.give();
+        this.accountChanges.changed(accountId);
         this.pump();
       });
     this.inFlight.add(running);

@@ -45,7 +45,7 @@ describe('JetStreamJobQueue', () => {
   });
   const connections: NatsConnection[] = [];
   const queues: JetStreamJobQueue<{ n: number }>[] = [];
-  const open = async (name: string, extra: { maxAttempts?: number; durableName?: string } = {}) => {
+  const open = async (name: string, extra: { maxAttempts?: number; durableName?: string; maxRunMs?: number } = {}) => {
     const connection = await connectToServer();
     connections.push(connection);
     const queue = new JetStreamJobQueue<{ n: number }>({ ...options, ...extra, name, subjectPrefix: `test.${name.toLowerCase()}`, connection });
@@ -56,6 +56,40 @@ describe('JetStreamJobQueue', () => {
   afterEach(async () => {
     await Promise.all(queues.splice(0).map((queue) => queue.close()));
     await Promise.all(connections.splice(0).map((connection) => connection.close()));
+  });
+
+  it("retakes the job of a replica that died mid-job once its lease ran out, and the account's later job follows it", async () => {
+    // A healthy handler would be kept alive for a minute: only the replica's death ends the lease.
+    const dead = await open('CRASHED', { maxRunMs: 60_000 });
+    await dead.queue.enqueue([envelope(1), envelope(2)]);
+    const taken: number[] = [];
+    let release!: () => void;
+    const hung = new Promise<void>((resolve) => (release = resolve));
+    await dead.queue.consume(async (delivery) => {
+      taken.push(delivery.job.payload.n);
+      await hung;
+    });
+    await waitFor(() => taken.length === 1);
+    // The process dies: no acknowledgement, no more in-progress signals.
+    await dead.connection.close();
+
+    const alive = await open('CRASHED', { maxRunMs: 60_000 });
+    const seen: [number, number][] = [];
+    await alive.queue.consume(
+      async (delivery) => {
+        if (!(await delivery.wait(delivery.untilFirstOfAccount(10_000)))) throw new Error('not first of its account');
+        seen.push([delivery.job.payload.n, delivery.attempt]);
+      },
+      { concurrency: 2 },
+    );
+    await waitFor(async () => seen.length === 2 && (await alive.queue.depth()) === 0);
+    expect(taken).toEqual([1]);
+    expect(seen).toEqual([
+      [1, 2],
+      [2, 1],
+    ]);
+    // Lets the dead replica's handler end, so closing it does not wait forever.
+    release();
   });
 
   it('creates a work-queue stream with file storage and one durable consumer that every replica reuses', async () => {

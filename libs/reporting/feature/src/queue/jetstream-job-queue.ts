@@ -19,6 +19,7 @@ import {
   headers as natsHeaders,
 } from 'nats';
 import {
+  AccountChanges,
   QueueDelivery,
   assertEnqueueable,
   consumerSlots,
@@ -46,9 +47,16 @@ export interface JetStreamJobQueueOptions extends JobQueueOptions {
   publishTimeoutMs?: number;
   /** Jobs whose JSON is larger than this many bytes are stored gzip-compressed (default 64 KiB). */
   compressAboveBytes?: number;
+  /**
+   * Longest a delivery in `untilFirstOfAccount` waits between two looks at the stream (default
+   * 100): a job of the account acknowledged by this process wakes it at once, one acknowledged by
+   * another replica is seen at the next look.
+   */
+  accountPollMs?: number;
 }
 
 const DEFAULT_DURABLE_NAME = 'workers';
+const DEFAULT_ACCOUNT_POLL_MS = 100;
 const DEFAULT_PUBLISH_TIMEOUT_MS = 5000;
 /** A pull request waits this long for jobs before the next one: an idle replica sends one request per period. */
 const PULL_EXPIRES_MS = 10_000;
@@ -75,7 +83,8 @@ const gunzipAsync = promisify(gunzip);
  * `duplicate_window` (dedupeWindowMs) refuses a second job with the same id.
  *
  * Leases and backoff: the consumer's `ack_wait` is the lease (a job whose process died is delivered
- * again after ackWaitMs); a handler failure naks with the backoff as delay. The consumer's own
+ * again after ackWaitMs), renewed with the message's in-progress signal every ackWaitMs / 3 while
+ * the handler runs (up to maxRunMs) or waits; a handler failure naks with the backoff as delay. The consumer's own
  * `backoff` list is not used: the server takes it as the ack deadline of each delivery, so a
  * handler still running after backoff[0] would get its job delivered a second time.
  * `max_deliver` is maxAttempts + 1: the extra delivery only happens when the last attempt's process
@@ -92,6 +101,8 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
   private readonly replicas: number;
   private readonly publishTimeoutMs: number;
   private readonly compressAboveBytes: number;
+  private readonly accountPollMs: number;
+  private readonly accountChanges = new AccountChanges();
   private readonly encoder = new TextEncoder();
   private readonly decoder = new TextDecoder();
   private setup: Promise<{ jsm: JetStreamManager; js: JetStreamClient }> | undefined;
@@ -113,6 +124,7 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
     this.replicas = options.replicas ?? 1;
     this.publishTimeoutMs = options.publishTimeoutMs ?? DEFAULT_PUBLISH_TIMEOUT_MS;
     this.compressAboveBytes = options.compressAboveBytes ?? DEFAULT_COMPRESS_ABOVE_BYTES;
+    this.accountPollMs = options.accountPollMs ?? DEFAULT_ACCOUNT_POLL_MS;
   }
 
   /** The largest job this queue stores, in bytes as stored (compressed when large): the server's max_payload less the headers' room. */
@@ -321,12 +333,20 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
             slots,
             keepAlive: () => message.working(),
             keepAliveEveryMs: keepAliveEvery(this.options),
+            maxRunMs: this.options.maxRunMs,
             onError: (error) => report(options, error, delivery),
             isFirstOfAccount: () => this.isFirstOfAccount(job.accountId, message.info.streamSequence),
+            accountChanges: this.accountChanges,
+            accountPollMs: this.accountPollMs,
           });
+          const stopKeepingAlive = delivery.keepAlive();
           return runDelivery(delivery, handler, options, this.options)
             .then((outcome) => this.settle(message, outcome))
-            .catch((error: unknown) => report(options, error, delivery));
+            .catch((error: unknown) => report(options, error, delivery))
+            .finally(() => {
+              stopKeepingAlive();
+              this.accountChanges.changed(job.accountId);
+            });
         },
         (error: unknown) => {
           // Not a job this queue wrote: nothing can ever handle it.

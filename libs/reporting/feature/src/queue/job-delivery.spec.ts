@@ -7,6 +7,7 @@ const delivery = (attempt: number): JobDelivery<{ n: number }> => ({
   attempt,
   wait: (pending) => pending,
   isFirstOfAccount: async () => true,
+  untilFirstOfAccount: async () => true,
 });
 const failing = async () => {
   throw new Error('boom');
@@ -62,7 +63,8 @@ describe('resolveQueueOptions', () => {
       subjectPrefix: 'reporting.updates',
       maxAttempts: 5,
       backoffMs: [1000, 5000, 30_000, 120_000],
-      ackWaitMs: 60_000,
+      ackWaitMs: 15_000,
+      maxRunMs: 300_000,
       dedupeWindowMs: 120_000,
     });
     expect(() => resolveQueueOptions({ name: 'A.B', subjectPrefix: 'a' })).toThrow(/name/);

@@ -4,7 +4,8 @@ import type { JobConsumerOptions, JobDelivery, JobEnvelope, JobQueueOptions } fr
 
 export const DEFAULT_MAX_ATTEMPTS = 5;
 export const DEFAULT_BACKOFF_MS: readonly number[] = [1000, 5000, 30_000, 120_000];
-export const DEFAULT_ACK_WAIT_MS = 60_000;
+export const DEFAULT_ACK_WAIT_MS = 15_000;
+export const DEFAULT_MAX_RUN_MS = 300_000;
 export const DEFAULT_DEDUPE_WINDOW_MS = 120_000;
 export const DEFAULT_MAX_WAITING = 32;
 
@@ -20,6 +21,7 @@ export function resolveQueueOptions(options: JobQueueOptions): ResolvedQueueOpti
     maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
     backoffMs: options.backoffMs ?? DEFAULT_BACKOFF_MS,
     ackWaitMs: options.ackWaitMs ?? DEFAULT_ACK_WAIT_MS,
+    maxRunMs: options.maxRunMs ?? DEFAULT_MAX_RUN_MS,
     dedupeWindowMs: options.dedupeWindowMs ?? DEFAULT_DEDUPE_WINDOW_MS,
   };
   if (!NAME.test(resolved.name)) throw new Error(`job queue name ${JSON.stringify(resolved.name)}: letters, digits, _ and - only`);
@@ -27,6 +29,7 @@ export function resolveQueueOptions(options: JobQueueOptions): ResolvedQueueOpti
   if (!Number.isInteger(resolved.maxAttempts) || resolved.maxAttempts < 1) throw new Error('maxAttempts must be an integer >= 1');
   if (resolved.backoffMs.length === 0 || resolved.backoffMs.some((ms) => !(ms >= 0))) throw new Error('backoffMs must list at least one wait >= 0');
   if (!(resolved.ackWaitMs >= 1)) throw new Error('ackWaitMs must be >= 1');
+  if (!(resolved.maxRunMs >= 0)) throw new Error('maxRunMs must be >= 0');
   if (!(resolved.dedupeWindowMs >= 1)) throw new Error('dedupeWindowMs must be >= 1');
   return resolved;
 }
@@ -152,16 +155,62 @@ export class DeliverySlots {
   }
 }
 
-/** What a delivery's `wait` needs from its adapter: the slots, and how to keep the delivery alive. */
+/**
+ * Tells the deliveries waiting for their account's turn that a job of the account left the queue
+ * through this process (acked, given up, or put back for its backoff): each adapter calls
+ * `changed` once the queue no longer holds the job as in flight, so the account's next job looks
+ * again at once instead of at its next poll.
+ */
+export class AccountChanges {
+  private readonly waiters = new Map<string, Set<() => void>>();
+
+  changed(accountId: string): void {
+    const waiting = this.waiters.get(accountId);
+    if (!waiting) return;
+    this.waiters.delete(accountId);
+    for (const wake of waiting) wake();
+  }
+
+  /** The next change of the account's jobs, or `ms` passing, whichever comes first (subscribed at once). */
+  next(accountId: string): { within(ms: number): Promise<void>; cancel(): void } {
+    let wake!: () => void;
+    const changed = new Promise<void>((resolve) => (wake = resolve));
+    let waiting = this.waiters.get(accountId);
+    if (!waiting) this.waiters.set(accountId, (waiting = new Set()));
+    waiting.add(wake);
+    const cancel = () => {
+      const set = this.waiters.get(accountId);
+      set?.delete(wake);
+      if (set?.size === 0) this.waiters.delete(accountId);
+    };
+    return {
+      within: async (ms) => {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([changed, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+        clearTimeout(timer);
+        cancel();
+      },
+      cancel,
+    };
+  }
+}
+
+/** What a delivery needs from its adapter: the slots, and how to keep the delivery alive. */
 export interface DeliveryWaitHooks {
   slots: DeliverySlots;
-  /** Keeps the delivery from being redelivered (JetStream: in-progress; embedded: extends the lease). */
+  /** Renews the delivery's lease (JetStream: in-progress; embedded: extends the lease column). */
   keepAlive(): void;
-  /** How often `keepAlive` is called while the handler waits (a fraction of the ack wait). */
+  /** How often `keepAlive` is called while the delivery runs or waits (a fraction of the ack wait). */
   keepAliveEveryMs: number;
+  /** How long a running handler (not waiting) is kept alive; after that a hung handler's lease runs out. */
+  maxRunMs: number;
   onError(error: unknown): void;
   /** JobDelivery.isFirstOfAccount, answered by the adapter. */
   isFirstOfAccount(): Promise<boolean>;
+  /** The adapter's signal of jobs leaving the queue, by account. */
+  accountChanges: AccountChanges;
+  /** Longest wait between two looks of `untilFirstOfAccount` without a signal (jobs removed by other processes). */
+  accountPollMs: number;
 }
 
 /**
@@ -170,6 +219,8 @@ export interface DeliveryWaitHooks {
  */
 export class QueueDelivery<P> implements JobDelivery<P> {
   readonly #hooks: DeliveryWaitHooks;
+  #runningSince = Date.now();
+  #waiting = 0;
 
   constructor(
     readonly job: JobEnvelope<P>,
@@ -183,27 +234,64 @@ export class QueueDelivery<P> implements JobDelivery<P> {
     return this.#hooks.isFirstOfAccount();
   }
 
+  async untilFirstOfAccount(timeoutMs: number): Promise<boolean> {
+    const hooks = this.#hooks;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      // Subscribed before looking: a job that leaves while the look is under way still wakes it.
+      const change = hooks.accountChanges.next(this.job.accountId);
+      let first: boolean;
+      try {
+        first = await this.isFirstOfAccount();
+      } catch (error) {
+        change.cancel();
+        throw error;
+      }
+      const left = deadline - Date.now();
+      if (first || left <= 0) {
+        change.cancel();
+        return first;
+      }
+      await change.within(Math.min(left, hooks.accountPollMs));
+    }
+  }
+
   async wait<T>(pending: Promise<T>): Promise<T> {
     const hooks = this.#hooks;
     hooks.slots.give();
+    this.#waiting += 1;
+    try {
+      return await pending;
+    } finally {
+      // Kept alive until it runs again: taking a slot back may wait for another delivery to end.
+      await hooks.slots.resume();
+      this.#waiting -= 1;
+      this.#runningSince = Date.now();
+    }
+  }
+
+  /**
+   * Keeps the delivery's lease alive from now until `stop()`: every `keepAliveEveryMs` while it
+   * waits, and while its handler runs for up to `maxRunMs` (then a hung handler's lease runs out).
+   */
+  keepAlive(): () => void {
+    const hooks = this.#hooks;
+    this.#runningSince = Date.now();
     const timer = setInterval(() => {
+      if (this.#waiting === 0 && Date.now() - this.#runningSince >= hooks.maxRunMs) return;
       try {
         hooks.keepAlive();
       } catch (error) {
         hooks.onError(error);
       }
     }, hooks.keepAliveEveryMs);
-    try {
-      return await pending;
-    } finally {
-      // Kept alive until it runs again: taking a slot back may wait for another delivery to end.
-      await hooks.slots.resume();
-      clearInterval(timer);
-    }
+    // The handler's own work keeps the process alive, not its lease.
+    timer.unref();
+    return () => clearInterval(timer);
   }
 }
 
-/** Keep-alive period of a waiting delivery: a third of the ack wait, so two signals may be lost. */
+/** Keep-alive period of a delivery: a third of the ack wait, so two signals may be lost. */
 export function keepAliveEvery(options: ResolvedQueueOptions): number {
   return Math.max(1, Math.floor(options.ackWaitMs / 3));
 }

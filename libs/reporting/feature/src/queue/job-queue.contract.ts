@@ -19,8 +19,8 @@ export interface JobQueueContractBackend {
 
 /**
  * The behaviour every JobQueue adapter must show. Call it from an adapter's spec file; it touches
- * jest's globals only when called. Timings are short (lease 1.5 s, backoff 50/100 ms), so a slow
- * machine makes the suite slower, never wrong.
+ * jest's globals only when called. Timings are short (lease 1.5 s, a hung handler kept alive 1.5 s,
+ * backoff 50/100 ms), so a slow machine makes the suite slower, never wrong.
  */
 export function describeJobQueueContract(adapterName: string, backendFactory: () => Promise<JobQueueContractBackend>): void {
   describe(`JobQueue contract: ${adapterName}`, () => {
@@ -60,7 +60,7 @@ export function describeJobQueueContract(adapterName: string, backendFactory: ()
     beforeEach(async () => {
       backend = await backendFactory();
       const unique = randomUUID().replace(/-/g, '').slice(0, 12);
-      options = { name: `CONTRACT_${unique}`, subjectPrefix: `contract${unique}.jobs`, ackWaitMs: 1500, backoffMs: [50, 100], maxAttempts: 3 };
+      options = { name: `CONTRACT_${unique}`, subjectPrefix: `contract${unique}.jobs`, ackWaitMs: 1500, maxRunMs: 1500, backoffMs: [50, 100], maxAttempts: 3 };
     });
 
     afterEach(async () => {
@@ -189,7 +189,22 @@ export function describeJobQueueContract(adapterName: string, backendFactory: ()
       expect((exhausted[0][1] as Error).message).toBe('failure 3');
     });
 
-    it('gives a job another consumer once a consumer took it and never answered within the ack wait', async () => {
+    it('keeps a running handler alive past the ack wait: its job is not delivered again meanwhile', async () => {
+      const queue = await open({ maxRunMs: 60_000 });
+      await queue.enqueue([job(1), job(2)]);
+      const { handler, seen } = recorder(async (delivery) => {
+        // Twice the ack wait, without `wait`: a lease taken once and not renewed would have run out.
+        if (delivery.job.payload.n === 1) await new Promise((resolve) => setTimeout(resolve, 2 * 1500));
+      });
+      await queue.consume(handler, { concurrency: 2 });
+      await waitFor(async () => seen().length >= 2 && (await queue.depth()) === 0);
+      expect(seen().sort()).toEqual([
+        [1, 1],
+        [2, 1],
+      ]);
+    });
+
+    it('gives a job another consumer once a consumer took it and never answered within maxRunMs and the ack wait (a hung handler)', async () => {
       const dead = await open();
       await dead.enqueue([job(1)]);
       const taken = recorder(() => blocked());

@@ -36,6 +36,14 @@ export interface JobDelivery<P = unknown> {
    * flight, or in its backoff): the account's earlier jobs are all done or given up.
    */
   isFirstOfAccount(): Promise<boolean>;
+  /**
+   * Resolves true once `isFirstOfAccount()` holds, false when it still does not after `timeoutMs`.
+   * It looks again as soon as a job of the account leaves the queue through this process (acked,
+   * given up, or put back for its backoff), so an account's next job starts right after the one
+   * before it; a job that left through another process (JetStream: another replica) is seen within
+   * the adapter's account poll (`accountPollMs`).
+   */
+  untilFirstOfAccount(timeoutMs: number): Promise<boolean>;
 }
 
 export interface JobQueueOptions {
@@ -47,8 +55,18 @@ export interface JobQueueOptions {
   maxAttempts?: number;
   /** Wait before redelivery n (n = 1.. ), the last one repeating (default [1000, 5000, 30000, 120000]). */
   backoffMs?: readonly number[];
-  /** How long a delivery may run without finishing before it is redelivered (default 60000). */
+  /**
+   * The lease: how long a delivery may go without a sign of life before it is delivered again
+   * (default 15000). The consumer renews it every `ackWaitMs / 3` while the handler runs (JetStream:
+   * the message's in-progress signal; embedded: the job's lease column), so a job is retaken about
+   * `ackWaitMs` after its process died, however long a healthy handler runs.
+   */
   ackWaitMs?: number;
+  /**
+   * How long a handler may run (time spent in `wait` not counted) before its lease is no longer
+   * renewed, so that a hung handler's job is delivered again `ackWaitMs` later (default 300000).
+   */
+  maxRunMs?: number;
   /**
    * How long an enqueued job id keeps refusing a second job with the same id, counted from its
    * enqueueing (default 120000, JetStream's default `duplicate_window`). A job still queued is
@@ -106,7 +124,8 @@ export interface JobQueue<P = unknown> {
   /**
    * Delivers jobs to `handler` until `close()`. A job is acknowledged (removed) when the handler
    * resolves, delivered again after the backoff when it throws, and after `ackWaitMs` when the
-   * process running it dies mid-way (or the handler hangs), so handlers must be idempotent.
+   * process running it dies mid-way (or `maxRunMs + ackWaitMs` when the handler hangs), so handlers
+   * must be idempotent.
    * Resolves once consuming started; rejects when the queue is misconfigured.
    */
   consume(handler: (delivery: JobDelivery<P>) => Promise<void>, options?: JobConsumerOptions<P>): Promise<void>;

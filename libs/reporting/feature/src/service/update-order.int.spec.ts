@@ -182,3 +182,41 @@ describeOrder('JetStream, two replicas', 2, 1, () => {
     },
   };
 });
+
+describe('the next job of an account (embedded queue, one process)', () => {
+  it('starts as soon as the one before it finished, without a poll timer firing', async () => {
+    const dir = tempDir('update-order-wake');
+    const events = createEventStore({ dataDir: dir.path });
+    const store = new SqliteHitStore({ filename: ':memory:' });
+    await store.insertHits([aHit({ hitId: HIT, accountId: ACCOUNT, idTrafficSource: 'organic' })]);
+    const filename = join(dir.path, 'queue.sqlite');
+    const updates = new EmbeddedJobQueue<UpdatePayload>({ name: 'updates', subjectPrefix: 'u', filename });
+    const postbacks = new EmbeddedJobQueue<PostbackPayload>({ name: 'postbacks', subjectPrefix: 'p', filename });
+    const records = new JobRecords(events);
+    const accepting = new ReportingUpdates(updates, records, new IdempotencyKeys(events));
+    const jobIds: string[] = [];
+    for (let i = 0; i < 6; i++) jobIds.push(...(await accepting.accept(context, conversion(String(i + 1), `T${i}`))).jobIds);
+    // Timers never fire from here on (the clock stands still): a job that looked again only on a
+    // timer would wait forever behind the first one; turns of the event loop still run.
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    try {
+      const apply = applyReportingUpdate({ hits: store, sources: async () => undefined });
+      await new UpdateWorker(updates, postbacks, apply, { workerConcurrency: 2 }, records).onApplicationBootstrap();
+      let statuses: (string | undefined)[] = [];
+      for (let turn = 0; turn < 5_000; turn++) {
+        statuses = await Promise.all(jobIds.map(async (jobId) => (await records.get(ACCOUNT, jobId))?.status));
+        if (statuses.every((status) => status === 'done')) break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(statuses).toEqual(jobIds.map(() => 'done'));
+      const [hit] = await store.getHits(ACCOUNT, [HIT]);
+      expect(hit.conversions.map((c) => c.transactionId)).toEqual(['T0', 'T1', 'T2', 'T3', 'T4', 'T5']);
+    } finally {
+      jest.useRealTimers();
+      await Promise.all([updates.close(), postbacks.close()]);
+      await store.close();
+      await events.close();
+      dir.remove();
+    }
+  });
+});

@@ -19,8 +19,6 @@ import {
   UpdatesQueue,
 } from './reporting.tokens';
 
-/** How often a job that is not its account's first looks again. */
-const ORDER_POLL_MS = 100;
 const DEFAULT_ORDER_WAIT_MS = 300_000;
 const DEFAULT_WAITING_JOBS = 32;
 
@@ -72,17 +70,15 @@ export class UpdateWorker implements OnApplicationBootstrap {
 
   /**
    * The job's turn: no earlier job of its account is still queued (the queue answers by its own
-   * order, so this holds across replicas and gives the jobs of an account one at a time). A job still
-   * not first after `orderWaitMs` (its earlier job cannot be taken: every slot for waiting jobs is
-   * full) gives up this attempt and is retried after its backoff.
+   * order, so this holds across replicas and gives the jobs of an account one at a time). The queue
+   * looks again as soon as a job of the account leaves it (no polling between an account's jobs in
+   * one process). A job still not first after `orderWaitMs` (its earlier job cannot be taken: every
+   * slot for waiting jobs is full) gives up this attempt and is retried after its backoff.
    */
   private async turn(delivery: JobDelivery<UpdatePayload>): Promise<void> {
     const { accountId, jobId } = delivery.job;
-    const deadline = Date.now() + (this.settings.orderWaitMs ?? DEFAULT_ORDER_WAIT_MS);
-    while (!(await delivery.isFirstOfAccount())) {
-      if (Date.now() > deadline) throw new Error(`job ${jobId}: an earlier job of account ${accountId} is still queued`);
-      await new Promise((resolve) => setTimeout(resolve, ORDER_POLL_MS));
-    }
+    if (!(await delivery.untilFirstOfAccount(this.settings.orderWaitMs ?? DEFAULT_ORDER_WAIT_MS)))
+      throw new Error(`job ${jobId}: an earlier job of account ${accountId} is still queued`);
   }
 
   private async applyJob({ job, attempt }: JobDelivery<UpdatePayload>): Promise<void> {

@@ -1,54 +1,15 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type NatsConnection, connect } from 'nats';
 import { ASSET_EVENTS_STREAM, ASSET_EVENTS_SUBJECTS } from '@funnel/contracts';
 import { ensureReaders } from '@funnel/assets-feature';
-import { type RunningNatsServer, startNatsServer, waitUntil } from '@funnel/testing';
+import { type RunningChild, type RunningNatsServer, descendants, isAlive, spawnWithLines, startNatsServer, waitUntil } from '@funnel/testing';
 import { CLI_COMMANDS } from './commands';
 
 const root = resolve(__dirname, '..', '..');
 
 /** `npm run <npmArgs...>` in the repository, as a user types it; stdout in lines as they come. */
-function npmRun(
-  npmArgs: string[],
-  env: NodeJS.ProcessEnv = process.env,
-): { child: ChildProcess; lines: string[]; stderr: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
-  const child = spawn('npm', ['run', ...npmArgs], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: string[] = [];
-  let pending = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    const parts = (pending + chunk.toString()).split('\n');
-    pending = parts.pop()!;
-    lines.push(...parts);
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));
-  return { child, lines, stderr: () => stderr, exited };
-}
-
-/** The process ids below `pid` (Linux /proc), e.g. the node process that `npm run` started. */
-function descendants(pid: number): number[] {
-  const tasks = `/proc/${pid}/task`;
-  if (!existsSync(tasks)) return [];
-  const children = readdirSync(tasks).flatMap((tid) => {
-    try {
-      return readFileSync(`${tasks}/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-    } catch {
-      return [];
-    }
-  });
-  return children.flatMap((child) => [child, ...descendants(child)]);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+function npmRun(npmArgs: string[], env: NodeJS.ProcessEnv = process.env): RunningChild {
+  return spawnWithLines('npm', ['run', ...npmArgs], { cwd: root, env });
 }
 
 describe('npm run cli', () => {

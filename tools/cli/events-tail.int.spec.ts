@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { type NatsConnection, connect } from 'nats';
 import { ASSET_EVENTS_STREAM, ASSET_KINDS, generateAssetId } from '@funnel/contracts';
@@ -15,31 +14,17 @@ import {
   newNatsPassword,
 } from '@funnel/platform';
 import { type RunningApp, startAssetsService } from '@funnel/runtime';
-import { type RunningNatsServer, startNatsServer, tempDir, waitUntil } from '@funnel/testing';
+import { type RunningChild, type RunningNatsServer, spawnWithLines, startNatsServer, tempDir, waitUntil } from '@funnel/testing';
 import { tailAssetEvents } from './events-tail';
 
 const root = resolve(__dirname, '..', '..');
 const registry = new AssetRegistry(ASSET_KINDS);
 const ACCOUNT = 'ACCOUNT00001';
 
-/** `npm run cli -- events:tail ...` as a child process, its stdout split in lines as they come. */
-function tail(args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; lines: string[]; stderr: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['-r', './tools/register.js', 'tools/cli/main.ts', 'events:tail', ...args], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  let pending = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    const parts = (pending + chunk.toString()).split('\n');
-    pending = parts.pop()!;
-    lines.push(...parts);
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  return { child, lines, stderr: () => stderr, exited };
+/** `npm run cli -- events:tail ...` as a child process, its stdout split in lines as they come; `exited` its exit code. */
+function tail(args: string[], env: NodeJS.ProcessEnv): Omit<RunningChild, 'exited'> & { exited: Promise<number | null> } {
+  const running = spawnWithLines(process.execPath, ['-r', './tools/register.js', 'tools/cli/main.ts', 'events:tail', ...args], { cwd: root, env });
+  return { ...running, exited: running.exited.then(({ code }) => code) };
 }
 
 async function appendTag(store: SqliteEventStore, name: string): Promise<string> {

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { isAlive } from '@funnel/testing';
 
 const root = resolve(__dirname, '..', '..', '..');
 
@@ -53,15 +54,6 @@ function accepts(port: number): Promise<boolean> {
     });
     socket.once('error', () => done(false));
   });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('npm start, stopped with SIGTERM (as a process manager stops it)', () => {

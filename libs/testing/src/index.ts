@@ -5,3 +5,4 @@ export * from './cleanup';
 export * from './self-signed-certificate';
 export * from './dns-server';
 export * from './docker';
+export * from './child-process';

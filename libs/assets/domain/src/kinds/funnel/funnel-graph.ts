@@ -1,19 +1,16 @@
-import { DECIMAL_TEXT, isValidAssetId } from '@funnel/contracts';
+import * as contracts from '@funnel/contracts';
 import type { FieldProblem } from '../kind-rules';
 import { FieldChecks } from './field-checks';
 import { ProblemList, describeType, isPlainObject, plural, withArticle } from './funnel-problems';
 import { funnelReferences } from './funnel-references';
-import {
-  CONNECTION_PARAMS_FIELDS,
-  FUNNEL_PROBLEM_CODES as CODES,
-  FUNNEL_NODE_TYPES,
-  FUNNEL_LIMITS as L,
-  type FunnelNodeType,
-  NODE_PARAMS,
-  NODE_PARAMS_FIELDS,
-  OUTGOING,
-} from './funnel-types';
+import * as tables from './funnel-types';
+import type { FunnelNodeType } from './funnel-types';
 import { checkNodeParams } from './node-params';
+
+// Bound once: compiled imports read another module's exports through getters (here through the
+// re-exports of @funnel/contracts), which every node of a large funnel would otherwise pay for.
+const { DECIMAL_TEXT, isValidAssetId } = contracts;
+const { CONNECTION_PARAMS_FIELDS, FUNNEL_PROBLEM_CODES: CODES, FUNNEL_NODE_TYPES, FUNNEL_LIMITS: L, NODE_PARAMS, NODE_PARAMS_FIELDS, OUTGOING } = tables;
 
 /** A node of the funnel whose id is valid (the first one with that id). */
 interface KnownNode {

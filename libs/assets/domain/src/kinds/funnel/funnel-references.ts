@@ -1,9 +1,15 @@
 import type { AssetReference } from '../kind-rules';
 import { isPlainObject } from './funnel-problems';
-import { NODE_REFERENCE_FIELDS } from '@funnel/contracts';
-import { FUNNEL_NODE_TYPES, type FunnelNodeType, NODE_PARAMS, PAGE_TYPE_OF_NODE } from './funnel-types';
+import * as contracts from '@funnel/contracts';
+import * as tables from './funnel-types';
+import type { FunnelNodeType } from './funnel-types';
 
 export { NODE_REFERENCE_FIELDS, type NodeReferenceField } from '@funnel/contracts';
+
+// Bound once: compiled imports read another module's exports through getters (here through the
+// re-exports of @funnel/contracts), which every node of a large funnel would otherwise pay for.
+const { NODE_REFERENCE_FIELDS } = contracts;
+const { FUNNEL_NODE_TYPES, NODE_PARAMS, PAGE_TYPE_OF_NODE } = tables;
 
 /** The scope field of funnel-local assets (page groups, conditions): "" (or absent) is global. */
 export const FUNNEL_SCOPE_FIELD = 'restrictToFunnelId';

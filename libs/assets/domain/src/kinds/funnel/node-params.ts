@@ -1,11 +1,18 @@
-import { BASIC_AUTH_USER, DESTINATION_OVERRIDE_FIELDS, TOKEN_KEY } from '@funnel/contracts';
+import * as contracts from '@funnel/contracts';
 import { isHeaderName, isHeaderValue } from '@funnel/platform';
 import { SECRET_PLACEHOLDER } from '../../secret-fields';
 import { isHttpUrlWithTokens } from '../url-rules';
 import type { FieldChecks } from './field-checks';
 import { plural } from './funnel-problems';
-import { NODE_REFERENCE_FIELDS } from './funnel-references';
-import { FUNNEL_PROBLEM_CODES as CODES, FUNNEL_LIMITS as L, type FunnelNodeType, ROTATOR_TYPES } from './funnel-types';
+import * as references from './funnel-references';
+import * as tables from './funnel-types';
+import type { FunnelNodeType } from './funnel-types';
+
+// Bound once: compiled imports read another module's exports through getters (here through the
+// re-exports of @funnel/contracts), which every node of a large funnel would otherwise pay for.
+const { BASIC_AUTH_USER, DESTINATION_OVERRIDE_FIELDS, TOKEN_KEY } = contracts;
+const { NODE_REFERENCE_FIELDS } = references;
+const { FUNNEL_PROBLEM_CODES: CODES, FUNNEL_LIMITS: L, ROTATOR_TYPES } = tables;
 
 /**
  * The params object of a node (already known to be an object), by the node's type: the ids it names

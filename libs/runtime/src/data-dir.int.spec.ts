@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { ConfigError } from '@funnel/platform';
 import { assetSecretsFileFrom, authOptionsFrom } from './config';
 import { ensureDataDir } from './data-dir';
+import { openHitSink } from './hits-import';
 import { startStandalone } from './standalone';
 
 /**
@@ -68,6 +69,14 @@ describe('DATA_DIR', () => {
     const file = join(base, 'a-file');
     writeFileSync(file, '');
     expect(errorOf(() => ensureDataDir(join(file, 'data'))).message).toMatch(
+      /^Invalid configuration: DATA_DIR ".*" cannot be created: a part of the path is a file, not a directory;/,
+    );
+  });
+
+  it('hits:import says it as a setting too, not a bare mkdir error', async () => {
+    const file = join(base, 'not-a-dir');
+    writeFileSync(file, '');
+    await expect(openHitSink({ DATA_DIR: join(file, 'data') })).rejects.toThrow(
       /^Invalid configuration: DATA_DIR ".*" cannot be created: a part of the path is a file, not a directory;/,
     );
   });

@@ -6,6 +6,7 @@ import { INGEST_INVALID_LISTED, type IngestHitsResult, createHitStore, ingestHit
 import type { FieldError } from '@funnel/reporting-domain';
 import { natsAccessFrom, natsConfig, natsUrl, storeConfig } from './config';
 import { REPORTING_FILE, reportingConfig } from './reporting-config';
+import { ensureDataDir } from './data-dir';
 
 /** Hits per write (one `reporting.hits.ingest` message, or one SQLite transaction). */
 export const IMPORT_BATCH = 1000;
@@ -70,6 +71,8 @@ export async function openHitSink(env: NodeJS.ProcessEnv): Promise<HitSink> {
       close: () => client.close(),
     };
   }
+  // A DATA_DIR that cannot hold the warehouse is said as a setting, as the apps say it.
+  if (!config.CLICKHOUSE_URL) ensureDataDir(config.DATA_DIR, [REPORTING_FILE]);
   const store = await createHitStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: REPORTING_FILE });
   return { via: 'data-dir', write: (inputs) => ingestHits(store, inputs), close: () => store.close() };
 }

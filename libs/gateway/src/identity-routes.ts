@@ -66,6 +66,7 @@ export function identityRoutes(): ForwardedRoute[] {
     route('POST', '/auth/mfa/otp/enroll', IdentitySubjects.otpEnroll, 'authenticated', {
       doc: {
         summary: 'Start enrolling a one-time-password factor',
+        userSessionOnly: true,
         answer: {
           type: 'object',
           required: ['secret', 'otpauth_uri'],
@@ -74,9 +75,11 @@ export function identityRoutes(): ForwardedRoute[] {
         },
       },
     }),
-    route('POST', '/auth/mfa/otp/confirm', IdentitySubjects.otpConfirm, 'authenticated', { doc: { summary: 'Confirm the factor with a code', body: OtpDto } }),
+    route('POST', '/auth/mfa/otp/confirm', IdentitySubjects.otpConfirm, 'authenticated', {
+      doc: { summary: 'Confirm the factor with a code', body: OtpDto, userSessionOnly: true },
+    }),
     route('DELETE', '/auth/mfa/otp', IdentitySubjects.otpRemove, 'authenticated', {
-      doc: { summary: 'Remove the factor (needs a current code)', body: OtpDto },
+      doc: { summary: 'Remove the factor (needs a current code)', body: OtpDto, userSessionOnly: true },
     }),
     route('GET', '/apikeys/list', IdentitySubjects.apiKeysList, 'keys:manage', {
       doc: { summary: "The account's API keys (never their secrets)", answer: { type: 'array', items: apiKeySchema() } },

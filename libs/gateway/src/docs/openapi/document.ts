@@ -183,9 +183,9 @@ function operationOf(route: DocumentedRoute, dtos: DtoSchemas, operationId: stri
     operationId,
     tags: [tagOf(route)],
     ...(doc.summary ? { summary: doc.summary } : {}),
-    description: [doc.description, permissionText(route.permission)].filter(Boolean).join('\n\n'),
+    description: [doc.description, doc.userSessionOnly ? USER_SESSION_ONLY : permissionText(route.permission)].filter(Boolean).join('\n\n'),
     'x-permission': route.permission,
-    ...(route.permission === 'public' ? { security: [] } : {}),
+    ...(route.permission === 'public' ? { security: [] } : doc.userSessionOnly ? { security: [{ BearerAuth: [] }] } : {}),
     ...(parameters.length ? { parameters } : {}),
     ...(doc.body !== undefined
       ? { requestBody: { required: doc.bodyOptional !== true, content: { 'application/json': { schema: dtos.resolve(doc.body) } } } }
@@ -197,6 +197,8 @@ function operationOf(route: DocumentedRoute, dtos: DtoSchemas, operationId: stri
     },
   };
 }
+
+const USER_SESSION_ONLY = "A user's access token only: an API key is refused (403 `AUTH.FORBIDDEN`).";
 
 function permissionText(permission: string): string {
   if (permission === 'public') return 'Public: no credential needed.';

@@ -92,6 +92,17 @@ describe('the OpenAPI document', () => {
     });
     expect(document.security).toEqual([{ ApiKeyHeader: [] }, { ApiKeyQuery: [] }, { BearerAuth: [] }]);
     expect(operation(document, 'POST', '/auth/login')).toMatchObject({ security: [], 'x-permission': 'public' });
+    // The second factor is managed from a user's session only: an API key is refused there.
+    for (const [method, path] of [
+      ['POST', '/auth/mfa/otp/enroll'],
+      ['POST', '/auth/mfa/otp/confirm'],
+      ['DELETE', '/auth/mfa/otp'],
+    ] as const) {
+      expect(operation(document, method, path)).toMatchObject({
+        security: [{ BearerAuth: [] }],
+        description: expect.stringContaining('an API key is refused'),
+      });
+    }
     expect(operation(document, 'GET', '/funnel/list')?.security).toBeUndefined();
     expect(operation(document, 'GET', '/funnel/list')?.['x-permission']).toBe('assets:read');
     expect(operation(document, 'POST', '/billing/domains')?.['x-permission']).toBe('billing:manage');

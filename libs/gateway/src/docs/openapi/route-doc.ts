@@ -36,6 +36,8 @@ export interface RouteDoc {
   answerOptional?: boolean;
   /** Media type of the answer (default application/json). */
   contentType?: string;
+  /** Only a user's access token is taken (the service answers an API key 403): documented as BearerAuth alone. */
+  userSessionOnly?: boolean;
   /** Request headers the route reads, e.g. `Idempotency-Key`. */
   headers?: { name: string; description: string; required?: boolean }[];
   /** An asset route: everything above is derived from the kind's descriptor and the operation. */

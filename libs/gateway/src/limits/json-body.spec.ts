@@ -1,25 +1,28 @@
-import { MAX_JSON_DEPTH, jsonNestsDeeperThan, jsonShapeProblem } from './json-body';
+import { MAX_JSON_DEPTH, jsonShapeProblem } from './json-body';
 
-describe('jsonNestsDeeperThan', () => {
+/** Whether JSON text nests deeper than `maxDepth` (the depth part of jsonShapeProblem). */
+const nestsDeeperThan = (text: string, maxDepth: number) => jsonShapeProblem(text, maxDepth, Number.MAX_SAFE_INTEGER) === 'too-deep';
+
+describe('jsonShapeProblem: depth', () => {
   const objects = (levels: number) => '{"a":'.repeat(levels - 1) + '{}' + '}'.repeat(levels - 1);
   const arrays = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
 
   it('accepts up to the limit and refuses one level more, for objects and arrays alike', () => {
-    expect(jsonNestsDeeperThan(objects(MAX_JSON_DEPTH), MAX_JSON_DEPTH)).toBe(false);
-    expect(jsonNestsDeeperThan(objects(MAX_JSON_DEPTH + 1), MAX_JSON_DEPTH)).toBe(true);
-    expect(jsonNestsDeeperThan(arrays(MAX_JSON_DEPTH), MAX_JSON_DEPTH)).toBe(false);
-    expect(jsonNestsDeeperThan(arrays(MAX_JSON_DEPTH + 1), MAX_JSON_DEPTH)).toBe(true);
-    expect(jsonNestsDeeperThan(`[${'{"a":['.repeat(40)}${']}'.repeat(40)}]`, MAX_JSON_DEPTH)).toBe(true);
+    expect(nestsDeeperThan(objects(MAX_JSON_DEPTH), MAX_JSON_DEPTH)).toBe(false);
+    expect(nestsDeeperThan(objects(MAX_JSON_DEPTH + 1), MAX_JSON_DEPTH)).toBe(true);
+    expect(nestsDeeperThan(arrays(MAX_JSON_DEPTH), MAX_JSON_DEPTH)).toBe(false);
+    expect(nestsDeeperThan(arrays(MAX_JSON_DEPTH + 1), MAX_JSON_DEPTH)).toBe(true);
+    expect(nestsDeeperThan(`[${'{"a":['.repeat(40)}${']}'.repeat(40)}]`, MAX_JSON_DEPTH)).toBe(true);
   });
 
   it('counts depth, not the number of brackets', () => {
-    expect(jsonNestsDeeperThan(JSON.stringify(Array.from({ length: 1000 }, () => ({ a: [1] }))), 3)).toBe(false);
+    expect(nestsDeeperThan(JSON.stringify(Array.from({ length: 1000 }, () => ({ a: [1] }))), 3)).toBe(false);
   });
 
   it('ignores brackets inside strings, escaped quotes included', () => {
-    expect(jsonNestsDeeperThan(JSON.stringify({ text: '['.repeat(500) }), 2)).toBe(false);
-    expect(jsonNestsDeeperThan(JSON.stringify({ text: `\\"${'{'.repeat(100)}"\\` }), 2)).toBe(false);
-    expect(jsonNestsDeeperThan(`{"a\\"[[[[":[[1]]}`, 2)).toBe(true);
+    expect(nestsDeeperThan(JSON.stringify({ text: '['.repeat(500) }), 2)).toBe(false);
+    expect(nestsDeeperThan(JSON.stringify({ text: `\\"${'{'.repeat(100)}"\\` }), 2)).toBe(false);
+    expect(nestsDeeperThan(`{"a\\"[[[[":[[1]]}`, 2)).toBe(true);
   });
 });
 

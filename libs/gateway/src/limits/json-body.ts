@@ -74,11 +74,6 @@ export function jsonShapeProblem(text: string, maxDepth: number, maxFields: numb
   return undefined;
 }
 
-/** Whether JSON text nests objects and arrays deeper than `maxDepth` (see jsonShapeProblem). */
-export function jsonNestsDeeperThan(text: string, maxDepth: number): boolean {
-  return jsonShapeProblem(text, maxDepth, Number.MAX_SAFE_INTEGER) === 'too-deep';
-}
-
 /**
  * The only body parser of the gateway: `application/json` (any charset), parsed by Fastify's own
  * parser (which refuses `__proto__` and `constructor` keys) once the nesting is known to be at most

@@ -1,6 +1,6 @@
 // Funnels for the funnel specs: one hand-written valid funnel that uses every node type, and
 // arbitrary valid funnels drawn with fast-check. Test code only (not exported from the library).
-import { ID_ALPHABET } from '@funnel/contracts';
+import { FUNNEL_NODE_TYPES, ID_ALPHABET } from '@funnel/contracts';
 import fc from 'fast-check';
 import type { FunnelWarningContext } from './funnel-warnings';
 import type { FunnelConnection, FunnelNode, FunnelNodeType, FunnelRecord } from './funnel-types';
@@ -122,18 +122,7 @@ const actionNumbers = fc.uniqueArray(fc.integer({ min: 1, max: 64 }), { maxLengt
 const middlewareRoutes = fc.uniqueArray(routeKey, { maxLength: 3 });
 const logicRoutes = fc.uniqueArray(routeKey, { maxLength: 6 });
 const nodeName = fc.string({ minLength: 1, maxLength: 12 });
-const nonRootType = fc.constantFrom<FunnelNodeType>(
-  'rotator',
-  'landerGroup',
-  'offerGroup',
-  'externalUrl',
-  'condition',
-  'logic',
-  'visitorTag',
-  'middleware',
-  'webhook',
-  'ai',
-);
+const nonRootType = fc.constantFrom<FunnelNodeType>(...FUNNEL_NODE_TYPES.filter((type) => type !== 'root'));
 const ID_ARBITRARIES = new Map<string, fc.Arbitrary<string>>();
 
 /** Draws the params object of a node of the type, naming assets from small pools (so nodes share some). */

@@ -3,3 +3,4 @@ export * from './jobs';
 export * from './updates';
 export * from './validate';
 export * from './docs';
+export * from './queries';

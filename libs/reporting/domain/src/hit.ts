@@ -7,8 +7,38 @@ export interface HitConversion {
 }
 
 /**
- * A hit of the tracking edge as the warehouse keeps it. Written by the edge (outside this service)
- * through `reporting.hits.ingest` or `npm run cli -- hits:import`; changed by reporting updates.
+ * The visitor attributes a hit carries, named as `@funnel/visitor-context` names them (the routing
+ * variables), so that reports group by what routing saw. "" when unknown (a resolution failure or a
+ * hit written before the field existed); the edge writes `unknown` where the spec says so.
+ */
+export const HIT_VISITOR_FIELDS = [
+  'deviceType',
+  'brand',
+  'model',
+  'os',
+  'osVersion',
+  'browser',
+  'browserVersion',
+  'mainLanguage',
+  'browserLanguage',
+  'city',
+  'region',
+  'continent',
+  'timezone',
+  'isp',
+  'connectionType',
+  'mobileCarrier',
+  'referrer',
+  'userAgent',
+] as const;
+export type HitVisitorField = (typeof HIT_VISITOR_FIELDS)[number];
+export type HitVisitor = Record<HitVisitorField, string>;
+
+/**
+ * A hit of the tracking edge as the warehouse keeps it. Written by the edge through
+ * `reporting.hits.ingest` or `npm run cli -- hits:import`; changed by reporting updates.
+ * Fields added after the first version (`nodeType` .. `clicks`) are optional on ingest, so older
+ * NDJSON lines stay valid; a stored hit always has them (empty values when not given).
  */
 export interface Hit {
   hitId: string;
@@ -34,4 +64,31 @@ export interface Hit {
   customEvents: Record<string, number>;
   /** Whether the traffic source's postback was called for this hit. */
   postbackCalled: boolean;
+  /** The type of node `idNode` (a funnel node type: `landerGroup`, `offerGroup`, `rotator`, ...); "" when unknown. */
+  nodeType: string;
+  /** The offer source of the page (`idPage` of an offer), "" otherwise. */
+  idOfferSource: string;
+  /** The action (1..64) taken from `previousHitId` that led to this hit; 0 for an entrance or a server-side step. */
+  action: number;
+  /** The hit the visitor came from ("" for an entrance). */
+  previousHitId: string;
+  /** What the edge knew of the visitor at this hit. */
+  visitor: HitVisitor;
+  /** Visitor tag ids the visitor held after this hit (a set, sorted). */
+  visitorTags: string[];
+  /**
+   * Actions taken from this hit (lander and offer clicks): counted by the warehouse when a hit naming
+   * this one as `previousHitId` with `action` > 0 is stored after it.
+   */
+  clicks: number;
+}
+
+/** A visitor of whom nothing is known (every field ""). */
+export function unknownHitVisitor(): HitVisitor {
+  return Object.fromEntries(HIT_VISITOR_FIELDS.map((field) => [field, ''])) as HitVisitor;
+}
+
+/** The fields added after the first version, as a hit without them has them. */
+export function hitDefaults(): Pick<Hit, 'nodeType' | 'idOfferSource' | 'action' | 'previousHitId' | 'visitor' | 'visitorTags' | 'clicks'> {
+  return { nodeType: '', idOfferSource: '', action: 0, previousHitId: '', visitor: unknownHitVisitor(), visitorTags: [], clicks: 0 };
 }

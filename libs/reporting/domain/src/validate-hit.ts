@@ -1,8 +1,8 @@
-import { decimalText, isValidAssetId } from '@funnel/contracts';
+import { FUNNEL_NODE_TYPES, decimalText, isValidAssetId } from '@funnel/contracts';
 import { isISO31661Alpha2, isISO8601 } from 'class-validator';
 import ipaddr from 'ipaddr.js';
 import { MONEY_TEXT, normalizeDecimal } from './decimal';
-import type { Hit, HitConversion } from './hit';
+import { HIT_VISITOR_FIELDS, unknownHitVisitor, type Hit, type HitConversion } from './hit';
 
 /** A problem with one field of an ingested hit. */
 export interface FieldError {
@@ -18,6 +18,11 @@ export const ORGANIC_TRAFFIC_SOURCE = 'organic';
 export const HIT_TRACKING_SLOTS: readonly string[] = ['campaign', 'external', ...Array.from({ length: 20 }, (_, i) => `c${i + 1}`)];
 export const TRACKING_VALUE_MAX = 256;
 export const TRANSACTION_ID_MAX = 256;
+/** Longest visitor attribute kept (user agents and referrers are cut by the edge, not refused). */
+export const VISITOR_VALUE_MAX = 2048;
+export const VISITOR_TAGS_MAX = 256;
+/** Node types a hit may name (the funnel model's), or "" when unknown. */
+export const HIT_NODE_TYPES: readonly string[] = FUNNEL_NODE_TYPES;
 export const CUSTOM_EVENT_NUMBERS: readonly number[] = Array.from({ length: 10 }, (_, i) => i + 1);
 
 const HIT_FIELDS = new Set([
@@ -38,6 +43,13 @@ const HIT_FIELDS = new Set([
   'conversions',
   'customEvents',
   'postbackCalled',
+  'nodeType',
+  'idOfferSource',
+  'action',
+  'previousHitId',
+  'visitor',
+  'visitorTags',
+  'clicks',
 ]);
 
 /** ISO 8601 date-time with a time zone (`Z` or an offset), read to its instant. Undefined when it is not one. */
@@ -154,6 +166,39 @@ export function parseHit(input: unknown): ParseResult<Hit> {
       else if ((count as number) > 0) customEvents[number] = count as number;
     }
 
+  const nodeType = input['nodeType'] ?? '';
+  if (typeof nodeType !== 'string' || (nodeType !== '' && !HIT_NODE_TYPES.includes(nodeType)))
+    fail('nodeType', `must be a funnel node type (${HIT_NODE_TYPES.join(', ')}) or ""`);
+  const idOfferSource = input['idOfferSource'] ?? '';
+  if (idOfferSource !== '' && !(typeof idOfferSource === 'string' && isValidAssetId(idOfferSource)))
+    fail('idOfferSource', 'must be an asset id (12 characters of 0-9, A-Z, a-z) or ""');
+  const action = input['action'] ?? 0;
+  if (!Number.isInteger(action) || (action as number) < 0 || (action as number) > 64) fail('action', 'must be a whole number 0..64 (0: no action)');
+  const previousHitId = input['previousHitId'] ?? '';
+  if (previousHitId !== '' && !(typeof previousHitId === 'string' && isValidAssetId(previousHitId)))
+    fail('previousHitId', 'must be an asset id (12 characters of 0-9, A-Z, a-z) or ""');
+  const clicks = input['clicks'] ?? 0;
+  if (!Number.isSafeInteger(clicks) || (clicks as number) < 0) fail('clicks', 'must be a whole number >= 0');
+
+  const visitor = unknownHitVisitor();
+  const rawVisitor = input['visitor'] ?? {};
+  if (!isPlainObject(rawVisitor)) fail('visitor', `must be an object of visitor attributes (${HIT_VISITOR_FIELDS.join(', ')})`);
+  else
+    for (const [field, value] of Object.entries(rawVisitor)) {
+      if (!(HIT_VISITOR_FIELDS as readonly string[]).includes(field)) fail(`visitor.${field}`, `is not a visitor attribute (${HIT_VISITOR_FIELDS.join(', ')})`);
+      else if (typeof value !== 'string' || value.length > VISITOR_VALUE_MAX)
+        fail(`visitor.${field}`, `must be a string of at most ${VISITOR_VALUE_MAX} characters`);
+      else visitor[field as keyof typeof visitor] = value;
+    }
+  const visitorTags = new Set<string>();
+  const rawTags = input['visitorTags'] ?? [];
+  if (!Array.isArray(rawTags) || rawTags.length > VISITOR_TAGS_MAX) fail('visitorTags', `must be an array of at most ${VISITOR_TAGS_MAX} visitor tag ids`);
+  else
+    rawTags.forEach((tag: unknown, index) => {
+      if (typeof tag === 'string' && isValidAssetId(tag)) visitorTags.add(tag);
+      else fail(`visitorTags[${index}]`, 'must be an asset id (12 characters of 0-9, A-Z, a-z)');
+    });
+
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
@@ -175,6 +220,13 @@ export function parseHit(input: unknown): ParseResult<Hit> {
       conversions,
       customEvents,
       postbackCalled: postbackCalled as boolean,
+      nodeType: nodeType as string,
+      idOfferSource: idOfferSource as string,
+      action: action as number,
+      previousHitId: previousHitId as string,
+      visitor,
+      visitorTags: [...visitorTags].sort(),
+      clicks: clicks as number,
     },
   };
 }

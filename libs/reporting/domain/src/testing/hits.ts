@@ -1,4 +1,4 @@
-import type { Hit } from '../hit';
+import { hitDefaults, type Hit } from '../hit';
 
 /** A valid hit for tests; `overrides` replace its fields. */
 export function aHit(overrides: Partial<Hit> = {}): Hit {
@@ -20,6 +20,7 @@ export function aHit(overrides: Partial<Hit> = {}): Hit {
     conversions: [],
     customEvents: {},
     postbackCalled: false,
+    ...hitDefaults(),
     ...overrides,
   };
 }

@@ -1,4 +1,4 @@
-import type { Hit } from '@funnel/reporting-domain';
+import { hitDefaults, type Hit } from '@funnel/reporting-domain';
 
 /** The columns of a hit both stores keep as text under the same names (conversions and custom events: JSON). */
 export interface HitTextColumns {
@@ -49,5 +49,6 @@ export function hitFromRow(row: HitRow): Hit {
     conversions: JSON.parse(row.conversions),
     customEvents: JSON.parse(row.custom_events),
     postbackCalled: Number(row.postback_called) === 1,
+    ...hitDefaults(),
   };
 }

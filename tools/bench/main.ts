@@ -21,7 +21,7 @@ import { Child, freePort, runCommand, runTs, waitForHttp } from './processes';
 const KEY = 'bench-admin-key-0123456789';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-/** `BENCH_ONLY=funnel` (or a comma-separated list of standalone, funnel, distributed, replay, reporting, relay, logic): only those sections. */
+/** `BENCH_ONLY=funnel` (or a comma-separated list of standalone, funnel, distributed, replay, reporting, queries, relay, logic): only those sections. */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
 const runs = (section: string) => !ONLY || ONLY.has(section);
 const rows: { name: string; value: string; ratio: string; target: string }[] = [];
@@ -229,6 +229,7 @@ async function main(): Promise<void> {
         '>= 200 jobs/s',
       );
     }
+    if (runs('queries')) await reportingQueryRows();
     if (runs('relay')) {
       process.stdout.write('relay: 50,000 asset events from the embedded log into JetStream\n');
       const { relayRate } = await import('./relay.bench');
@@ -257,6 +258,37 @@ async function main(): Promise<void> {
   }
   process.stdout.write('\n| measure | figure | ratio | target |\n|---|---|---|---|\n');
   for (const r of rows) process.stdout.write(`| ${r.name} | ${r.value} | ${r.ratio} | ${r.target} |\n`);
+}
+
+/** Reporting queries over 10,000,000 generated hits: over HTTP (standalone) against the same answer on the engine alone. */
+async function reportingQueryRows(): Promise<void> {
+  const { reportingQueryFigures } = await import('./reporting-queries');
+  process.stdout.write('reporting queries over generated hits (standalone over HTTP, and the engine alone on the same file)\n');
+  const { dataset, queries } = await reportingQueryFigures(
+    { env: (dir, extra) => appEnv(dir, extra), apiKey: KEY, email: 'bench@example.com', password: 'bench password' },
+    (line) => process.stdout.write(`${line}\n`),
+  );
+  const made = dataset.generated ? 'generated in this run' : 'cached: generated';
+  record(
+    `reporting queries: the data set (${fmt(dataset.shape.hits)} hits of one account over ${dataset.shape.days} days)`,
+    `reporting.duckdb ${(dataset.fileBytes / 1e9).toFixed(2)} GB; ${made} in ${dataset.generationSeconds.toFixed(1)} s (INSERT ... SELECT), assets seeded in ${dataset.seedSeconds.toFixed(1)} s`,
+  );
+  const ms = (n: number) => `${n.toFixed(n < 10 ? 1 : 0)} ms`;
+  const targets: Record<string, string> = {
+    '2-level': 'p50 <= 500 ms and <= 1.3x the engine',
+    'raw-events': 'p50 <= 100 ms',
+    'visitor lookup': 'p50 <= 100 ms',
+  };
+  for (const q of queries) {
+    const engine = `engine alone p50 ${ms(q.engine.p50)}, p95 ${ms(q.engine.p95)} (passes before/after ${ms(q.enginePasses[0])}, ${ms(q.enginePasses[1])})`;
+    const answers =
+      q.answers.http === q.answers.engine ? `both ${fmt(q.answers.engine)}` : `HTTP ${q.answers.http ?? '-'} vs engine ${q.answers.engine}: DIFFERENT`;
+    const value = q.http
+      ? `HTTP p50 ${ms(q.http.p50)}, p95 ${ms(q.http.p95)}; ${engine}; answer size ${answers}`
+      : `HTTP not measured: ${q.httpMissing}; ${engine}`;
+    const target = Object.entries(targets).find(([prefix]) => q.name.startsWith(prefix))?.[1] ?? '';
+    record(`reporting query: ${q.name}`, value, q.http ? `${(q.http.p50 / q.engine.p50).toFixed(2)}x the engine alone (p50)` : '', target);
+  }
 }
 
 /** Conversion rows accepted over HTTP in 1,000-row requests (durably queued), against appending the same bodies to the queue. */

@@ -80,6 +80,19 @@ async function accountOf(base: string, launcher: StandaloneLauncher): Promise<st
   return claims.acc;
 }
 
+function cachedDataDir(hits: number): string {
+  return join(process.env.BENCH_DATA_DIR ?? join(tmpdir(), 'funnel-bench-data'), cacheName(hits));
+}
+
+/** The data set of `hits` hits if a previous run made it (see benchDataset). */
+export function cachedDataset(hits: number): Dataset | undefined {
+  const dataDir = cachedDataDir(hits);
+  const description = join(dataDir, 'bench-dataset.json');
+  if (!existsSync(description)) return undefined;
+  const saved = JSON.parse(readFileSync(description, 'utf8')) as Omit<Dataset, 'dataDir' | 'generated' | 'fileBytes'>;
+  return { ...saved, dataDir, generated: false, fileBytes: statSync(join(dataDir, 'reporting.duckdb')).size };
+}
+
 /**
  * The bench's hits, generated once per generator version and hit count into
  * `BENCH_DATA_DIR` (default `<tmpdir>/funnel-bench-data`): a standalone first starts on a new data
@@ -89,13 +102,9 @@ async function accountOf(base: string, launcher: StandaloneLauncher): Promise<st
  * and reuses it.
  */
 export async function benchDataset(hits: number, launcher: StandaloneLauncher, log: (line: string) => void): Promise<Dataset> {
-  const root = process.env.BENCH_DATA_DIR ?? join(tmpdir(), 'funnel-bench-data');
-  const dataDir = join(root, cacheName(hits));
-  const description = join(dataDir, 'bench-dataset.json');
-  if (existsSync(description)) {
-    const saved = JSON.parse(readFileSync(description, 'utf8')) as Omit<Dataset, 'dataDir' | 'generated' | 'fileBytes'>;
-    return { ...saved, dataDir, generated: false, fileBytes: statSync(join(dataDir, 'reporting.duckdb')).size };
-  }
+  const cached = cachedDataset(hits);
+  if (cached) return cached;
+  const dataDir = cachedDataDir(hits);
   const partial = `${dataDir}.partial`;
   rmSync(partial, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true, mode: 0o700 });

@@ -280,11 +280,11 @@ async function reportingQueryRows(): Promise<void> {
     'visitor lookup': 'p50 <= 100 ms',
   };
   for (const q of queries) {
-    const engine = `engine alone p50 ${ms(q.engine.p50)}, p95 ${ms(q.engine.p95)} (passes before/after ${ms(q.enginePasses[0])}, ${ms(q.enginePasses[1])})`;
+    const engine = `engine alone p50 ${ms(q.engine.p50)}, p95 ${ms(q.engine.p95)} (${q.engine.samples.length} runs; p50 of the passes before/after ${ms(q.enginePasses[0])}, ${ms(q.enginePasses[1])})`;
     const answers =
       q.answers.http === q.answers.engine ? `both ${fmt(q.answers.engine)}` : `HTTP ${q.answers.http ?? '-'} vs engine ${q.answers.engine}: DIFFERENT`;
     const value = q.http
-      ? `HTTP p50 ${ms(q.http.p50)}, p95 ${ms(q.http.p95)}; ${engine}; answer size ${answers}`
+      ? `HTTP p50 ${ms(q.http.p50)}, p95 ${ms(q.http.p95)} (${q.http.samples.length} runs); ${engine}; answer size ${answers}`
       : `HTTP not measured: ${q.httpMissing}; ${engine}`;
     const target = Object.entries(targets).find(([prefix]) => q.name.startsWith(prefix))?.[1] ?? '';
     record(`reporting query: ${q.name}`, value, q.http ? `${(q.http.p50 / q.engine.p50).toFixed(2)}x the engine alone (p50)` : '', target);

@@ -8,9 +8,12 @@ export type { StandaloneLauncher } from './dataset';
 
 /** Hits generated (`BENCH_QUERY_HITS`, default the issue's 10,000,000). */
 const HITS = Number(process.env.BENCH_QUERY_HITS ?? 10_000_000);
-/** Timed requests per query over HTTP, and per engine pass (two passes, before and after); each after 2 warm-ups. */
-const ITERATIONS = Number(process.env.BENCH_QUERY_ITERATIONS ?? 20);
+/** Timed requests per query over HTTP (after 2 warm-ups); each of the two engine passes takes half as many. */
+const ITERATIONS = Number(process.env.BENCH_QUERY_ITERATIONS ?? 16);
 const WARMUPS = 2;
+/** A query's timed runs on one side stop after this long (at least 5 runs), so a slow machine does not stretch the section past minutes. */
+const BUDGET_MS = Number(process.env.BENCH_QUERY_BUDGET_MS ?? 30_000);
+const MIN_RUNS = 5;
 
 export interface Latency {
   p50: number;
@@ -42,10 +45,12 @@ function latency(samples: number[]): Latency {
   return { p50: at(0.5), p95: at(0.95), samples };
 }
 
-async function timedRuns(count: number, run: (iteration: number) => Promise<void>): Promise<number[]> {
+/** `count` timed runs after the warm-ups, fewer (but MIN_RUNS) when they pass `budgetMs`. */
+async function timedRuns(count: number, budgetMs: number, run: (iteration: number) => Promise<void>): Promise<number[]> {
   for (let i = 0; i < WARMUPS; i++) await run(i);
   const samples: number[] = [];
-  for (let i = 0; i < count; i++) {
+  const deadline = performance.now() + budgetMs;
+  for (let i = 0; i < count && (i < MIN_RUNS || performance.now() < deadline); i++) {
     const started = performance.now();
     await run(WARMUPS + i);
     samples.push(performance.now() - started);
@@ -74,7 +79,7 @@ async function enginePass(file: string, queries: BenchQuery[]): Promise<{ sample
     const sizes: number[] = [];
     for (const query of queries) {
       sizes.push(await runEngine(connection, query, 0));
-      samples.push(await timedRuns(ITERATIONS, (i) => runEngine(connection, query, i).then(() => undefined)));
+      samples.push(await timedRuns(Math.ceil(ITERATIONS / 2), BUDGET_MS / 2, (i) => runEngine(connection, query, i).then(() => undefined)));
     }
     return { samples, sizes };
   } finally {
@@ -145,7 +150,7 @@ export async function reportingQueryFigures(launcher: StandaloneLauncher, log: (
         continue;
       }
       if (first.status !== 200) throw new Error(`POST /v1${first.path} answered ${first.status}: ${first.text.slice(0, 500)}`);
-      const samples = await timedRuns(ITERATIONS, async (i) => {
+      const samples = await timedRuns(ITERATIONS, BUDGET_MS, async (i) => {
         const answer = await post(i);
         if (answer.status !== 200) throw new Error(`POST /v1${answer.path} answered ${answer.status}: ${answer.text.slice(0, 500)}`);
       });

@@ -9,7 +9,7 @@ import { createHitsTableSql, insertHitsSql, type DatasetAssets, type DatasetShap
 import { FILLED_SLOTS, seedAssets } from './seed-assets';
 
 /** Bump when the generated hits change: a cached data dir of another version is not used. */
-const GENERATOR_VERSION = 2;
+const GENERATOR_VERSION = 3;
 export const DAY_MS = 86_400_000;
 
 export interface Dataset {

@@ -62,9 +62,8 @@ const LANGUAGES = ['en', 'es', 'de', 'fr', 'pt', 'it', 'ru', 'ja', 'zh', 'ko', '
  * (action 1), and a lander, its offer and the next offer (actions 1 and 2). Each action hit names
  * the hit before it; that hit has clicks 1 (as the warehouse counts them). Visit values (traffic
  * source, skewed; one of five funnels per source; lander; tracking fields) hash the visit number.
- * Visit v is visitor v mod `visitors`' (2.5 visits each, the first in the visitor's id, then one
- * every `visitors` visits: about 12 days apart for 10M hits); visitor values (country, skewed;
- * device, location, ...) hash the visitor number. About 4% of offer hits convert (2% of all hits: payout 1.00-50.00, converted up to 10 h
+ * The visitor of a visit is a hash of it too (2.5 visits each, anywhere in the month); visitor
+ * values (country, skewed; device, location, ...) hash the visitor number. About 4% of offer hits convert (2% of all hits: payout 1.00-50.00, converted up to 10 h
  * later); entrances cost what their source charges (0.01-0.19). The statements run in order.
  */
 export function insertHitsSql(accountId: string, assets: DatasetAssets, shape: DatasetShape): string[] {
@@ -95,9 +94,9 @@ export function insertHitsSql(accountId: string, assets: DatasetAssets, shape: D
 
   values.account_id = `'${accountId}'`;
   values.hit_id = idSql('time_ms', 'i');
-  // A visitor's id is made at its first visit (visit number `visitor`), as the edge makes one: its time part is that visit's time.
-  const firstVisitRow = `(visitor // 3) * 6 + [0, 1, 3][visitor % 3 + 1]`;
-  values.visitor_id = idSql(`${shape.startMs} + floor((${firstVisitRow}) * ${stepMs})::BIGINT`, `visitor % ${62 ** 5}`);
+  // Visitor ids older than every hit (made before the month), in no order of the rows: a visitor's
+  // hits are found by its id alone, not by where the file keeps ids near each other.
+  values.visitor_id = idSql(`${shape.startMs - 86_400_000} - visitor * 1000`, `${h('visitor', 'id')} % ${62 ** 5}`);
   values.id_funnel = pick(
     assets.funnels.map((f) => f.idFunnel),
     'funnel',
@@ -170,7 +169,7 @@ export function insertHitsSql(accountId: string, assets: DatasetAssets, shape: D
 WITH base AS (
   SELECT i, ${visit} AS visit, ${pos} AS pos, ${shape.startMs} + floor(i * ${stepMs})::BIGINT AS time_ms FROM hit_numbers
 ), visits AS (
-  SELECT *, visit % ${shape.visitors} AS visitor, ${source} AS source FROM base
+  SELECT *, ${h('visit', 'visitor')} % ${shape.visitors} AS visitor, ${source} AS source FROM base
 ), placed AS (
   SELECT *, ${funnel} AS funnel, ${lander} AS lander, ${nodeKind} AS node_kind, ${country} AS country FROM visits
 ), rows AS (

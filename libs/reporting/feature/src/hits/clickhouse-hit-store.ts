@@ -4,8 +4,10 @@ import { hitFromRow, type HitRow, type HitTextColumns } from './hit-row';
 import type { AppliedRow, HitStore, InsertHitsResult } from './hit-store';
 
 export interface ClickHouseHitStoreOptions {
-  /** `CLICKHOUSE_URL`, e.g. `http://user:password@host:8123/database`. */
-  url: string;
+  /** `CLICKHOUSE_URL`, e.g. `http://user:password@host:8123/database`; not used when `client` is given. */
+  url?: string;
+  /** A client to use instead of one made from `url` (tests: ClickHouse embedded); it stays the caller's, `close()` leaves it open. */
+  client?: ClickHouseClient;
   /** Table name prefix (default `reporting_`); tests use their own to stay apart. */
   tablePrefix?: string;
 }
@@ -43,6 +45,7 @@ export class ClickHouseHitStore implements HitStore {
 
   private constructor(
     private readonly client: ClickHouseClient,
+    private readonly ownsClient: boolean,
     private readonly hitsTable: string,
     private readonly batchesTable: string,
   ) {}
@@ -50,12 +53,13 @@ export class ClickHouseHitStore implements HitStore {
   static async connect(options: ClickHouseHitStoreOptions): Promise<ClickHouseHitStore> {
     const prefix = options.tablePrefix ?? 'reporting_';
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(prefix)) throw new Error(`ClickHouse table prefix must be an identifier: ${prefix}`);
-    const client = createClient({ url: options.url, request_timeout: 60_000 });
-    const store = new ClickHouseHitStore(client, `${prefix}hits`, `${prefix}job_batches`);
+    if (!options.client && !options.url) throw new Error('ClickHouse hit store needs a url or a client');
+    const client = options.client ?? createClient({ url: options.url, request_timeout: 60_000 });
+    const store = new ClickHouseHitStore(client, !options.client, `${prefix}hits`, `${prefix}job_batches`);
     try {
       await store.createTables();
     } catch (error) {
-      await client.close();
+      await store.close();
       throw error;
     }
     return store;
@@ -210,7 +214,7 @@ export class ClickHouseHitStore implements HitStore {
   }
 
   async close(): Promise<void> {
-    await this.client.close();
+    if (this.ownsClient) await this.client.close();
   }
 
   private async selectHits(where: string, params: Record<string, unknown>): Promise<Hit[]> {

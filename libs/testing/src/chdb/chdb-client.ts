@@ -78,6 +78,5 @@ export function whyChdbIsUnavailable(): string | undefined {
 }
 
 function requireChdbConnection(): ChdbConnectionModule {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require('chdb/connection') as ChdbConnectionModule;
 }

@@ -1,7 +1,9 @@
 export * from './service';
 export * from './queue';
 export * from './hits/hit-store';
-export * from './hits/sqlite-hit-store';
+export * from './hits/duckdb/duckdb-hit-store';
+export { WarehouseInUseError } from './hits/duckdb/duckdb-instances';
+export * from './hits/warehouse-schema';
 export * from './hits/clickhouse-hit-store';
 export * from './hits/create-hit-store';
 export * from './hits/ingest-hits';

@@ -109,7 +109,7 @@ async function preloadWarehouse(dir: string, accountId: string, count: number): 
      SELECT $1, 'P' || lpad(i::VARCHAR, 11, '0'), 'V' || lpad((i // 3)::VARCHAR, 11, '0'), 'FUNNEL00000' || (i % 7), 'FGROUP000001', 'TSOURCE0000' || (i % 5),
        'NODE0000000' || (i % 9), 'PAGE0000000' || (i % 9), ['US', 'DE', 'FR', 'GB'][i % 4 + 1], '203.0.113.' || (i % 250), 'click-' || i, $2 + i * 3000, i % 3 = 0,
        0, false, ['mobile', 'desktop'][i % 2 + 1], ['Android', 'iOS', 'Windows'][i % 3 + 1], ['Chrome', 'Safari'][i % 2 + 1], 'City ' || (i % 100), 'Mozilla/5.0 bench ' || (i % 1000)
-     FROM range($3) r(i)`,
+     FROM range($3::BIGINT) r(i)`,
     [accountId, BigInt(start), BigInt(count)],
   );
   connection.closeSync();

@@ -304,6 +304,8 @@ export class DuckDbHitStore implements HitStore {
       try {
         const result = await work();
         await this.writer.run('COMMIT');
+        // DuckDB creates its write-ahead log with the process's umask: kept private as the database is.
+        tightenFile(`${this.filename}.wal`);
         return result;
       } catch (error) {
         await this.writer.run('ROLLBACK').catch(() => undefined);

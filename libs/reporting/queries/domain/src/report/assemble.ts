@@ -5,7 +5,7 @@ import { bucketText } from '../time/buckets';
 import { metricCell, type BaseRow } from './values';
 
 /** A grouped row as the engines answer it: `g<level>` the grouping values, `ctx<level>` their context (a node's funnel), and the base aggregates. */
-export type EngineRow = BaseRow & Readonly<Record<string, unknown>>;
+export type EngineRow = BaseRow;
 
 /** A grouping cell's id (asset id, text, action number, time bucket text) or null for N/A. */
 export type GroupingRaw = string | number | null;

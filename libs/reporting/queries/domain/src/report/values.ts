@@ -3,7 +3,7 @@ import { MICROS_PER_UNIT, toMicros } from '@funnel/reporting-domain';
 import { BASE_BY_KEY, type MetricDefinition, type MetricExpression } from '../catalogue/metrics';
 
 /** A row's base aggregates as the engines answer them: counts as numbers (or integer text), money as decimal text. */
-export type BaseRow = Readonly<Record<string, number | string | bigint | null | undefined>>;
+export type BaseRow = Readonly<Record<string, unknown>>;
 
 /** An exact rational number in micro-units (value = num / den / 10^6). */
 interface Rational {
@@ -18,7 +18,7 @@ function baseMicros(key: string, row: BaseRow): bigint {
   const value = row[key];
   if (value === null || value === undefined || value === '') return 0n;
   if (definition.money) return toMicros(typeof value === 'string' ? value : String(value));
-  return BigInt(value) * MICROS_PER_UNIT;
+  return BigInt(value as string | number | bigint) * MICROS_PER_UNIT;
 }
 
 function evaluate(expression: MetricExpression, row: BaseRow): Rational | null {

@@ -119,6 +119,7 @@ export class SqlContext {
       if (pinned) predicates.push(tagLevel(pinned));
       return predicates;
     }
+    if (!include.length && !exclude.length && !pinned) return predicates;
     const expression = this.attributeValue(attribute);
     const scalar = (value: FilterValue) => this.matches(attribute, expression, value);
     if (include.length) predicates.push(any(include, scalar));

@@ -1,3 +1,4 @@
+import type { ReportingQueriesOptions } from '@funnel/reporting-queries-feature';
 import { join } from 'node:path';
 import { connect, NatsConnection } from 'nats';
 import { ReportingQueues } from '@funnel/contracts';
@@ -31,6 +32,8 @@ export const reportingConfig = {
   REPORTING_POSTBACK_WORKERS: int({ min: 1, max: 256, default: 8 }),
   /** Replicas of the JetStream job streams in a NATS cluster (3 keeps accepted updates through the loss of a server). */
   REPORTING_STREAM_REPLICAS: int({ min: 1, max: 5, default: 1 }),
+  /** A reporting query (drilldown, raw events, explorer) running longer is stopped and answered 503 REPORTING.QUERY_TIMEOUT. */
+  REPORTING_QUERY_TIMEOUT_MS: int({ min: 100, max: 300_000, default: 20_000 }),
 };
 
 /** The checks across reporting settings, at start before anything is opened. */
@@ -155,6 +158,21 @@ function partsOf(
 }
 
 /** The feature's options from the parts and what the app shares (event store, the bus to assets, the SSRF guard). */
+/** The reporting queries over the same hit warehouse as the updates. */
+export function reportingQueriesOptions(
+  parts: ReportingParts,
+  config: Pick<Config<typeof reportingConfig>, 'REPORTING_QUERY_TIMEOUT_MS'>,
+  assets: ServiceClient,
+): ReportingQueriesOptions {
+  const { hitStore } = parts.options;
+  return {
+    warehouse: hitStore.warehouse,
+    assets,
+    hitsById: (accountId, hitIds) => hitStore.getHits(accountId, hitIds),
+    timeoutMs: config.REPORTING_QUERY_TIMEOUT_MS,
+  };
+}
+
 export function reportingFeatureOptions(
   parts: ReportingParts,
   shared: { eventStore: EventStore; assets: ServiceClient; outbound: OutboundHttp },

@@ -1,7 +1,17 @@
 import { Controller, Inject, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { RpcErrorFilter } from '@funnel/platform';
-import { ReportingQuerySubjects, ServiceError, type CallerContext, type DrilldownRequest, type RawEventsRequest, type RpcRequest } from '@funnel/contracts';
+import {
+  ReportingQuerySubjects,
+  ServiceError,
+  parseAttributesQuery,
+  parseDrilldownRequest,
+  parseExplorerHitRequest,
+  parseExplorerVisitorRequest,
+  parseRawEventsRequest,
+  type CallerContext,
+  type RpcRequest,
+} from '@funnel/contracts';
 import { ReportQueries } from './service/report-queries';
 
 interface ForwardedBody {
@@ -32,35 +42,36 @@ export class ReportingQueriesMessageController {
   /** GET /reporting/attributes[?idTrafficSource=] */
   @MessagePattern(ReportingQuerySubjects.attributes)
   attributes(@Payload() request: QueryRequest) {
-    const source = request?.body?.query?.idTrafficSource;
-    return this.queries.attributes(callerOf(request), typeof source === 'string' && source !== '' ? source : undefined);
+    const context = callerOf(request);
+    const { idTrafficSource } = parseAttributesQuery(request?.body?.query as Record<string, string | string[] | undefined> | undefined);
+    return this.queries.attributes(context, idTrafficSource);
   }
 
   /** POST /reporting/drilldown */
   @MessagePattern(ReportingQuerySubjects.drilldown)
   drilldown(@Payload() request: QueryRequest) {
     const context = callerOf(request);
-    return this.queries.drilldown(context, bodyOf<DrilldownRequest>(request));
+    return this.queries.drilldown(context, parseDrilldownRequest(bodyOf(request)));
   }
 
   /** POST /reporting/rawevents */
   @MessagePattern(ReportingQuerySubjects.rawEvents)
   rawEvents(@Payload() request: QueryRequest) {
     const context = callerOf(request);
-    return this.queries.rawEvents(context, bodyOf<RawEventsRequest>(request));
+    return this.queries.rawEvents(context, parseRawEventsRequest(bodyOf(request)));
   }
 
   /** POST /reporting/explorer/visitor */
   @MessagePattern(ReportingQuerySubjects.explorerVisitor)
   explorerVisitor(@Payload() request: QueryRequest) {
     const context = callerOf(request);
-    return this.queries.explorerVisitor(context, bodyOf<Record<string, unknown>>(request));
+    return this.queries.explorerVisitor(context, parseExplorerVisitorRequest(bodyOf(request)) as unknown as Record<string, unknown>);
   }
 
   /** POST /reporting/explorer/hit */
   @MessagePattern(ReportingQuerySubjects.explorerHit)
   explorerHit(@Payload() request: QueryRequest) {
     const context = callerOf(request);
-    return this.queries.explorerHit(context, bodyOf<{ hitId?: unknown }>(request).hitId);
+    return this.queries.explorerHit(context, parseExplorerHitRequest(bodyOf(request)).hitId);
   }
 }

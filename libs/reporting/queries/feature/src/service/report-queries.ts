@@ -181,11 +181,12 @@ export class ReportQueries {
     const hits = rows.slice(0, max).map(hitFromWarehouseRow);
     const entrance = hits.find((hit) => hit.isEntrance) ?? hits[0];
     const count = Number(summary?.hits ?? 0);
+    if (count === 0) throw ServiceError.notFound(ReportingQueryErrorCodes.VISITOR_NOT_FOUND, `no hit of visitor ${visitorId} in this account in the window`);
     return {
       visitor: {
         visitorId,
-        firstSeen: count ? new Date(Number(summary.first_ms)).toISOString() : '',
-        lastSeen: count ? new Date(Number(summary.last_ms)).toISOString() : '',
+        firstSeen: new Date(Number(summary.first_ms)).toISOString(),
+        lastSeen: new Date(Number(summary.last_ms)).toISOString(),
         entranceHitId: hits.find((hit) => hit.isEntrance)?.hitId ?? null,
         idTrafficSource: entrance?.idTrafficSource ?? '',
         idFunnel: entrance?.idFunnel ?? '',

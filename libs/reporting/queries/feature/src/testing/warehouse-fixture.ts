@@ -1,6 +1,7 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Hit } from '@funnel/reporting-domain';
+import type { HitStore } from '@funnel/reporting-feature';
 import { CUSTOM_EVENT_NUMBERS, TRACKING_SLOTS, VISITOR_COLUMNS, WAREHOUSE_COLUMNS, customEventColumn, trackingColumn } from '@funnel/reporting-feature';
 import type { HitWarehouse } from '../engines/warehouse';
 
@@ -106,5 +107,16 @@ export async function openClickHouseTestWarehouse(client: ClickHouseClient, tabl
     async close() {
       await client.command({ query: `DROP TABLE IF EXISTS ${table}` });
     },
+  };
+}
+
+/** The queries on a hit store as it runs (its own tables, written through insertHits), closed with it. */
+export function storeTestWarehouse(store: HitStore, close: () => Promise<void> = () => store.close()): TestWarehouse {
+  return {
+    warehouse: store.warehouse,
+    async insert(hits) {
+      for (let i = 0; i < hits.length; i += 1000) await store.insertHits(hits.slice(i, i + 1000));
+    },
+    close,
   };
 }

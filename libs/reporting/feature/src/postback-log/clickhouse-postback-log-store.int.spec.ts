@@ -1,0 +1,45 @@
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { createChdbConnection } from 'chdb/connection';
+import { ClickHousePostbackLogStore } from './clickhouse-postback-log-store';
+import { describePostbackLogStoreContract } from './postback-log-store.contract';
+
+/**
+ * The contract on ClickHouse's SQL: always on chdb (ClickHouse embedded as a library, driven
+ * through `@clickhouse/client` with chdb's connection), and also on the server at CLICKHOUSE_URL
+ * when one is given. Each test has its own tables.
+ */
+let tables = 0;
+const prefix = () => `pblog_test_${process.pid}_${++tables}_`;
+
+describe('on chdb', () => {
+  let client: ClickHouseClient;
+  beforeAll(() => {
+    client = createClient({ connection: createChdbConnection({ path: ':memory:' }) });
+  });
+  afterAll(async () => {
+    await client.close();
+  });
+  describePostbackLogStoreContract('ClickHousePostbackLogStore (chdb)', () => ClickHousePostbackLogStore.on(client, { tablePrefix: prefix() }));
+});
+
+const configuredUrl = process.env['CLICKHOUSE_URL'] || undefined;
+if (configuredUrl === undefined) {
+  process.stdout.write('ClickHouse postback log contract suite on a server not run: CLICKHOUSE_URL is not set (the chdb run covers the SQL)\n');
+  describe('on the ClickHouse server at CLICKHOUSE_URL', () => {
+    test.todo('not run: CLICKHOUSE_URL is not set');
+  });
+} else {
+  describe('on the ClickHouse server at CLICKHOUSE_URL', () => {
+    const client = createClient({ url: configuredUrl });
+    const made: string[] = [];
+    afterAll(async () => {
+      for (const table of made) await client.command({ query: `DROP TABLE IF EXISTS ${table}` });
+      await client.close();
+    });
+    describePostbackLogStoreContract('ClickHousePostbackLogStore (server)', () => {
+      const tablePrefix = prefix();
+      made.push(`${tablePrefix}postback_log`);
+      return ClickHousePostbackLogStore.on(client, { tablePrefix });
+    });
+  });
+}

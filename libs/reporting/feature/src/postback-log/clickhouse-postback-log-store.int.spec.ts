@@ -1,5 +1,5 @@
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
-import { createChdbConnection } from 'chdb/connection';
+import type * as ChdbConnectionModule from 'chdb/dist/connection';
 import { ClickHousePostbackLogStore } from './clickhouse-postback-log-store';
 import { describePostbackLogStoreContract } from './postback-log-store.contract';
 
@@ -8,13 +8,18 @@ import { describePostbackLogStoreContract } from './postback-log-store.contract'
  * through `@clickhouse/client` with chdb's connection), and also on the server at CLICKHOUSE_URL
  * when one is given. Each test has its own tables.
  */
+// `chdb/connection` is an exports-map entry, which this repository's TypeScript resolution (node10) does not read; Jest does.
+const { createChdbConnection } = jest.requireActual<typeof ChdbConnectionModule>('chdb/connection');
+
 let tables = 0;
 const prefix = () => `pblog_test_${process.pid}_${++tables}_`;
 
 describe('on chdb', () => {
   let client: ClickHouseClient;
   beforeAll(() => {
-    client = createClient({ connection: createChdbConnection({ path: ':memory:' }) });
+    // chdb types its connection with @clickhouse/client-common's Connection; the client declares its own copy of the same interface.
+    const connection = createChdbConnection({ path: ':memory:' }) as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'];
+    client = createClient({ connection });
   });
   afterAll(async () => {
     await client.close();

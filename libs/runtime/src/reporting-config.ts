@@ -6,11 +6,13 @@ import {
   EmbeddedJobQueue,
   HitStore,
   JetStreamJobQueue,
+  PostbackLogStore,
   PostbackPayload,
   ReportingFeatureOptions,
   UpdatePayload,
   applyReportingUpdate,
   createHitStore,
+  createPostbackLogStore,
 } from '@funnel/reporting-feature';
 import { ensureDataDir } from './data-dir';
 import type { EventStore } from '@funnel/eventstore';
@@ -68,6 +70,8 @@ export const UPDATE_QUEUE_OPTIONS = {
 
 /** The file of the embedded queues and hit warehouse (standalone, or a service without ClickHouse / JetStream). */
 export const REPORTING_FILE = 'reporting.sqlite';
+/** The DuckDB file of the outgoing postback log without ClickHouse (until it shares the DuckDB hit warehouse's handle). */
+export const POSTBACK_LOG_FILE = 'reporting-postbacks.duckdb';
 
 export interface ReportingParts {
   options: Omit<ReportingFeatureOptions, 'eventStore' | 'assets' | 'outbound'>;
@@ -93,12 +97,13 @@ interface PartsInput {
 
 /** Standalone: both queues and (without CLICKHOUSE_URL) the hit warehouse in `DATA_DIR/reporting.sqlite`. */
 export async function embeddedReportingParts({ config, testing = {} }: PartsInput): Promise<ReportingParts> {
-  ensureDataDir(config.DATA_DIR, [REPORTING_FILE]);
+  ensureDataDir(config.DATA_DIR, [REPORTING_FILE, POSTBACK_LOG_FILE]);
   const filename = join(config.DATA_DIR, REPORTING_FILE);
   const hitStore = await createHitStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: REPORTING_FILE });
+  const postbackLog = await createPostbackLogStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: POSTBACK_LOG_FILE });
   const updates = new EmbeddedJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...testing.queues, filename });
   const postbacks = new EmbeddedJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...testing.queues, filename });
-  return partsOf(config, hitStore, updates, postbacks, testing, async () => undefined);
+  return partsOf(config, { hitStore, postbackLog }, updates, postbacks, testing, async () => undefined);
 }
 
 /** Distributed: the queues on JetStream (a connection of the service's own NATS user), hits in ClickHouse or SQLite under DATA_DIR. */
@@ -108,19 +113,20 @@ export async function jetStreamReportingParts({
   natsUrl,
   access,
 }: PartsInput & { natsUrl: string; access: NatsAccess }): Promise<ReportingParts> {
-  if (!config.CLICKHOUSE_URL) ensureDataDir(config.DATA_DIR, [REPORTING_FILE]);
+  if (!config.CLICKHOUSE_URL) ensureDataDir(config.DATA_DIR, [REPORTING_FILE, POSTBACK_LOG_FILE]);
   const connection: NatsConnection = await connect({ ...natsClientOptions(natsUrl, natsAccessOptions(access)).options, name: 'reporting-service-jobs' });
   const hitStore = await createHitStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: REPORTING_FILE });
+  const postbackLog = await createPostbackLogStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: POSTBACK_LOG_FILE });
   const { pollIntervalMs: _poll, ...timings } = testing.queues ?? {};
   const replicas = config.REPORTING_STREAM_REPLICAS;
   const updates = new JetStreamJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...timings, connection, replicas });
   const postbacks = new JetStreamJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...timings, connection, replicas });
-  return partsOf(config, hitStore, updates, postbacks, testing, () => connection.drain());
+  return partsOf(config, { hitStore, postbackLog }, updates, postbacks, testing, () => connection.drain());
 }
 
 function partsOf(
   config: Config<typeof reportingConfig>,
-  hitStore: HitStore,
+  { hitStore, postbackLog }: { hitStore: HitStore; postbackLog: PostbackLogStore },
   updates: ReportingFeatureOptions['updates'],
   postbacks: ReportingFeatureOptions['postbacks'],
   testing: ReportingTesting,
@@ -129,6 +135,7 @@ function partsOf(
   return {
     options: {
       hitStore: testing.wrapHitStore ? testing.wrapHitStore(hitStore) : hitStore,
+      postbackLog,
       updates,
       postbacks,
       apply: (deps) => applyReportingUpdate({ ...deps, batchSize: testing.batchSize }),
@@ -142,6 +149,7 @@ function partsOf(
       await updates.close();
       await postbacks.close();
       await hitStore.close();
+      await postbackLog.close();
       await closeConnection();
     },
   };

@@ -1,0 +1,25 @@
+import { Controller, Inject, UseFilters } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { RpcErrorFilter } from '@funnel/platform';
+import { ReportingQuerySubjects, RpcRequest, ServiceError, parsePostbackLogRequest, type PostbackLogReport } from '@funnel/contracts';
+import { POSTBACK_LOG_STORE, type PostbackLogStore } from './postback-log-store';
+
+/**
+ * POST /reporting/logs/postbacks (queue group `reporting`): the caller's account's outgoing
+ * postbacks decided in a window, filtered by traffic source, funnel and status, newest first, one
+ * page of them with the exact count of the window.
+ */
+@Controller()
+@UseFilters(new RpcErrorFilter())
+export class PostbackLogMessageController {
+  constructor(@Inject(POSTBACK_LOG_STORE) private readonly log: PostbackLogStore) {}
+
+  @MessagePattern(ReportingQuerySubjects.postbackLog)
+  async postbackLog(@Payload() request: RpcRequest<{ body?: unknown }>): Promise<PostbackLogReport> {
+    const accountId = request?.context?.accountId;
+    if (typeof accountId !== 'string' || accountId === '') throw ServiceError.unauthorized();
+    const window = parsePostbackLogRequest(request?.body?.body);
+    const { rows, rowsTotal } = await this.log.find({ accountId, ...window });
+    return { rows, rowsReturned: rows.length, rowsTotal };
+  }
+}

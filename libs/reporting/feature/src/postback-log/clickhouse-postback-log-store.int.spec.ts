@@ -1,6 +1,7 @@
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import type * as ChdbConnectionModule from 'chdb/dist/connection';
 import { ClickHousePostbackLogStore } from './clickhouse-postback-log-store';
+import { PostbackLogQueryTimeout } from './postback-log-store';
 import { describePostbackLogStoreContract } from './postback-log-store.contract';
 
 /**
@@ -25,6 +26,31 @@ describe('on chdb', () => {
     await client.close();
   });
   describePostbackLogStoreContract('ClickHousePostbackLogStore (chdb)', () => ClickHousePostbackLogStore.on(client, { tablePrefix: prefix() }));
+
+  it('stops a query past its time limit, and answers the next one', async () => {
+    const tablePrefix = prefix();
+    const store = await ClickHousePostbackLogStore.on(client, { tablePrefix });
+    await client.command({
+      query: `INSERT INTO ${tablePrefix}postback_log
+        SELECT 'ACCOUNT00001', concat('JOB', leftPad(toString(intDiv(number, 1000)), 9, '0')), number % 1000, 1772323200000 + number,
+               concat('HIT', leftPad(toString(number), 9, '0')), concat('TSOURCE0000', toString(number % 7)), concat('FUNNEL00000', toString(number % 5)),
+               concat('https://ts.example/pb?i=', toString(number)), 'postbackUrl', if(number % 3 = 0, 'delivered', 'pending'), 1, NULL, 1772323200000 + number, 1
+        FROM numbers(1000000)`,
+    });
+    const query = {
+      accountId: 'ACCOUNT00001',
+      startMs: 1772323200000,
+      endMs: 1772323200000 + 1_000_000,
+      statuses: ['delivered' as const],
+      trafficSourceIds: ['TSOURCE00003', 'TSOURCE00004'],
+      start: 0,
+      length: 1000,
+    };
+    await expect(store.find(query, 1)).rejects.toBeInstanceOf(PostbackLogQueryTimeout);
+    const page = await store.find(query);
+    expect(page.rows).toHaveLength(1000);
+    expect(page.rowsTotal).toBe(Array.from({ length: 1_000_000 }, (_, i) => i).filter((i) => i % 3 === 0 && [3, 4].includes(i % 7)).length);
+  }, 60_000);
 });
 
 const configuredUrl = process.env['CLICKHOUSE_URL'] || undefined;

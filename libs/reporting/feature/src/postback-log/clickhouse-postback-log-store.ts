@@ -1,5 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import {
+  POSTBACK_LOG_QUERY_TIMEOUT_MS,
+  PostbackLogQueryTimeout,
   statusAfter,
   type DecidedPostback,
   type PostbackAttempt,
@@ -15,6 +17,9 @@ export interface ClickHousePostbackLogOptions {
   /** Close the client with the store (when the store opened it). */
   ownsClient?: boolean;
 }
+
+/** ClickHouse's error code for a query stopped at `max_execution_time`. */
+const TIMEOUT_EXCEEDED = '159';
 
 const COLUMNS = 'account_id, job_id, row_index, time_ms, hit_id, id_traffic_source, id_funnel, url, kind, status, attempts, last_error, updated_ms, version';
 
@@ -126,24 +131,39 @@ export class ClickHousePostbackLogStore implements PostbackLogStore {
     });
   }
 
-  async find(query: PostbackLogQuery): Promise<PostbackLogPage> {
+  /**
+   * Both statements under the time limit: the client aborts its request at the deadline (and the
+   * server cancels a read-only query whose client went away), the server stops at
+   * `max_execution_time` besides.
+   */
+  async find(query: PostbackLogQuery, timeoutMs = POSTBACK_LOG_QUERY_TIMEOUT_MS): Promise<PostbackLogPage> {
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), timeoutMs);
+    try {
+      return await this.page(query, abort.signal, timeoutMs);
+    } catch (error) {
+      if (abort.signal.aborted || (error as { code?: string }).code === TIMEOUT_EXCEEDED) throw new PostbackLogQueryTimeout(timeoutMs);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async page(query: PostbackLogQuery, abort_signal: AbortSignal, timeoutMs: number): Promise<PostbackLogPage> {
     const where = whereOf(query, (n, type) => `{p${n}:${type}}`);
     const query_params = Object.fromEntries(where.params.map((value, i) => [`p${i + 1}`, value]));
-    const total = await this.client.query({
-      query: `SELECT count() AS n FROM ${this.table} FINAL WHERE ${where.sql}`,
-      query_params,
-      format: 'JSONEachRow',
-    });
-    const rowsTotal = Number((await total.json<{ n: string }>())[0]?.n ?? 0);
+    const clickhouse_settings = { max_execution_time: Math.max(1, Math.ceil(timeoutMs / 1000)), cancel_http_readonly_queries_on_client_close: 1 } as const;
+    const run = async <T>(sql: string) =>
+      (await this.client.query({ query: sql, query_params, format: 'JSONEachRow', abort_signal, clickhouse_settings })).json<T>();
+    const total = await run<{ n: string }>(`SELECT count() AS n FROM ${this.table} FINAL WHERE ${where.sql}`);
+    const rowsTotal = Number(total[0]?.n ?? 0);
     if (rowsTotal <= query.start) return { rows: [], rowsTotal };
-    const page = await this.client.query({
-      query: `SELECT time_ms, job_id, row_index, hit_id, id_traffic_source, id_funnel, url, kind, status, attempts, last_error, updated_ms
+    const rows = await run<StoredLogRow>(
+      `SELECT time_ms, job_id, row_index, hit_id, id_traffic_source, id_funnel, url, kind, status, attempts, last_error, updated_ms
         FROM ${this.table} FINAL WHERE ${where.sql}
         ORDER BY time_ms DESC, job_id DESC, row_index DESC LIMIT ${query.length} OFFSET ${query.start}`,
-      query_params,
-      format: 'JSONEachRow',
-    });
-    return { rows: (await page.json<StoredLogRow>()).map(logRowOf), rowsTotal };
+    );
+    return { rows: rows.map(logRowOf), rowsTotal };
   }
 
   async close(): Promise<void> {

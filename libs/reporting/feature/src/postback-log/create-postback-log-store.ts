@@ -18,7 +18,7 @@ export interface CreatePostbackLogStoreOptions {
 /**
  * The postback log the configuration asks for, on a connection of its own: ClickHouse at
  * `clickhouseUrl` (table `reporting_postback_log`), else DuckDB in `dataDir/fileName`. Where the
- * hit warehouse's own handle is at hand, `DuckDbPostbackLogStore.on(connection)` and
+ * hit warehouse's own handle is at hand, `DuckDbPostbackLogStore.on(instance)` and
  * `ClickHousePostbackLogStore.on(client)` put the table on it instead.
  */
 export async function createPostbackLogStore(options: CreatePostbackLogStoreOptions): Promise<PostbackLogStore> {
@@ -34,7 +34,7 @@ export async function createPostbackLogStore(options: CreatePostbackLogStoreOpti
   ensurePrivateDirectory(options.dataDir, [options.fileName]);
   const instance = await DuckDBInstance.create(join(options.dataDir, options.fileName));
   try {
-    return await DuckDbPostbackLogStore.on(await instance.connect(), () => instance.closeSync());
+    return await DuckDbPostbackLogStore.on(instance, () => instance.closeSync());
   } catch (error) {
     instance.closeSync();
     throw error;

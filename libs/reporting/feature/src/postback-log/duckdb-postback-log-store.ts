@@ -1,6 +1,8 @@
-import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
 import type { PostbackLogRow } from '@funnel/contracts';
 import {
+  POSTBACK_LOG_QUERY_TIMEOUT_MS,
+  PostbackLogQueryTimeout,
   statusAfter,
   type DecidedPostback,
   type PostbackAttempt,
@@ -14,24 +16,31 @@ const TABLE = 'postback_log';
 
 /**
  * The postback log in DuckDB (the embedded warehouse): one row per postback, its primary key
- * (account_id, job_id, row_index) making `decided` an insert-if-absent and `attempted` an indexed
+ * (`<account>/<job>:<row>`) making `decided` an insert-if-absent and `attempted` an indexed
  * update. The table holds one row per decided postback (far fewer than hits), so the key's index
- * costs little; window queries prune by time through the zone maps of `time_ms`.
+ * costs little; window queries prune by time through the zone maps of `time_ms` (rows are
+ * written in about the order of their time).
  *
- * Statements on the connection run one at a time (a DuckDB connection takes one query at once;
- * deliveries record their attempts concurrently).
+ * Two connections of the instance: writes on one, queries on the other, each running its statements
+ * one at a time (a DuckDB connection takes one query at once; deliveries record their attempts
+ * concurrently). A query past its time limit is interrupted on its own connection, never a write.
  */
 export class DuckDbPostbackLogStore implements PostbackLogStore {
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly writes = new Serial();
+  private readonly reads = new Serial();
 
   private constructor(
-    private readonly connection: DuckDBConnection,
+    private readonly writer: DuckDBConnection,
+    private readonly reader: DuckDBConnection,
     private readonly onClose: () => void,
   ) {}
 
-  /** The log on an open connection (the warehouse's); `onClose` releases what the caller opened for it. */
-  static async on(connection: DuckDBConnection, onClose: () => void = () => undefined): Promise<DuckDbPostbackLogStore> {
-    await connection.run(`CREATE TABLE IF NOT EXISTS ${TABLE} (
+  /** The log in a DuckDB instance (the warehouse's); `onClose` releases what the caller opened for it. */
+  static async on(instance: DuckDBInstance, onClose: () => void = () => undefined): Promise<DuckDbPostbackLogStore> {
+    const writer = await instance.connect();
+    const reader = await instance.connect();
+    await writer.run(`CREATE TABLE IF NOT EXISTS ${TABLE} (
+      delivery_key      VARCHAR PRIMARY KEY,
       account_id        VARCHAR NOT NULL,
       job_id            VARCHAR NOT NULL,
       row_index         INTEGER NOT NULL,
@@ -44,62 +53,95 @@ export class DuckDbPostbackLogStore implements PostbackLogStore {
       status            VARCHAR NOT NULL,
       attempts          INTEGER NOT NULL,
       last_error        VARCHAR,
-      updated_ms        BIGINT NOT NULL,
-      PRIMARY KEY (account_id, job_id, row_index)
+      updated_ms        BIGINT NOT NULL
     )`);
-    return new DuckDbPostbackLogStore(connection, onClose);
-  }
-
-  private serial<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(work, work);
-    this.queue = next.catch(() => undefined);
-    return next;
+    return new DuckDbPostbackLogStore(writer, reader, onClose);
   }
 
   decided(postbacks: readonly DecidedPostback[]): Promise<void> {
     if (!postbacks.length) return Promise.resolve();
     const values: DuckDBValue[] = [];
     const tuples = postbacks.map((p, i) => {
-      values.push(p.accountId, p.jobId, p.rowIndex, p.timeMs, p.hitId, p.idTrafficSource, p.idFunnel, p.url, p.kind, p.status, p.timeMs);
-      const at = i * 11;
-      return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}, $${at + 7}, $${at + 8}, $${at + 9}, $${at + 10}, 0, NULL, $${at + 11})`;
+      values.push(deliveryKey(p), p.accountId, p.jobId, p.rowIndex, p.timeMs, p.hitId, p.idTrafficSource, p.idFunnel, p.url, p.kind, p.status, p.timeMs);
+      const at = i * 12;
+      const $ = (n: number) => `$${at + n}`;
+      return `(${$(1)}, ${$(2)}, ${$(3)}, ${$(4)}, ${$(5)}, ${$(6)}, ${$(7)}, ${$(8)}, ${$(9)}, ${$(10)}, ${$(11)}, 0, NULL, ${$(12)})`;
     });
-    return this.serial(async () => {
-      await this.connection.run(`INSERT INTO ${TABLE} VALUES ${tuples.join(', ')} ON CONFLICT DO NOTHING`, values);
+    return this.writes.run(async () => {
+      await this.writer.run(`INSERT INTO ${TABLE} VALUES ${tuples.join(', ')} ON CONFLICT DO NOTHING`, values);
     });
   }
 
   attempted(a: PostbackAttempt): Promise<void> {
-    return this.serial(async () => {
-      await this.connection.run(
+    return this.writes.run(async () => {
+      await this.writer.run(
         `UPDATE ${TABLE} SET status = $1, attempts = $2, last_error = $3, updated_ms = $4
-         WHERE account_id = $5 AND job_id = $6 AND row_index = $7 AND status <> 'delivered' AND attempts <= $2`,
-        [statusAfter(a.outcome), a.attempt, a.error, a.atMs, a.accountId, a.jobId, a.rowIndex],
+         WHERE delivery_key = $5 AND status <> 'delivered' AND attempts <= $2`,
+        [statusAfter(a.outcome), a.attempt, a.error, a.atMs, deliveryKey(a)],
       );
     });
   }
 
-  find(query: PostbackLogQuery): Promise<PostbackLogPage> {
+  find(query: PostbackLogQuery, timeoutMs = POSTBACK_LOG_QUERY_TIMEOUT_MS): Promise<PostbackLogPage> {
+    const deadline = Date.now() + timeoutMs;
+    return this.reads.run(async () => {
+      if (Date.now() >= deadline) throw new PostbackLogQueryTimeout(timeoutMs);
+      let interrupted = false;
+      const timer = setTimeout(() => {
+        interrupted = true;
+        this.reader.interrupt();
+      }, deadline - Date.now());
+      try {
+        return await this.page(query);
+      } catch (error) {
+        throw interrupted ? new PostbackLogQueryTimeout(timeoutMs) : error;
+      } finally {
+        clearTimeout(timer);
+      }
+    });
+  }
+
+  private async page(query: PostbackLogQuery): Promise<PostbackLogPage> {
     const where = whereOf(query, (i) => `$${i}`);
     const params = where.params as DuckDBValue[];
-    return this.serial(async () => {
-      const total = await this.connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${TABLE} WHERE ${where.sql}`, params);
-      const rowsTotal = Number(total.getRowObjectsJS()[0]['n']);
-      if (rowsTotal <= query.start) return { rows: [], rowsTotal };
-      const page = await this.connection.runAndReadAll(
-        `SELECT time_ms, job_id, row_index, hit_id, id_traffic_source, id_funnel, url, kind, status, attempts, last_error, updated_ms
+    const total = await this.reader.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${TABLE} WHERE ${where.sql}`, params);
+    const rowsTotal = Number(total.getRowObjectsJS()[0]['n']);
+    if (rowsTotal <= query.start) return { rows: [], rowsTotal };
+    const page = await this.reader.runAndReadAll(
+      `SELECT time_ms, job_id, row_index, hit_id, id_traffic_source, id_funnel, url, kind, status, attempts, last_error, updated_ms
          FROM ${TABLE} WHERE ${where.sql}
          ORDER BY time_ms DESC, job_id DESC, row_index DESC LIMIT ${query.length} OFFSET ${query.start}`,
-        params,
-      );
-      const rows: PostbackLogRow[] = (page.getRowObjectsJS() as unknown as StoredLogRow[]).map(logRowOf);
-      return { rows, rowsTotal };
-    });
+      params,
+    );
+    const rows: PostbackLogRow[] = (page.getRowObjectsJS() as unknown as StoredLogRow[]).map(logRowOf);
+    return { rows, rowsTotal };
   }
 
   async close(): Promise<void> {
-    await this.queue;
-    this.connection.closeSync();
+    await Promise.all([this.writes.idle(), this.reads.idle()]);
+    this.writer.closeSync();
+    this.reader.closeSync();
     this.onClose();
+  }
+}
+
+/**
+ * The row's key, one column: DuckDB looks a single-column primary key up through its index (an
+ * UPDATE of one row: 0.7 ms in 2 million rows), a composite one it scans (30 ms).
+ */
+const deliveryKey = (p: { accountId: string; jobId: string; rowIndex: number }) => `${p.accountId}/${p.jobId}:${p.rowIndex}`;
+
+/** Runs the work given to it one at a time, in order. */
+class Serial {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(work, work);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+
+  idle(): Promise<unknown> {
+    return this.tail;
   }
 }

@@ -63,8 +63,23 @@ export interface PostbackLogPage {
 export interface PostbackLogStore {
   decided(postbacks: readonly DecidedPostback[]): Promise<void>;
   attempted(attempt: PostbackAttempt): Promise<void>;
-  find(query: PostbackLogQuery): Promise<PostbackLogPage>;
+  /**
+   * One page of the query and the window's count. Past `timeoutMs` (waiting for the connection
+   * included) the engine's work is cancelled and it rejects with PostbackLogQueryTimeout.
+   */
+  find(query: PostbackLogQuery, timeoutMs?: number): Promise<PostbackLogPage>;
   close(): Promise<void>;
+}
+
+/** The time limit of a log query when the caller gives none. */
+export const POSTBACK_LOG_QUERY_TIMEOUT_MS = 10_000;
+
+/** A log query ran past its time limit; the engine stopped it. */
+export class PostbackLogQueryTimeout extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`the postback log query ran past its time limit (${timeoutMs} ms)`);
+    this.name = 'PostbackLogQueryTimeout';
+  }
 }
 
 export const POSTBACK_LOG_STORE = Symbol.for('funnel.reporting.PostbackLogStore');

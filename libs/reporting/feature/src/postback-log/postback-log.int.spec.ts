@@ -17,6 +17,7 @@ import type { PostbackPayload, UpdatePayload } from '../service/reporting.tokens
 import { UpdateWorker } from '../service/update-worker';
 import { DuckDbPostbackLogStore } from './duckdb-postback-log-store';
 import { PostbackLogMessageController } from './postback-log.message.controller';
+import { PostbackLogQueryTimeout, type PostbackLogStore } from './postback-log-store';
 
 const ACCOUNT = 'ACCOUNT00001';
 const OK_SOURCE = 'TSOURCE00001';
@@ -68,7 +69,7 @@ describe('postback log', () => {
       aHit({ hitId: 'HIT000000003', accountId: ACCOUNT, idTrafficSource: PIXEL_SOURCE, idFunnel: 'FUNNEL000002' }),
     ]);
     instance = await DuckDBInstance.create(join(dir.path, 'postback-log.duckdb'));
-    log = await DuckDbPostbackLogStore.on(await instance.connect(), () => instance.closeSync());
+    log = await DuckDbPostbackLogStore.on(instance, () => instance.closeSync());
     const records = new JobRecords(events, log);
     const queueFile = join(dir.path, 'queues.sqlite');
     updates = new EmbeddedJobQueue<UpdatePayload>({ name: 'updates', subjectPrefix: 'u', filename: queueFile, pollIntervalMs: 20 });
@@ -212,5 +213,11 @@ describe('postback log', () => {
       details: [expect.objectContaining({ field: 'status', code: 'unknownField' })],
     });
     await expect(query(ACCOUNT, { ...today(), funnelIds: ['not-an-id'] })).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('answers a query stopped at its time limit with 503 REPORTING.QUERY_TIMEOUT', async () => {
+    const stopped = { find: () => Promise.reject(new PostbackLogQueryTimeout(10_000)) } as unknown as PostbackLogStore;
+    const request = { context: { accountId: ACCOUNT, userId: 'u', permissions: ['reporting:read'], correlationId: 'c' }, body: { body: today() } };
+    await expect(new PostbackLogMessageController(stopped).postbackLog(request)).rejects.toMatchObject({ status: 503, code: 'REPORTING.QUERY_TIMEOUT' });
   });
 });

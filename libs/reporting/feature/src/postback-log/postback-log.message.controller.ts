@@ -1,13 +1,14 @@
 import { Controller, Inject, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { RpcErrorFilter } from '@funnel/platform';
-import { ReportingQuerySubjects, RpcRequest, ServiceError, parsePostbackLogRequest, type PostbackLogReport } from '@funnel/contracts';
-import { POSTBACK_LOG_STORE, type PostbackLogStore } from './postback-log-store';
+import { ReportingQueryErrorCodes, ReportingQuerySubjects, RpcRequest, ServiceError, parsePostbackLogRequest, type PostbackLogReport } from '@funnel/contracts';
+import { POSTBACK_LOG_STORE, PostbackLogQueryTimeout, type PostbackLogStore } from './postback-log-store';
 
 /**
  * POST /reporting/logs/postbacks (queue group `reporting`): the caller's account's outgoing
  * postbacks decided in a window, filtered by traffic source, funnel and status, newest first, one
- * page of them with the exact count of the window.
+ * page of them with the exact count of the window. A query past its time limit is stopped and
+ * answered 503 `REPORTING.QUERY_TIMEOUT`.
  */
 @Controller()
 @UseFilters(new RpcErrorFilter())
@@ -19,7 +20,12 @@ export class PostbackLogMessageController {
     const accountId = request?.context?.accountId;
     if (typeof accountId !== 'string' || accountId === '') throw ServiceError.unauthorized();
     const window = parsePostbackLogRequest(request?.body?.body);
-    const { rows, rowsTotal } = await this.log.find({ accountId, ...window });
-    return { rows, rowsReturned: rows.length, rowsTotal };
+    try {
+      const { rows, rowsTotal } = await this.log.find({ accountId, ...window });
+      return { rows, rowsReturned: rows.length, rowsTotal };
+    } catch (error) {
+      if (error instanceof PostbackLogQueryTimeout) throw new ServiceError(503, ReportingQueryErrorCodes.QUERY_TIMEOUT, error.message);
+      throw error;
+    }
   }
 }

@@ -46,7 +46,8 @@ describe('on chdb', () => {
       start: 0,
       length: 1000,
     };
-    await expect(store.find(query, 1)).rejects.toBeInstanceOf(PostbackLogQueryTimeout);
+    // A deep page (sorting past 90,000 rows) with a 1 ms limit.
+    await expect(store.find({ ...query, start: 90_000 }, 1)).rejects.toBeInstanceOf(PostbackLogQueryTimeout);
     const page = await store.find(query);
     expect(page.rows).toHaveLength(1000);
     expect(page.rowsTotal).toBe(Array.from({ length: 1_000_000 }, (_, i) => i).filter((i) => i % 3 === 0 && [3, 4].includes(i % 7)).length);

@@ -92,7 +92,10 @@ export class DuckDbPostbackLogStore implements PostbackLogStore {
         this.reader.interrupt();
       }, deadline - Date.now());
       try {
-        return await this.page(query);
+        const page = await this.page(query);
+        // Done only after the deadline: past the limit all the same.
+        if (interrupted) throw new PostbackLogQueryTimeout(timeoutMs);
+        return page;
       } catch (error) {
         throw interrupted ? new PostbackLogQueryTimeout(timeoutMs) : error;
       } finally {

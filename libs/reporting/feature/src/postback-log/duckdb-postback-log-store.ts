@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { PostbackLogRow } from '@funnel/contracts';
 import {
   POSTBACK_LOG_QUERY_TIMEOUT_MS,
@@ -35,10 +35,14 @@ export class DuckDbPostbackLogStore implements PostbackLogStore {
     private readonly onClose: () => void,
   ) {}
 
-  /** The log in a DuckDB instance (the warehouse's); `onClose` releases what the caller opened for it. */
-  static async on(instance: DuckDBInstance, onClose: () => void = () => undefined): Promise<DuckDbPostbackLogStore> {
-    const writer = await instance.connect();
-    const reader = await instance.connect();
+  /**
+   * The log in a DuckDB database: an instance, or the hit warehouse's handle (anything that opens
+   * connections to it). `onClose` releases what the caller opened for the log; the log closes its
+   * own connections only.
+   */
+  static async on(database: { connect(): Promise<DuckDBConnection> }, onClose: () => void = () => undefined): Promise<DuckDbPostbackLogStore> {
+    const writer = await database.connect();
+    const reader = await database.connect();
     await writer.run(`CREATE TABLE IF NOT EXISTS ${TABLE} (
       delivery_key      VARCHAR PRIMARY KEY,
       account_id        VARCHAR NOT NULL,

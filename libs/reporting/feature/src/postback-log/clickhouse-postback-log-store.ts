@@ -75,7 +75,9 @@ export class ClickHousePostbackLogStore implements PostbackLogStore {
     const byJob = new Map<string, DecidedPostback[]>();
     for (const p of postbacks) {
       const key = `${p.accountId}\n${p.jobId}`;
-      byJob.set(key, [...(byJob.get(key) ?? []), p]);
+      const rows = byJob.get(key);
+      if (rows) rows.push(p);
+      else byJob.set(key, [p]);
     }
     for (const rows of byJob.values()) {
       const { accountId, jobId } = rows[0];

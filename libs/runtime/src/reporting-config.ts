@@ -148,8 +148,8 @@ function partsOf(
     async close() {
       await updates.close();
       await postbacks.close();
-      await hitStore.close();
       await postbackLog.close();
+      await hitStore.close();
       await closeConnection();
     },
   };

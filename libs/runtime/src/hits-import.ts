@@ -2,13 +2,13 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { ReportingSubjects } from '@funnel/contracts';
 import { DEFAULT_TRACKING_EDGE_INBOX_PREFIX, NatsServiceClient, createLogger, loadConfig, string } from '@funnel/platform';
-import { INGEST_INVALID_LISTED, type IngestHitsResult, createHitStore, ingestHits } from '@funnel/reporting-feature';
+import { INGEST_INVALID_LISTED, type IngestHitsResult, ingestHits } from '@funnel/reporting-feature';
 import type { FieldError } from '@funnel/reporting-domain';
 import { natsAccessFrom, natsConfig, natsUrl, storeConfig } from './config';
-import { REPORTING_FILE, reportingConfig } from './reporting-config';
+import { HIT_WAREHOUSE_FILE, REPORTING_FILE, openHitStore, reportingConfig } from './reporting-config';
 import { ensureDataDir } from './data-dir';
 
-/** Hits per write (one `reporting.hits.ingest` message, or one SQLite transaction). */
+/** Hits per write (one `reporting.hits.ingest` message, or one warehouse transaction). */
 export const IMPORT_BATCH = 1000;
 
 /** A line `hits:import` refused: its number in the file (from 1) and its errors. */
@@ -54,7 +54,9 @@ const importConfig = {
 
 /**
  * Where `hits:import` writes: with NATS_URL, `reporting.hits.ingest` (as the tracking edge, with
- * its NATS user); otherwise the hit warehouse of DATA_DIR (or CLICKHOUSE_URL) directly.
+ * its NATS user); otherwise the hit warehouse of DATA_DIR (or CLICKHOUSE_URL) directly. DuckDB lets
+ * one process open DATA_DIR's warehouse: while a standalone runs on it, this fails with a
+ * WarehouseInUseError, one line saying to stop it first (the CLI prints it and exits 1).
  */
 export async function openHitSink(env: NodeJS.ProcessEnv): Promise<HitSink> {
   const config = loadConfig(importConfig, env);
@@ -72,8 +74,8 @@ export async function openHitSink(env: NodeJS.ProcessEnv): Promise<HitSink> {
     };
   }
   // A DATA_DIR that cannot hold the warehouse is said as a setting, as the apps say it.
-  if (!config.CLICKHOUSE_URL) ensureDataDir(config.DATA_DIR, [REPORTING_FILE]);
-  const store = await createHitStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: REPORTING_FILE });
+  if (!config.CLICKHOUSE_URL) ensureDataDir(config.DATA_DIR, [REPORTING_FILE, HIT_WAREHOUSE_FILE]);
+  const store = await openHitStore(config);
   return { via: 'data-dir', write: (inputs) => ingestHits(store, inputs), close: () => store.close() };
 }
 

@@ -12,17 +12,17 @@ import {
   UpdatePayload,
   applyReportingUpdate,
   createHitStore,
-  createPostbackLogStore,
+  openPostbackLog,
 } from '@funnel/reporting-feature';
 import { ensureDataDir } from './data-dir';
 import type { EventStore } from '@funnel/eventstore';
 
 /** The reporting service's settings (besides the stores, NATS and outgoing-request ones). */
 export const reportingConfig = {
-  /** ClickHouse's HTTP interface (`http://user:password@host:8123/db`): the hit warehouse; absent: SQLite under DATA_DIR. */
+  /** ClickHouse's HTTP interface (`http://user:password@host:8123/db`): the hit warehouse; absent: DuckDB under DATA_DIR. */
   CLICKHOUSE_URL: url({ optional: true, protocols: ['http', 'https'] }),
   /**
-   * Refuse to start without CLICKHOUSE_URL: where the SQLite fallback under DATA_DIR would not outlive
+   * Refuse to start without CLICKHOUSE_URL: where the embedded warehouse under DATA_DIR would not outlive
    * the pod or would not be shared by the replicas (the Kubernetes base sets it; the dev overlay keeps
    * one replica on a volume instead).
    */
@@ -41,7 +41,7 @@ export function checkReportingConfig(config: Pick<Config<typeof reportingConfig>
     throw new ConfigError(
       'CLICKHOUSE_URL',
       'required',
-      'is required when REPORTING_REQUIRE_CLICKHOUSE=true: the hits would otherwise go to SQLite under DATA_DIR, lost with the pod and not shared by its replicas',
+      'is required when REPORTING_REQUIRE_CLICKHOUSE=true: the hits would otherwise go to DuckDB under DATA_DIR, lost with the pod and not shared by its replicas',
     );
   }
 }
@@ -68,10 +68,15 @@ export const UPDATE_QUEUE_OPTIONS = {
   maxRunMs: 300_000,
 };
 
-/** The file of the embedded queues and hit warehouse (standalone, or a service without ClickHouse / JetStream). */
+/** The file of the embedded queues and of the embedded hit warehouse's hit-key index (standalone, or a service without ClickHouse / JetStream). */
 export const REPORTING_FILE = 'reporting.sqlite';
-/** The DuckDB file of the outgoing postback log without ClickHouse (until it shares the DuckDB hit warehouse's handle). */
-export const POSTBACK_LOG_FILE = 'reporting-postbacks.duckdb';
+/** The embedded hit warehouse (DuckDB), without CLICKHOUSE_URL. One process at a time opens it. */
+export const HIT_WAREHOUSE_FILE = 'reporting.duckdb';
+
+/** The hit warehouse: ClickHouse with CLICKHOUSE_URL, else DuckDB in DATA_DIR (its hit-key index in REPORTING_FILE). */
+export function openHitStore(config: { CLICKHOUSE_URL?: string; DATA_DIR: string }): Promise<HitStore> {
+  return createHitStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: HIT_WAREHOUSE_FILE, indexFileName: REPORTING_FILE });
+}
 
 export interface ReportingParts {
   options: Omit<ReportingFeatureOptions, 'eventStore' | 'assets' | 'outbound'>;
@@ -95,28 +100,28 @@ interface PartsInput {
   testing?: ReportingTesting;
 }
 
-/** Standalone: both queues and (without CLICKHOUSE_URL) the hit warehouse in `DATA_DIR/reporting.sqlite`. */
+/** Standalone: both queues in `DATA_DIR/reporting.sqlite` and (without CLICKHOUSE_URL) the hit warehouse in `DATA_DIR/reporting.duckdb`. */
 export async function embeddedReportingParts({ config, testing = {} }: PartsInput): Promise<ReportingParts> {
-  ensureDataDir(config.DATA_DIR, [REPORTING_FILE, POSTBACK_LOG_FILE]);
+  ensureDataDir(config.DATA_DIR, [REPORTING_FILE, HIT_WAREHOUSE_FILE]);
   const filename = join(config.DATA_DIR, REPORTING_FILE);
-  const hitStore = await createHitStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: REPORTING_FILE });
-  const postbackLog = await createPostbackLogStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: POSTBACK_LOG_FILE });
+  const hitStore = await openHitStore(config);
+  const postbackLog = await openPostbackLog(hitStore.warehouse);
   const updates = new EmbeddedJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...testing.queues, filename });
   const postbacks = new EmbeddedJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...testing.queues, filename });
   return partsOf(config, { hitStore, postbackLog }, updates, postbacks, testing, async () => undefined);
 }
 
-/** Distributed: the queues on JetStream (a connection of the service's own NATS user), hits in ClickHouse or SQLite under DATA_DIR. */
+/** Distributed: the queues on JetStream (a connection of the service's own NATS user), hits in ClickHouse or DuckDB under DATA_DIR. */
 export async function jetStreamReportingParts({
   config,
   testing = {},
   natsUrl,
   access,
 }: PartsInput & { natsUrl: string; access: NatsAccess }): Promise<ReportingParts> {
-  if (!config.CLICKHOUSE_URL) ensureDataDir(config.DATA_DIR, [REPORTING_FILE, POSTBACK_LOG_FILE]);
+  if (!config.CLICKHOUSE_URL) ensureDataDir(config.DATA_DIR, [REPORTING_FILE, HIT_WAREHOUSE_FILE]);
   const connection: NatsConnection = await connect({ ...natsClientOptions(natsUrl, natsAccessOptions(access)).options, name: 'reporting-service-jobs' });
-  const hitStore = await createHitStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: REPORTING_FILE });
-  const postbackLog = await createPostbackLogStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: POSTBACK_LOG_FILE });
+  const hitStore = await openHitStore(config);
+  const postbackLog = await openPostbackLog(hitStore.warehouse);
   const { pollIntervalMs: _poll, ...timings } = testing.queues ?? {};
   const replicas = config.REPORTING_STREAM_REPLICAS;
   const updates = new JetStreamJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...timings, connection, replicas });

@@ -108,7 +108,7 @@ export async function startStandalone(
   const started: { app?: NestFastifyApplication } = {};
   const secrets = AssetSecretBox.openOrCreate(assetSecretsFileFrom(config));
   const outbound = new OutboundHttp(outboundHttpOptionsFrom(config));
-  // The reporting queues and hit warehouse: DATA_DIR/reporting.sqlite (hits in ClickHouse with CLICKHOUSE_URL).
+  // The reporting queues (DATA_DIR/reporting.sqlite) and hit warehouse (DATA_DIR/reporting.duckdb; ClickHouse with CLICKHOUSE_URL).
   const reporting = await embeddedReportingParts({ config, testing: testing.reporting });
 
   @Module({

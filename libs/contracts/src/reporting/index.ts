@@ -4,4 +4,4 @@ export * from './updates';
 export * from './validate';
 export * from './docs';
 export * from './queries';
-export * from './postback-log';
+export * from './queries-dto';

@@ -1,7 +1,11 @@
 export * from './service';
 export * from './queue';
 export * from './hits/hit-store';
-export * from './hits/sqlite-hit-store';
+export * from './hits/duckdb/duckdb-hit-store';
+export { WarehouseInUseError } from './hits/duckdb/duckdb-instances';
+export * from './hits/warehouse-schema';
+export { warehouseRow, hitFromRow, HIT_READ_COLUMNS, type WarehouseRow, type WarehouseValue } from './hits/hit-row';
+export { dataChunkOf } from './hits/duckdb/hit-chunk';
 export * from './hits/clickhouse-hit-store';
 export * from './hits/create-hit-store';
 export * from './hits/ingest-hits';
@@ -11,4 +15,5 @@ export * from './apply/apply-custom-events';
 export * from './apply/apply-cost';
 export * from './apply/apply-reset';
 export * from './apply/apply-job';
+export * from './hits/warehouse-schema';
 export * from './postback-log';

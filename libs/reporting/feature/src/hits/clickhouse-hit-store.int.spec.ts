@@ -1,6 +1,6 @@
 import { openChdbClient, whyChdbIsUnavailable } from '@funnel/testing';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
-import { ClickHouseHitStore, type ClickHouseHitStoreOptions } from './clickhouse-hit-store';
+import { ClickHouseHitStore } from './clickhouse-hit-store';
 import { describeHitStoreContract } from './hit-store.contract';
 
 /**
@@ -23,7 +23,7 @@ if (chdbUnavailable !== undefined) {
   describe(`ClickHouseHitStore on ${engine}`, () => {
     /** Drops the tables a test wrote; on the server, also what the stores there connect with. */
     let admin: ClickHouseClient;
-    let connection: Pick<ClickHouseHitStoreOptions, 'url' | 'client'>;
+    let connection: { url: string } | { client: ClickHouseClient };
     let release: () => Promise<void>;
     let tables = 0;
 

@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { parseConversionsUpdate, type PostbackLogReport } from '@funnel/contracts';
 import { createEventStore, type EventStore } from '@funnel/eventstore';
 import { OutboundHttp } from '@funnel/platform';
@@ -15,7 +14,7 @@ import { JobRecords } from '../service/job-records';
 import { PostbackSender } from '../service/postback-sender';
 import type { PostbackPayload, UpdatePayload } from '../service/reporting.tokens';
 import { UpdateWorker } from '../service/update-worker';
-import { DuckDbPostbackLogStore } from './duckdb-postback-log-store';
+import { openPostbackLog } from './open-postback-log';
 import { PostbackLogMessageController } from './postback-log.message.controller';
 import { PostbackLogQueryTimeout, type PostbackLogStore } from './postback-log-store';
 
@@ -27,8 +26,8 @@ const PIXEL_SOURCE = 'TSOURCE00003';
 /**
  * The postback log on the service's real parts: a conversions job applied by the update worker
  * (embedded queues, the event log, the hit store), its postback URLs called by the postback sender
- * through the SSRF guard (private addresses allowed) on a local receiver, the log in DuckDB, read
- * through the message handler of POST /reporting/logs/postbacks.
+ * through the SSRF guard (private addresses allowed) on a local receiver, the log in the DuckDB
+ * hit warehouse, read through the message handler of POST /reporting/logs/postbacks.
  */
 describe('postback log', () => {
   const dir = tempDir('postback-log');
@@ -38,8 +37,7 @@ describe('postback log', () => {
   const okAnswered = new Promise<void>((resolve) => (releaseOk = resolve));
   let events: EventStore;
   let hits: HitStore;
-  let instance: DuckDBInstance;
-  let log: DuckDbPostbackLogStore;
+  let log: PostbackLogStore;
   let updates: EmbeddedJobQueue<UpdatePayload>;
   let postbacks: EmbeddedJobQueue<PostbackPayload>;
   let http: OutboundHttp;
@@ -62,14 +60,14 @@ describe('postback log', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
     events = createEventStore({ dataDir: dir.path });
-    hits = await createHitStore({ dataDir: dir.path, fileName: 'hits.db' });
+    hits = await createHitStore({ dataDir: dir.path });
     await hits.insertHits([
       aHit({ hitId: 'HIT000000001', accountId: ACCOUNT, idTrafficSource: OK_SOURCE, idFunnel: 'FUNNEL000001' }),
       aHit({ hitId: 'HIT000000002', accountId: ACCOUNT, idTrafficSource: FAILING_SOURCE, idFunnel: 'FUNNEL000002' }),
       aHit({ hitId: 'HIT000000003', accountId: ACCOUNT, idTrafficSource: PIXEL_SOURCE, idFunnel: 'FUNNEL000002' }),
     ]);
-    instance = await DuckDBInstance.create(join(dir.path, 'postback-log.duckdb'));
-    log = await DuckDbPostbackLogStore.on(instance, () => instance.closeSync());
+    // The log in the hit warehouse, as the service opens it.
+    log = await openPostbackLog(hits.warehouse);
     const records = new JobRecords(events, log);
     const queueFile = join(dir.path, 'queues.sqlite');
     updates = new EmbeddedJobQueue<UpdatePayload>({ name: 'updates', subjectPrefix: 'u', filename: queueFile, pollIntervalMs: 20 });

@@ -7,11 +7,13 @@ import {
   EmbeddedJobQueue,
   HitStore,
   JetStreamJobQueue,
+  PostbackLogStore,
   PostbackPayload,
   ReportingFeatureOptions,
   UpdatePayload,
   applyReportingUpdate,
   createHitStore,
+  openPostbackLog,
 } from '@funnel/reporting-feature';
 import { ensureDataDir } from './data-dir';
 import type { EventStore } from '@funnel/eventstore';
@@ -106,9 +108,10 @@ export async function embeddedReportingParts({ config, testing = {} }: PartsInpu
   ensureDataDir(config.DATA_DIR, [REPORTING_FILE, HIT_WAREHOUSE_FILE]);
   const filename = join(config.DATA_DIR, REPORTING_FILE);
   const hitStore = await openHitStore(config);
+  const postbackLog = await openPostbackLog(hitStore.warehouse);
   const updates = new EmbeddedJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...testing.queues, filename });
   const postbacks = new EmbeddedJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...testing.queues, filename });
-  return partsOf(config, hitStore, updates, postbacks, testing, async () => undefined);
+  return partsOf(config, { hitStore, postbackLog }, updates, postbacks, testing, async () => undefined);
 }
 
 /** Distributed: the queues on JetStream (a connection of the service's own NATS user), hits in ClickHouse or DuckDB under DATA_DIR. */
@@ -121,16 +124,17 @@ export async function jetStreamReportingParts({
   if (!config.CLICKHOUSE_URL) ensureDataDir(config.DATA_DIR, [REPORTING_FILE, HIT_WAREHOUSE_FILE]);
   const connection: NatsConnection = await connect({ ...natsClientOptions(natsUrl, natsAccessOptions(access)).options, name: 'reporting-service-jobs' });
   const hitStore = await openHitStore(config);
+  const postbackLog = await openPostbackLog(hitStore.warehouse);
   const { pollIntervalMs: _poll, ...timings } = testing.queues ?? {};
   const replicas = config.REPORTING_STREAM_REPLICAS;
   const updates = new JetStreamJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...timings, connection, replicas });
   const postbacks = new JetStreamJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...timings, connection, replicas });
-  return partsOf(config, hitStore, updates, postbacks, testing, () => connection.drain());
+  return partsOf(config, { hitStore, postbackLog }, updates, postbacks, testing, () => connection.drain());
 }
 
 function partsOf(
   config: Config<typeof reportingConfig>,
-  hitStore: HitStore,
+  { hitStore, postbackLog }: { hitStore: HitStore; postbackLog: PostbackLogStore },
   updates: ReportingFeatureOptions['updates'],
   postbacks: ReportingFeatureOptions['postbacks'],
   testing: ReportingTesting,
@@ -139,6 +143,7 @@ function partsOf(
   return {
     options: {
       hitStore: testing.wrapHitStore ? testing.wrapHitStore(hitStore) : hitStore,
+      postbackLog,
       updates,
       postbacks,
       apply: (deps) => applyReportingUpdate({ ...deps, batchSize: testing.batchSize }),
@@ -151,6 +156,7 @@ function partsOf(
     async close() {
       await updates.close();
       await postbacks.close();
+      await postbackLog.close();
       await hitStore.close();
       await closeConnection();
     },

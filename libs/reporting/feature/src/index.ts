@@ -16,3 +16,5 @@ export * from './apply/apply-custom-events';
 export * from './apply/apply-cost';
 export * from './apply/apply-reset';
 export * from './apply/apply-job';
+export * from './postback-log';
+export * from './hits/inbox/hit-inbox';

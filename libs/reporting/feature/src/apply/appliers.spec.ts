@@ -92,6 +92,7 @@ describe('reporting appliers', () => {
           deliveryId: 'JOB000000001:0',
           hitId: hitId(1),
           idTrafficSource: 'TSOURCE00001',
+          idFunnel: 'FUNNEL000001',
           postbackType: 'postbackUrl',
           action: 'call',
           target: 'https://ts.example/pb?cid=click%2F1&p=5&tx=A&token=s3cret',

@@ -1,8 +1,9 @@
 import { createReadStream } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ReportingSubjects } from '@funnel/contracts';
-import { DEFAULT_TRACKING_EDGE_INBOX_PREFIX, NatsServiceClient, createLogger, loadConfig, string } from '@funnel/platform';
-import { INGEST_INVALID_LISTED, type IngestHitsResult, ingestHits } from '@funnel/reporting-feature';
+import { DEFAULT_TRACKING_EDGE_INBOX_PREFIX, NatsServiceClient, createLogger, int, loadConfig, string } from '@funnel/platform';
+import { HitInbox, INGEST_INVALID_LISTED, WarehouseInUseError, ingestHits, type HitStore, type IngestHitsResult } from '@funnel/reporting-feature';
 import type { FieldError } from '@funnel/reporting-domain';
 import { natsAccessFrom, natsConfig, natsUrl, storeConfig } from './config';
 import { HIT_WAREHOUSE_FILE, REPORTING_FILE, openHitStore, reportingConfig } from './reporting-config';
@@ -24,7 +25,8 @@ export interface ImportResult {
   invalid: InvalidLine[];
   /** All the lines refused. */
   invalidCount: number;
-  via: 'nats' | 'data-dir';
+  /** `inbox`: handed to the process that holds DATA_DIR's embedded warehouse (a running standalone). */
+  via: 'nats' | 'data-dir' | 'inbox';
 }
 
 /**
@@ -50,13 +52,15 @@ const importConfig = {
   NATS_TLS_CERT: natsConfig.NATS_TLS_CERT,
   NATS_TLS_KEY: natsConfig.NATS_TLS_KEY,
   NATS_INBOX_PREFIX: string({ default: DEFAULT_TRACKING_EDGE_INBOX_PREFIX }),
+  /** How long a batch handed to a running standalone may wait for its answer. */
+  HITS_INBOX_TIMEOUT_MS: int({ min: 100, max: 600_000, default: 60_000 }),
 };
 
 /**
  * Where `hits:import` writes: with NATS_URL, `reporting.hits.ingest` (as the tracking edge, with
  * its NATS user); otherwise the hit warehouse of DATA_DIR (or CLICKHOUSE_URL) directly. DuckDB lets
- * one process open DATA_DIR's warehouse: while a standalone runs on it, this fails with a
- * WarehouseInUseError, one line saying to stop it first (the CLI prints it and exits 1).
+ * one process open DATA_DIR's warehouse: while a standalone runs on it, the batches go to that
+ * process through the hits inbox (HitInbox, in DATA_DIR/reporting.sqlite), which answers the same.
  */
 export async function openHitSink(env: NodeJS.ProcessEnv): Promise<HitSink> {
   const config = loadConfig(importConfig, env);
@@ -75,7 +79,15 @@ export async function openHitSink(env: NodeJS.ProcessEnv): Promise<HitSink> {
   }
   // A DATA_DIR that cannot hold the warehouse is said as a setting, as the apps say it.
   if (!config.CLICKHOUSE_URL) ensureDataDir(config.DATA_DIR, [REPORTING_FILE, HIT_WAREHOUSE_FILE]);
-  const store = await openHitStore(config);
+  let store: HitStore;
+  try {
+    store = await openHitStore(config);
+  } catch (error) {
+    if (!(error instanceof WarehouseInUseError)) throw error;
+    // DuckDB opens a file in one process: the running standalone (or reporting service) ingests the batches from its inbox.
+    const inbox = new HitInbox(join(config.DATA_DIR, REPORTING_FILE));
+    return { via: 'inbox', write: (inputs) => inbox.submit(inputs, { timeoutMs: config.HITS_INBOX_TIMEOUT_MS }), close: async () => inbox.close() };
+  }
   return { via: 'data-dir', write: (inputs) => ingestHits(store, inputs), close: () => store.close() };
 }
 

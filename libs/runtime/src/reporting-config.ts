@@ -16,6 +16,7 @@ import {
   openPostbackLog,
 } from '@funnel/reporting-feature';
 import { ensureDataDir } from './data-dir';
+import { HitInbox, ingestHits } from '@funnel/reporting-feature';
 import type { EventStore } from '@funnel/eventstore';
 
 /** The reporting service's settings (besides the stores, NATS and outgoing-request ones). */
@@ -111,7 +112,14 @@ export async function embeddedReportingParts({ config, testing = {} }: PartsInpu
   const postbackLog = await openPostbackLog(hitStore.warehouse);
   const updates = new EmbeddedJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...testing.queues, filename });
   const postbacks = new EmbeddedJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...testing.queues, filename });
-  return partsOf(config, { hitStore, postbackLog }, updates, postbacks, testing, async () => undefined);
+  return partsOf(
+    config,
+    { hitStore, postbackLog, inboxFile: config.CLICKHOUSE_URL ? undefined : filename },
+    updates,
+    postbacks,
+    testing,
+    async () => undefined,
+  );
 }
 
 /** Distributed: the queues on JetStream (a connection of the service's own NATS user), hits in ClickHouse or DuckDB under DATA_DIR. */
@@ -129,17 +137,21 @@ export async function jetStreamReportingParts({
   const replicas = config.REPORTING_STREAM_REPLICAS;
   const updates = new JetStreamJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...timings, connection, replicas });
   const postbacks = new JetStreamJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...timings, connection, replicas });
-  return partsOf(config, { hitStore, postbackLog }, updates, postbacks, testing, () => connection.drain());
+  const inboxFile = config.CLICKHOUSE_URL ? undefined : join(config.DATA_DIR, REPORTING_FILE);
+  return partsOf(config, { hitStore, postbackLog, inboxFile }, updates, postbacks, testing, () => connection.drain());
 }
 
 function partsOf(
   config: Config<typeof reportingConfig>,
-  { hitStore, postbackLog }: { hitStore: HitStore; postbackLog: PostbackLogStore },
+  { hitStore, postbackLog, inboxFile }: { hitStore: HitStore; postbackLog: PostbackLogStore; inboxFile?: string },
   updates: ReportingFeatureOptions['updates'],
   postbacks: ReportingFeatureOptions['postbacks'],
   testing: ReportingTesting,
   closeConnection: () => Promise<void>,
 ): ReportingParts {
+  // The embedded warehouse opens in this process only: `hits:import` hands its batches to it through the inbox.
+  const inbox = inboxFile ? new HitInbox(inboxFile) : undefined;
+  const stopInbox = inbox?.watch((inputs) => ingestHits(hitStore, inputs));
   return {
     options: {
       hitStore: testing.wrapHitStore ? testing.wrapHitStore(hitStore) : hitStore,
@@ -154,6 +166,8 @@ function partsOf(
       },
     },
     async close() {
+      await stopInbox?.();
+      inbox?.close();
       await updates.close();
       await postbacks.close();
       await postbackLog.close();

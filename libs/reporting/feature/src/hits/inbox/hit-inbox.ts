@@ -55,7 +55,11 @@ export class HitInbox {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const row = this.selectAnswer.get(id);
-      if (row?.result) return JSON.parse(row.result) as IngestHitsResult;
+      if (row?.result) {
+        const answer = JSON.parse(row.result) as IngestHitsResult | { error: string };
+        if ('error' in answer) throw new Error(`the process holding the hit warehouse could not store the batch: ${answer.error}`);
+        return answer;
+      }
       if (Date.now() > deadline) throw new InboxTimeoutError(timeoutMs);
       await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 20));
     }
@@ -65,7 +69,10 @@ export class HitInbox {
   async drain(ingest: (inputs: unknown[]) => Promise<IngestHitsResult>): Promise<number> {
     let taken = 0;
     for (let next = this.selectNext.get(); next; next = this.selectNext.get()) {
-      const result = await ingest(JSON.parse(next.hits) as unknown[]);
+      // A batch that cannot be stored (a full disk) is answered with the error, not retried forever.
+      const result = await ingest(JSON.parse(next.hits) as unknown[]).catch((error: unknown) => ({
+        error: error instanceof Error ? error.message : String(error),
+      }));
       writingTo('hits inbox', () => this.writeAnswer.run(JSON.stringify(result), Date.now(), next!.id));
       taken++;
     }

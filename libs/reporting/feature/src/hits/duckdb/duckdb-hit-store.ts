@@ -21,20 +21,14 @@ export interface DuckDbHitStoreOptions {
 }
 
 /** The columns a reporting update changes, staged per commit and written with one UPDATE. */
-const UPDATE_COLUMNS = [
-  'cost',
-  'conversions',
-  'conversion_count',
-  'revenue',
-  'conversion_times',
-  'conversion_payouts',
-  ...CUSTOM_EVENT_NUMBERS.map(customEventColumn),
-  'postback_called',
-];
+const UPDATE_COLUMNS = ['cost', 'conversions', 'conversion_count', 'revenue', ...CUSTOM_EVENT_NUMBERS.map(customEventColumn), 'postback_called'];
 const STAGED_COLUMNS = WAREHOUSE_COLUMNS.filter((column) => ['hit_id', 'time_ms', ...UPDATE_COLUMNS].includes(column.name)).map((column) => ({
   ...column,
   duckdb: column.duckdb.split(' ')[0],
 }));
+
+/** Columns of an earlier version's `hits`, dropped at open. */
+const RETIRED_COLUMNS = ['conversion_times', 'conversion_payouts'];
 
 const SELECT_HIT = HIT_READ_COLUMNS.map((column) => (column === 'cost' ? 'cost::VARCHAR AS cost' : column)).join(', ');
 
@@ -330,7 +324,11 @@ export class DuckDbHitStore implements HitStore {
 
 async function createTables(connection: DuckDBConnection): Promise<void> {
   await connection.run(`CREATE TABLE IF NOT EXISTS hits (${WAREHOUSE_COLUMNS.map((column) => `${column.name} ${column.duckdb}`).join(', ')})`);
+  // Columns an earlier version kept (conversion times and payouts as lists, now read from `conversions`):
+  // the appender writes exactly WAREHOUSE_COLUMNS.
   await connection.run(`CREATE TABLE IF NOT EXISTS staged_updates (${STAGED_COLUMNS.map((column) => `${column.name} ${column.duckdb}`).join(', ')})`);
+  for (const table of ['hits', 'staged_updates'])
+    for (const column of RETIRED_COLUMNS) await connection.run(`ALTER TABLE ${table} DROP COLUMN IF EXISTS ${column}`);
   await connection.run(`CREATE TABLE IF NOT EXISTS job_batches (
     account_id VARCHAR NOT NULL,
     job_id     VARCHAR NOT NULL,

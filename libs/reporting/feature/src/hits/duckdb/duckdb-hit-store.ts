@@ -159,8 +159,9 @@ export class DuckDbHitStore implements HitStore {
     if (query.countryCode) sql.where.push(`country_code = ${sql.param(query.countryCode)}`);
     for (const condition of query.trackingFields ?? []) sql.where.push(`${trackingSlotColumn(condition.key)} = ${sql.param(condition.value)}`);
     return this.reading(async (connection) => {
-      const reader = await connection.runAndReadAll(`SELECT ${SELECT_HIT} FROM hits WHERE ${sql.where.join(' AND ')} ORDER BY hit_id`, sql.params);
-      return reader.getRowObjectsJS().map(hitFromRow);
+      const hits = await readHits(connection, `SELECT ${SELECT_HIT} FROM hits WHERE ${sql.where.join(' AND ')}`, sql.params);
+      // In hitId order (ids are ASCII: JS's order is DuckDB's).
+      return hits.sort((a, b) => (a.hitId < b.hitId ? -1 : a.hitId > b.hitId ? 1 : 0));
     });
   }
 
@@ -257,11 +258,11 @@ export class DuckDbHitStore implements HitStore {
   }
 
   private async selectByKeys(connection: DuckDBConnection, accountId: string, keys: Map<string, number>): Promise<Hit[]> {
-    const reader = await connection.runAndReadAll(
+    return readHits(
+      connection,
       `SELECT ${SELECT_HIT} FROM hits WHERE account_id = $1 AND time_ms BETWEEN $2 AND $3 AND hit_id IN (SELECT unnest($4::VARCHAR[]))`,
       boundsParams(accountId, keys),
     );
-    return reader.getRowObjectsJS().map(hitFromRow);
   }
 
   /** One record per batch of rows, leaving out rows recorded before (inside the caller's transaction). */
@@ -344,6 +345,15 @@ async function recordedRows(connection: DuckDBConnection, accountId: string, job
     .getRows()
     .flatMap((values) => JSON.parse(String(values[0])) as AppliedRow[])
     .sort((a, b) => a.rowIndex - b.rowIndex);
+}
+
+/**
+ * The hits a SELECT of SELECT_HIT finds, in its order. Each row comes back as one JSON text (DuckDB's
+ * to_json), parsed in JS: about half the time of converting each of the ~75 values of a row to JS.
+ */
+async function readHits(connection: DuckDBConnection, select: string, params: DuckDBValue[]): Promise<Hit[]> {
+  const reader = await connection.runAndReadAll(`SELECT to_json(h)::VARCHAR FROM (${select}) AS h`, params);
+  return reader.getRows().map((values) => hitFromRow(JSON.parse(String(values[0])) as Record<string, unknown>));
 }
 
 /** `$1` account, `$2`..`$3` the keys' time span, `$4` their ids. */

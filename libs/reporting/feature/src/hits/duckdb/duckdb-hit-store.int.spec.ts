@@ -108,6 +108,61 @@ describe('DuckDbHitStore', () => {
     }
   });
 
+  it('writes concurrent inserts together and answers each call its own counts, deduplicating and counting clicks across them', async () => {
+    const store = await openTempHitStore();
+    try {
+      const at = (minutes: number) => new Date(Date.UTC(2026, 0, 10) + minutes * 60_000).toISOString();
+      await store.insertHits([contractHit(1, { time: at(0) })]);
+      const lander = contractHit(2, { time: at(1) });
+      const results = await Promise.all([
+        store.insertHits([contractHit(1, { time: at(0) }), lander, contractHit(3, { time: at(2) })]),
+        store.insertHits([contractHit(3, { time: at(2) }), contractHit(4, { time: at(3), action: 1, previousHitId: lander.hitId, isEntrance: false })]),
+        store.insertHits([contractHit(5, { time: at(4), action: 1, previousHitId: contractHit(1).hitId, isEntrance: false })]),
+        store.insertHits([contractHit(2, { time: at(1) }), contractHit(6, { accountId: 'ACCOUNT00002' })]),
+      ]);
+      expect(results).toEqual([
+        { inserted: 2, ignored: 1 },
+        { inserted: 1, ignored: 1 },
+        { inserted: 1, ignored: 0 },
+        { inserted: 1, ignored: 1 },
+      ]);
+      const stored = await store.getHits(
+        ACCOUNT,
+        [1, 2, 3, 4, 5].map((n) => contractHit(n).hitId),
+      );
+      expect(stored.map((hit) => [hit.hitId, hit.clicks]).sort()).toEqual([
+        [contractHit(1).hitId, 1],
+        [contractHit(2).hitId, 1],
+        [contractHit(3).hitId, 0],
+        [contractHit(4).hitId, 0],
+        [contractHit(5).hitId, 0],
+      ]);
+      expect(await store.getHits('ACCOUNT00002', [contractHit(6).hitId])).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('fails every call of a grouped insert whose write fails, and stores none of their hits', async () => {
+    const store = await openTempHitStore();
+    try {
+      await store.insertHits([contractHit(1)]);
+      // A hit the warehouse cannot take (a cost beyond DECIMAL(18,6)) fails the group's one transaction.
+      const calls = [store.insertHits([contractHit(2)]), store.insertHits([contractHit(3, { cost: '1000000000000000' })])];
+      const outcomes = await Promise.allSettled(calls);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+      expect(
+        await store.getHits(
+          ACCOUNT,
+          [2, 3].map((n) => contractHit(n).hitId),
+        ),
+      ).toEqual([]);
+      expect(await store.insertHits([contractHit(2)])).toEqual({ inserted: 1, ignored: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('shares one database between two opens of the same file in one process', async () => {
     const first = await DuckDbHitStore.open({ dataDir: dir.path });
     const second = await DuckDbHitStore.open({ dataDir: dir.path });

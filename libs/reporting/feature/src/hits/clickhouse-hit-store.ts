@@ -51,9 +51,6 @@ function addedColumnType(name: string, declared: string): string {
   if (n !== undefined) return `UInt32 DEFAULT toUInt32(JSONExtractUInt(custom_events, '${n}'))`;
   if (name === 'conversion_count') return 'UInt32 DEFAULT toUInt32(JSONLength(conversions))';
   if (name === 'revenue') return `Decimal(18, 6) DEFAULT arraySum(${PAYOUTS})`;
-  if (name === 'conversion_payouts') return `Array(Decimal(18, 6)) DEFAULT ${PAYOUTS}`;
-  if (name === 'conversion_times')
-    return "Array(Int64) DEFAULT arrayMap(c -> toUnixTimestamp64Milli(parseDateTime64BestEffort(JSONExtractString(c, 'time'), 3, 'UTC')), JSONExtractArrayRaw(conversions))";
   return declared;
 }
 

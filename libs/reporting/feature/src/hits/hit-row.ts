@@ -10,7 +10,7 @@ export type WarehouseRow = Record<string, WarehouseValue>;
 /**
  * A hit as the warehouse's columns. Tracking fields, visitor attributes and custom events get one
  * column each ("" / 0 when absent); `conversions` stays the JSON list of the Hit record, with its
- * count, payout sum, times and payouts beside it, so the derived columns always agree with it.
+ * count and payout sum beside it, so the derived columns always agree with it.
  */
 export function warehouseRow(hit: Hit): WarehouseRow {
   const row: WarehouseRow = {
@@ -48,8 +48,6 @@ export function updatedColumns(hit: Pick<Hit, 'conversions' | 'cost' | 'customEv
     conversions: JSON.stringify(hit.conversions),
     conversion_count: hit.conversions.length,
     revenue: fromMicros(hit.conversions.reduce((sum, conversion) => sum + toMicros(conversion.payout), 0n)),
-    conversion_times: hit.conversions.map((conversion) => timeMs(conversion.time)),
-    conversion_payouts: hit.conversions.map((conversion) => conversion.payout),
     postback_called: hit.postbackCalled,
   };
   for (const n of CUSTOM_EVENT_NUMBERS) row[customEventColumn(n)] = hit.customEvents[String(n)] ?? 0;

@@ -53,7 +53,7 @@ describe('DuckDbHitStore', () => {
         const connection = await store.warehouse.connect();
         try {
           const reader = await connection.runAndReadAll(
-            `SELECT conversion_count, revenue::VARCHAR AS revenue, conversion_times, list_transform(conversion_payouts, p -> p::VARCHAR) AS payouts, ce_2, ce_5, tf_c3, visitor_tags
+            `SELECT conversion_count, revenue::VARCHAR AS revenue, ce_2, ce_5, tf_c3, visitor_tags
              FROM ${store.warehouse.hitsTable} WHERE account_id = $1`,
             [ACCOUNT],
           );
@@ -65,8 +65,6 @@ describe('DuckDbHitStore', () => {
       expect(await columns()).toEqual({
         conversion_count: 1,
         revenue: '2.500000',
-        conversion_times: [BigInt(Date.parse('2026-01-10T12:05:00.000Z'))],
-        payouts: ['2.500000'],
         ce_2: 1,
         ce_5: 0,
         tf_c3: 'x',
@@ -81,11 +79,85 @@ describe('DuckDbHitStore', () => {
       expect(await columns()).toMatchObject({
         conversion_count: 2,
         revenue: '2.750000',
-        conversion_times: [BigInt(Date.parse('2026-01-10T12:05:00.000Z')), BigInt(Date.parse('2026-01-10T13:00:00.000Z'))],
-        payouts: ['2.500000', '0.250000'],
         ce_2: 1,
         ce_5: 4,
       });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('opens a warehouse written by the version that kept conversion times and payouts as list columns, and goes on appending and updating', async () => {
+    const first = await DuckDbHitStore.open({ dataDir: dir.path });
+    await first.insertHits([contractHit(1)]);
+    if (first.warehouse.engine !== 'duckdb') throw new Error('not DuckDB');
+    const connection = await first.warehouse.connect();
+    await connection.run('ALTER TABLE hits ADD COLUMN conversion_times BIGINT[] DEFAULT []');
+    await connection.run('ALTER TABLE hits ADD COLUMN conversion_payouts DECIMAL(18,6)[] DEFAULT []');
+    connection.closeSync();
+    await first.close();
+
+    const store = await DuckDbHitStore.open({ dataDir: dir.path });
+    try {
+      expect(await store.insertHits([contractHit(1), contractHit(2)])).toEqual({ inserted: 1, ignored: 1 });
+      const converted = contractHit(2, { conversions: [{ transactionId: 'T1', payout: '3', time: '2026-01-10T12:05:00.000Z' }] });
+      await store.commitRows(ACCOUNT, 'JOB000000001', [converted], [{ rowIndex: 0, outcome: 'applied', hits: 1, postbacks: [] }]);
+      expect(await store.getHits(ACCOUNT, [contractHit(1).hitId, contractHit(2).hitId])).toEqual(expect.arrayContaining([contractHit(1), converted]));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('writes concurrent inserts together and answers each call its own counts, deduplicating and counting clicks across them', async () => {
+    const store = await openTempHitStore();
+    try {
+      const at = (minutes: number) => new Date(Date.UTC(2026, 0, 10) + minutes * 60_000).toISOString();
+      await store.insertHits([contractHit(1, { time: at(0) })]);
+      const lander = contractHit(2, { time: at(1) });
+      const results = await Promise.all([
+        store.insertHits([contractHit(1, { time: at(0) }), lander, contractHit(3, { time: at(2) })]),
+        store.insertHits([contractHit(3, { time: at(2) }), contractHit(4, { time: at(3), action: 1, previousHitId: lander.hitId, isEntrance: false })]),
+        store.insertHits([contractHit(5, { time: at(4), action: 1, previousHitId: contractHit(1).hitId, isEntrance: false })]),
+        store.insertHits([contractHit(2, { time: at(1) }), contractHit(6, { accountId: 'ACCOUNT00002' })]),
+      ]);
+      expect(results).toEqual([
+        { inserted: 2, ignored: 1 },
+        { inserted: 1, ignored: 1 },
+        { inserted: 1, ignored: 0 },
+        { inserted: 1, ignored: 1 },
+      ]);
+      const stored = await store.getHits(
+        ACCOUNT,
+        [1, 2, 3, 4, 5].map((n) => contractHit(n).hitId),
+      );
+      expect(stored.map((hit) => [hit.hitId, hit.clicks]).sort()).toEqual([
+        [contractHit(1).hitId, 1],
+        [contractHit(2).hitId, 1],
+        [contractHit(3).hitId, 0],
+        [contractHit(4).hitId, 0],
+        [contractHit(5).hitId, 0],
+      ]);
+      expect(await store.getHits('ACCOUNT00002', [contractHit(6).hitId])).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('fails every call of a grouped insert whose write fails, and stores none of their hits', async () => {
+    const store = await openTempHitStore();
+    try {
+      await store.insertHits([contractHit(1)]);
+      // A hit the warehouse cannot take (a cost beyond DECIMAL(18,6)) fails the group's one transaction.
+      const calls = [store.insertHits([contractHit(2)]), store.insertHits([contractHit(3, { cost: '1000000000000000' })])];
+      const outcomes = await Promise.allSettled(calls);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+      expect(
+        await store.getHits(
+          ACCOUNT,
+          [2, 3].map((n) => contractHit(n).hitId),
+        ),
+      ).toEqual([]);
+      expect(await store.insertHits([contractHit(2)])).toEqual({ inserted: 1, ignored: 0 });
     } finally {
       await store.close();
     }

@@ -46,13 +46,18 @@ export interface Dialect {
   expandTags(relation: string): string;
   /**
    * One row per conversion of the hits `where` selects whose time is in [start, end): every hit
-   * column, `t` the conversion's time, `hit_row` false, `conv` 1 and `rev` its payout.
+   * column, `t` the conversion's time, `hit_row` false, `conv` 1 and `rev` its payout. The
+   * conversions are read from the hit's `conversions` JSON text (`where` keeps to hits with
+   * `conversion_count > 0`, so only those are parsed).
    */
   conversionRows(from: string, where: string, startParam: string, endParam: string): string;
   /** Every column of a hit row (ClickHouse leaves MATERIALIZED columns out of `*`). */
   star: string;
   true: string;
 }
+
+/** The fields of a conversion (in the `conversions` JSON text) event attribution reads: its payout (decimal text) and time (ISO 8601, UTC). */
+const CONVERSION_SHAPE = '[{"payout":"VARCHAR","time":"VARCHAR"}]';
 
 export const DUCKDB_DIALECT: Dialect = {
   engine: 'duckdb',
@@ -73,7 +78,9 @@ export const DUCKDB_DIALECT: Dialect = {
   tagsHasAny: (values) => `list_has_any(visitor_tags, [${values.join(', ')}])`,
   expandTags: (relation) => `(SELECT *, unnest(CASE WHEN len(visitor_tags) = 0 THEN [''] ELSE visitor_tags END) AS tag FROM ${relation} AS untagged)`,
   conversionRows: (from, where, start, end) =>
-    `SELECT * EXCLUDE (ct, cp), ct AS t, FALSE AS hit_row, CAST(1 AS UINTEGER) AS conv, cp AS rev FROM (SELECT *, unnest(conversion_times) AS ct, unnest(conversion_payouts) AS cp FROM ${from} WHERE ${where}) AS converted WHERE ct >= ${start} AND ct < ${end}`,
+    `SELECT * EXCLUDE (c, ct), ct AS t, FALSE AS hit_row, CAST(1 AS UINTEGER) AS conv, CAST(struct_extract(c, 'payout') AS DECIMAL(18, 6)) AS rev FROM ` +
+    `(SELECT *, epoch_ms(CAST(struct_extract(c, 'time') AS TIMESTAMP)) AS ct FROM (SELECT *, unnest(from_json(conversions, '${CONVERSION_SHAPE}')) AS c FROM ${from} WHERE ${where}) AS expanded) AS converted ` +
+    `WHERE ct >= ${start} AND ct < ${end}`,
   star: '*',
   true: 'TRUE',
 };
@@ -97,7 +104,8 @@ export const CLICKHOUSE_DIALECT: Dialect = {
   tagsHasAny: (values) => `hasAny(visitor_tags, [${values.join(', ')}])`,
   expandTags: (relation) => `(SELECT *, tag FROM ${relation} AS untagged ARRAY JOIN if(empty(visitor_tags), [''], visitor_tags) AS tag)`,
   conversionRows: (from, where, start, end) =>
-    `SELECT *, time_ms, ct AS t, toUInt8(0) AS hit_row, toUInt32(1) AS conv, cp AS rev FROM ${from} ARRAY JOIN conversion_times AS ct, conversion_payouts AS cp WHERE ${where} AND ct >= ${start} AND ct < ${end}`,
+    `SELECT *, time_ms, toUnixTimestamp64Milli(parseDateTime64BestEffort(JSONExtractString(c, 'time'), 3, 'UTC')) AS t, toUInt8(0) AS hit_row, toUInt32(1) AS conv, ` +
+    `toDecimal64(JSONExtractString(c, 'payout'), 6) AS rev FROM ${from} ARRAY JOIN JSONExtractArrayRaw(conversions) AS c WHERE ${where} AND t >= ${start} AND t < ${end}`,
   star: '*, time_ms',
   true: '1',
 };

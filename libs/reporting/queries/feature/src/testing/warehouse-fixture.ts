@@ -29,8 +29,6 @@ export function warehouseRowOf(hit: Hit): Record<string, unknown> {
     conversions: JSON.stringify(hit.conversions),
     conversion_count: hit.conversions.length,
     revenue: hit.conversions.reduce((sum, c) => sum + Number(c.payout), 0).toFixed(6),
-    conversion_times: hit.conversions.map((c) => Date.parse(c.time)),
-    conversion_payouts: hit.conversions.map((c) => c.payout),
     postback_called: hit.postbackCalled,
     clicks: hit.clicks,
   };

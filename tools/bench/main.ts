@@ -214,10 +214,19 @@ async function main(): Promise<void> {
       const { reportingApplyRate } = await import('./reporting-apply.bench');
       const applied = await reportingApplyRate(100_000, 50);
       record(
-        'reporting: conversion rows applied (embedded store), against plain SQLite updates of the same rows',
+        'reporting: conversion rows applied (embedded DuckDB store), against plain SQLite updates of the same rows',
         `${fmt(applied.rowsPerSecond)} rows/s; ${fmt(applied.rowsPerCpuSecond)} rows per CPU second`,
         `${(applied.rowsPerCpuSecond / applied.baselineRowsPerCpuSecond).toFixed(2)} of the baseline's rows per CPU second (${fmt(applied.baselineRowsPerCpuSecond)})`,
         '>= 20,000 rows/s',
+      );
+      process.stdout.write('reporting: hits ingested into the embedded hit warehouse (ingestHits, 1,000-hit batches, every tenth sent twice)\n');
+      const { hitsIngestRate } = await import('./hits-ingest.bench');
+      const ingested = await hitsIngestRate(100_000);
+      record(
+        'reporting: hits ingested (embedded DuckDB warehouse, ingestHits in 1,000-hit batches), against bare appends of the same rows',
+        `${fmt(ingested.hitsPerSecond)} hits/s; ${fmt(ingested.hitsPerCpuSecond)} hits per CPU second`,
+        `${(ingested.hitsPerSecond / ingested.baselineHitsPerSecond).toFixed(2)} of the baseline's hits/s (${fmt(ingested.baselineHitsPerSecond)})`,
+        '>= 100,000 hits/s',
       );
       process.stdout.write("reporting: an account's small jobs applied one after the other (2,000 one-row conversion jobs)\n");
       const { reportingDrainRate } = await import('./reporting-drain.bench');

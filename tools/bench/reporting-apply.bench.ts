@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { generateAssetId } from '@funnel/contracts';
 import { aHit, type Hit, type TrafficSourcePostbackSettings } from '@funnel/reporting-domain';
-import { SqliteHitStore, applyConversions, type ConversionsJobPayload } from '@funnel/reporting-feature';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDbHitStore, applyConversions, type ConversionsJobPayload } from '@funnel/reporting-feature';
 
 export interface ReportingApplyResult {
   rowsPerSecond: number;
@@ -17,6 +18,8 @@ export interface ReportingApplyResult {
   baselineRowsPerCpuSecond: number;
   rows: number;
   seconds: number;
+  /** Hits the warehouse held before the bench's own (see `preload`). */
+  preloaded: number;
 }
 
 /** Wall and CPU seconds `run` takes. */
@@ -33,19 +36,24 @@ async function timed(run: () => void | Promise<void>): Promise<{ seconds: number
 const JOB_ROWS = 1000;
 
 /**
- * Rows applied per second by the conversions applier on the embedded hit store: `hits` stored hits,
+ * Rows applied per second by the conversions applier on the embedded hit store (DuckDB): `hits` stored hits,
  * `jobs` jobs of 1,000 rows each on random hits (each a new transaction id; postbackCalls `all` with a
  * postbackUrl source, so every row also decides and builds a postback). The baseline writes the
  * same number of conversion rows to an equal table of hits with one prepared UPDATE per row, 1,000 per
  * transaction: what the applier costs on top of the bare writes.
+ *
+ * `preload` hits (same account, the year before) are written into the warehouse first, straight
+ * through SQL (DuckDB table and hit-key index), so the updates run on a warehouse of that size:
+ * `BENCH_APPLY_PRELOAD=10000000 npx ts-node tools/bench/reporting-apply.bench.ts`.
  */
-export async function reportingApplyRate(hits = 100_000, jobs = 50): Promise<ReportingApplyResult> {
+export async function reportingApplyRate(hits = 100_000, jobs = 50, preload = 0): Promise<ReportingApplyResult> {
   const dir = mkdtempSync(join(tmpdir(), 'funnel-reporting-apply-'));
   try {
     const accountId = generateAssetId();
     // Ids from distinct milliseconds: unique, unlike a burst of ids drawn in the same few milliseconds.
     const hitIds = Array.from({ length: hits }, (_, n) => generateAssetId(Date.UTC(2026, 0, 1) + n));
-    const store = new SqliteHitStore({ filename: join(dir, 'reporting.sqlite') });
+    if (preload > 0) await preloadWarehouse(dir, accountId, preload);
+    const store = await DuckDbHitStore.open({ dataDir: dir });
     for (let start = 0; start < hits; start += 10_000) {
       await store.insertHits(hitIds.slice(start, start + 10_000).map((hitId, i) => benchHit(accountId, hitId, start + i)));
     }
@@ -82,10 +90,36 @@ export async function reportingApplyRate(hits = 100_000, jobs = 50): Promise<Rep
       baselineRowsPerCpuSecond: rows / base.cpuSeconds,
       rows,
       seconds: measure.seconds,
+      preloaded: preload,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** `count` hits of the account in 2025 (one every 3 s), written with SQL into an empty warehouse and its hit-key index. */
+async function preloadWarehouse(dir: string, accountId: string, count: number): Promise<void> {
+  await (await DuckDbHitStore.open({ dataDir: dir })).close();
+  const start = Date.UTC(2025, 0, 1);
+  const instance = await DuckDBInstance.create(join(dir, 'reporting.duckdb'));
+  const connection = await instance.connect();
+  await connection.run(
+    `INSERT INTO hits (account_id, hit_id, visitor_id, id_funnel, id_funnel_group, id_traffic_source, id_node, id_page, country_code, ip,
+       tf_external, time_ms, is_entrance, cost, postback_called, device_type, os, browser, city, user_agent)
+     SELECT $1, 'P' || lpad(i::VARCHAR, 11, '0'), 'V' || lpad((i // 3)::VARCHAR, 11, '0'), 'FUNNEL00000' || (i % 7), 'FGROUP000001', 'TSOURCE0000' || (i % 5),
+       'NODE0000000' || (i % 9), 'PAGE0000000' || (i % 9), ['US', 'DE', 'FR', 'GB'][i % 4 + 1], '203.0.113.' || (i % 250), 'click-' || i, $2 + i * 3000, i % 3 = 0,
+       0, false, ['mobile', 'desktop'][i % 2 + 1], ['Android', 'iOS', 'Windows'][i % 3 + 1], ['Chrome', 'Safari'][i % 2 + 1], 'City ' || (i % 100), 'Mozilla/5.0 bench ' || (i % 1000)
+     FROM range($3::BIGINT) r(i)`,
+    [accountId, BigInt(start), BigInt(count)],
+  );
+  connection.closeSync();
+  instance.closeSync();
+  const db = new Database(join(dir, 'reporting.sqlite'));
+  db.prepare(
+    `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?)
+     INSERT INTO hit_keys (account_id, hit_id, time_ms) SELECT ?, 'P' || printf('%011d', i), ? + i * 3000 FROM n`,
+  ).run(count, accountId, start);
+  db.close();
 }
 
 function benchHit(accountId: string, hitId: string, n: number): Hit {
@@ -125,9 +159,9 @@ async function baseline(
 }
 
 if (require.main === module) {
-  void reportingApplyRate().then((r) =>
+  void reportingApplyRate(100_000, 50, Number(process.env.BENCH_APPLY_PRELOAD ?? 0)).then((r) =>
     console.log(
-      `reporting apply: ${Math.round(r.rowsPerSecond)} rows/s, ${Math.round(r.rowsPerCpuSecond)} rows per CPU second (${r.rows} rows in ${r.seconds.toFixed(2)} s); ` +
+      `reporting apply (${r.preloaded} hits preloaded): ${Math.round(r.rowsPerSecond)} rows/s, ${Math.round(r.rowsPerCpuSecond)} rows per CPU second (${r.rows} rows in ${r.seconds.toFixed(2)} s); ` +
         `baseline ${Math.round(r.baselineRowsPerSecond)} rows/s, ${Math.round(r.baselineRowsPerCpuSecond)} rows per CPU second`,
     ),
   );

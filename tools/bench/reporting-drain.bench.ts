@@ -11,7 +11,7 @@ import {
   IdempotencyKeys,
   JobRecords,
   ReportingUpdates,
-  SqliteHitStore,
+  DuckDbHitStore,
   UpdateWorker,
   applyReportingUpdate,
   type PostbackPayload,
@@ -36,7 +36,7 @@ export interface ReportingDrainResult {
 export async function reportingDrainRate(jobs = 2000): Promise<ReportingDrainResult> {
   const dir = mkdtempSync(join(tmpdir(), 'funnel-reporting-drain-'));
   const events = createEventStore({ dataDir: dir });
-  const hits = new SqliteHitStore({ filename: join(dir, 'reporting.sqlite') });
+  const hits = await DuckDbHitStore.open({ dataDir: dir });
   const filename = join(dir, 'reporting.sqlite');
   const updates = new EmbeddedJobQueue<UpdatePayload>({ name: 'REPORTING_UPDATES', subjectPrefix: 'reporting.updates', filename });
   const postbacks = new EmbeddedJobQueue<PostbackPayload>({ name: 'REPORTING_POSTBACKS', subjectPrefix: 'reporting.postbacks.deliver', filename });

@@ -21,7 +21,7 @@ export async function runHitsCli(argv: readonly string[], env: NodeJS.ProcessEnv
     if (result.invalidCount > result.invalid.length) io.err(`... and ${result.invalidCount - result.invalid.length} more lines refused`);
     io.out(
       `${result.inserted} hits imported, ${result.ignored} already stored, ${result.invalidCount} lines refused` +
-        ` (via ${result.via === 'nats' ? 'reporting.hits.ingest' : 'DATA_DIR'})`,
+        ` (via ${result.via === 'nats' ? 'reporting.hits.ingest' : result.via === 'inbox' ? 'the process holding DATA_DIR' : 'DATA_DIR'})`,
     );
     return result.invalidCount ? 1 : 0;
   } finally {

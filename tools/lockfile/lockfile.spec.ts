@@ -11,6 +11,12 @@ const lock = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package-lock.j
   packages: Record<string, LockEntry>;
 };
 
+/**
+ * Optional dependencies the npm registry does not publish (it answers 404), so npm leaves them out of
+ * every lockfile: chdb 3.4.0 names its engine package for four platforms, and only Linux x64 is published.
+ */
+const UNPUBLISHED = new Set(['@chdb/lib-darwin-arm64', '@chdb/lib-darwin-x64', '@chdb/lib-linux-arm64-gnu']);
+
 /** Where npm would place `name` required from the package at `path`: its own node_modules, or any parent's. */
 function resolves(path: string, name: string): boolean {
   for (let base = path; ; base = base.slice(0, base.lastIndexOf('/node_modules/'))) {
@@ -23,7 +29,7 @@ describe('package-lock.json (npm install on a fresh clone leaves it unchanged, w
   it('has an entry for every optional dependency of every package, whatever platform it is for', () => {
     const missing = Object.entries(lock.packages).flatMap(([path, entry]) =>
       Object.keys(entry.optionalDependencies ?? {})
-        .filter((name) => !resolves(path, name))
+        .filter((name) => !UNPUBLISHED.has(name) && !resolves(path, name))
         .map((name) => `${path} -> ${name}`),
     );
     expect(missing).toEqual([]);

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
-import { ISSUED_API_KEY_PATTERN, Principal, ServiceError } from '@funnel/contracts';
+import { ISSUED_API_KEY_PATTERN, Principal, ServiceError, holdsPermission } from '@funnel/contracts';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
 import { CredentialAttempt, CredentialFailures, KEY_PREFIX_LENGTH } from './credential-failures';
 import { TokenVerifier, isExpiredTokenError } from './token-verifier';
@@ -58,6 +58,7 @@ export class Credentials {
   }
 }
 
+/** The route's permission, held or implied (`reporting:write` implies `reporting:read`); else 403. */
 export function requirePermission(principal: Principal, permission: string): void {
-  if (!principal.permissions.includes(permission)) throw ServiceError.forbidden(`this credential lacks the ${permission} permission`);
+  if (!holdsPermission(principal.permissions, permission)) throw ServiceError.forbidden(`this credential lacks the ${permission} permission`);
 }

@@ -15,6 +15,7 @@ import { scriptRoutes } from './script-routes';
 import { identityRoutes } from './identity-routes';
 import { billingRoutes } from './billing-routes';
 import { reportingRoutes } from './reporting-routes';
+import { reportingQueryRoutes } from './reporting-query-routes';
 import { CredentialRateLimit, DEFAULT_RATE_LIMIT, RateLimitOptions } from './limits/credential-rate-limit';
 
 export interface GatewayOptions {
@@ -35,7 +36,7 @@ export interface GatewayOptions {
 }
 
 export function gatewayRoutes(extra: ForwardedRoute[] = []): ForwardedRoute[] {
-  return [...assetRoutes(), ...scriptRoutes(), ...identityRoutes(), ...billingRoutes(), ...reportingRoutes(), ...extra];
+  return [...assetRoutes(), ...scriptRoutes(), ...identityRoutes(), ...billingRoutes(), ...reportingRoutes(), ...reportingQueryRoutes(), ...extra];
 }
 
 @Module({})

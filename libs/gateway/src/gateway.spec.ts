@@ -197,4 +197,15 @@ describe('requirePermission', () => {
     }
     expect(error).toMatchObject({ status: 403, code: 'AUTH.FORBIDDEN' });
   });
+
+  it('takes reporting:write for reporting:read (a writer may read reports), never the other way round', () => {
+    const writer = { accountId: 'A', userId: 'U', permissions: ['reporting:write'] };
+    expect(() => requirePermission(writer, 'reporting:read')).not.toThrow();
+    const reader = { accountId: 'A', userId: 'U', permissions: ['reporting:read'] };
+    expect(() => requirePermission(reader, 'reporting:write')).toThrow(expect.objectContaining({ status: 403 }));
+    const assets = { accountId: 'A', userId: 'U', permissions: ['assets:read', 'assets:write'] };
+    expect(() => requirePermission(assets, 'reporting:read')).toThrow(
+      expect.objectContaining({ status: 403, message: expect.stringContaining('reporting:read') }),
+    );
+  });
 });

@@ -1,15 +1,19 @@
 import { createReadStream } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ReportingSubjects } from '@funnel/contracts';
-import { DEFAULT_TRACKING_EDGE_INBOX_PREFIX, NatsServiceClient, createLogger, loadConfig, string } from '@funnel/platform';
-import { INGEST_INVALID_LISTED, type IngestHitsResult, createHitStore, ingestHits } from '@funnel/reporting-feature';
+import { DEFAULT_TRACKING_EDGE_INBOX_PREFIX, NatsServiceClient, createLogger, int, loadConfig, string } from '@funnel/platform';
+import { HitInbox, INGEST_INVALID_LISTED, WarehouseInUseError, ingestHits, type HitStore, type IngestHitsResult } from '@funnel/reporting-feature';
 import type { FieldError } from '@funnel/reporting-domain';
 import { natsAccessFrom, natsConfig, natsUrl, storeConfig } from './config';
-import { REPORTING_FILE, reportingConfig } from './reporting-config';
+import { HIT_WAREHOUSE_FILE, REPORTING_FILE, openHitStore, reportingConfig } from './reporting-config';
 import { ensureDataDir } from './data-dir';
 
-/** Hits per write (one `reporting.hits.ingest` message, or one SQLite transaction). */
+/** Hits per write (one `reporting.hits.ingest` message, or one warehouse transaction). */
 export const IMPORT_BATCH = 1000;
+
+/** Batches `hits:import` keeps in flight (the warehouse writes the waiting ones in one transaction; over NATS, requests at once). */
+export const IMPORT_IN_FLIGHT = 4;
 
 /** A line `hits:import` refused: its number in the file (from 1) and its errors. */
 export interface InvalidLine {
@@ -24,7 +28,8 @@ export interface ImportResult {
   invalid: InvalidLine[];
   /** All the lines refused. */
   invalidCount: number;
-  via: 'nats' | 'data-dir';
+  /** `inbox`: handed to the process that holds DATA_DIR's embedded warehouse (a running standalone). */
+  via: 'nats' | 'data-dir' | 'inbox';
 }
 
 /**
@@ -50,11 +55,15 @@ const importConfig = {
   NATS_TLS_CERT: natsConfig.NATS_TLS_CERT,
   NATS_TLS_KEY: natsConfig.NATS_TLS_KEY,
   NATS_INBOX_PREFIX: string({ default: DEFAULT_TRACKING_EDGE_INBOX_PREFIX }),
+  /** How long a batch handed to a running standalone may wait for its answer. */
+  HITS_INBOX_TIMEOUT_MS: int({ min: 100, max: 600_000, default: 60_000 }),
 };
 
 /**
  * Where `hits:import` writes: with NATS_URL, `reporting.hits.ingest` (as the tracking edge, with
- * its NATS user); otherwise the hit warehouse of DATA_DIR (or CLICKHOUSE_URL) directly.
+ * its NATS user); otherwise the hit warehouse of DATA_DIR (or CLICKHOUSE_URL) directly. DuckDB lets
+ * one process open DATA_DIR's warehouse: while a standalone runs on it, the batches go to that
+ * process through the hits inbox (HitInbox, in DATA_DIR/reporting.sqlite), which answers the same.
  */
 export async function openHitSink(env: NodeJS.ProcessEnv): Promise<HitSink> {
   const config = loadConfig(importConfig, env);
@@ -72,14 +81,22 @@ export async function openHitSink(env: NodeJS.ProcessEnv): Promise<HitSink> {
     };
   }
   // A DATA_DIR that cannot hold the warehouse is said as a setting, as the apps say it.
-  if (!config.CLICKHOUSE_URL) ensureDataDir(config.DATA_DIR, [REPORTING_FILE]);
-  const store = await createHitStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: REPORTING_FILE });
+  if (!config.CLICKHOUSE_URL) ensureDataDir(config.DATA_DIR, [REPORTING_FILE, HIT_WAREHOUSE_FILE]);
+  let store: HitStore;
+  try {
+    store = await openHitStore(config);
+  } catch (error) {
+    if (!(error instanceof WarehouseInUseError)) throw error;
+    // DuckDB opens a file in one process: the running standalone (or reporting service) ingests the batches from its inbox.
+    const inbox = new HitInbox(join(config.DATA_DIR, REPORTING_FILE));
+    return { via: 'inbox', write: (inputs) => inbox.submit(inputs, { timeoutMs: config.HITS_INBOX_TIMEOUT_MS }), close: async () => inbox.close() };
+  }
   return { via: 'data-dir', write: (inputs) => ingestHits(store, inputs), close: () => store.close() };
 }
 
 /**
  * `npm run cli -- hits:import <file.ndjson>`: one hit per line (the Hit record), sent in batches of
- * IMPORT_BATCH to the sink, which stores the valid hits and names the others; a line that is not
+ * IMPORT_BATCH to the sink (IMPORT_IN_FLIGHT of them at a time), which stores the valid hits and names the others; a line that is not
  * JSON is refused here. The refused lines are reported by line number (at most
  * INGEST_INVALID_LISTED of them, in line order, and their count); the import goes on past them.
  */
@@ -93,17 +110,29 @@ export async function importHits(file: string, sink: HitSink): Promise<ImportRes
   let batch: unknown[] = [];
   let batchLines: number[] = [];
   let notJson: InvalidLine[] = [];
-  const flush = async () => {
-    const written: IngestHitsResult = batch.length ? await sink.write(batch) : { inserted: 0, ignored: 0, invalid: [], invalidCount: 0 };
+  /** Batches sent and not yet counted, in the order sent: counted in that order, so the refused lines are listed in line order. */
+  const inFlight: Promise<void>[] = [];
+  const count = (written: IngestHitsResult, lines: number[], notJsonLines: InvalidLine[]) => {
     result.inserted += written.inserted;
     result.ignored += written.ignored;
-    const refused = [...notJson, ...written.invalid.map((entry) => ({ line: batchLines[entry.index], errors: entry.errors }))];
+    const refused = [...notJsonLines, ...written.invalid.map((entry) => ({ line: lines[entry.index], errors: entry.errors }))];
     for (const { line, errors } of refused.sort((a, b) => a.line - b.line)) refuse(line, errors);
     // The answer lists only its first INGEST_INVALID_LISTED; the others are counted.
     result.invalidCount += written.invalidCount - written.invalid.length;
+  };
+  const flush = async () => {
+    const [sent, lines, notJsonLines] = [batch, batchLines, notJson];
     batch = [];
     batchLines = [];
     notJson = [];
+    const writing = sent.length ? sink.write(sent) : Promise.resolve({ inserted: 0, ignored: 0, invalid: [], invalidCount: 0 });
+    const previous = inFlight.at(-1) ?? Promise.resolve();
+    const counted = Promise.all([writing, previous]).then(([written]) => count(written, lines, notJsonLines));
+    // Awaited below, in order; handled now so a failure is not reported as unhandled meanwhile.
+    counted.catch(() => undefined);
+    inFlight.push(counted);
+    // At most IMPORT_IN_FLIGHT batches wait for their answer; a failed write stops the import.
+    if (inFlight.length >= IMPORT_IN_FLIGHT) await inFlight.shift();
   };
   let lineNumber = 0;
   for await (const line of lines) {
@@ -121,5 +150,6 @@ export async function importHits(file: string, sink: HitSink): Promise<ImportRes
     if (batch.length >= IMPORT_BATCH || notJson.length >= INGEST_INVALID_LISTED) await flush();
   }
   await flush();
+  for (const counted of inFlight.splice(0)) await counted;
   return result;
 }

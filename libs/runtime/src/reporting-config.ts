@@ -1,3 +1,4 @@
+import type { ReportingQueriesOptions } from '@funnel/reporting-queries-feature';
 import { join } from 'node:path';
 import { connect, NatsConnection } from 'nats';
 import { ReportingQueues } from '@funnel/contracts';
@@ -6,21 +7,24 @@ import {
   EmbeddedJobQueue,
   HitStore,
   JetStreamJobQueue,
+  PostbackLogStore,
   PostbackPayload,
   ReportingFeatureOptions,
   UpdatePayload,
   applyReportingUpdate,
   createHitStore,
+  openPostbackLog,
 } from '@funnel/reporting-feature';
 import { ensureDataDir } from './data-dir';
+import { HitInbox, ingestHits } from '@funnel/reporting-feature';
 import type { EventStore } from '@funnel/eventstore';
 
 /** The reporting service's settings (besides the stores, NATS and outgoing-request ones). */
 export const reportingConfig = {
-  /** ClickHouse's HTTP interface (`http://user:password@host:8123/db`): the hit warehouse; absent: SQLite under DATA_DIR. */
+  /** ClickHouse's HTTP interface (`http://user:password@host:8123/db`): the hit warehouse; absent: DuckDB under DATA_DIR. */
   CLICKHOUSE_URL: url({ optional: true, protocols: ['http', 'https'] }),
   /**
-   * Refuse to start without CLICKHOUSE_URL: where the SQLite fallback under DATA_DIR would not outlive
+   * Refuse to start without CLICKHOUSE_URL: where the embedded warehouse under DATA_DIR would not outlive
    * the pod or would not be shared by the replicas (the Kubernetes base sets it; the dev overlay keeps
    * one replica on a volume instead).
    */
@@ -31,6 +35,8 @@ export const reportingConfig = {
   REPORTING_POSTBACK_WORKERS: int({ min: 1, max: 256, default: 8 }),
   /** Replicas of the JetStream job streams in a NATS cluster (3 keeps accepted updates through the loss of a server). */
   REPORTING_STREAM_REPLICAS: int({ min: 1, max: 5, default: 1 }),
+  /** A reporting query (drilldown, raw events, explorer) running longer is stopped and answered 503 REPORTING.QUERY_TIMEOUT. */
+  REPORTING_QUERY_TIMEOUT_MS: int({ min: 100, max: 300_000, default: 20_000 }),
 };
 
 /** The checks across reporting settings, at start before anything is opened. */
@@ -39,7 +45,7 @@ export function checkReportingConfig(config: Pick<Config<typeof reportingConfig>
     throw new ConfigError(
       'CLICKHOUSE_URL',
       'required',
-      'is required when REPORTING_REQUIRE_CLICKHOUSE=true: the hits would otherwise go to SQLite under DATA_DIR, lost with the pod and not shared by its replicas',
+      'is required when REPORTING_REQUIRE_CLICKHOUSE=true: the hits would otherwise go to DuckDB under DATA_DIR, lost with the pod and not shared by its replicas',
     );
   }
 }
@@ -66,8 +72,15 @@ export const UPDATE_QUEUE_OPTIONS = {
   maxRunMs: 300_000,
 };
 
-/** The file of the embedded queues and hit warehouse (standalone, or a service without ClickHouse / JetStream). */
+/** The file of the embedded queues and of the embedded hit warehouse's hit-key index (standalone, or a service without ClickHouse / JetStream). */
 export const REPORTING_FILE = 'reporting.sqlite';
+/** The embedded hit warehouse (DuckDB), without CLICKHOUSE_URL. One process at a time opens it. */
+export const HIT_WAREHOUSE_FILE = 'reporting.duckdb';
+
+/** The hit warehouse: ClickHouse with CLICKHOUSE_URL, else DuckDB in DATA_DIR (its hit-key index in REPORTING_FILE). */
+export function openHitStore(config: { CLICKHOUSE_URL?: string; DATA_DIR: string }): Promise<HitStore> {
+  return createHitStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: HIT_WAREHOUSE_FILE, indexFileName: REPORTING_FILE });
+}
 
 export interface ReportingParts {
   options: Omit<ReportingFeatureOptions, 'eventStore' | 'assets' | 'outbound'>;
@@ -91,44 +104,58 @@ interface PartsInput {
   testing?: ReportingTesting;
 }
 
-/** Standalone: both queues and (without CLICKHOUSE_URL) the hit warehouse in `DATA_DIR/reporting.sqlite`. */
+/** Standalone: both queues in `DATA_DIR/reporting.sqlite` and (without CLICKHOUSE_URL) the hit warehouse in `DATA_DIR/reporting.duckdb`. */
 export async function embeddedReportingParts({ config, testing = {} }: PartsInput): Promise<ReportingParts> {
-  ensureDataDir(config.DATA_DIR, [REPORTING_FILE]);
+  ensureDataDir(config.DATA_DIR, [REPORTING_FILE, HIT_WAREHOUSE_FILE]);
   const filename = join(config.DATA_DIR, REPORTING_FILE);
-  const hitStore = await createHitStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: REPORTING_FILE });
+  const hitStore = await openHitStore(config);
+  const postbackLog = await openPostbackLog(hitStore.warehouse);
   const updates = new EmbeddedJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...testing.queues, filename });
   const postbacks = new EmbeddedJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...testing.queues, filename });
-  return partsOf(config, hitStore, updates, postbacks, testing, async () => undefined);
+  return partsOf(
+    config,
+    { hitStore, postbackLog, inboxFile: config.CLICKHOUSE_URL ? undefined : filename },
+    updates,
+    postbacks,
+    testing,
+    async () => undefined,
+  );
 }
 
-/** Distributed: the queues on JetStream (a connection of the service's own NATS user), hits in ClickHouse or SQLite under DATA_DIR. */
+/** Distributed: the queues on JetStream (a connection of the service's own NATS user), hits in ClickHouse or DuckDB under DATA_DIR. */
 export async function jetStreamReportingParts({
   config,
   testing = {},
   natsUrl,
   access,
 }: PartsInput & { natsUrl: string; access: NatsAccess }): Promise<ReportingParts> {
-  if (!config.CLICKHOUSE_URL) ensureDataDir(config.DATA_DIR, [REPORTING_FILE]);
+  if (!config.CLICKHOUSE_URL) ensureDataDir(config.DATA_DIR, [REPORTING_FILE, HIT_WAREHOUSE_FILE]);
   const connection: NatsConnection = await connect({ ...natsClientOptions(natsUrl, natsAccessOptions(access)).options, name: 'reporting-service-jobs' });
-  const hitStore = await createHitStore({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.DATA_DIR, fileName: REPORTING_FILE });
+  const hitStore = await openHitStore(config);
+  const postbackLog = await openPostbackLog(hitStore.warehouse);
   const { pollIntervalMs: _poll, ...timings } = testing.queues ?? {};
   const replicas = config.REPORTING_STREAM_REPLICAS;
   const updates = new JetStreamJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...timings, connection, replicas });
   const postbacks = new JetStreamJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...timings, connection, replicas });
-  return partsOf(config, hitStore, updates, postbacks, testing, () => connection.drain());
+  const inboxFile = config.CLICKHOUSE_URL ? undefined : join(config.DATA_DIR, REPORTING_FILE);
+  return partsOf(config, { hitStore, postbackLog, inboxFile }, updates, postbacks, testing, () => connection.drain());
 }
 
 function partsOf(
   config: Config<typeof reportingConfig>,
-  hitStore: HitStore,
+  { hitStore, postbackLog, inboxFile }: { hitStore: HitStore; postbackLog: PostbackLogStore; inboxFile?: string },
   updates: ReportingFeatureOptions['updates'],
   postbacks: ReportingFeatureOptions['postbacks'],
   testing: ReportingTesting,
   closeConnection: () => Promise<void>,
 ): ReportingParts {
+  // The embedded warehouse opens in this process only: `hits:import` hands its batches to it through the inbox.
+  const inbox = inboxFile ? new HitInbox(inboxFile) : undefined;
+  const stopInbox = inbox?.watch((inputs) => ingestHits(hitStore, inputs));
   return {
     options: {
       hitStore: testing.wrapHitStore ? testing.wrapHitStore(hitStore) : hitStore,
+      postbackLog,
       updates,
       postbacks,
       apply: (deps) => applyReportingUpdate({ ...deps, batchSize: testing.batchSize }),
@@ -139,8 +166,11 @@ function partsOf(
       },
     },
     async close() {
+      await stopInbox?.();
+      inbox?.close();
       await updates.close();
       await postbacks.close();
+      await postbackLog.close();
       await hitStore.close();
       await closeConnection();
     },
@@ -148,6 +178,21 @@ function partsOf(
 }
 
 /** The feature's options from the parts and what the app shares (event store, the bus to assets, the SSRF guard). */
+/** The reporting queries over the same hit warehouse as the updates. */
+export function reportingQueriesOptions(
+  parts: ReportingParts,
+  config: Pick<Config<typeof reportingConfig>, 'REPORTING_QUERY_TIMEOUT_MS'>,
+  assets: ServiceClient,
+): ReportingQueriesOptions {
+  const { hitStore } = parts.options;
+  return {
+    warehouse: hitStore.warehouse,
+    assets,
+    hitsById: (accountId, hitIds) => hitStore.getHits(accountId, hitIds),
+    timeoutMs: config.REPORTING_QUERY_TIMEOUT_MS,
+  };
+}
+
 export function reportingFeatureOptions(
   parts: ReportingParts,
   shared: { eventStore: EventStore; assets: ServiceClient; outbound: OutboundHttp },

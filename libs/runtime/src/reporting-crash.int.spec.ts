@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { ReportingSubjects, generateAssetId } from '@funnel/contracts';
 import { NatsServiceClient, createLogger } from '@funnel/platform';
 import { aHit, type Hit } from '@funnel/reporting-domain';
-import { SqliteHitStore } from '@funnel/reporting-feature';
 import { type RunningNatsServer, eventually, startNatsServer, tempDir } from '@funnel/testing';
 import { openHitSink } from './hits-import';
+import { openHitStore } from './reporting-config';
 import { startAssetsService, startIdentityService, startReportingService } from './services';
 import type { RunningApp } from './standalone';
 
@@ -70,10 +70,6 @@ describe('reporting: a crash of the service mid-job (standalone, a child process
       const call = api(running.port);
       const accountId = running.accountId;
       const hitIds = Array.from({ length: 10 }, () => generateAssetId());
-      const sink = await openHitSink({ DATA_DIR: dir.path });
-      expect(await sink.write(hitIds.map((id) => hitOf(accountId, id)))).toEqual({ inserted: 10, ignored: 0, invalid: [], invalidCount: 0 });
-      await sink.close();
-
       const accepted = await call('PUT', '/reporting/update/customevents/', {
         hits: hitIds.map((hitId) => ({ hitId, eventNumber: 1, count: 1, time: '2026-01-10T12:00:00Z' })),
       });
@@ -81,6 +77,10 @@ describe('reporting: a crash of the service mid-job (standalone, a child process
       const jobId = accepted.body.jobIds[0];
       running.child.kill('SIGTERM');
       await running.exited;
+      // The hits go in while no standalone runs: one process at a time opens DATA_DIR's warehouse.
+      const sink = await openHitSink({ DATA_DIR: dir.path });
+      expect(await sink.write(hitIds.map((id) => hitOf(accountId, id)))).toEqual({ inserted: 10, ignored: 0, invalid: [], invalidCount: 0 });
+      await sink.close();
 
       // 10 rows in batches of 2: this process dies right after the second batch (4 rows) was committed.
       running = await startChild(dir.path, 2, { EXPECT_CRASH: '1' });
@@ -97,6 +97,9 @@ describe('reporting: a crash of the service mid-job (standalone, a child process
       // Every hit counted its event exactly once: the 4 rows applied before the crash were not applied again.
       const reset = await again('POST', '/reporting/update/reset/', { timeStart: '2026-01-01T00:00:00Z', timeEnd: '2026-02-01T00:00:00Z' });
       expect(reset.body).toEqual({ value: 10 });
+      // Read once the standalone is stopped (it holds the warehouse file while it runs).
+      running.child.kill('SIGTERM');
+      await running.exited;
       const counts = await customEventCounts(dir.path, accountId, hitIds);
       expect(counts).toEqual(hitIds.map(() => ({ 1: 1 })));
     } finally {
@@ -108,7 +111,7 @@ describe('reporting: a crash of the service mid-job (standalone, a child process
 });
 
 async function customEventCounts(dataDir: string, accountId: string, hitIds: string[]): Promise<Record<string, number>[]> {
-  const store = new SqliteHitStore({ filename: join(dataDir, 'reporting.sqlite') });
+  const store = await openHitStore({ DATA_DIR: dataDir });
   try {
     const hits = await store.getHits(accountId, hitIds);
     return hitIds.map((id) => hits.find((h) => h.hitId === id)?.customEvents ?? {});

@@ -25,6 +25,7 @@ import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature'
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { BillingFeatureModule, BillingHealth } from '@funnel/billing-feature';
 import { ReportingFeatureModule } from '@funnel/reporting-feature';
+import { ReportingQueriesModule } from '@funnel/reporting-queries-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
 import {
   accessTokenConfig,
@@ -54,7 +55,14 @@ import { Stores, openStores, storageReadinessCheck } from './stores';
 import { assetEventsConfig, assetEventsOptionsFrom, assetsInboxConfig, registerAssetEventRelayMetrics, startAssetEventRelay } from './asset-events';
 import { billingConfig, billingOptionsFrom } from './billing-config';
 import { RunningApp, listeningAddress } from './standalone';
-import { ReportingTesting, checkReportingConfig, jetStreamReportingParts, reportingConfig, reportingFeatureOptions } from './reporting-config';
+import {
+  ReportingTesting,
+  checkReportingConfig,
+  jetStreamReportingParts,
+  reportingConfig,
+  reportingFeatureOptions,
+  reportingQueriesOptions,
+} from './reporting-config';
 
 const serviceConfig = { ...commonConfig, ...natsConfig, ...opsConfig };
 
@@ -237,7 +245,12 @@ export async function startReportingService(env: NodeJS.ProcessEnv = process.env
   const outbound = new OutboundHttp(outboundHttpOptionsFrom(config));
   const stores = await openStores(config, logger);
   const reporting = await jetStreamReportingParts({ config, natsUrl: config.NATS_URL, access, testing: testing.reporting });
-  @Module({ imports: [ReportingFeatureModule.forRoot(reportingFeatureOptions(reporting, { eventStore: stores.eventStore, assets, outbound }))] })
+  @Module({
+    imports: [
+      ReportingFeatureModule.forRoot(reportingFeatureOptions(reporting, { eventStore: stores.eventStore, assets, outbound })),
+      ReportingQueriesModule.forRoot(reportingQueriesOptions(reporting, config, assets)),
+    ],
+  })
   class ReportingServiceModule {}
   return startNatsService({
     name: 'reporting-service',

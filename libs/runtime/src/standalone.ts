@@ -19,6 +19,7 @@ import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature'
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { BillingFeatureModule, BillingHealth } from '@funnel/billing-feature';
 import { ReportingFeatureModule } from '@funnel/reporting-feature';
+import { ReportingQueriesModule } from '@funnel/reporting-queries-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
 import { registerProjectionLagMetric } from '@funnel/projections';
 import {
@@ -44,7 +45,14 @@ import {
 import { openStores, storageReadinessCheck } from './stores';
 import { assetEventsConfig, assetEventsOptionsFrom, assetsInboxConfig, registerAssetEventRelayMetrics, startAssetEventRelay } from './asset-events';
 import { billingConfig, billingOptionsFrom } from './billing-config';
-import { ReportingTesting, checkReportingConfig, embeddedReportingParts, reportingConfig, reportingFeatureOptions } from './reporting-config';
+import {
+  ReportingTesting,
+  checkReportingConfig,
+  embeddedReportingParts,
+  reportingConfig,
+  reportingFeatureOptions,
+  reportingQueriesOptions,
+} from './reporting-config';
 
 export const standaloneConfig = {
   ...commonConfig,
@@ -108,7 +116,7 @@ export async function startStandalone(
   const started: { app?: NestFastifyApplication } = {};
   const secrets = AssetSecretBox.openOrCreate(assetSecretsFileFrom(config));
   const outbound = new OutboundHttp(outboundHttpOptionsFrom(config));
-  // The reporting queues and hit warehouse: DATA_DIR/reporting.sqlite (hits in ClickHouse with CLICKHOUSE_URL).
+  // The reporting queues (DATA_DIR/reporting.sqlite) and hit warehouse (DATA_DIR/reporting.duckdb; ClickHouse with CLICKHOUSE_URL).
   const reporting = await embeddedReportingParts({ config, testing: testing.reporting });
 
   @Module({
@@ -118,6 +126,7 @@ export async function startStandalone(
       ScriptsFeatureModule.forRoot({ assets: client }),
       BillingFeatureModule.forRoot({ ...stores, ...billing.options }),
       ReportingFeatureModule.forRoot(reportingFeatureOptions(reporting, { eventStore: stores.eventStore, assets: client, outbound })),
+      ReportingQueriesModule.forRoot(reportingQueriesOptions(reporting, config, client)),
       GatewayModule.forRoot({
         client,
         metrics,

@@ -6,3 +6,4 @@ export * from './self-signed-certificate';
 export * from './dns-server';
 export * from './docker';
 export * from './child-process';
+export * from './chdb';

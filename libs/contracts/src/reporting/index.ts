@@ -4,3 +4,4 @@ export * from './updates';
 export * from './validate';
 export * from './docs';
 export * from './queries';
+export * from './queries-dto';

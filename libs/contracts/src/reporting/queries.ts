@@ -29,6 +29,8 @@ export const ReportingQueryErrorCodes = {
   UNKNOWN_NAME: 'REPORTING.UNKNOWN_NAME',
   /** Explorer: no hit with that id in the caller's account. 404. */
   HIT_NOT_FOUND: 'REPORTING.HIT_NOT_FOUND',
+  /** Explorer: the visitor has no hit in the caller's account in the window. 404. */
+  VISITOR_NOT_FOUND: 'REPORTING.VISITOR_NOT_FOUND',
 } as const;
 
 /** Bounds of every query. */

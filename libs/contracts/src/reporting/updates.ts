@@ -112,7 +112,7 @@ export function isDateTime(value: unknown): boolean {
 export const DATE_TIME_MESSAGE = 'must be a date-time with a zone (RFC 3339, e.g. 2026-11-20T10:00:00Z)';
 
 /** A time field: isDateTime (error code `isIso8601`, as before), which the API document shows as `format: date-time`. */
-function IsDateTime(): PropertyDecorator {
+export function IsDateTime(): PropertyDecorator {
   return (target, propertyName) => {
     // In place of what class-validator-jsonschema says of its own isIso8601 (a date or a date-time).
     JSONSchema(() => ({ type: 'string', format: 'date-time' }))(target, propertyName as string);

@@ -107,6 +107,11 @@ function toDetails(errors: ValidationError[], prefix = ''): ErrorDetail[] {
   return out;
 }
 
+/** A 400 `REQUEST.VALIDATION` naming the first problem, with every problem in its details. */
+export function refuseBody(details: ErrorDetail[]): never {
+  return refuse(details);
+}
+
 function refuse(details: ErrorDetail[]): never {
   throw ServiceError.badRequest(ErrorCodes.VALIDATION, `invalid body: ${details[0].message}`, details);
 }
@@ -121,9 +126,14 @@ function withoutNulls(value: unknown): unknown {
 }
 
 /**
- * Strict validation of an update's body: unknown fields (at any depth) are a 400 like every other
- * problem; `skip` names fields taken as they are (checked by hand afterwards).
+ * Strict validation of a reporting body (updates and queries): unknown fields (at any depth) are a
+ * 400 like every other problem; nulls are absent.
  */
+export function validateStrictBody<T extends object>(dto: new () => T, body: unknown): T {
+  return strict(dto, body);
+}
+
+/** validateStrictBody; `skip` names fields taken as they are (checked by hand afterwards). */
 function strict<T extends object>(dto: new () => T, body: unknown, skip: readonly string[] = []): T {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     refuse([{ field: '', code: 'isObject', message: 'body must be a JSON object' }]);

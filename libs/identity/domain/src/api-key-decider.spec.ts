@@ -55,6 +55,20 @@ describe('API key decider', () => {
     given([])
       .when(issue({ permissions: ['assets:read', 'assets:write'], grantor: ['assets:read', 'keys:manage'] }))
       .thenFails(403, 'AUTH.FORBIDDEN'));
+  it('grants reporting:read to a grantor holding only reporting:write (write implies read), not write to a reader', () => {
+    given([])
+      .when(issue({ permissions: ['reporting:read'], grantor: ['reporting:write', 'keys:manage'] }))
+      .then([{ ...issued, data: { ...issued.data, permissions: ['reporting:read'] } }]);
+    given([])
+      .when(issue({ permissions: ['reporting:write'], grantor: ['reporting:read', 'keys:manage'] }))
+      .thenFails(403, 'AUTH.FORBIDDEN');
+  });
+  it('lets a reporting:write caller change a reporting:read key (not a stronger key)', () => {
+    const reader: ApiKeyEvent = { type: 'ApiKeyIssued', data: { ...issued.data, permissions: ['reporting:read'] } };
+    given([reader])
+      .when(update({ enabled: false, grantor: ['reporting:write', 'keys:manage'] }))
+      .then([{ type: 'ApiKeyDisabled', data: ref }]);
+  });
   it('refuses unknown permission names (400), before the grantor check', () =>
     given([])
       .when(issue({ permissions: ['assets:read', 'root'], grantor: [] }))

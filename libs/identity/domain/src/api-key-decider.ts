@@ -1,4 +1,4 @@
-import { ErrorCodes, PERMISSIONS, Principal, ServiceError, isPermission } from '@funnel/contracts';
+import { ErrorCodes, PERMISSIONS, Principal, ServiceError, holdsPermission, isPermission } from '@funnel/contracts';
 import { ApiKeyEvent } from './api-key-events';
 
 /** A key as its stream says it is. */
@@ -58,7 +58,8 @@ function notFound(): ServiceError {
 
 /**
  * Known permission names, each once, in the canonical order of PERMISSIONS. An unknown name is a 400;
- * one the grantor lacks is a 403.
+ * one the grantor lacks (neither holds nor has through one it holds: `reporting:write` implies
+ * `reporting:read`) is a 403.
  */
 export function grantablePermissions(requested: readonly string[], grantor: readonly string[]): string[] {
   const unknown = requested.filter((p) => !isPermission(p));
@@ -69,7 +70,7 @@ export function grantablePermissions(requested: readonly string[], grantor: read
       unknown.map((p) => ({ field: 'permissions', code: 'isIn', message: `permissions: unknown permission ${JSON.stringify(p)}` })),
     );
   }
-  const lacking = PERMISSIONS.filter((p) => requested.includes(p) && !grantor.includes(p));
+  const lacking = PERMISSIONS.filter((p) => requested.includes(p) && !holdsPermission(grantor, p));
   if (lacking.length) throw ServiceError.forbidden(`a key cannot be granted permissions its creator lacks: ${lacking.join(', ')}`);
   return PERMISSIONS.filter((p) => requested.includes(p));
 }
@@ -78,7 +79,7 @@ const samePermissions = (a: readonly string[], b: readonly string[]) => a.length
 
 /** A caller changes or deletes only keys no stronger than itself: a key holding a permission the caller lacks is a 403. */
 function requireNotStronger(key: ApiKeyRecord, grantor: readonly string[]): void {
-  const lacking = key.permissions.filter((p) => !grantor.includes(p));
+  const lacking = key.permissions.filter((p) => !holdsPermission(grantor, p));
   if (lacking.length) throw ServiceError.forbidden(`this key holds permissions the calling credential lacks: ${lacking.join(', ')}`);
 }
 

@@ -81,12 +81,20 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
       calls: { subjects: [assetSubject('logicscript', 'findById')], inboxPrefix: DEFAULT_SCRIPTS_INBOX_PREFIX },
     },
     { app: 'billing-service', subjectRoot: 'billing' },
-    // Reads a traffic source's postback settings (and a funnel's overrides of them) when applying conversions; jobs on two JetStream streams,
+    // Reads a traffic source's postback settings (and a funnel's overrides of them) when applying conversions, and asset names for reports; jobs on two JetStream streams,
     // the account leases of its update workers in a bucket.
     {
       app: 'reporting-service',
       subjectRoot: 'reporting',
-      calls: { subjects: [assetSubject('trafficsource', 'findById'), assetSubject('funnel', 'findById')], inboxPrefix: DEFAULT_REPORTING_INBOX_PREFIX },
+      // Reports name assets: find/byIds of the kinds a grouping shows (funnel groups, funnels, pages, sources, offer sources, tags).
+      calls: {
+        subjects: [
+          assetSubject('trafficsource', 'findById'),
+          assetSubject('funnel', 'findById'),
+          ...['funnelgroup', 'funnel', 'page', 'trafficsource', 'offersource', 'visitortag'].map((kind) => assetSubject(kind, 'findByIds')),
+        ],
+        inboxPrefix: DEFAULT_REPORTING_INBOX_PREFIX,
+      },
       internalSubjects: REPORTING_INTERNAL_SUBJECTS,
       jetstream: {
         streams: [

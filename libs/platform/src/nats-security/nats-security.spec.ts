@@ -70,6 +70,7 @@ describe('NATS permissions', () => {
             'reporting.events.>',
             'assets.trafficsource.findById',
             'assets.funnel.findById',
+            ...['funnelgroup', 'funnel', 'page', 'trafficsource', 'offersource', 'visitortag'].map((kind) => `assets.${kind}.findByIds`),
             '$JS.API.INFO',
             ...['REPORTING_UPDATES', 'REPORTING_POSTBACKS'].flatMap((stream, i) => [
               ['reporting.updates.>', 'reporting.postbacks.deliver.>'][i],

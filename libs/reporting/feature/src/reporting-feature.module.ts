@@ -2,6 +2,8 @@ import { DynamicModule, Injectable, Module } from '@nestjs/common';
 import { EVENT_STORE, EventStore } from '@funnel/eventstore';
 import type { OutboundHttp, ServiceClient } from '@funnel/platform';
 import { HIT_STORE, HitStore } from './hits/hit-store';
+import { PostbackLogMessageController } from './postback-log/postback-log.message.controller';
+import { POSTBACK_LOG_STORE, PostbackLogStore } from './postback-log/postback-log-store';
 import { ReportingMessageController } from './reporting.message.controller';
 import { IdempotencyKeys, JobRecords } from './service/job-records';
 import { PostbackSender, REPORTING_OUTBOUND } from './service/postback-sender';
@@ -22,6 +24,8 @@ import { UpdateWorker } from './service/update-worker';
 export interface ReportingFeatureOptions {
   eventStore: EventStore;
   hitStore: HitStore;
+  /** The outgoing postback log (POST /reporting/logs/postbacks), written as postbacks are decided and delivered. */
+  postbackLog: PostbackLogStore;
   updates: UpdatesQueue;
   postbacks: PostbacksQueue;
   /** Postback deliveries go through the SSRF guard. */
@@ -40,7 +44,7 @@ export class ReportingHealth {
   }
 }
 
-/** The reporting service: update routes, job and postback records, the update worker and the postback sender. */
+/** The reporting service: update routes, job and postback records, the update worker, the postback sender and the postback log. */
 @Module({})
 export class ReportingFeatureModule {
   static forRoot(options: ReportingFeatureOptions): DynamicModule {
@@ -48,16 +52,21 @@ export class ReportingFeatureModule {
     const funnelPostbacks = funnelPostbacksFrom(options.assets);
     return {
       module: ReportingFeatureModule,
-      controllers: [ReportingMessageController],
+      controllers: [ReportingMessageController, PostbackLogMessageController],
       providers: [
         { provide: EVENT_STORE, useValue: options.eventStore },
         { provide: HIT_STORE, useValue: options.hitStore },
+        { provide: POSTBACK_LOG_STORE, useValue: options.postbackLog },
         { provide: REPORTING_UPDATES_QUEUE, useValue: options.updates },
         { provide: REPORTING_POSTBACKS_QUEUE, useValue: options.postbacks },
         { provide: REPORTING_OUTBOUND, useValue: options.outbound },
         { provide: REPORTING_SETTINGS, useValue: options.settings ?? {} },
         { provide: REPORTING_APPLY, useValue: options.apply({ hits: options.hitStore, sources, funnelPostbacks }) },
-        { provide: JobRecords, useFactory: (events: EventStore) => new JobRecords(events), inject: [EVENT_STORE] },
+        {
+          provide: JobRecords,
+          useFactory: (events: EventStore, log: PostbackLogStore) => new JobRecords(events, log),
+          inject: [EVENT_STORE, POSTBACK_LOG_STORE],
+        },
         { provide: IdempotencyKeys, useFactory: (events: EventStore) => new IdempotencyKeys(events), inject: [EVENT_STORE] },
         ReportingUpdates,
         UpdateWorker,

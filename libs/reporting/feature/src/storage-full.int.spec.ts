@@ -1,9 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { StorageUnavailableError } from '@funnel/eventstore';
 import { tempDir, type TempDir } from '@funnel/testing';
 import type Database from 'better-sqlite3';
-import { contractHit } from './hits/hit-store.contract';
-import { SqliteHitStore } from './hits/sqlite-hit-store';
 import { EmbeddedJobQueue } from './queue/embedded-job-queue';
 
 /** The store's own connection: holding it at its current page count stands in for a full disk. */
@@ -12,25 +10,28 @@ function fill(store: object): void {
   db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
 }
 
-describe('the reporting SQLite stores on a full disk', () => {
+describe('the reporting stores on a full disk', () => {
   let dir: TempDir;
   beforeEach(() => (dir = tempDir('reporting-full')));
   afterEach(() => dir.remove());
 
-  it('the hit warehouse refuses an ingest with 507 STORE.FULL', async () => {
-    const store = new SqliteHitStore({ filename: join(dir.path, 'reporting.sqlite') });
-    try {
-      await store.insertHits([contractHit(1)]);
-      fill(store);
-      const hits = Array.from({ length: 200 }, (_, i) => contractHit(i + 2));
-      const failure = await store.insertHits(hits).catch((error: unknown) => error);
-      expect(failure).toBeInstanceOf(StorageUnavailableError);
-      expect(failure).toMatchObject({ status: 507, code: 'STORE.FULL', store: 'hit warehouse' });
-      expect(await store.getHits('ACCOUNT00001', [hits[0].hitId])).toEqual([]);
-    } finally {
-      await store.close();
-    }
-  });
+  it('the hit warehouse (DuckDB) refuses an ingest with 507 STORE.FULL and keeps what it stored before', () => {
+    // A child process limited to 4 MB per file (ulimit -f, in KB) stands in for a full disk: its writes past it fail (EFBIG).
+    const root = join(__dirname, '..', '..', '..', '..');
+    const fixture = join(__dirname, 'hits', 'duckdb', 'fixtures', 'fill-warehouse.fixture.ts');
+    const out = execFileSync('sh', ['-c', `ulimit -f 4096; exec "${process.execPath}" -r "${join(root, 'tools', 'register.js')}" "${fixture}" "${dir.path}"`], {
+      encoding: 'utf8',
+      cwd: root,
+    });
+    const result = JSON.parse(out.trim().split('\n').pop()!);
+    expect(result).toMatchObject({
+      failure: { name: 'StorageUnavailableError', status: 507, code: 'STORE.FULL', store: 'hit warehouse' },
+      isStorageError: true,
+      failedBatchStored: 0,
+      firstBatchStored: 1,
+    });
+    expect(result.stored).toBeGreaterThan(0);
+  }, 60_000);
 
   it('the job queue refuses an enqueue with 507 STORE.FULL', async () => {
     const queue = new EmbeddedJobQueue({

@@ -1,3 +1,4 @@
+import { permissionsImplying } from '@funnel/contracts';
 import type { ForwardedRoute } from '../../route-table';
 import { AssetRecordSchemas, assetOperationDoc } from './asset-docs';
 import { DtoSchemas, SCHEMA_REF_PREFIX, Schema } from './dto-schemas';
@@ -88,7 +89,10 @@ interface DocumentedRoute {
  */
 export function buildOpenApiDocument(routes: readonly ForwardedRoute[], ownRoutes: readonly OwnRoute[], version = '1'): OpenApiDocument {
   const dtos = new DtoSchemas();
-  for (const route of routes) if (route.doc?.asset?.kind.docs?.schemas) dtos.addNamed(route.doc.asset.kind.docs.schemas);
+  for (const route of routes) {
+    if (route.doc?.asset?.kind.docs?.schemas) dtos.addNamed(route.doc.asset.kind.docs.schemas);
+    if (route.doc?.schemas) dtos.addNamed(route.doc.schemas);
+  }
   const records = new AssetRecordSchemas(dtos);
   const documented: DocumentedRoute[] = [
     ...routes.map((route) => ({
@@ -203,5 +207,7 @@ const USER_SESSION_ONLY = "A user's access token only: an API key is refused (40
 function permissionText(permission: string): string {
   if (permission === 'public') return 'Public: no credential needed.';
   if (permission === 'authenticated') return 'Any valid credential.';
-  return `Needs the \`${permission}\` permission.`;
+  const implying = permissionsImplying(permission);
+  const implied = implying.length ? ` (or ${implying.map((p) => `\`${p}\``).join(', ')}, which implies it)` : '';
+  return `Needs the \`${permission}\` permission${implied}.`;
 }

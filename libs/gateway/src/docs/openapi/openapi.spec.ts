@@ -2,7 +2,18 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ASSET_KINDS, FUNNEL_NODE_TYPES, ServiceError } from '@funnel/contracts';
+import {
+  ASSET_KINDS,
+  AttributeCatalogue,
+  DrilldownReport,
+  ExplorerVisitorReport,
+  FUNNEL_NODE_TYPES,
+  PostbackLogReport,
+  RawEventsReport,
+  ReportingQuerySubjects,
+  ServiceError,
+} from '@funnel/contracts';
+import { aHit } from '@funnel/reporting-domain';
 import { ServiceClient, createMetricsRegistry } from '@funnel/platform';
 import { GatewayModule, gatewayRoutes } from '../../gateway.module';
 import { createGatewayApp } from '../../create-gateway-app';
@@ -134,6 +145,166 @@ describe('the OpenAPI document', () => {
     expect(bodyOf('post', '/auth/login')?.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/LoginDto' });
     expect(document.components.schemas.LoginDto).toMatchObject({ required: ['username', 'password'] });
     expect(document.components.schemas.DuplicateRequestDto).toMatchObject({ properties: { name: { type: 'string', minLength: 1, maxLength: 256 } } });
+  });
+
+  describe('the reporting queries', () => {
+    const ajv = new Ajv2020({ strict: false, allowUnionTypes: true });
+    addFormats(ajv);
+    ajv.addSchema(structuredClone(document) as object, 'openapi.json');
+    const pointer = (...segments: string[]) => `openapi.json#/${segments.map((s) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/')}`;
+    /** Problems of `value` as the answer (or the request body) of `method path`, as the document says. */
+    const problemsOf = (method: string, path: string, value: unknown, part: 'answer' | 'body' = 'answer') => {
+      const at =
+        part === 'answer'
+          ? pointer('paths', path, method, 'responses', '200', 'content', 'application/json', 'schema')
+          : pointer('paths', path, method, 'requestBody', 'content', 'application/json', 'schema');
+      const validate = ajv.compile({ $ref: at });
+      return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+    };
+    const row = (rowId: string, parentRowId: string | null, children: DrilldownReport['rows'] = []) => ({
+      rowId,
+      parentRowId,
+      cells: [
+        { formatted: 'Push network', raw: 'TSOURCE00001' },
+        { formatted: 'N/A', raw: null },
+        { formatted: '1,204', raw: 1204 },
+      ],
+      children,
+    });
+    const hit = aHit({
+      conversions: [{ transactionId: 't', payout: '2.5', time: '2026-01-10T12:05:00.000Z' }],
+      customEvents: { '3': 2 },
+      visitorTags: ['TAG000000001'],
+    });
+
+    it('are served with reporting:read (which reporting:write implies), bodies from the DTOs the service validates with', () => {
+      const routes: [string, string, string, string | undefined][] = [
+        ['GET', '/reporting/attributes', ReportingQuerySubjects.attributes, undefined],
+        ['POST', '/reporting/drilldown', ReportingQuerySubjects.drilldown, 'DrilldownRequestDto'],
+        ['POST', '/reporting/rawevents', ReportingQuerySubjects.rawEvents, 'RawEventsRequestDto'],
+        ['POST', '/reporting/explorer/visitor', ReportingQuerySubjects.explorerVisitor, undefined],
+        ['POST', '/reporting/explorer/hit', ReportingQuerySubjects.explorerHit, 'ExplorerHitRequestDto'],
+        ['POST', '/reporting/logs/postbacks', ReportingQuerySubjects.postbackLog, 'PostbackLogRequestDto'],
+      ];
+      for (const [method, path, subject, dto] of routes) {
+        expect(gatewayRoutes().find((r) => r.method === method && r.path === path)).toMatchObject({ subject, permission: 'reporting:read' });
+        const op = operation(document, method, path) as Operation & {
+          description: string;
+          tags: string[];
+          requestBody?: { content: Record<string, { schema: unknown }> };
+        };
+        expect(op).toMatchObject({ 'x-permission': 'reporting:read', tags: ['reporting'] });
+        expect(op.description).toContain('Needs the `reporting:read` permission (or `reporting:write`, which implies it).');
+        if (dto) expect(op.requestBody?.content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${dto}` });
+      }
+      expect(operation(document, 'POST', '/reporting/explorer/visitor')).toMatchObject({
+        requestBody: {
+          content: {
+            'application/json': {
+              schema: { oneOf: [{ $ref: '#/components/schemas/ExplorerVisitorRequestDto' }, { $ref: '#/components/schemas/ExplorerHitRequestDto' }] },
+            },
+          },
+        },
+      });
+      expect(operation(document, 'GET', '/reporting/attributes')).toMatchObject({
+        parameters: [expect.objectContaining({ name: 'idTrafficSource', required: false })],
+      });
+      // The update routes keep their own permission.
+      expect(operation(document, 'PUT', '/reporting/update/conversions')?.['x-permission']).toBe('reporting:write');
+    });
+
+    it('document request bodies that take what the contract allows and refuse what the DTOs refuse', () => {
+      const window = { timeStart: '2026-11-20T00:00:00-05:00', timeEnd: '2026-11-21T00:00:00-05:00' };
+      const drilldown = {
+        ...window,
+        timeZone: 'America/New_York',
+        groupings: [{ groupBy: 'trafficSource', whitelistFilters: ['TSOURCE00001'] }, { groupBy: 'Location: Country' }],
+        topLevelFilters: [{ groupBy: 'trafficSource', whitelistFilters: [null] }],
+        columnFilters: { filterColumns: [{ columnName: 'Revenue', filter: '> 0' }] },
+        sorting: { sortingColumns: [{ columnName: 'P/L', order: 'desc' }] },
+        paging: { start: 0, length: 50 },
+        options: { viewType: 'tree', timeAttribution: 'entrance' },
+        metrics: ['Entrances', 'Revenue'],
+      };
+      expect(problemsOf('post', '/reporting/drilldown', drilldown, 'body')).toEqual([]);
+      expect(problemsOf('post', '/reporting/drilldown', { ...drilldown, groupings: [] }, 'body')).not.toEqual([]);
+      expect(problemsOf('post', '/reporting/drilldown', { ...drilldown, options: { viewType: 'mixed' } }, 'body')).not.toEqual([]);
+      expect(problemsOf('post', '/reporting/drilldown', { ...drilldown, paging: { length: 10_001 } }, 'body')).not.toEqual([]);
+      expect(problemsOf('post', '/reporting/explorer/visitor', { visitorId: 'VISITOR00001', ...window }, 'body')).toEqual([]);
+      expect(problemsOf('post', '/reporting/explorer/visitor', { hitId: 'HIT000000001' }, 'body')).toEqual([]);
+      expect(problemsOf('post', '/reporting/explorer/visitor', { hitId: 'HIT000000001', visitorId: 'VISITOR00001', ...window }, 'body')).not.toEqual([]);
+      expect(problemsOf('post', '/reporting/logs/postbacks', { ...window, statuses: ['queued'] }, 'body')).not.toEqual([]);
+    });
+
+    it('document answers in the shapes of the contract (a tree row nests its children)', () => {
+      const catalogue: AttributeCatalogue = {
+        attributes: [{ key: 'country', label: 'Location: Country', type: 'text', canGroupBy: true, canFilter: true }],
+        metrics: [{ key: 'roi', label: 'ROI', type: 'ratio', formula: '(Revenue - Cost) / Cost' }],
+      };
+      expect(problemsOf('get', '/reporting/attributes', catalogue)).toEqual([]);
+      expect(problemsOf('get', '/reporting/attributes', { ...catalogue, attributes: [{ ...catalogue.attributes[0], type: 'date' }] })).not.toEqual([]);
+      const report: DrilldownReport = {
+        columns: [
+          { name: 'Third Parties: Traffic Source', key: 'trafficSource', type: 'grouping', description: 'the traffic source' },
+          { name: 'Location: Country', key: 'country', type: 'grouping', description: 'the country' },
+          { name: 'Entrances', key: 'entrances', type: 'metric', description: 'visits' },
+        ],
+        rows: [row('["TSOURCE00001"]', null, [row('["TSOURCE00001",null]', '["TSOURCE00001"]')])],
+        totals: row('totals', null),
+        rowsReturned: 1,
+        rowsTotal: 1,
+      };
+      expect(problemsOf('post', '/reporting/drilldown', report)).toEqual([]);
+      const badChild = { ...report, rows: [row('a', null, [{ ...row('b', 'a'), cells: [{ formatted: 'x', raw: true }] } as never])] };
+      expect(problemsOf('post', '/reporting/drilldown', badChild)).toEqual(['/rows/0/children/0/cells/0/raw must be string,number,null']);
+      const raw: RawEventsReport = { hits: [hit], nextCursor: 'eyJ0IjoxfQ' };
+      expect(problemsOf('post', '/reporting/rawevents', raw)).toEqual([]);
+      expect(problemsOf('post', '/reporting/rawevents', { hits: [{ ...hit, secret: 1 }], nextCursor: null })).not.toEqual([]);
+      expect(problemsOf('post', '/reporting/explorer/hit', hit)).toEqual([]);
+      const visitor: ExplorerVisitorReport = {
+        visitor: {
+          visitorId: hit.visitorId,
+          firstSeen: hit.time,
+          lastSeen: hit.time,
+          entranceHitId: hit.hitId,
+          idTrafficSource: hit.idTrafficSource,
+          idFunnel: hit.idFunnel,
+          countryCode: hit.countryCode,
+          ip: hit.ip,
+          trackingFields: { c1: 'blue' },
+          visitor: { ...hit.visitor },
+          visitorTags: [],
+          hits: 1,
+          conversions: 1,
+          revenue: '2.5',
+          cost: '0',
+        },
+        hits: [hit],
+        hasMore: false,
+      };
+      expect(problemsOf('post', '/reporting/explorer/visitor', visitor)).toEqual([]);
+      const log: PostbackLogReport = {
+        rows: [
+          {
+            time: hit.time,
+            jobId: 'JOB000000001',
+            rowIndex: 0,
+            hitId: hit.hitId,
+            idTrafficSource: hit.idTrafficSource,
+            idFunnel: hit.idFunnel,
+            url: 'https://example.com/pb?token=********',
+            kind: 'postbackUrl',
+            status: 'delivered',
+            attempts: 1,
+            lastError: null,
+            updatedAt: hit.time,
+          },
+        ],
+        rowsReturned: 1,
+        rowsTotal: 1,
+      };
+      expect(problemsOf('post', '/reporting/logs/postbacks', log)).toEqual([]);
+    });
   });
 
   it('answers errors as { error, code, details }, and billing routes in the billing body', () => {

@@ -40,6 +40,8 @@ export interface RouteDoc {
   userSessionOnly?: boolean;
   /** Request headers the route reads, e.g. `Idempotency-Key`. */
   headers?: { name: string; description: string; required?: boolean }[];
+  /** Named schemas the route's schemas refer to by `$ref` (`#/components/schemas/<name>`), e.g. a report row that nests its children. */
+  schemas?: Readonly<Record<string, JsonSchema>>;
   /** An asset route: everything above is derived from the kind's descriptor and the operation. */
   asset?: { kind: AssetKindDescriptor; operation: AssetOperation };
 }

@@ -11,6 +11,8 @@ export interface PostbackIntent {
   deliveryId: string;
   hitId: string;
   idTrafficSource: string;
+  /** The hit's funnel (for the postback log); absent on postbacks a job recorded before the log kept it. */
+  idFunnel?: string;
   postbackType: ActivePostbackType;
   action: 'call' | 'record';
   /** `postbackUrl` and `pixelUrl`: the URL with its tokens replaced (values URL-encoded); `javascript`: the code with its tokens replaced. */

@@ -1,7 +1,7 @@
 import type { Hit, TrafficSourcePostbackSettings } from '@funnel/reporting-domain';
 import { contractHit } from '../hits/hit-store.contract';
 import type { HitStore } from '../hits/hit-store';
-import { SqliteHitStore } from '../hits/sqlite-hit-store';
+import { openTempHitStore } from '../hits/duckdb/temp-hit-store';
 import { applyConversions } from './apply-conversions';
 import { applyCost } from './apply-cost';
 import { applyCustomEvents } from './apply-custom-events';
@@ -51,9 +51,9 @@ async function hitsOf(store: HitStore, ...ns: number[]): Promise<Hit[]> {
 }
 
 describe('reporting appliers', () => {
-  let store: SqliteHitStore;
+  let store: HitStore;
   beforeEach(async () => {
-    store = new SqliteHitStore({ filename: ':memory:' });
+    store = await openTempHitStore();
     await store.insertHits([
       contractHit(1, { trackingFields: { external: 'click/1' } }),
       contractHit(2, { postbackCalled: true }),
@@ -92,6 +92,7 @@ describe('reporting appliers', () => {
           deliveryId: 'JOB000000001:0',
           hitId: hitId(1),
           idTrafficSource: 'TSOURCE00001',
+          idFunnel: 'FUNNEL000001',
           postbackType: 'postbackUrl',
           action: 'call',
           target: 'https://ts.example/pb?cid=click%2F1&p=5&tx=A&token=s3cret',
@@ -180,7 +181,7 @@ describe('reporting appliers', () => {
     });
 
     it('redelivered after a crash between batches applies each row once and reports what one delivery would', async () => {
-      const reference = new SqliteHitStore({ filename: ':memory:' });
+      const reference = await openTempHitStore();
       await reference.insertHits(await hitsOf(store, 1, 2, 3));
       await reference.insertHits([contractHit(4, { accountId: 'ACCOUNT00002' })]);
       const expected = await applyConversions(reference, job(payload), { ...depsWith(), batchSize: 2 });

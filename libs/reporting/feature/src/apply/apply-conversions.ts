@@ -40,6 +40,7 @@ export async function applyConversions(store: HitStore, job: ApplyJob<Conversion
         deliveryId: `${jobId}:${rowIndex}`,
         hitId: hit.hitId,
         idTrafficSource: hit.idTrafficSource,
+        idFunnel: hit.idFunnel,
         postbackType: decision.postbackType,
         action: decision.action,
         target: buildPostbackUrl(source.postback.postbackCode, {

@@ -4,12 +4,15 @@ import type { Hit, PostbackIntent } from '@funnel/reporting-domain';
 import type { AppliedRow, HitStore } from '../hits/hit-store';
 import { ApplyResult, MAX_JOB_ERRORS, ROW_ERROR_CODES, RowError } from './apply-types';
 
-const DEFAULT_BATCH_SIZE = 500;
+const DEFAULT_BATCH_SIZE = 1000;
 
 /**
- * Lets the event loop run between two batches (or segments) of a job: a store whose calls do not
- * leave the thread (SQLite) would otherwise apply a whole 10,000-row job in one turn, and in
- * standalone every request waits meanwhile. A 500-row batch is one slice (about 20 ms of CPU here, 40-50 ms on a loaded 2-core machine).
+ * Lets the event loop run between two batches (or segments) of a job, so a 10,000-row job does not
+ * hold every other request of the process up. The store's own reads and writes leave the thread
+ * (DuckDB works on its own threads); what runs on it is the batch's JS work: a 1,000-row batch is
+ * about 15 ms of CPU here (30-40 ms on a loaded 2-core machine). A batch reads its hits with one
+ * query whatever its size, so larger batches cost fewer reads (DuckDB decompresses the same column
+ * blocks for 500 ids as for 1,000).
  */
 export function betweenSlices(): Promise<void> {
   return nextTurn();
@@ -37,7 +40,7 @@ export function pendingBatches(count: number, recorded: Map<number, AppliedRow>,
 }
 
 /**
- * Applies a job whose rows each name one hit, in batches of `batchSize` rows (default 500): each batch reads its
+ * Applies a job whose rows each name one hit, in batches of `batchSize` rows (default 1,000): each batch reads its
  * hits, applies every row to its hit (a later row of the same hit sees the earlier row's change) and
  * commits the changed hits with the batch's rows in one store write, so a redelivered job skips what
  * was applied. A row whose hit is missing is `notFound`; one whose `change` throws is `failed` with

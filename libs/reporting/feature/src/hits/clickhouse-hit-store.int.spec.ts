@@ -1,63 +1,66 @@
-import { whyDockerIsUnavailable } from '@funnel/testing';
-import { createClient } from '@clickhouse/client';
-import type { StartedTestContainer } from 'testcontainers';
+import { openChdbClient, whyChdbIsUnavailable } from '@funnel/testing';
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { ClickHouseHitStore } from './clickhouse-hit-store';
 import { describeHitStoreContract } from './hit-store.contract';
 
 /**
- * Runs the contract against a real ClickHouse: the one at CLICKHOUSE_URL, else a throwaway container
- * when a Docker engine answers. Without either it registers a single todo and says why on stdout, so a
- * run without ClickHouse is visibly "not run" rather than quietly green.
+ * Runs the contract on ClickHouse's own SQL: against the server at CLICKHOUSE_URL when it is set,
+ * else against ClickHouse embedded in this process (chdb) with a data directory of its own, so the
+ * suite runs everywhere chdb ships an engine (Linux x64). Elsewhere, without CLICKHOUSE_URL, it
+ * registers a single todo and says why on stdout, so the run is visibly "not run" rather than quietly green.
  */
-const IMAGE = 'clickhouse/clickhouse-server:24.8';
 const configuredUrl = process.env['CLICKHOUSE_URL'] || undefined;
-const dockerUnavailable = configuredUrl ? undefined : whyDockerIsUnavailable();
+const chdbUnavailable = configuredUrl ? undefined : whyChdbIsUnavailable();
+const engine = configuredUrl ? 'the ClickHouse server at CLICKHOUSE_URL' : 'ClickHouse embedded (chdb)';
 
-if (dockerUnavailable !== undefined) {
-  const reason = `CLICKHOUSE_URL is not set and no Docker engine answers (${dockerUnavailable})`;
+if (chdbUnavailable !== undefined) {
+  const reason = `CLICKHOUSE_URL is not set and chdb does not load here (${chdbUnavailable})`;
   process.stdout.write(`ClickHouse hit store contract suite not run: ${reason}\n`);
   describe('ClickHouseHitStore', () => {
     test.todo(`ClickHouse hit store contract suite: not run (${reason})`);
   });
 } else {
-  describe('ClickHouseHitStore', () => {
-    let url = configuredUrl ?? '';
-    let container: StartedTestContainer | undefined;
+  describe(`ClickHouseHitStore on ${engine}`, () => {
+    /** Drops the tables a test wrote; on the server, also what the stores there connect with. */
+    let admin: ClickHouseClient;
+    let connection: { url: string } | { client: ClickHouseClient };
+    let release: () => Promise<void>;
     let tables = 0;
 
     beforeAll(async () => {
-      if (configuredUrl) return;
-      const { GenericContainer, Wait } = await import('testcontainers');
-      container = await new GenericContainer(IMAGE)
-        .withEnvironment({ CLICKHOUSE_USER: 'test', CLICKHOUSE_PASSWORD: 'test', CLICKHOUSE_DEFAULT_ACCESS_MANAGEMENT: '1' })
-        .withExposedPorts(8123)
-        .withWaitStrategy(Wait.forHttp('/ping', 8123).forStatusCode(200))
-        .withStartupTimeout(120_000)
-        .start();
-      url = `http://test:test@${container.getHost()}:${container.getMappedPort(8123)}`;
-    }, 180_000);
-
-    afterAll(async () => {
-      await container?.stop();
+      if (configuredUrl) {
+        admin = createClient({ url: configuredUrl });
+        // Each store makes its own client from the URL, as in production.
+        connection = { url: configuredUrl };
+        release = () => admin.close();
+      } else {
+        // One engine per process: the stores of a test (the property tests hold two at once) share its client.
+        const chdb = await openChdbClient();
+        admin = chdb.client;
+        connection = { client: chdb.client };
+        release = chdb.close;
+      }
     });
 
-    // Each test gets its own tables (a prefix of its own) and drops them afterwards.
+    afterAll(async () => {
+      await release?.();
+    });
+
+    // Each store gets its own tables (a prefix of its own), dropped afterwards.
     describeHitStoreContract(
-      'ClickHouse',
+      engine,
       async () => {
         const prefix = `hit_contract_${process.pid}_${++tables}_`;
-        const store = await ClickHouseHitStore.connect({ url, tablePrefix: prefix });
+        const store = await ClickHouseHitStore.connect({ ...connection, tablePrefix: prefix });
         return {
           store,
           cleanup: async () => {
             await store.close();
-            const admin = createClient({ url });
-            for (const table of ['hits', 'job_batches']) await admin.command({ query: `DROP TABLE IF EXISTS ${prefix}${table}` });
-            await admin.close();
+            for (const table of ['hits', 'job_batches']) await admin.command({ query: `DROP TABLE IF EXISTS ${prefix}${table} SYNC` });
           },
         };
       },
-      { propertyRuns: 8 },
+      { propertyRuns: configuredUrl ? 8 : 25 },
     );
   });
 }

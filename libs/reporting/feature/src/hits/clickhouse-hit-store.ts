@@ -1,28 +1,58 @@
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
-import { normalizeDecimal, timeMs, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
-import { hitFromRow, type HitRow, type HitTextColumns } from './hit-row';
-import type { AppliedRow, HitStore, InsertHitsResult } from './hit-store';
+import { timeMs, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
+import { HIT_READ_COLUMNS, countsAsClick, hitFromRow, warehouseRow, type WarehouseValue } from './hit-row';
+import type { AppliedRow, HitStore, HitWarehouse, InsertHitsResult } from './hit-store';
+import { CUSTOM_EVENT_NUMBERS, TRACKING_SLOTS, WAREHOUSE_COLUMNS, customEventColumn, trackingColumn } from './warehouse-schema';
 
-export interface ClickHouseHitStoreOptions {
-  /** `CLICKHOUSE_URL`, e.g. `http://user:password@host:8123/database`. */
-  url: string;
+/** Where the store connects: `CLICKHOUSE_URL`, or a client of the caller's (which the caller closes). */
+export type ClickHouseHitStoreOptions = (
+  | {
+      /** `CLICKHOUSE_URL`, e.g. `http://user:password@host:8123/database`. */
+      url: string;
+    }
+  | { client: ClickHouseClient }
+) & {
   /** Table name prefix (default `reporting_`); tests use their own to stay apart. */
   tablePrefix?: string;
-}
+};
 
-/** A hit as a row of the ClickHouse table (JSONEachRow). */
-interface HitRecord extends HitTextColumns {
-  tracking_fields: Record<string, string>;
-  /** `YYYY-MM-DD hh:mm:ss.sss` (UTC) on insert. */
-  time: string;
-  is_entrance: number;
-  postback_called: number;
-  version: number;
-  deleted: number;
-}
+/** A hit as a row of the ClickHouse table (JSONEachRow): the warehouse columns (time_ms is computed), `time`, and the version columns. */
+type HitRecord = Record<string, WarehouseValue | Record<string, string>>;
 
-const SELECT_HIT = `account_id, hit_id, visitor_id, id_funnel, id_funnel_group, id_traffic_source, id_node, id_page, country_code, ip,
-  tracking_fields, toUnixTimestamp64Milli(time) AS time_ms, is_entrance, toString(cost) AS cost, conversions, custom_events, postback_called`;
+const SELECT_HIT = HIT_READ_COLUMNS.map((column) =>
+  column === 'time_ms' ? 'toUnixTimestamp64Milli(time) AS time_ms' : column === 'cost' ? 'toString(cost) AS cost' : column,
+).join(', ');
+
+/** The columns of the first version's table; the others are added to it (with values computed from these for the rows it holds). */
+const FIRST_COLUMNS = new Set([
+  'account_id',
+  'hit_id',
+  'visitor_id',
+  'id_funnel',
+  'id_funnel_group',
+  'id_traffic_source',
+  'id_node',
+  'id_page',
+  'country_code',
+  'ip',
+  'is_entrance',
+  'cost',
+  'conversions',
+  'postback_called',
+]);
+
+const PAYOUTS = "arrayMap(c -> toDecimal64(JSONExtractString(c, 'payout'), 6), JSONExtractArrayRaw(conversions))";
+
+/** The type and default of a column added to a first-version table: what the row's old columns say, where they say it. */
+function addedColumnType(name: string, declared: string): string {
+  const slot = TRACKING_SLOTS.find((candidate) => trackingColumn(candidate) === name);
+  if (slot !== undefined) return `String DEFAULT tracking_fields['${slot}']`;
+  const n = CUSTOM_EVENT_NUMBERS.find((candidate) => customEventColumn(candidate) === name);
+  if (n !== undefined) return `UInt32 DEFAULT toUInt32(JSONExtractUInt(custom_events, '${n}'))`;
+  if (name === 'conversion_count') return 'UInt32 DEFAULT toUInt32(JSONLength(conversions))';
+  if (name === 'revenue') return `Decimal(18, 6) DEFAULT arraySum(${PAYOUTS})`;
+  return declared;
+}
 
 /**
  * The hit warehouse on ClickHouse, written the ClickHouse way: no row is updated in place.
@@ -37,25 +67,35 @@ const SELECT_HIT = `account_id, hit_id, visitor_id, id_funnel, id_funnel_group, 
  *   between them leaves a recorded batch whose hit rows may be missing: `appliedRows` (which the
  *   appliers call before applying a job) inserts the recorded hit rows of the job's batches again.
  *   Same key, same version: ReplacingMergeTree keeps one, and any later write (a higher version) wins.
+ * - The columns are WAREHOUSE_COLUMNS (plus `time`, `version`, `deleted`, and the first version's
+ *   `tracking_fields` and `custom_events`, still written). A table of the first version gets the new
+ *   columns at connect (ADD COLUMN IF NOT EXISTS), their defaults computed from the old columns.
+ * - Clicks: an ingested action hit writes its previous hit again with `clicks + 1`. Two ingests of
+ *   action hits on the same previous hit at the same moment may count one click (no transaction).
  */
 export class ClickHouseHitStore implements HitStore {
   private lastVersion = 0;
+  readonly warehouse: HitWarehouse;
 
   private constructor(
     private readonly client: ClickHouseClient,
     private readonly hitsTable: string,
     private readonly batchesTable: string,
-  ) {}
+    private readonly ownsClient: boolean,
+  ) {
+    this.warehouse = { engine: 'clickhouse', client, hitsTable };
+  }
 
   static async connect(options: ClickHouseHitStoreOptions): Promise<ClickHouseHitStore> {
     const prefix = options.tablePrefix ?? 'reporting_';
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(prefix)) throw new Error(`ClickHouse table prefix must be an identifier: ${prefix}`);
-    const client = createClient({ url: options.url, request_timeout: 60_000 });
-    const store = new ClickHouseHitStore(client, `${prefix}hits`, `${prefix}job_batches`);
+    const owned = 'url' in options;
+    const client = owned ? createClient({ url: options.url, request_timeout: 60_000 }) : options.client;
+    const store = new ClickHouseHitStore(client, `${prefix}hits`, `${prefix}job_batches`, owned);
     try {
       await store.createTables();
     } catch (error) {
-      await client.close();
+      if (owned) await client.close();
       throw error;
     }
     return store;
@@ -88,6 +128,10 @@ export class ClickHouseHitStore implements HitStore {
       PARTITION BY toYYYYMM(time)
       ORDER BY (account_id, time, hit_id)`,
     });
+    for (const column of WAREHOUSE_COLUMNS.filter((candidate) => !FIRST_COLUMNS.has(candidate.name)))
+      await this.client.command({
+        query: `ALTER TABLE ${this.hitsTable} ADD COLUMN IF NOT EXISTS ${column.name} ${addedColumnType(column.name, column.clickhouse)}`,
+      });
     await this.client.command({
       query: `CREATE TABLE IF NOT EXISTS ${this.batchesTable} (
         account_id String,
@@ -110,12 +154,27 @@ export class ClickHouseHitStore implements HitStore {
       if (!accountHits.has(hit.hitId)) accountHits.set(hit.hitId, hit);
     }
     const fresh: HitRecord[] = [];
+    const clicked: HitRecord[] = [];
     for (const [accountId, accountHits] of byAccount) {
       const stored = new Set((await this.getHits(accountId, [...accountHits.keys()])).map((hit) => hit.hitId));
       const version = this.nextVersion();
-      for (const hit of accountHits.values()) if (!stored.has(hit.hitId)) fresh.push(toRecord(hit, version, 0));
+      const rows = new Map<string, Hit>();
+      for (const hit of accountHits.values()) if (!stored.has(hit.hitId)) rows.set(hit.hitId, { ...hit });
+      const actions = [...rows.values()].filter((hit) => hit.action > 0 && hit.previousHitId !== '');
+      const earlier = new Map(
+        (await this.getHits(accountId, [...new Set(actions.map((hit) => hit.previousHitId).filter((id) => !rows.has(id)))])).map((hit) => [hit.hitId, hit]),
+      );
+      const bumped = new Set<Hit>();
+      for (const hit of actions) {
+        const previous = rows.get(hit.previousHitId) ?? earlier.get(hit.previousHitId);
+        if (!previous || !countsAsClick(hit, timeMs(previous.time))) continue;
+        previous.clicks += 1;
+        bumped.add(previous);
+      }
+      for (const hit of rows.values()) fresh.push(toRecord(hit, version, 0));
+      for (const hit of earlier.values()) if (bumped.has(hit)) clicked.push(toRecord(hit, version, 0));
     }
-    await this.insertRecords(fresh);
+    await this.insertRecords([...fresh, ...clicked]);
     return { inserted: fresh.length, ignored: hits.length - fresh.length };
   }
 
@@ -141,8 +200,7 @@ export class ClickHouseHitStore implements HitStore {
     }
     (query.trackingFields ?? []).forEach((condition, index) => {
       // A missing key reads as "" from a Map, as the domain's rule has it.
-      where.push(`tracking_fields[{slot${index}:String}] = {value${index}:String}`);
-      params[`slot${index}`] = condition.key;
+      where.push(`${trackingSlotColumn(condition.key)} = {value${index}:String}`);
       params[`value${index}`] = condition.value;
     });
     const hits = await this.selectHits(where.join(' AND '), params);
@@ -210,7 +268,7 @@ export class ClickHouseHitStore implements HitStore {
   }
 
   async close(): Promise<void> {
-    await this.client.close();
+    if (this.ownsClient) await this.client.close();
   }
 
   private async selectHits(where: string, params: Record<string, unknown>): Promise<Hit[]> {
@@ -219,8 +277,8 @@ export class ClickHouseHitStore implements HitStore {
       query_params: params,
       format: 'JSONEachRow',
     });
-    // toString of a Decimal may keep trailing zeros, depending on the server version.
-    return (await result.json<HitRow>()).map((row) => hitFromRow({ ...row, cost: normalizeDecimal(row.cost) }));
+    // toString of a Decimal may keep trailing zeros, depending on the server version: hitFromRow normalizes it.
+    return (await result.json<Record<string, unknown>>()).map(hitFromRow);
   }
 
   private async batches(accountId: string, jobId: string): Promise<{ rows: string; writes: string }[]> {
@@ -232,13 +290,7 @@ export class ClickHouseHitStore implements HitStore {
     return result.json<{ rows: string; writes: string }>();
   }
 
-  private async recordBatch(
-    accountId: string,
-    jobId: string,
-    rows: readonly AppliedRow[],
-    writes: readonly Partial<HitRecord>[],
-    version: number,
-  ): Promise<void> {
+  private async recordBatch(accountId: string, jobId: string, rows: readonly AppliedRow[], writes: readonly HitRecord[], version: number): Promise<void> {
     await this.client.insert({
       table: this.batchesTable,
       format: 'JSONEachRow',
@@ -255,7 +307,7 @@ export class ClickHouseHitStore implements HitStore {
     });
   }
 
-  private async insertRecords(records: readonly Partial<HitRecord>[]): Promise<void> {
+  private async insertRecords(records: readonly HitRecord[]): Promise<void> {
     if (records.length === 0) return;
     await this.client.insert({ table: this.hitsTable, format: 'JSONEachRow', values: [...records] });
   }
@@ -268,27 +320,23 @@ export class ClickHouseHitStore implements HitStore {
 }
 
 function toRecord(hit: Hit, version: number, deleted: 0 | 1): HitRecord {
+  const { time_ms: _computed, ...columns } = warehouseRow(hit);
   return {
-    account_id: hit.accountId,
-    hit_id: hit.hitId,
-    visitor_id: hit.visitorId,
-    id_funnel: hit.idFunnel,
-    id_funnel_group: hit.idFunnelGroup,
-    id_traffic_source: hit.idTrafficSource,
-    id_node: hit.idNode,
-    id_page: hit.idPage,
-    country_code: hit.countryCode,
-    ip: hit.ip,
-    tracking_fields: hit.trackingFields,
+    ...columns,
     time: clickHouseTime(hit.time),
     is_entrance: hit.isEntrance ? 1 : 0,
-    cost: hit.cost,
-    conversions: JSON.stringify(hit.conversions),
-    custom_events: JSON.stringify(hit.customEvents),
     postback_called: hit.postbackCalled ? 1 : 0,
+    // The first version's columns, still written: the added columns' defaults read them.
+    tracking_fields: hit.trackingFields,
+    custom_events: JSON.stringify(hit.customEvents),
     version,
     deleted,
   };
+}
+
+/** The column of a tracking-field slot; a slot without one reads as "" (as the domain's rule has a missing field). */
+function trackingSlotColumn(slot: string): string {
+  return TRACKING_SLOTS.includes(slot) ? trackingColumn(slot) : "''";
 }
 
 /** ISO 8601 -> `YYYY-MM-DD hh:mm:ss.sss` in UTC, the text a DateTime64(3, 'UTC') column reads. */
@@ -314,8 +362,7 @@ function hitFilterSql(filter: HitFilter): { where: string; params: Record<string
   }
   Object.entries(filter.trackingFields ?? {}).forEach(([slot, values], index) => {
     if (values.length === 0) return;
-    where.push(`tracking_fields[{slot${index}:String}] IN {values${index}:Array(String)}`);
-    params[`slot${index}`] = slot;
+    where.push(`${trackingSlotColumn(slot)} IN {values${index}:Array(String)}`);
     params[`values${index}`] = [...values];
   });
   return { where: where.join(' AND '), params };

@@ -1,54 +1,137 @@
-import { hitDefaults, type Hit } from '@funnel/reporting-domain';
+import { HIT_VISITOR_FIELDS, fromMicros, normalizeDecimal, timeMs, toMicros, type Hit, type HitVisitor } from '@funnel/reporting-domain';
+import { CUSTOM_EVENT_NUMBERS, TRACKING_SLOTS, VISITOR_COLUMNS, customEventColumn, trackingColumn } from './warehouse-schema';
 
-/** The columns of a hit both stores keep as text under the same names (conversions and custom events: JSON). */
-export interface HitTextColumns {
-  account_id: string;
-  hit_id: string;
-  visitor_id: string;
-  id_funnel: string;
-  id_funnel_group: string;
-  id_traffic_source: string;
-  id_node: string;
-  id_page: string;
-  country_code: string;
-  ip: string;
-  cost: string;
-  conversions: string;
-  custom_events: string;
-}
+/** A warehouse column's value as both stores write it (decimals as text, times as epoch ms). */
+export type WarehouseValue = string | number | boolean | readonly string[] | readonly number[];
+
+/** The columns of a hit (WAREHOUSE_COLUMNS' names), as both stores write them. */
+export type WarehouseRow = Record<string, WarehouseValue>;
 
 /**
- * A hit as both stores select it. Types are wider where the engines differ: SQLite keeps tracking
- * fields as JSON text and ClickHouse as a Map (an object); ClickHouse's JSON output may quote 64-bit integers.
+ * A hit as the warehouse's columns. Tracking fields, visitor attributes and custom events get one
+ * column each ("" / 0 when absent); `conversions` stays the JSON list of the Hit record, with its
+ * count and payout sum beside it, so the derived columns always agree with it.
  */
-export interface HitRow extends HitTextColumns {
-  tracking_fields: string | Record<string, string>;
-  /** The hit's time, epoch milliseconds. */
-  time_ms: number | string;
-  is_entrance: number | string;
-  postback_called: number | string;
+export function warehouseRow(hit: Hit): WarehouseRow {
+  const row: WarehouseRow = {
+    account_id: hit.accountId,
+    hit_id: hit.hitId,
+    visitor_id: hit.visitorId,
+    id_funnel: hit.idFunnel,
+    id_funnel_group: hit.idFunnelGroup,
+    id_traffic_source: hit.idTrafficSource,
+    id_node: hit.idNode,
+    id_page: hit.idPage,
+    node_type: hit.nodeType,
+    id_offer_source: hit.idOfferSource,
+    country_code: hit.countryCode,
+    ip: hit.ip,
+    time_ms: timeMs(hit.time),
+    is_entrance: hit.isEntrance,
+    action: hit.action,
+    previous_hit_id: hit.previousHitId,
+    visitor_tags: hit.visitorTags,
+    cost: hit.cost,
+    postback_called: hit.postbackCalled,
+    clicks: hit.clicks,
+    ...updatedColumns(hit),
+  };
+  for (const slot of TRACKING_SLOTS) row[trackingColumn(slot)] = hit.trackingFields[slot] ?? '';
+  for (const [field, column] of Object.entries(VISITOR_COLUMNS)) row[column] = hit.visitor[field as keyof HitVisitor] ?? '';
+  return row;
 }
 
-/** Reads a selected row back into a hit. */
-export function hitFromRow(row: HitRow): Hit {
-  return {
-    hitId: row.hit_id,
-    visitorId: row.visitor_id,
-    accountId: row.account_id,
-    idFunnel: row.id_funnel,
-    idFunnelGroup: row.id_funnel_group,
-    idTrafficSource: row.id_traffic_source,
-    idNode: row.id_node,
-    idPage: row.id_page,
-    countryCode: row.country_code,
-    ip: row.ip,
-    trackingFields: typeof row.tracking_fields === 'string' ? JSON.parse(row.tracking_fields) : row.tracking_fields,
-    time: new Date(Number(row.time_ms)).toISOString(),
-    isEntrance: Number(row.is_entrance) === 1,
-    cost: row.cost,
-    conversions: JSON.parse(row.conversions),
-    customEvents: JSON.parse(row.custom_events),
-    postbackCalled: Number(row.postback_called) === 1,
-    ...hitDefaults(),
+/** The columns reporting updates change (conversions, cost, custom events, postbackCalled), as `warehouseRow` has them. */
+export function updatedColumns(hit: Pick<Hit, 'conversions' | 'cost' | 'customEvents' | 'postbackCalled'>): WarehouseRow {
+  const row: WarehouseRow = {
+    cost: hit.cost,
+    conversions: JSON.stringify(hit.conversions),
+    conversion_count: hit.conversions.length,
+    revenue: fromMicros(hit.conversions.reduce((sum, conversion) => sum + toMicros(conversion.payout), 0n)),
+    postback_called: hit.postbackCalled,
   };
+  for (const n of CUSTOM_EVENT_NUMBERS) row[customEventColumn(n)] = hit.customEvents[String(n)] ?? 0;
+  return row;
+}
+
+/** The columns a hit is read back from (`cost` as decimal text, `time_ms` as a number or integer text). */
+export const HIT_READ_COLUMNS: readonly string[] = [
+  'account_id',
+  'hit_id',
+  'visitor_id',
+  'id_funnel',
+  'id_funnel_group',
+  'id_traffic_source',
+  'id_node',
+  'id_page',
+  'node_type',
+  'id_offer_source',
+  'country_code',
+  'ip',
+  ...TRACKING_SLOTS.map(trackingColumn),
+  'time_ms',
+  'is_entrance',
+  'action',
+  'previous_hit_id',
+  ...Object.values(VISITOR_COLUMNS),
+  'visitor_tags',
+  'cost',
+  'conversions',
+  ...CUSTOM_EVENT_NUMBERS.map(customEventColumn),
+  'postback_called',
+  'clicks',
+];
+
+/**
+ * Reads a selected row (HIT_READ_COLUMNS) back into a hit. Numbers may come as integer text or bigints
+ * (ClickHouse's JSON quotes 64-bit integers; DuckDB answers BIGINT as bigint), booleans as 0/1.
+ * Tracking fields and custom events read back without their empty slots ("" and 0 are what a missing
+ * one means).
+ */
+export function hitFromRow(row: Record<string, unknown>): Hit {
+  const text = (column: string) => String(row[column] ?? '');
+  const trackingFields: Record<string, string> = {};
+  for (const slot of TRACKING_SLOTS) if (text(trackingColumn(slot)) !== '') trackingFields[slot] = text(trackingColumn(slot));
+  const customEvents: Record<string, number> = {};
+  for (const n of CUSTOM_EVENT_NUMBERS) if (Number(row[customEventColumn(n)]) > 0) customEvents[String(n)] = Number(row[customEventColumn(n)]);
+  const visitor = Object.fromEntries(HIT_VISITOR_FIELDS.map((field) => [field, text(VISITOR_COLUMNS[field])])) as HitVisitor;
+  return {
+    hitId: text('hit_id'),
+    visitorId: text('visitor_id'),
+    accountId: text('account_id'),
+    idFunnel: text('id_funnel'),
+    idFunnelGroup: text('id_funnel_group'),
+    idTrafficSource: text('id_traffic_source'),
+    idNode: text('id_node'),
+    idPage: text('id_page'),
+    countryCode: text('country_code'),
+    ip: text('ip'),
+    trackingFields,
+    time: new Date(Number(row['time_ms'])).toISOString(),
+    isEntrance: truthy(row['is_entrance']),
+    cost: normalizeDecimal(text('cost')),
+    conversions: JSON.parse(text('conversions') || '[]'),
+    customEvents,
+    postbackCalled: truthy(row['postback_called']),
+    nodeType: text('node_type'),
+    idOfferSource: text('id_offer_source'),
+    action: Number(row['action'] ?? 0),
+    previousHitId: text('previous_hit_id'),
+    visitor,
+    visitorTags: [...((row['visitor_tags'] as string[] | undefined) ?? [])],
+    clicks: Number(row['clicks'] ?? 0),
+  };
+}
+
+function truthy(value: unknown): boolean {
+  return value === true || Number(value) === 1;
+}
+
+/** A click is counted on the previous hit when the action hit comes at most this long after it. */
+export const CLICK_WINDOW_MS = 48 * 3600 * 1000;
+
+/** Whether `hit` counts as a click of a previous hit at `previousTimeMs` (an action taken from it, within CLICK_WINDOW_MS after it). */
+export function countsAsClick(hit: Hit, previousTimeMs: number): boolean {
+  const at = timeMs(hit.time);
+  return hit.action > 0 && hit.previousHitId !== '' && previousTimeMs <= at && at - previousTimeMs <= CLICK_WINDOW_MS;
 }

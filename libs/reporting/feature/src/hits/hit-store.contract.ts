@@ -1,6 +1,16 @@
 import fc from 'fast-check';
-import { aHit, matchesEntranceQuery, matchesHitFilter, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
+import {
+  HIT_VISITOR_FIELDS,
+  aHit,
+  hitDefaults,
+  matchesEntranceQuery,
+  matchesHitFilter,
+  type EntranceQuery,
+  type Hit,
+  type HitFilter,
+} from '@funnel/reporting-domain';
 import type { AppliedRow, HitStore } from './hit-store';
+import { ingestHits } from './ingest-hits';
 
 /** Creates a fresh, empty store for one test; `cleanup` releases it (and drops what it wrote). */
 export type HitStoreContractFactory = () => Promise<{ store: HitStore; cleanup(): Promise<void> }>;
@@ -97,6 +107,64 @@ export function describeHitStoreContract(adapterName: string, factory: HitStoreC
       expect(await store.getHits(ACCOUNT, [hit.hitId, foreign.hitId, 'HIT999999999'])).toEqual([hit]);
       expect(await store.getHits(OTHER_ACCOUNT, [hit.hitId, foreign.hitId])).toEqual([foreign]);
       expect(await store.getHits(ACCOUNT, [])).toEqual([]);
+    });
+
+    it('keeps every field of a hit: node, offer source, action, previous hit, visitor, tags, clicks, all slots and events', async () => {
+      const hit = contractHit(1, {
+        trackingFields: { campaign: 'spring', external: 'clk-9', c1: 'a', c7: 'b b', c20: 'ü' },
+        conversions: [
+          { transactionId: 'T1', payout: '12.5', time: '2026-01-10T12:05:00.000Z' },
+          { transactionId: '', payout: '0.000001', time: '2026-01-11T00:00:00.000Z' },
+        ],
+        customEvents: { '1': 1, '10': 7 },
+        cost: '123456789012.123456',
+        nodeType: 'offerGroup',
+        idOfferSource: 'OSOURCE00001',
+        action: 64,
+        previousHitId: 'HIT000000777',
+        visitor: Object.fromEntries(HIT_VISITOR_FIELDS.map((field, i) => [field, `${field}-${i}`])) as Hit['visitor'],
+        visitorTags: ['TAG000000001', 'TAG000000002'],
+        clicks: 3,
+        isEntrance: false,
+        postbackCalled: true,
+      });
+      await store.insertHits([hit]);
+      expect(await store.getHits(ACCOUNT, [hit.hitId])).toEqual([hit]);
+    });
+
+    it('reads a hit ingested without the fields added later with their empty values', async () => {
+      const { nodeType: _n, idOfferSource: _o, action: _a, previousHitId: _p, visitor: _v, visitorTags: _t, clicks: _c, ...old } = contractHit(1);
+      expect((await ingestHits(store, [old])).inserted).toBe(1);
+      expect(await store.getHits(ACCOUNT, [old.hitId])).toEqual([{ ...old, ...hitDefaults() }]);
+    });
+
+    it('counts a click on the previous hit when an action hit arrives after it, within 48 hours, once', async () => {
+      const at = (hours: number) => new Date(Date.UTC(2026, 0, 10) + hours * 3600_000).toISOString();
+      const lander = contractHit(1, { time: at(0) });
+      const offer = contractHit(2, { time: at(1), action: 1, previousHitId: lander.hitId, isEntrance: false });
+      await store.insertHits([lander]);
+      await store.insertHits([offer]);
+      // Ingested again: ignored, no second click.
+      await store.insertHits([offer]);
+      // In one batch with its previous hit, and a second action from the same hit.
+      const other = contractHit(3, { time: at(2) });
+      await store.insertHits([
+        contractHit(4, { time: at(3), action: 2, previousHitId: other.hitId, isEntrance: false }),
+        other,
+        contractHit(5, { time: at(4), action: 1, previousHitId: lander.hitId, isEntrance: false }),
+      ]);
+      // Not counted: more than 48 h later, earlier than its previous hit, no action, or another account's hit.
+      await store.insertHits([
+        contractHit(6, { time: at(49), action: 1, previousHitId: lander.hitId }),
+        contractHit(7, { time: at(1), action: 1, previousHitId: other.hitId }),
+        contractHit(8, { time: at(5), action: 0, previousHitId: other.hitId }),
+        contractHit(9, { time: at(5), action: 1, previousHitId: lander.hitId, accountId: OTHER_ACCOUNT }),
+      ]);
+      const clicks = byId(await store.getHits(ACCOUNT, [lander.hitId, offer.hitId, other.hitId])).map((hit) => hit.clicks);
+      expect(clicks).toEqual([2, 0, 1]);
+      // A click is not undone or redone by updates of the hit.
+      await store.commitRows(ACCOUNT, 'JOB000000001', [{ ...lander, clicks: 2, cost: '1' }], [row(0)]);
+      expect((await store.getHits(ACCOUNT, [lander.hitId]))[0]).toMatchObject({ clicks: 2, cost: '1' });
     });
 
     it('ignores a hitId already stored for the account, also within one batch', async () => {

@@ -1,7 +1,9 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { ClickHouseClient } from '@clickhouse/client';
 import type { EntranceQuery, Hit, HitFilter, PostbackIntent } from '@funnel/reporting-domain';
 
 /**
- * The hit warehouse. Adapters: embedded SQLite under DATA_DIR (default) and ClickHouse
+ * The hit warehouse. Adapters: embedded DuckDB under DATA_DIR (default) and ClickHouse
  * (`CLICKHOUSE_URL`). One contract suite runs against both.
  *
  * Every call is scoped to one account. Time windows are start inclusive, end exclusive.
@@ -32,8 +34,25 @@ export interface InsertHitsResult {
   ignored: number;
 }
 
+/**
+ * Where the reporting queries read the warehouse's hits table (`hits` in DuckDB, `hitsTable` in
+ * ClickHouse; columns: WAREHOUSE_COLUMNS). DuckDB: a connection of the store's own instance (one
+ * process per file), which sees committed writes only and never holds the writer up beyond what
+ * DuckDB itself does; close it (`closeSync`) when done. ClickHouse: the store's client; read the
+ * latest versions only (`FINAL`, `deleted = 0`).
+ */
+export type HitWarehouse =
+  { engine: 'duckdb'; hitsTable: 'hits'; connect(): Promise<DuckDBConnection> } | { engine: 'clickhouse'; client: ClickHouseClient; hitsTable: string };
+
 export interface HitStore {
-  /** Ingest: stores new hits (any accounts); a hitId already stored for its account is ignored. */
+  /** The read side of the warehouse, for the reporting queries. */
+  readonly warehouse: HitWarehouse;
+  /**
+   * Ingest: stores new hits (any accounts); a hitId already stored for its account is ignored. A new
+   * hit with `action` > 0 counts a click on its `previousHitId` (same account) when that hit is stored
+   * (earlier or in the same call) and at most 48 h before it: a click counts when the action hit
+   * arrives after its previous hit.
+   */
   insertHits(hits: readonly Hit[]): Promise<InsertHitsResult>;
   /** The account's hits among `hitIds` (unknown ids are left out), in no particular order. */
   getHits(accountId: string, hitIds: readonly string[]): Promise<Hit[]>;

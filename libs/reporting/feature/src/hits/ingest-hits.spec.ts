@@ -1,10 +1,10 @@
 import { contractHit } from './hit-store.contract';
 import { INGEST_ERRORS_LISTED, INGEST_INVALID_LISTED, ingestHits } from './ingest-hits';
-import { SqliteHitStore } from './sqlite-hit-store';
+import { openTempHitStore } from './duckdb/temp-hit-store';
 
 describe('ingestHits', () => {
   it('stores the valid hits, ignores known ids and reports the invalid ones by index and field', async () => {
-    const store = new SqliteHitStore({ filename: ':memory:' });
+    const store = await openTempHitStore();
     await store.insertHits([contractHit(1)]);
     const result = await ingestHits(store, [
       contractHit(1),
@@ -27,7 +27,7 @@ describe('ingestHits', () => {
   });
 
   it('lists at most INGEST_INVALID_LISTED invalid hits and INGEST_ERRORS_LISTED errors each, and counts them all', async () => {
-    const store = new SqliteHitStore({ filename: ':memory:' });
+    const store = await openTempHitStore();
     const noisy = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`extra${i}`, i]));
     const inputs = [contractHit(1), ...Array.from({ length: 250 }, () => ({ ...contractHit(2), ...noisy })), contractHit(3)];
     const result = await ingestHits(store, inputs);
@@ -40,7 +40,7 @@ describe('ingestHits', () => {
   });
 
   it('stores a cost and payouts sent as JSON numbers as exact decimal text (reporting.hits.ingest, hits:import)', async () => {
-    const store = new SqliteHitStore({ filename: ':memory:' });
+    const store = await openTempHitStore();
     const hit = { ...contractHit(1), cost: 0.35, conversions: [{ transactionId: 'T1', payout: 12.5, time: '2026-01-10T12:05:00Z' }] };
     expect(await ingestHits(store, [hit])).toEqual({ inserted: 1, ignored: 0, invalid: [], invalidCount: 0 });
     const [stored] = await store.getHits('ACCOUNT00001', [hit.hitId]);

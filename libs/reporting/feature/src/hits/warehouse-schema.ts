@@ -38,8 +38,10 @@ export const CUSTOM_EVENT_NUMBERS: readonly number[] = Array.from({ length: 10 }
  * (a report's N/A). Times are UTC epoch milliseconds (`time_ms`; ClickHouse keeps `time` as
  * DateTime64(3) for its sort key and partitions, and `time_ms` as a MATERIALIZED column of it).
  * Conversions: `conversions` is the JSON list of the hit's conversions (as the Hit record has them),
- * with `conversion_count`, `revenue` (their payout sum) and `conversion_times` / `conversion_payouts`
- * (parallel arrays) kept beside it for counting at the visit's time or at each conversion's time.
+ * with `conversion_count` and `revenue` (their payout sum) kept beside it for counting at the visit's
+ * time; counting at each conversion's own time reads the JSON of the hits with `conversion_count > 0`.
+ * No list column changes after a hit is written (an UPDATE touching a list column costs DuckDB a
+ * delete and re-insert of the row); `visitor_tags` is written once.
  */
 export const WAREHOUSE_COLUMNS: readonly { name: string; duckdb: string; clickhouse: string }[] = [
   { name: 'account_id', duckdb: 'VARCHAR NOT NULL', clickhouse: 'String' },
@@ -65,8 +67,6 @@ export const WAREHOUSE_COLUMNS: readonly { name: string; duckdb: string; clickho
   { name: 'conversions', duckdb: "VARCHAR NOT NULL DEFAULT '[]'", clickhouse: "String DEFAULT '[]'" },
   { name: 'conversion_count', duckdb: 'UINTEGER NOT NULL DEFAULT 0', clickhouse: 'UInt32 DEFAULT 0' },
   { name: 'revenue', duckdb: 'DECIMAL(18,6) NOT NULL DEFAULT 0', clickhouse: 'Decimal(18, 6) DEFAULT 0' },
-  { name: 'conversion_times', duckdb: 'BIGINT[] NOT NULL DEFAULT []', clickhouse: 'Array(Int64) DEFAULT []' },
-  { name: 'conversion_payouts', duckdb: 'DECIMAL(18,6)[] NOT NULL DEFAULT []', clickhouse: 'Array(Decimal(18, 6)) DEFAULT []' },
   ...CUSTOM_EVENT_NUMBERS.map((n) => ({ name: customEventColumn(n), duckdb: 'UINTEGER NOT NULL DEFAULT 0', clickhouse: 'UInt32 DEFAULT 0' })),
   { name: 'postback_called', duckdb: 'BOOLEAN NOT NULL', clickhouse: 'UInt8' },
   { name: 'clicks', duckdb: 'UINTEGER NOT NULL DEFAULT 0', clickhouse: 'UInt32 DEFAULT 0' },

@@ -17,12 +17,16 @@ import {
   JobEventTypes,
   PostbackEvent,
   PostbackEventTypes,
+  PostbackIntent,
   QueuedPostback,
   foldJob,
   foldPostbacks,
   jobStream,
+  maskPostbackUrl,
   postbackStream,
 } from '@funnel/reporting-domain';
+import type { PostbackLogStore } from '../postback-log/postback-log-store';
+import { decidedPostbacks, rowIndexOf } from '../postback-log/postback-log-entries';
 
 const event = (e: JobEvent | PostbackEvent, accountId: string, correlationId?: string): NewEvent => ({
   type: e.type,
@@ -33,10 +37,16 @@ const event = (e: JobEvent | PostbackEvent, accountId: string, correlationId?: s
 /**
  * Job and postback records on the event store port: each job's stream is written by the route
  * that accepted it and the workers that applied it, and read back (a few events) on every lookup.
- * Scoped by account through the stream names.
+ * Scoped by account through the stream names. With a postback log, each postback decided and each
+ * delivery attempt is also written there (after its event), for the window queries of
+ * POST /reporting/logs/postbacks.
  */
 export class JobRecords {
-  constructor(private readonly events: EventStore) {}
+  constructor(
+    private readonly events: EventStore,
+    private readonly log?: PostbackLogStore,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
   /** Records an accepted job; a second call for the same job (a retried request) records nothing. */
   async queued(accountId: string, jobId: string, type: ReportingUpdateType, rows: number, queuedAt: string, correlationId?: string): Promise<void> {
@@ -76,9 +86,32 @@ export class JobRecords {
     await this.events.append(postbackStream(accountId, jobId), [event(e, accountId, jobId)], { expectedRevision: 'any' });
   }
 
+  /**
+   * The postbacks a job's rows decided: recorded with their URLs masked (the full URL is only in the
+   * delivery job), `call`s as queued and the others as recorded, then logged (a redelivered job
+   * logs nothing twice).
+   */
+  async postbacksDecided(accountId: string, jobId: string, postbacks: readonly PostbackIntent[]): Promise<void> {
+    await this.postbacksQueued(
+      accountId,
+      jobId,
+      postbacks.map((p) => ({ deliveryId: p.deliveryId, hitId: p.hitId, url: maskPostbackUrl(p.target), action: p.action })),
+    );
+    if (postbacks.length) await this.log?.decided(decidedPostbacks(accountId, jobId, postbacks, this.clock()));
+  }
+
   async postbackAttempted(accountId: string, jobId: string, data: Extract<PostbackEvent, { type: 'ReportingPostbackAttempted' }>['data']): Promise<void> {
     const e: PostbackEvent = { type: PostbackEventTypes.attempted, data };
     await this.events.append(postbackStream(accountId, jobId), [event(e, accountId, jobId)], { expectedRevision: 'any' });
+    await this.log?.attempted({
+      accountId,
+      jobId,
+      rowIndex: rowIndexOf(data.deliveryId),
+      attempt: data.attempt,
+      outcome: data.outcome,
+      error: data.error,
+      atMs: this.clock(),
+    });
   }
 
   async postbacks(accountId: string, jobId: string): Promise<PostbackDeliveryView[]> {

@@ -6,7 +6,7 @@ import { aHit, type Hit } from '@funnel/reporting-domain';
 import { startNatsServer, tempDir, type RunningNatsServer } from '@funnel/testing';
 import { connect, type NatsConnection } from 'nats';
 import type { HitStore } from '../hits/hit-store';
-import { SqliteHitStore } from '../hits/sqlite-hit-store';
+import { openTempHitStore } from '../hits/duckdb/temp-hit-store';
 import { EmbeddedJobQueue } from '../queue/embedded-job-queue';
 import { JetStreamJobQueue } from '../queue/jetstream-job-queue';
 import { waitFor } from '../queue/job-queue.contract';
@@ -60,7 +60,7 @@ function racingStore(store: HitStore, firstJobId: () => string): HitStore {
 
 /** Accepts `updates` back to back, then starts `replicas` workers (`concurrency` jobs at once each) and waits until every job is done. */
 async function applyInOrder(backend: Backend, events: EventStore, updates: AcceptedUpdate[], replicas: number, concurrency: number) {
-  const store = new SqliteHitStore({ filename: ':memory:' });
+  const store = await openTempHitStore();
   await store.insertHits([aHit({ hitId: HIT, accountId: ACCOUNT, idTrafficSource: 'organic' })]);
   const records = new JobRecords(events);
   const opened = await Promise.all(Array.from({ length: replicas }, () => backend.open()));
@@ -187,7 +187,7 @@ describe('the next job of an account (embedded queue, one process)', () => {
   it('starts as soon as the one before it finished, without a poll timer firing', async () => {
     const dir = tempDir('update-order-wake');
     const events = createEventStore({ dataDir: dir.path });
-    const store = new SqliteHitStore({ filename: ':memory:' });
+    const store = await openTempHitStore();
     await store.insertHits([aHit({ hitId: HIT, accountId: ACCOUNT, idTrafficSource: 'organic' })]);
     const filename = join(dir.path, 'queue.sqlite');
     const updates = new EmbeddedJobQueue<UpdatePayload>({ name: 'updates', subjectPrefix: 'u', filename });

@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { maskPostbackUrl } from '@funnel/reporting-domain';
 import type { ReportingUpdateType } from '@funnel/contracts';
 import type { JobDelivery, JobEnvelope } from '../queue/job-queue';
 import { JobRecords } from './job-records';
@@ -86,11 +85,7 @@ export class UpdateWorker implements OnApplicationBootstrap {
     await this.records.started(job.accountId, job.jobId, attempt);
     const result = await this.apply(job as UpdateJob);
     const calls = result.postbacks.filter((p) => p.action === 'call');
-    await this.records.postbacksQueued(
-      job.accountId,
-      job.jobId,
-      result.postbacks.map((p) => ({ deliveryId: p.deliveryId, hitId: p.hitId, url: maskPostbackUrl(p.target), action: p.action })),
-    );
+    await this.records.postbacksDecided(job.accountId, job.jobId, result.postbacks);
     if (calls.length) {
       const queuedAt = new Date().toISOString();
       await this.postbacks.enqueue(

@@ -1,0 +1,3 @@
+export * from './requests';
+export * from './parse';
+export * from './answer-schemas';

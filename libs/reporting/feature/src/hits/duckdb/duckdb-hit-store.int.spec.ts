@@ -1,0 +1,354 @@
+import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { StorageUnavailableError, openPrivateSqlite } from '@funnel/eventstore';
+import { tempDir, type TempDir } from '@funnel/testing';
+import { createHitStore } from '../create-hit-store';
+import { contractHit, describeHitStoreContract } from '../hit-store.contract';
+import { DuckDbHitStore } from './duckdb-hit-store';
+import { WarehouseInUseError, storageErrorOfDuckDb } from './duckdb-instances';
+import { IMPORT_CHUNK } from './sqlite-import';
+import { openTempHitStore } from './temp-hit-store';
+
+describeHitStoreContract('DuckDB', async () => {
+  const store = await openTempHitStore();
+  return { store, cleanup: () => store.close() };
+});
+
+const ACCOUNT = 'ACCOUNT00001';
+
+describe('DuckDbHitStore', () => {
+  let dir: TempDir;
+  beforeEach(() => (dir = tempDir('duckdb-hit-store')));
+  afterEach(() => dir.remove());
+
+  it('is what createHitStore picks without CLICKHOUSE_URL: a private reporting.duckdb under the data directory that survives a reopen', async () => {
+    const dataDir = join(dir.path, 'data');
+    const store = await createHitStore({ dataDir });
+    expect(store).toBeInstanceOf(DuckDbHitStore);
+    await store.insertHits([contractHit(1)]);
+    await store.commitRows(ACCOUNT, 'JOB000000001', [contractHit(1, { cost: '4' })], [{ rowIndex: 0, outcome: 'applied', hits: 1, postbacks: [] }]);
+    await store.close();
+    expect(statSync(join(dataDir, 'reporting.duckdb')).mode & 0o777).toBe(0o600);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+
+    const reopened = await createHitStore({ dataDir });
+    expect(await reopened.getHits(ACCOUNT, [contractHit(1).hitId])).toEqual([contractHit(1, { cost: '4' })]);
+    expect(await reopened.appliedRows(ACCOUNT, 'JOB000000001')).toHaveLength(1);
+    await reopened.close();
+  });
+
+  it('keeps the conversion, custom event and tracking columns the reports read in step with the hit, on ingest and on updates', async () => {
+    const store = await DuckDbHitStore.open({ dataDir: dir.path });
+    try {
+      const hit = contractHit(1, {
+        trackingFields: { c3: 'x' },
+        conversions: [{ transactionId: 'T1', payout: '2.5', time: '2026-01-10T12:05:00.000Z' }],
+        customEvents: { '2': 1 },
+        visitorTags: ['TAG000000001'],
+      });
+      await store.insertHits([hit]);
+      const columns = async () => {
+        if (store.warehouse.engine !== 'duckdb') throw new Error('not DuckDB');
+        const connection = await store.warehouse.connect();
+        try {
+          const reader = await connection.runAndReadAll(
+            `SELECT conversion_count, revenue::VARCHAR AS revenue, ce_2, ce_5, tf_c3, visitor_tags
+             FROM ${store.warehouse.hitsTable} WHERE account_id = $1`,
+            [ACCOUNT],
+          );
+          return reader.getRowObjectsJS()[0];
+        } finally {
+          connection.closeSync();
+        }
+      };
+      expect(await columns()).toEqual({
+        conversion_count: 1,
+        revenue: '2.500000',
+        ce_2: 1,
+        ce_5: 0,
+        tf_c3: 'x',
+        visitor_tags: ['TAG000000001'],
+      });
+      const updated = {
+        ...hit,
+        conversions: [...hit.conversions, { transactionId: 'T2', payout: '0.25', time: '2026-01-10T13:00:00.000Z' }],
+        customEvents: { '2': 1, '5': 4 },
+      };
+      await store.commitRows(ACCOUNT, 'JOB000000001', [updated], [{ rowIndex: 0, outcome: 'applied', hits: 1, postbacks: [] }]);
+      expect(await columns()).toMatchObject({
+        conversion_count: 2,
+        revenue: '2.750000',
+        ce_2: 1,
+        ce_5: 4,
+      });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('opens a warehouse written by the version that kept conversion times and payouts as list columns, and goes on appending and updating', async () => {
+    const first = await DuckDbHitStore.open({ dataDir: dir.path });
+    await first.insertHits([contractHit(1)]);
+    if (first.warehouse.engine !== 'duckdb') throw new Error('not DuckDB');
+    const connection = await first.warehouse.connect();
+    await connection.run('ALTER TABLE hits ADD COLUMN conversion_times BIGINT[] DEFAULT []');
+    await connection.run('ALTER TABLE hits ADD COLUMN conversion_payouts DECIMAL(18,6)[] DEFAULT []');
+    connection.closeSync();
+    await first.close();
+
+    const store = await DuckDbHitStore.open({ dataDir: dir.path });
+    try {
+      expect(await store.insertHits([contractHit(1), contractHit(2)])).toEqual({ inserted: 1, ignored: 1 });
+      const converted = contractHit(2, { conversions: [{ transactionId: 'T1', payout: '3', time: '2026-01-10T12:05:00.000Z' }] });
+      await store.commitRows(ACCOUNT, 'JOB000000001', [converted], [{ rowIndex: 0, outcome: 'applied', hits: 1, postbacks: [] }]);
+      expect(await store.getHits(ACCOUNT, [contractHit(1).hitId, contractHit(2).hitId])).toEqual(expect.arrayContaining([contractHit(1), converted]));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('writes concurrent inserts together and answers each call its own counts, deduplicating and counting clicks across them', async () => {
+    const store = await openTempHitStore();
+    try {
+      const at = (minutes: number) => new Date(Date.UTC(2026, 0, 10) + minutes * 60_000).toISOString();
+      await store.insertHits([contractHit(1, { time: at(0) })]);
+      const lander = contractHit(2, { time: at(1) });
+      const results = await Promise.all([
+        store.insertHits([contractHit(1, { time: at(0) }), lander, contractHit(3, { time: at(2) })]),
+        store.insertHits([contractHit(3, { time: at(2) }), contractHit(4, { time: at(3), action: 1, previousHitId: lander.hitId, isEntrance: false })]),
+        store.insertHits([contractHit(5, { time: at(4), action: 1, previousHitId: contractHit(1).hitId, isEntrance: false })]),
+        store.insertHits([contractHit(2, { time: at(1) }), contractHit(6, { accountId: 'ACCOUNT00002' })]),
+      ]);
+      expect(results).toEqual([
+        { inserted: 2, ignored: 1 },
+        { inserted: 1, ignored: 1 },
+        { inserted: 1, ignored: 0 },
+        { inserted: 1, ignored: 1 },
+      ]);
+      const stored = await store.getHits(
+        ACCOUNT,
+        [1, 2, 3, 4, 5].map((n) => contractHit(n).hitId),
+      );
+      expect(stored.map((hit) => [hit.hitId, hit.clicks]).sort()).toEqual([
+        [contractHit(1).hitId, 1],
+        [contractHit(2).hitId, 1],
+        [contractHit(3).hitId, 0],
+        [contractHit(4).hitId, 0],
+        [contractHit(5).hitId, 0],
+      ]);
+      expect(await store.getHits('ACCOUNT00002', [contractHit(6).hitId])).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('fails every call of a grouped insert whose write fails, and stores none of their hits', async () => {
+    const store = await openTempHitStore();
+    try {
+      await store.insertHits([contractHit(1)]);
+      // A hit the warehouse cannot take (a cost beyond DECIMAL(18,6)) fails the group's one transaction.
+      const calls = [store.insertHits([contractHit(2)]), store.insertHits([contractHit(3, { cost: '1000000000000000' })])];
+      const outcomes = await Promise.allSettled(calls);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+      expect(
+        await store.getHits(
+          ACCOUNT,
+          [2, 3].map((n) => contractHit(n).hitId),
+        ),
+      ).toEqual([]);
+      expect(await store.insertHits([contractHit(2)])).toEqual({ inserted: 1, ignored: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('shares one database between two opens of the same file in one process', async () => {
+    const first = await DuckDbHitStore.open({ dataDir: dir.path });
+    const second = await DuckDbHitStore.open({ dataDir: dir.path });
+    await first.insertHits([contractHit(1)]);
+    expect(await second.getHits(ACCOUNT, [contractHit(1).hitId])).toEqual([contractHit(1)]);
+    await first.close();
+    expect(await second.insertHits([contractHit(1), contractHit(2)])).toEqual({ inserted: 1, ignored: 1 });
+    await second.close();
+  });
+
+  it('refuses to open a file another process has open, with one line saying what to do', async () => {
+    const filename = join(dir.path, 'reporting.duckdb');
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `require('@duckdb/node-api').DuckDBInstance.create(${JSON.stringify(filename)}).then((db) => { globalThis.db = db; setInterval(() => {}, 1000); console.log('open'); })`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise<void>((resolve, reject) => {
+        holder.stdout.on('data', (data: Buffer) => data.toString().includes('open') && resolve());
+        holder.once('exit', () => reject(new Error('the holding process ended')));
+      });
+      const failure = await DuckDbHitStore.open({ dataDir: dir.path }).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(WarehouseInUseError);
+      expect((failure as Error).message).toBe(
+        `the hit warehouse ${filename} is open in another process (pid ${holder.pid}): ` +
+          'stop the standalone (or reporting service) using this DATA_DIR first, or send the hits to it over NATS (NATS_URL)',
+      );
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  }, 30_000);
+
+  it('imports the hits and applied job rows of the previous SQLite warehouse once, resuming an import cut short', async () => {
+    const sqlitePath = join(dir.path, 'reporting.sqlite');
+    const db = openPrivateSqlite(sqlitePath);
+    db.exec(`CREATE TABLE hits (account_id TEXT NOT NULL, hit_id TEXT NOT NULL, visitor_id TEXT NOT NULL, id_funnel TEXT NOT NULL,
+      id_funnel_group TEXT NOT NULL, id_traffic_source TEXT NOT NULL, id_node TEXT NOT NULL, id_page TEXT NOT NULL, country_code TEXT NOT NULL,
+      ip TEXT NOT NULL, tracking_fields TEXT NOT NULL, time_ms INTEGER NOT NULL, is_entrance INTEGER NOT NULL, cost TEXT NOT NULL,
+      conversions TEXT NOT NULL, custom_events TEXT NOT NULL, postback_called INTEGER NOT NULL, PRIMARY KEY (account_id, hit_id)) WITHOUT ROWID;
+      CREATE INDEX hits_by_time ON hits (account_id, time_ms);
+      CREATE TABLE applied_job_batches (account_id TEXT NOT NULL, job_id TEXT NOT NULL, first_row INTEGER NOT NULL, rows TEXT NOT NULL,
+        PRIMARY KEY (account_id, job_id, first_row)) WITHOUT ROWID;
+      CREATE TABLE queue_jobs (id INTEGER PRIMARY KEY, payload TEXT);
+      INSERT INTO queue_jobs (payload) VALUES ('kept');`);
+    const count = IMPORT_CHUNK + 5;
+    const insert = db.prepare('INSERT INTO hits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    const hits = Array.from({ length: count }, (_, n) =>
+      contractHit(n, {
+        time: new Date(Date.UTC(2026, 0, 10) + n * 1000).toISOString(),
+        trackingFields: n === 1 ? { external: 'clk' } : {},
+        conversions: n === 1 ? [{ transactionId: 'T', payout: '3', time: '2026-01-10T12:00:00.000Z' }] : [],
+        customEvents: n === 1 ? { '4': 2 } : {},
+        cost: n === 1 ? '0.5' : '0',
+      }),
+    );
+    db.transaction(() => {
+      for (const hit of hits)
+        insert.run(
+          hit.accountId,
+          hit.hitId,
+          hit.visitorId,
+          hit.idFunnel,
+          hit.idFunnelGroup,
+          hit.idTrafficSource,
+          hit.idNode,
+          hit.idPage,
+          hit.countryCode,
+          hit.ip,
+          JSON.stringify(hit.trackingFields),
+          Date.parse(hit.time),
+          hit.isEntrance ? 1 : 0,
+          hit.cost,
+          JSON.stringify(hit.conversions),
+          JSON.stringify(hit.customEvents),
+          hit.postbackCalled ? 1 : 0,
+        );
+    })();
+    const applied = [{ rowIndex: 0, outcome: 'applied', hits: 1, postbacks: [] }];
+    db.prepare('INSERT INTO applied_job_batches VALUES (?, ?, ?, ?)').run(ACCOUNT, 'JOB000000001', 0, JSON.stringify(applied));
+    db.close();
+
+    // An import cut short after its first chunk: the state it committed says where it stopped.
+    const cut = await DuckDbHitStore.open({ dataDir: dir.path, indexFileName: 'unused.sqlite' });
+    await cut.close();
+    await (async () => {
+      const { DuckDBInstance } = await import('@duckdb/node-api');
+      const instance = await DuckDBInstance.create(join(dir.path, 'reporting.duckdb'));
+      const connection = await instance.connect();
+      const first = hits.slice(0, IMPORT_CHUNK);
+      await connection.run(
+        `INSERT INTO hits (account_id, hit_id, visitor_id, id_funnel, id_funnel_group, id_traffic_source, id_node, id_page, country_code, ip, time_ms, is_entrance, cost, postback_called)
+         SELECT $1, unnest($2::VARCHAR[]), 'V', 'F', 'G', 'T', 'N', 'P', 'US', '', unnest($3::BIGINT[]), true, 0, false`,
+        [
+          ACCOUNT,
+          (await import('@duckdb/node-api')).listValue(first.map((hit) => hit.hitId)),
+          (await import('@duckdb/node-api')).listValue(first.map((hit) => BigInt(Date.parse(hit.time)))),
+        ],
+      );
+      const last = first[first.length - 1];
+      await connection.run("INSERT INTO warehouse_meta VALUES ('sqlite_import', $1)", [
+        JSON.stringify({ batches: true, after: [ACCOUNT, Date.parse(last.time), last.hitId], done: false }),
+      ]);
+      await connection.run("INSERT INTO job_batches VALUES ($1, 'JOB000000001', 0, $2)", [ACCOUNT, JSON.stringify(applied)]);
+      connection.closeSync();
+      instance.closeSync();
+    })();
+
+    const store = await DuckDbHitStore.open({ dataDir: dir.path });
+    try {
+      expect(await store.countHits(ACCOUNT, { timeStart: '2026-01-01T00:00:00Z', timeEnd: '2026-02-01T00:00:00Z' })).toBe(count);
+      const rest = hits.slice(IMPORT_CHUNK);
+      expect(
+        await store.getHits(
+          ACCOUNT,
+          rest.map((hit) => hit.hitId),
+        ),
+      ).toEqual(expect.arrayContaining(rest));
+      expect(await store.appliedRows(ACCOUNT, 'JOB000000001')).toEqual(applied);
+    } finally {
+      await store.close();
+    }
+    const after = openPrivateSqlite(sqlitePath);
+    expect(after.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all()).toEqual(['hit_keys', 'queue_jobs']);
+    after.close();
+
+    // A second open imports nothing more.
+    const again = await DuckDbHitStore.open({ dataDir: dir.path });
+    expect(await again.countHits(ACCOUNT, { timeStart: '2026-01-01T00:00:00Z', timeEnd: '2026-02-01T00:00:00Z' })).toBe(count);
+    await again.close();
+  });
+
+  it('imports a previous SQLite warehouse in full and reads its hits back as they were', async () => {
+    const sqlitePath = join(dir.path, 'reporting.sqlite');
+    const db = openPrivateSqlite(sqlitePath);
+    db.exec(`CREATE TABLE hits (account_id TEXT NOT NULL, hit_id TEXT NOT NULL, visitor_id TEXT NOT NULL, id_funnel TEXT NOT NULL,
+      id_funnel_group TEXT NOT NULL, id_traffic_source TEXT NOT NULL, id_node TEXT NOT NULL, id_page TEXT NOT NULL, country_code TEXT NOT NULL,
+      ip TEXT NOT NULL, tracking_fields TEXT NOT NULL, time_ms INTEGER NOT NULL, is_entrance INTEGER NOT NULL, cost TEXT NOT NULL,
+      conversions TEXT NOT NULL, custom_events TEXT NOT NULL, postback_called INTEGER NOT NULL, PRIMARY KEY (account_id, hit_id)) WITHOUT ROWID`);
+    const hit = contractHit(1, {
+      trackingFields: { external: 'clk', c2: 'v' },
+      conversions: [{ transactionId: 'T', payout: '3', time: '2026-01-10T12:00:00.000Z' }],
+      customEvents: { '4': 2 },
+      cost: '0.5',
+      postbackCalled: true,
+    });
+    db.prepare('INSERT INTO hits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+      hit.accountId,
+      hit.hitId,
+      hit.visitorId,
+      hit.idFunnel,
+      hit.idFunnelGroup,
+      hit.idTrafficSource,
+      hit.idNode,
+      hit.idPage,
+      hit.countryCode,
+      hit.ip,
+      JSON.stringify(hit.trackingFields),
+      Date.parse(hit.time),
+      1,
+      hit.cost,
+      JSON.stringify(hit.conversions),
+      JSON.stringify(hit.customEvents),
+      1,
+    );
+    db.close();
+    const store = await DuckDbHitStore.open({ dataDir: dir.path });
+    try {
+      expect(await store.getHits(ACCOUNT, [hit.hitId])).toEqual([hit]);
+      expect(await store.insertHits([hit])).toEqual({ inserted: 0, ignored: 1 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('answers a storage failure of DuckDB (full disk, read-only volume, I/O error) as a StorageUnavailableError', () => {
+    const full = storageErrorOfDuckDb(new Error('IO Error: Could not write file "/data/reporting.duckdb.wal": No space left on device'));
+    expect(full).toBeInstanceOf(StorageUnavailableError);
+    expect(full).toMatchObject({ status: 507, code: 'STORE.FULL', store: 'hit warehouse' });
+    expect(storageErrorOfDuckDb(new Error('IO Error: Cannot open file "/data/reporting.duckdb": Read-only file system'))).toMatchObject({
+      status: 503,
+      problem: 'read-only',
+    });
+    expect(storageErrorOfDuckDb(new Error('Binder Error: column "x" not found'))).toBeUndefined();
+  });
+});

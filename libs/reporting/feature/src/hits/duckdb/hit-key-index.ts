@@ -1,0 +1,71 @@
+import type Database from 'better-sqlite3';
+
+/** An account's hit id and its time (epoch ms). */
+export interface HitKey {
+  hitId: string;
+  timeMs: number;
+}
+
+/**
+ * Where each stored hit is in time: (account, hitId) -> time_ms, a SQLite B-tree beside the
+ * columnar table (DuckDB's own index answers a lookup of 1,000 ids by scanning, ~125 ms over 10M
+ * hits; this one in ~2 ms). Reads by id look the times up here, then read the hits with a filter on
+ * `time_ms` that DuckDB's zone maps prune to the few row groups holding them.
+ *
+ * It may hold more than the warehouse, never less: keys are written (committed) before the hits
+ * they index, and removed after them, so a crash in between leaves a key without a hit, which a
+ * lookup in the warehouse does not find, and no hit without a key.
+ */
+export class HitKeyIndex {
+  private readonly select: Database.Statement<[string, string], { hit_id: string; time_ms: number }>;
+  private readonly upsert: Database.Statement;
+  private readonly remove: Database.Statement;
+  private readonly writeMany: Database.Transaction<(accountId: string, keys: readonly HitKey[]) => void>;
+  private readonly removeMany: Database.Transaction<(accountId: string, hitIds: readonly string[]) => void>;
+
+  constructor(private readonly db: Database.Database) {
+    db.exec(`CREATE TABLE IF NOT EXISTS hit_keys (
+      account_id TEXT    NOT NULL,
+      hit_id     TEXT    NOT NULL,
+      time_ms    INTEGER NOT NULL,
+      PRIMARY KEY (account_id, hit_id)
+    ) WITHOUT ROWID`);
+    this.select = db.prepare('SELECT hit_id, time_ms FROM hit_keys WHERE account_id = ? AND hit_id IN (SELECT value FROM json_each(?))');
+    this.upsert = db.prepare('INSERT INTO hit_keys (account_id, hit_id, time_ms) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET time_ms = excluded.time_ms');
+    this.remove = db.prepare('DELETE FROM hit_keys WHERE account_id = ? AND hit_id = ?');
+    this.writeMany = db.transaction((accountId: string, keys: readonly HitKey[]) => {
+      for (const key of keys) this.upsert.run(accountId, key.hitId, key.timeMs);
+    });
+    this.removeMany = db.transaction((accountId: string, hitIds: readonly string[]) => {
+      for (const hitId of hitIds) this.remove.run(accountId, hitId);
+    });
+  }
+
+  /** The times of the account's ids that have a key (a key may outlive its hit, see the class comment). */
+  lookup(accountId: string, hitIds: readonly string[]): Map<string, number> {
+    const found = new Map<string, number>();
+    if (hitIds.length === 0) return found;
+    for (const row of this.select.all(accountId, JSON.stringify(hitIds))) found.set(row.hit_id, row.time_ms);
+    return found;
+  }
+
+  /** Records (or moves) the keys of hits about to be written, in one transaction per account. */
+  write(keys: readonly (HitKey & { accountId: string })[]): void {
+    const byAccount = new Map<string, HitKey[]>();
+    for (const key of keys) {
+      const accountKeys = byAccount.get(key.accountId) ?? [];
+      accountKeys.push(key);
+      byAccount.set(key.accountId, accountKeys);
+    }
+    this.db
+      .transaction(() => {
+        for (const [accountId, accountKeys] of byAccount) this.writeMany(accountId, accountKeys);
+      })
+      .immediate();
+  }
+
+  /** Forgets the keys of removed hits. */
+  delete(accountId: string, hitIds: readonly string[]): void {
+    if (hitIds.length > 0) this.removeMany.immediate(accountId, hitIds);
+  }
+}

@@ -1,0 +1,106 @@
+import type Database from 'better-sqlite3';
+import { openPrivateSqlite, writingTo } from '@funnel/eventstore';
+import type { IngestHitsResult } from '../ingest-hits';
+
+/** Answered batches are kept this long for their submitter to read, then removed. */
+const ANSWER_KEPT_MS = 60 * 60_000;
+
+/** The process that holds the warehouse took no batch within this time: the submitter gives up. */
+export const INBOX_ANSWER_TIMEOUT_MS = 60_000;
+
+export class InboxTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(
+      `no process took the hits within ${timeoutMs / 1000} s: the process holding the hit warehouse reads them from its inbox (a standalone running on this DATA_DIR); is it still running?`,
+    );
+  }
+}
+
+/**
+ * The hits inbox: batches of hits handed to the process that holds the embedded hit warehouse
+ * (DuckDB opens a file in one process only). `hits:import` writes a batch into a table of the
+ * reporting SQLite file (which any process may write), the holding process ingests it with
+ * `ingestHits` and writes the answer beside it; the submitter reads the answer. A batch is taken
+ * in submission order. A holder that dies between ingesting a batch and writing its answer ingests
+ * it again when it restarts: its hits are then already stored (`ignored`), never stored twice.
+ */
+export class HitInbox {
+  private readonly db: Database.Database;
+  private readonly insert: Database.Statement<[string, number]>;
+  private readonly selectAnswer: Database.Statement<[number], { result: string | null } | undefined>;
+  private readonly selectNext: Database.Statement<[], { id: number; hits: string } | undefined>;
+  private readonly writeAnswer: Database.Statement<[string, number, number]>;
+  private readonly removeOld: Database.Statement<[number]>;
+
+  constructor(filename: string) {
+    this.db = openPrivateSqlite(filename);
+    this.db.exec(`CREATE TABLE IF NOT EXISTS hit_inbox (
+      id           INTEGER PRIMARY KEY AUTOINCREMENT,
+      hits         TEXT    NOT NULL,
+      submitted_ms INTEGER NOT NULL,
+      result       TEXT,
+      answered_ms  INTEGER
+    )`);
+    this.insert = this.db.prepare('INSERT INTO hit_inbox (hits, submitted_ms) VALUES (?, ?)');
+    this.selectAnswer = this.db.prepare('SELECT result FROM hit_inbox WHERE id = ?');
+    this.selectNext = this.db.prepare('SELECT id, hits FROM hit_inbox WHERE result IS NULL ORDER BY id LIMIT 1');
+    this.writeAnswer = this.db.prepare("UPDATE hit_inbox SET result = ?, answered_ms = ?, hits = '[]' WHERE id = ?");
+    this.removeOld = this.db.prepare('DELETE FROM hit_inbox WHERE answered_ms IS NOT NULL AND answered_ms < ?');
+  }
+
+  /** Hands a batch (hits as read, unchecked) to the holding process; resolves with its ingest answer. */
+  async submit(inputs: readonly unknown[], options: { timeoutMs?: number; pollMs?: number } = {}): Promise<IngestHitsResult> {
+    const id = Number(writingTo('hits inbox', () => this.insert.run(JSON.stringify(inputs), Date.now())).lastInsertRowid);
+    const timeoutMs = options.timeoutMs ?? INBOX_ANSWER_TIMEOUT_MS;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const row = this.selectAnswer.get(id);
+      if (row?.result) {
+        const answer = JSON.parse(row.result) as IngestHitsResult | { error: string };
+        if ('error' in answer) throw new Error(`the process holding the hit warehouse could not store the batch: ${answer.error}`);
+        return answer;
+      }
+      if (Date.now() > deadline) throw new InboxTimeoutError(timeoutMs);
+      await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 20));
+    }
+  }
+
+  /** The holder's side: ingests every waiting batch in order with `ingest`; the number of batches taken. */
+  async drain(ingest: (inputs: unknown[]) => Promise<IngestHitsResult>): Promise<number> {
+    let taken = 0;
+    for (let next = this.selectNext.get(); next; next = this.selectNext.get()) {
+      // A batch that cannot be stored (a full disk) is answered with the error, not retried forever.
+      const result = await ingest(JSON.parse(next.hits) as unknown[]).catch((error: unknown) => ({
+        error: error instanceof Error ? error.message : String(error),
+      }));
+      writingTo('hits inbox', () => this.writeAnswer.run(JSON.stringify(result), Date.now(), next!.id));
+      taken++;
+    }
+    if (taken > 0) this.removeOld.run(Date.now() - ANSWER_KEPT_MS);
+    return taken;
+  }
+
+  /** Drains every `intervalMs` until the returned stop is called (which waits for a drain in progress). */
+  watch(ingest: (inputs: unknown[]) => Promise<IngestHitsResult>, intervalMs = 50, onError: (error: unknown) => void = () => undefined): () => Promise<void> {
+    let stopped = false;
+    let timer: NodeJS.Timeout | undefined;
+    let running: Promise<unknown> = Promise.resolve();
+    const tick = () => {
+      running = this.drain(ingest)
+        .catch(onError)
+        .finally(() => {
+          if (!stopped) timer = setTimeout(tick, intervalMs);
+        });
+    };
+    timer = setTimeout(tick, intervalMs);
+    return async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    };
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

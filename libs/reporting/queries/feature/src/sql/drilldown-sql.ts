@@ -1,0 +1,134 @@
+import { BASE_AGGREGATES, basesOf, contextKey, groupingKey, type AttributeFilter, type ResolvedDrilldown } from '@funnel/reporting-queries-domain';
+import { Params, type Dialect } from './dialect';
+import { SqlContext, baseColumn } from './expressions';
+
+export interface BuiltQuery {
+  sql: string;
+  params: Record<string, string | number | bigint>;
+}
+
+/** The money base aggregates' text columns (exact decimals): `m_<key>`. */
+export const moneyTextColumn = (key: string) => `m_${key}`;
+export const ROWS_TOTAL_COLUMN = 'rows_total';
+
+/** The base aggregates a request reads: its metrics', its metric filters' and its sorting's. */
+function neededBases(resolved: ResolvedDrilldown): typeof BASE_AGGREGATES {
+  const keys = new Set<string>();
+  for (const metric of resolved.metrics) basesOf(metric.expression, keys);
+  for (const filter of resolved.metricFilters) basesOf(filter.metric.expression, keys);
+  for (const { target } of resolved.sorting) if (target.kind === 'metric') basesOf(target.metric.expression, keys);
+  return BASE_AGGREGATES.filter((base) => keys.has(base.key));
+}
+
+/**
+ * The source relation of a drilldown: the account's hits in the window with `t` (the time a row
+ * counts at), `hit_row`, `conv` and `rev`. Entrance attribution: hits only (conversions and revenue at
+ * the hit's time). Event attribution: the window's hits (without conversions) and, added to them, one
+ * row per conversion whose own time is in the window (of any earlier hit), at that time.
+ */
+function sourceOf(ctx: SqlContext, table: string, accountId: string, resolved: ResolvedDrilldown): string {
+  const { dialect } = ctx;
+  const { from, live } = dialect.from(table);
+  const start = ctx.params.add(resolved.window.startMs, 'Int64');
+  const end = ctx.params.add(resolved.window.endMs, 'Int64');
+  const account = `account_id = ${ctx.text(accountId)}`;
+  const inWindow = [account, dialect.timeAtLeast(start), dialect.timeBefore(end), live].filter(Boolean).join(' AND ');
+  if (resolved.timeAttribution === 'entrance') {
+    return `(SELECT ${dialect.star}, time_ms AS t, ${dialect.true} AS hit_row, conversion_count AS conv, revenue AS rev FROM ${from} WHERE ${inWindow})`;
+  }
+  const zeroConversions =
+    dialect.engine === 'duckdb' ? 'CAST(0 AS UINTEGER) AS conv, CAST(0 AS DECIMAL(18, 6)) AS rev' : 'toUInt32(0) AS conv, toDecimal64(0, 6) AS rev';
+  const hits = `SELECT ${dialect.star}, time_ms AS t, ${dialect.engine === 'duckdb' ? 'TRUE' : 'toUInt8(1)'} AS hit_row, ${zeroConversions} FROM ${from} WHERE ${inWindow}`;
+  const converted = [account, dialect.timeBefore(end), 'conversion_count > 0', live].filter(Boolean).join(' AND ');
+  return `(${hits} UNION ALL ${dialect.conversionRows(from, converted, start, end)})`;
+}
+
+/** Filters of every grouping, the pinned values of the top levels; `expanded`: the source has a `tag` row per visitor tag. */
+function predicatesOf(ctx: SqlContext, resolved: ResolvedDrilldown, expanded: boolean): string[] {
+  return resolved.groupings.flatMap((filter: AttributeFilter, level) => ctx.filterPredicates(filter, resolved.pinned[level], expanded));
+}
+
+const groupsByTags = (resolved: ResolvedDrilldown) => resolved.groupings.slice(0, resolved.levels).some(({ attribute }) => attribute.source.kind === 'tags');
+
+/** The aggregation of the answer's levels (one row per group) over the filtered source, with the base aggregates as `b_<key>`. */
+function groupedQuery(ctx: SqlContext, table: string, accountId: string, resolved: ResolvedDrilldown): string {
+  const expanded = groupsByTags(resolved);
+  const source = sourceOf(ctx, table, accountId, resolved);
+  const relation = expanded ? ctx.dialect.expandTags(source) : source;
+  const levels = resolved.groupings.slice(0, resolved.levels);
+  const where = predicatesOf(ctx, resolved, expanded);
+  const select = [
+    ...levels.map(({ attribute }, level) => `${ctx.attributeValue(attribute)} AS ${groupingKey(level)}`),
+    // A node's funnel (node names live in funnels).
+    ...levels.flatMap(({ attribute }, level) =>
+      attribute.names.kind === 'funnelNode' ? [`${ctx.dialect.anyValue('id_funnel')} AS ${contextKey(level)}`] : [],
+    ),
+    ...neededBases(resolved).map((base) => `${ctx.aggregate(base)} AS ${baseColumn(base.key)}`),
+  ];
+  return `SELECT ${select.join(', ')} FROM ${relation} AS source${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY ${levels.map((_, level) => groupingKey(level)).join(', ')}`;
+}
+
+function havingOf(ctx: SqlContext, resolved: ResolvedDrilldown): string[] {
+  return resolved.metricFilters.map((filter) => `${ctx.metricValue(filter.metric.expression)} ${filter.operator} ${ctx.params.add(filter.value, 'Float64')}`);
+}
+
+const moneyTexts = (ctx: SqlContext, resolved: ResolvedDrilldown) =>
+  neededBases(resolved)
+    .filter((base) => base.money)
+    .map((base) => `${ctx.dialect.decimalText(baseColumn(base.key))} AS ${moneyTextColumn(base.key)}`);
+
+/**
+ * A page of a drilldown: the groups of the answer's levels that pass the metric filters, sorted (the
+ * request's columns, then the grouping values ascending, so pages are stable), with the number of
+ * such groups on every row (`rows_total`).
+ */
+export function drilldownPageSql(dialect: Dialect, table: string, accountId: string, resolved: ResolvedDrilldown): BuiltQuery {
+  const ctx = new SqlContext(dialect, new Params(dialect), resolved.periods);
+  const grouped = groupedQuery(ctx, table, accountId, resolved);
+  const having = havingOf(ctx, resolved);
+  const order = [
+    ...resolved.sorting.map(({ target, order }) => {
+      const value = target.kind === 'grouping' ? groupingKey(target.level) : ctx.metricValue(target.metric.expression);
+      return `${value} ${order === 'asc' ? 'ASC' : 'DESC'} NULLS LAST`;
+    }),
+    ...resolved.groupings.slice(0, resolved.levels).map((_, level) => `${groupingKey(level)} ASC`),
+  ];
+  const limit = ctx.params.add(resolved.paging.length, 'Int64');
+  const offset = ctx.params.add(resolved.paging.start, 'Int64');
+  const sql = [
+    `SELECT *, ${[...moneyTexts(ctx, resolved), `count(*) OVER () AS ${ROWS_TOTAL_COLUMN}`].join(', ')}`,
+    `FROM (${grouped}) AS grouped`,
+    having.length ? `WHERE ${having.join(' AND ')}` : '',
+    `ORDER BY ${order.join(', ')}`,
+    `LIMIT ${limit} OFFSET ${offset}`,
+  ]
+    .filter(Boolean)
+    .join(' ');
+  return { sql, params: ctx.params.values };
+}
+
+/** The number of groups a drilldown has (after metric filters): asked when a page starts past the last group. */
+export function drilldownCountSql(dialect: Dialect, table: string, accountId: string, resolved: ResolvedDrilldown): BuiltQuery {
+  const ctx = new SqlContext(dialect, new Params(dialect), resolved.periods);
+  const grouped = groupedQuery(ctx, table, accountId, resolved);
+  const having = havingOf(ctx, resolved);
+  return {
+    sql: `SELECT count(*) AS ${ROWS_TOTAL_COLUMN} FROM (${grouped}) AS grouped${having.length ? ` WHERE ${having.join(' AND ')}` : ''}`,
+    params: ctx.params.values,
+  };
+}
+
+/** The totals row: the base aggregates over every hit the filters select (one row per hit, whatever its tags). */
+export function drilldownTotalsSql(dialect: Dialect, table: string, accountId: string, resolved: ResolvedDrilldown): BuiltQuery {
+  const ctx = new SqlContext(dialect, new Params(dialect), resolved.periods);
+  const source = sourceOf(ctx, table, accountId, resolved);
+  const where = predicatesOf(ctx, resolved, false);
+  const aggregates = neededBases(resolved).map((base) => `${ctx.aggregate(base)} AS ${baseColumn(base.key)}`);
+  const inner = `SELECT ${aggregates.length ? aggregates.join(', ') : 'count(*) AS hits'} FROM ${source} AS source${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
+  return {
+    sql: `SELECT *${moneyTexts(ctx, resolved)
+      .map((column) => `, ${column}`)
+      .join('')} FROM (${inner}) AS totals`,
+    params: ctx.params.values,
+  };
+}

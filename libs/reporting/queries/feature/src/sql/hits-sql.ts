@@ -1,0 +1,145 @@
+import { HIT_VISITOR_FIELDS, normalizeDecimal, type Hit, type HitVisitor } from '@funnel/reporting-domain';
+import type { AttributeFilter } from '@funnel/reporting-queries-domain';
+import { CUSTOM_EVENT_NUMBERS, TRACKING_SLOTS, VISITOR_COLUMNS, customEventColumn, trackingColumn } from '@funnel/reporting-feature';
+import { Params, type Dialect } from './dialect';
+import type { BuiltQuery } from './drilldown-sql';
+import { SqlContext } from './expressions';
+
+/** A hit's columns as the queries select them (money and lists as text or arrays the same way in both engines). */
+function hitColumns(dialect: Dialect): string {
+  return [
+    'account_id',
+    'hit_id',
+    'visitor_id',
+    'id_funnel',
+    'id_funnel_group',
+    'id_traffic_source',
+    'id_node',
+    'id_page',
+    'node_type',
+    'id_offer_source',
+    'country_code',
+    'ip',
+    ...TRACKING_SLOTS.map(trackingColumn),
+    'time_ms',
+    `${dialect.engine === 'duckdb' ? 'CAST(is_entrance AS INTEGER)' : 'is_entrance'} AS is_entrance`,
+    'action',
+    'previous_hit_id',
+    ...Object.values(VISITOR_COLUMNS),
+    'visitor_tags',
+    `${dialect.decimalText('cost')} AS cost`,
+    'conversions',
+    ...CUSTOM_EVENT_NUMBERS.map(customEventColumn),
+    `${dialect.engine === 'duckdb' ? 'CAST(postback_called AS INTEGER)' : 'postback_called'} AS postback_called`,
+    'clicks',
+  ].join(', ');
+}
+
+/** A selected hit row back as the Hit record (tracking fields and custom events: the non-empty ones). */
+export function hitFromWarehouseRow(row: Record<string, unknown>): Hit {
+  const text = (column: string) => String(row[column] ?? '');
+  const trackingFields: Record<string, string> = {};
+  for (const slot of TRACKING_SLOTS) if (text(trackingColumn(slot)) !== '') trackingFields[slot] = text(trackingColumn(slot));
+  const customEvents: Record<string, number> = {};
+  for (const n of CUSTOM_EVENT_NUMBERS) if (Number(row[customEventColumn(n)] ?? 0) > 0) customEvents[String(n)] = Number(row[customEventColumn(n)]);
+  const visitor = Object.fromEntries(HIT_VISITOR_FIELDS.map((field) => [field, text(VISITOR_COLUMNS[field])])) as HitVisitor;
+  return {
+    hitId: text('hit_id'),
+    visitorId: text('visitor_id'),
+    accountId: text('account_id'),
+    idFunnel: text('id_funnel'),
+    idFunnelGroup: text('id_funnel_group'),
+    idTrafficSource: text('id_traffic_source'),
+    idNode: text('id_node'),
+    idPage: text('id_page'),
+    countryCode: text('country_code'),
+    ip: text('ip'),
+    trackingFields,
+    time: new Date(Number(row.time_ms)).toISOString(),
+    isEntrance: Number(row.is_entrance) === 1,
+    cost: normalizeDecimal(text('cost')),
+    conversions: JSON.parse(text('conversions') || '[]'),
+    customEvents,
+    postbackCalled: Number(row.postback_called) === 1,
+    nodeType: text('node_type'),
+    idOfferSource: text('id_offer_source'),
+    action: Number(row.action ?? 0),
+    previousHitId: text('previous_hit_id'),
+    visitor,
+    visitorTags: Array.isArray(row.visitor_tags) ? row.visitor_tags.map(String) : [],
+    clicks: Number(row.clicks ?? 0),
+  };
+}
+
+/** A page of raw events: the account's hits in the window that pass the filters, newest first, before the cursor. */
+export function rawEventsSql(
+  dialect: Dialect,
+  table: string,
+  query: { accountId: string; startMs: number; endMs: number; filters: AttributeFilter[]; before?: { timeMs: number; hitId: string }; limit: number },
+): BuiltQuery {
+  const ctx = new SqlContext(dialect, new Params(dialect));
+  const { from, live } = dialect.from(table);
+  const where = [
+    `account_id = ${ctx.text(query.accountId)}`,
+    dialect.timeAtLeast(ctx.params.add(query.startMs, 'Int64')),
+    dialect.timeBefore(ctx.params.add(query.before ? Math.min(query.endMs, query.before.timeMs + 1) : query.endMs, 'Int64')),
+    live,
+    ...query.filters.flatMap((filter) => ctx.filterPredicates(filter)),
+  ];
+  if (query.before) {
+    const time = ctx.params.add(query.before.timeMs, 'Int64');
+    where.push(`(time_ms < ${time} OR (time_ms = ${time} AND hit_id < ${ctx.text(query.before.hitId)}))`);
+  }
+  const sql = `SELECT ${hitColumns(dialect)} FROM ${from} WHERE ${where.filter(Boolean).join(' AND ')} ORDER BY time_ms DESC, hit_id DESC LIMIT ${ctx.params.add(query.limit, 'Int64')}`;
+  return { sql, params: ctx.params.values };
+}
+
+/** A visitor's hits in the window, oldest first (`limit` of them). */
+export function visitorHitsSql(
+  dialect: Dialect,
+  table: string,
+  query: { accountId: string; visitorId: string; startMs: number; endMs: number; limit: number },
+): BuiltQuery {
+  const ctx = new SqlContext(dialect, new Params(dialect));
+  const { from, live } = dialect.from(table);
+  const where = [
+    `account_id = ${ctx.text(query.accountId)}`,
+    dialect.timeAtLeast(ctx.params.add(query.startMs, 'Int64')),
+    dialect.timeBefore(ctx.params.add(query.endMs, 'Int64')),
+    live,
+    `visitor_id = ${ctx.text(query.visitorId)}`,
+  ];
+  return {
+    sql: `SELECT ${hitColumns(dialect)} FROM ${from} WHERE ${where.filter(Boolean).join(' AND ')} ORDER BY time_ms ASC, hit_id ASC LIMIT ${ctx.params.add(query.limit, 'Int64')}`,
+    params: ctx.params.values,
+  };
+}
+
+/** The visitor's totals over the window: hits, conversions, revenue, cost, first and last hit times. */
+export function visitorSummarySql(
+  dialect: Dialect,
+  table: string,
+  query: { accountId: string; visitorId: string; startMs: number; endMs: number },
+): BuiltQuery {
+  const ctx = new SqlContext(dialect, new Params(dialect));
+  const { from, live } = dialect.from(table);
+  const where = [
+    `account_id = ${ctx.text(query.accountId)}`,
+    dialect.timeAtLeast(ctx.params.add(query.startMs, 'Int64')),
+    dialect.timeBefore(ctx.params.add(query.endMs, 'Int64')),
+    live,
+    `visitor_id = ${ctx.text(query.visitorId)}`,
+  ];
+  return {
+    sql: `SELECT count(*) AS hits, sum(conversion_count) AS conversions, ${dialect.decimalText('sum(revenue)')} AS revenue, ${dialect.decimalText('sum(cost)')} AS cost, min(time_ms) AS first_ms, max(time_ms) AS last_ms FROM ${from} WHERE ${where.filter(Boolean).join(' AND ')}`,
+    params: ctx.params.values,
+  };
+}
+
+/** One hit of the account by id (a scan when the store has no id index). */
+export function hitByIdSql(dialect: Dialect, table: string, accountId: string, hitId: string): BuiltQuery {
+  const ctx = new SqlContext(dialect, new Params(dialect));
+  const { from, live } = dialect.from(table);
+  const where = [`account_id = ${ctx.text(accountId)}`, `hit_id = ${ctx.text(hitId)}`, live];
+  return { sql: `SELECT ${hitColumns(dialect)} FROM ${from} WHERE ${where.filter(Boolean).join(' AND ')} LIMIT 1`, params: ctx.params.values };
+}

@@ -1,40 +1,37 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { Dataset } from './dataset';
 import { BUDGET_MS, ITERATIONS, timedRuns } from './measure';
+import { ROWS_TOTAL_COLUMN } from '@funnel/reporting-queries-feature';
 import { reportWindow, type BenchQuery } from './queries';
 
-/** Runs a query's statements and answers its size: the exact row count of a drilldown, or the hits of a page. */
-async function runEngine(connection: DuckDBConnection, query: BenchQuery, iteration: number): Promise<number> {
-  let size = 0;
-  for (const [n, statement] of query.engine(iteration).entries()) {
-    const reader = await connection.runAndReadAll(statement.sql, statement.params);
-    if (n > 0) continue;
-    if (query.expect === 'hits') size = Math.min(reader.currentRowCount, query.hitsPerPage ?? Infinity);
-    else size = reader.currentRowCount === 0 ? 0 : Number(reader.getRowObjectsJS()[0].rows_total);
-  }
-  return size;
+/** Runs a query's statements at the same time, each on its own connection as the service does, and answers its size: the exact row count of a drilldown, or the hits of a page. */
+async function runEngine(connections: DuckDBConnection[], query: BenchQuery, iteration: number): Promise<number> {
+  const statements = query.engine(iteration);
+  const [first] = await Promise.all(statements.map((statement, n) => connections[n].runAndReadAll(statement.sql, statement.params)));
+  if (query.expect === 'hits') return Math.min(first.currentRowCount, query.hitsPerPage ?? Infinity);
+  return first.currentRowCount === 0 ? 0 : Number(first.getRowObjectsJS()[0][ROWS_TOTAL_COLUMN]);
 }
 
 /** Opens the file read-only in this process (no server may hold it meanwhile: DuckDB allows one process per file). */
-async function withFile<T>(file: string, use: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+async function withFile<T>(file: string, use: (connections: DuckDBConnection[]) => Promise<T>): Promise<T> {
   const instance = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
-  const connection = await instance.connect();
+  const connections = [await instance.connect(), await instance.connect()];
   try {
-    return await use(connection);
+    return await use(connections);
   } finally {
-    connection.closeSync();
+    for (const connection of connections) connection.closeSync();
     instance.closeSync();
   }
 }
 
 /** One engine pass: every query's statements timed on the file (half the HTTP side's runs and budget), and its answer's size. */
 export function enginePass(file: string, queries: BenchQuery[]): Promise<{ samples: number[][]; sizes: number[] }> {
-  return withFile(file, async (connection) => {
+  return withFile(file, async (connections) => {
     const samples: number[][] = [];
     const sizes: number[] = [];
     for (const query of queries) {
-      sizes.push(await runEngine(connection, query, 0));
-      samples.push(await timedRuns(Math.ceil(ITERATIONS / 2), BUDGET_MS / 2, (i) => runEngine(connection, query, i).then(() => undefined)));
+      sizes.push(await runEngine(connections, query, 0));
+      samples.push(await timedRuns(Math.ceil(ITERATIONS / 2), BUDGET_MS / 2, (i) => runEngine(connections, query, i).then(() => undefined)));
     }
     return { samples, sizes };
   });
@@ -42,7 +39,7 @@ export function enginePass(file: string, queries: BenchQuery[]): Promise<{ sampl
 
 /** Visitors of the report window's first ten minutes: they exist, and each lookup asks another one. */
 export function sampleVisitors(file: string, dataset: Dataset): Promise<string[]> {
-  return withFile(file, async (connection) => {
+  return withFile(file, async ([connection]) => {
     const [from] = reportWindow(dataset.shape);
     const reader = await connection.runAndReadAll(
       'SELECT DISTINCT visitor_id FROM hits WHERE account_id = ? AND time_ms >= ? AND time_ms < ? ORDER BY visitor_id LIMIT 50',

@@ -10,7 +10,6 @@ export { openTempHitStore } from './hits/duckdb/temp-hit-store';
 export * from './hits/clickhouse-hit-store';
 export * from './hits/create-hit-store';
 export * from './hits/ingest-hits';
-export * from './hits/warehouse-schema';
 export * from './apply/apply-types';
 export * from './apply/apply-conversions';
 export * from './apply/apply-custom-events';

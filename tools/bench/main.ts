@@ -294,7 +294,7 @@ async function reportingQueryRows(): Promise<void> {
       q.answers.http === q.answers.engine ? `both ${fmt(q.answers.engine)}` : `HTTP ${q.answers.http ?? '-'} vs engine ${q.answers.engine}: DIFFERENT`;
     const value = q.http
       ? `HTTP p50 ${ms(q.http.p50)}, p95 ${ms(q.http.p95)} (${q.http.samples.length} runs); ${engine}; answer size ${answers}`
-      : `HTTP not measured: ${q.httpMissing}; ${engine}`;
+      : `HTTP: ${q.httpMissing}; ${engine}`;
     const target = Object.entries(targets).find(([prefix]) => q.name.startsWith(prefix))?.[1] ?? '';
     record(`reporting query: ${q.name}`, value, q.http ? `${(q.http.p50 / q.engine.p50).toFixed(2)}x the engine alone (p50)` : '', target);
   }

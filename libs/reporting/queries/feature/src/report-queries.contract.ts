@@ -183,6 +183,27 @@ export function reportQueriesContract(name: string, open: () => Promise<TestWare
       expect(cvr.slice(numbers.length).every((v) => v === null)).toBe(true);
     });
 
+    it('totals of the sums come with the page: the same over every group, whatever the metric filters and the page', async () => {
+      // Every metric but the distinct counts: the page query answers the totals (no second scan).
+      const summed = METRICS.filter((metric) => !JSON.stringify(metric.expression).includes('uniqueEntrances'));
+      const expected = summed.map((metric) => metricCell(metric, bases(inWindow)));
+      const request = { groupings: [{ groupBy: 'c1' }, { groupBy: 'country' }], metrics: summed.map((metric) => metric.key) };
+      const whole = await drilldown({ ...request, paging: { length: 1000 } });
+      expect(metricCells(whole)).toEqual(expected);
+      const filtered = await drilldown({ ...request, columnFilters: { filterColumns: [{ columnName: 'Entrances', filter: '>= 4' }] } });
+      expect(filtered.rowsTotal).toBeLessThan(whole.rowsTotal);
+      expect(metricCells(filtered)).toEqual(expected);
+      const none = await drilldown({ ...request, columnFilters: { filterColumns: [{ columnName: 'Entrances', filter: '> 1000000' }] } });
+      expect(none).toMatchObject({ rows: [], rowsTotal: 0 });
+      expect(metricCells(none)).toEqual(expected);
+      const past = await drilldown({ ...request, paging: { start: whole.rowsTotal, length: 10 } });
+      expect(past).toMatchObject({ rows: [], rowsTotal: whole.rowsTotal });
+      expect(metricCells(past)).toEqual(expected);
+      const empty = await drilldown({ ...request, groupings: [{ groupBy: 'c1', whitelistFilters: ['no-such-value'] }] });
+      expect(empty).toMatchObject({ rows: [], rowsTotal: 0 });
+      expect(metricCells(empty)).toEqual(summed.map((metric) => metricCell(metric, bases([]))));
+    });
+
     it('time zone days: America/New_York local dates (the day clocks go forward has 23 hours)', async () => {
       const report = await drilldown({
         groupings: [{ groupBy: 'Time: Date' }],

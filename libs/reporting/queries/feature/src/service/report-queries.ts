@@ -25,7 +25,7 @@ import {
   type TrackingFieldNames,
 } from '@funnel/reporting-queries-domain';
 import type { WarehouseRunner } from '../engines/warehouse';
-import { ROWS_TOTAL_COLUMN, drilldownCountSql, drilldownPageSql, drilldownTotalsSql } from '../sql/drilldown-sql';
+import { ROWS_TOTAL_COLUMN, drilldownCountSql, drilldownPageSql, drilldownTotalsSql, pageAnswersTotals } from '../sql/drilldown-sql';
 import { hitByIdSql, hitFromWarehouseRow, rawEventsSql, visitorHitsSql, visitorSummarySql } from '../sql/hits-sql';
 import type { AssetNames } from './asset-names';
 
@@ -58,6 +58,18 @@ function baseRow(row: Record<string, unknown>): Record<string, string | number |
   }
   for (const [column, value] of Object.entries(row)) {
     if (column.startsWith('m_')) out[column.slice(2)] = value as string;
+  }
+  return out;
+}
+
+/** The totals' base aggregates a page row holds (pageAnswersTotals): `t_<key>`, money from `tm_<key>`. */
+function totalsRow(row: Record<string, unknown>): Record<string, string | number | null> {
+  const out: Record<string, string | number | null> = {};
+  for (const [column, value] of Object.entries(row)) {
+    if (column.startsWith('t_')) out[column.slice(2)] = value as string | number | null;
+  }
+  for (const [column, value] of Object.entries(row)) {
+    if (column.startsWith('tm_')) out[column.slice(3)] = value as string;
   }
   return out;
 }
@@ -104,18 +116,28 @@ export class ReportQueries {
     const attributes = await this.catalogueFor(context, singleTrafficSource(request?.groupings, request?.topLevelFilters));
     const resolved = resolveDrilldown(request, attributes);
     const { dialect, table } = this.warehouse;
-    const [rows, [totals]] = await Promise.all([
-      this.warehouse.rows(drilldownPageSql(dialect, table, context.accountId, resolved)),
-      this.warehouse.rows(drilldownTotalsSql(dialect, table, context.accountId, resolved)),
+    const accountId = context.accountId;
+    const totalsQuery = () => this.warehouse.rows(drilldownTotalsSql(dialect, table, accountId, resolved)).then(([row]) => baseRow(row ?? {}));
+    const inPage = pageAnswersTotals(resolved);
+    // One scan when the page answers the totals; else the totals query beside it.
+    const [rows, separateTotals] = await Promise.all([
+      this.warehouse.rows(drilldownPageSql(dialect, table, accountId, resolved)),
+      inPage ? undefined : totalsQuery(),
     ]);
     let rowsTotal = rows.length ? Number(rows[0][ROWS_TOTAL_COLUMN]) : 0;
-    if (!rows.length && resolved.paging.start > 0) {
-      const [count] = await this.warehouse.rows(drilldownCountSql(dialect, table, context.accountId, resolved));
+    let totals = separateTotals ?? (rows.length ? totalsRow(rows[0]) : {});
+    // An empty page: past the last group (the count and totals asked on their own), or no group passed the metric filters (the totals, of every group, asked).
+    if (!rows.length && (resolved.paging.start > 0 || (inPage && resolved.metricFilters.length))) {
+      const [[count], asked] = await Promise.all([
+        resolved.paging.start > 0 ? this.warehouse.rows(drilldownCountSql(dialect, table, accountId, resolved)) : [undefined],
+        inPage ? totalsQuery() : totals,
+      ]);
       rowsTotal = Number(count?.[ROWS_TOTAL_COLUMN] ?? 0);
+      totals = asked;
     }
     const engineRows = rows.map((row) => ({ ...row, ...baseRow(row) }));
     const names = await this.assets.names(context, nameRequests(resolved, engineRows));
-    return assembleDrilldown({ resolved, rows: engineRows, totals: baseRow(totals ?? {}), rowsTotal, names });
+    return assembleDrilldown({ resolved, rows: engineRows, totals, rowsTotal, names });
   }
 
   /** Hits in the window that pass the filters, newest first; `nextCursor` continues after the page's last hit. */

@@ -77,10 +77,35 @@ const moneyTexts = (ctx: SqlContext, resolved: ResolvedDrilldown) =>
     .filter((base) => base.money)
     .map((base) => `${ctx.dialect.decimalText(baseColumn(base.key))} AS ${moneyTextColumn(base.key)}`);
 
+/** The totals' base aggregates when the page query answers them: `t_<key>` (money as exact text in `tm_<key>`). */
+export const totalColumn = (key: string) => `t_${key}`;
+export const totalMoneyTextColumn = (key: string) => `tm_${key}`;
+
+/**
+ * Whether a drilldown's page query also answers its totals (on every row it returns), so no second
+ * scan of the hits is needed: when every base aggregate it reads is a sum (the totals are the sums of
+ * the groups' sums, before the metric filters) and no level groups by visitor tags (a hit with two
+ * tags is in two groups but counts once in the totals). Distinct counts and tag groupings need the
+ * totals query (drilldownTotalsSql).
+ */
+export function pageAnswersTotals(resolved: ResolvedDrilldown): boolean {
+  return !groupsByTags(resolved) && neededBases(resolved).every((base) => base.aggregate.kind === 'sum');
+}
+
+/** `sum(b_<key>) OVER ()` of every base aggregate the request reads, as t_<key> (and tm_<key>: money's exact text). */
+function totalsOverGroups(ctx: SqlContext, resolved: ResolvedDrilldown): { sums: string[]; texts: string[] } {
+  const bases = neededBases(resolved);
+  return {
+    sums: bases.map((base) => `sum(${baseColumn(base.key)}) OVER () AS ${totalColumn(base.key)}`),
+    texts: bases.filter((base) => base.money).map((base) => `${ctx.dialect.decimalText(totalColumn(base.key))} AS ${totalMoneyTextColumn(base.key)}`),
+  };
+}
+
 /**
  * A page of a drilldown: the groups of the answer's levels that pass the metric filters, sorted (the
  * request's columns, then the grouping values ascending, so pages are stable), with the number of
- * such groups on every row (`rows_total`).
+ * such groups on every row (`rows_total`). When pageAnswersTotals, every row also holds the totals
+ * (`t_<key>`, summed over all the groups before the metric filters: one scan of the hits).
  */
 export function drilldownPageSql(dialect: Dialect, table: string, accountId: string, resolved: ResolvedDrilldown): BuiltQuery {
   const ctx = new SqlContext(dialect, new Params(dialect), resolved.periods);
@@ -95,9 +120,12 @@ export function drilldownPageSql(dialect: Dialect, table: string, accountId: str
   ];
   const limit = ctx.params.add(resolved.paging.length, 'Int64');
   const offset = ctx.params.add(resolved.paging.start, 'Int64');
+  const totals = pageAnswersTotals(resolved) ? totalsOverGroups(ctx, resolved) : { sums: [], texts: [] };
+  // The totals are summed one level below the metric filters (over every group).
+  const source = totals.sums.length ? `(SELECT *, ${totals.sums.join(', ')} FROM (${grouped}) AS grouped) AS totaled` : `(${grouped}) AS grouped`;
   const sql = [
-    `SELECT *, ${[...moneyTexts(ctx, resolved), `count(*) OVER () AS ${ROWS_TOTAL_COLUMN}`].join(', ')}`,
-    `FROM (${grouped}) AS grouped`,
+    `SELECT *, ${[...moneyTexts(ctx, resolved), ...totals.texts, `count(*) OVER () AS ${ROWS_TOTAL_COLUMN}`].join(', ')}`,
+    `FROM ${source}`,
     having.length ? `WHERE ${having.join(' AND ')}` : '',
     `ORDER BY ${order.join(', ')}`,
     `LIMIT ${limit} OFFSET ${offset}`,

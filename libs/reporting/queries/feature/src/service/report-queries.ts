@@ -25,7 +25,7 @@ import {
   type TrackingFieldNames,
 } from '@funnel/reporting-queries-domain';
 import type { WarehouseRunner } from '../engines/warehouse';
-import { ROWS_TOTAL_COLUMN, drilldownCountSql, drilldownPageSql, drilldownTotalsSql, pageAnswersTotals } from '../sql/drilldown-sql';
+import { ROWS_TOTAL_COLUMN, drilldownCountSql, drilldownPageSql, drilldownTotalsSql, pageAnswersTotals, readsDistinctCounts } from '../sql/drilldown-sql';
 import { hitByIdSql, hitFromWarehouseRow, rawEventsSql, visitorHitsSql, visitorSummarySql } from '../sql/hits-sql';
 import type { AssetNames } from './asset-names';
 
@@ -117,24 +117,26 @@ export class ReportQueries {
     const resolved = resolveDrilldown(request, attributes);
     const { dialect, table } = this.warehouse;
     const accountId = context.accountId;
-    const totalsQuery = () => this.warehouse.rows(drilldownTotalsSql(dialect, table, accountId, resolved)).then(([row]) => baseRow(row ?? {}));
+    const totalsQuery = (distinctOnly: boolean) =>
+      this.warehouse.rows(drilldownTotalsSql(dialect, table, accountId, resolved, distinctOnly)).then(([row]) => baseRow(row ?? {}));
+    // The page answers the totals of the sums (one scan); the distinct counts' totals (or, grouped by
+    // visitor tags, every total) are asked beside it.
     const inPage = pageAnswersTotals(resolved);
-    // One scan when the page answers the totals; else the totals query beside it.
-    const [rows, separateTotals] = await Promise.all([
-      this.warehouse.rows(drilldownPageSql(dialect, table, accountId, resolved)),
-      inPage ? undefined : totalsQuery(),
-    ]);
+    const beside = !inPage ? totalsQuery(false) : readsDistinctCounts(resolved) ? totalsQuery(true) : undefined;
+    const [rows, besideTotals] = await Promise.all([this.warehouse.rows(drilldownPageSql(dialect, table, accountId, resolved)), beside]);
     let rowsTotal = rows.length ? Number(rows[0][ROWS_TOTAL_COLUMN]) : 0;
-    let totals = separateTotals ?? (rows.length ? totalsRow(rows[0]) : {});
-    // An empty page: past the last group (the count and totals asked on their own), or no group passed the metric filters (the totals, of every group, asked).
-    if (!rows.length && (resolved.paging.start > 0 || (inPage && resolved.metricFilters.length))) {
+    let sums = inPage && rows.length ? totalsRow(rows[0]) : {};
+    // An empty page: past the last group (the count asked on its own), or no group passed the metric
+    // filters; the totals of the sums (over every group) then asked too.
+    if (!rows.length && (resolved.paging.start > 0 || resolved.metricFilters.length)) {
       const [[count], asked] = await Promise.all([
         resolved.paging.start > 0 ? this.warehouse.rows(drilldownCountSql(dialect, table, accountId, resolved)) : [undefined],
-        inPage ? totalsQuery() : totals,
+        inPage ? totalsQuery(false) : {},
       ]);
       rowsTotal = Number(count?.[ROWS_TOTAL_COLUMN] ?? 0);
-      totals = asked;
+      sums = asked;
     }
+    const totals = { ...sums, ...besideTotals };
     const engineRows = rows.map((row) => ({ ...row, ...baseRow(row) }));
     const names = await this.assets.names(context, nameRequests(resolved, engineRows));
     return assembleDrilldown({ resolved, rows: engineRows, totals, rowsTotal, names });

@@ -1,4 +1,12 @@
-import { BASE_AGGREGATES, basesOf, contextKey, groupingKey, type AttributeFilter, type ResolvedDrilldown } from '@funnel/reporting-queries-domain';
+import {
+  BASE_AGGREGATES,
+  basesOf,
+  contextKey,
+  groupingKey,
+  type AttributeFilter,
+  type BaseAggregate,
+  type ResolvedDrilldown,
+} from '@funnel/reporting-queries-domain';
 import { Params, type Dialect } from './dialect';
 import { SqlContext, baseColumn } from './expressions';
 
@@ -50,22 +58,61 @@ function predicatesOf(ctx: SqlContext, resolved: ResolvedDrilldown, expanded: bo
 
 const groupsByTags = (resolved: ResolvedDrilldown) => resolved.groupings.slice(0, resolved.levels).some(({ attribute }) => attribute.source.kind === 'tags');
 
-/** The aggregation of the answer's levels (one row per group) over the filtered source, with the base aggregates as `b_<key>`. */
+/** The filtered rows of the source (tag-expanded when `expanded`), every time a query reads them, with their own parameters. */
+function filteredRows(
+  ctx: SqlContext,
+  table: string,
+  accountId: string,
+  resolved: ResolvedDrilldown,
+  expanded: boolean,
+): { relation: string; where: string[] } {
+  const source = sourceOf(ctx, table, accountId, resolved);
+  return { relation: expanded ? ctx.dialect.expandTags(source) : source, where: predicatesOf(ctx, resolved, expanded) };
+}
+
+const whereClause = (where: readonly string[]) => (where.length ? ` WHERE ${where.join(' AND ')}` : '');
+
+/**
+ * A distinct count (`b_<key>`) over the filtered rows, grouped by `keys` (name -> expression), in a
+ * query of its own: the engines count distinct values much faster alone than beside other aggregates
+ * (DuckDB: about 4x at 10M hits).
+ */
+function distinctQuery(ctx: SqlContext, rows: { relation: string; where: string[] }, base: BaseAggregate, keys: [string, string][]): string {
+  const { expression, condition } = ctx.distinctParts(base);
+  const select = [...keys.map(([name, value]) => `${value} AS ${name}`), `count(DISTINCT ${expression}) AS ${baseColumn(base.key)}`];
+  const group = keys.length ? ` GROUP BY ${keys.map(([name]) => name).join(', ')}` : '';
+  return `SELECT ${select.join(', ')} FROM ${rows.relation} AS source${whereClause([...rows.where, condition])}${group}`;
+}
+
+/**
+ * The aggregation of the answer's levels (one row per group) over the filtered source, with the base
+ * aggregates as `b_<key>`: the sums in one pass, each distinct count grouped on its own and joined on
+ * the grouping values (a group without any row it counts: 0).
+ */
 function groupedQuery(ctx: SqlContext, table: string, accountId: string, resolved: ResolvedDrilldown): string {
   const expanded = groupsByTags(resolved);
-  const source = sourceOf(ctx, table, accountId, resolved);
-  const relation = expanded ? ctx.dialect.expandTags(source) : source;
   const levels = resolved.groupings.slice(0, resolved.levels);
-  const where = predicatesOf(ctx, resolved, expanded);
+  const keys = levels.map(({ attribute }, level): [string, string] => [groupingKey(level), ctx.attributeValue(attribute)]);
+  const bases = neededBases(resolved);
+  const sums = bases.filter((base) => base.aggregate.kind === 'sum');
+  const distincts = bases.filter((base) => base.aggregate.kind !== 'sum');
+  const rows = filteredRows(ctx, table, accountId, resolved, expanded);
   const select = [
-    ...levels.map(({ attribute }, level) => `${ctx.attributeValue(attribute)} AS ${groupingKey(level)}`),
+    ...keys.map(([name, value]) => `${value} AS ${name}`),
     // A node's funnel (node names live in funnels).
     ...levels.flatMap(({ attribute }, level) =>
       attribute.names.kind === 'funnelNode' ? [`${ctx.dialect.anyValue('id_funnel')} AS ${contextKey(level)}`] : [],
     ),
-    ...neededBases(resolved).map((base) => `${ctx.aggregate(base)} AS ${baseColumn(base.key)}`),
+    ...sums.map((base) => `${ctx.aggregate(base)} AS ${baseColumn(base.key)}`),
   ];
-  return `SELECT ${select.join(', ')} FROM ${relation} AS source${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY ${levels.map((_, level) => groupingKey(level)).join(', ')}`;
+  const grouped = `SELECT ${select.join(', ')} FROM ${rows.relation} AS source${whereClause(rows.where)} GROUP BY ${keys.map(([name]) => name).join(', ')}`;
+  if (!distincts.length) return grouped;
+  const joins = distincts.map((base, i) => {
+    const on = keys.map(([name]) => `sums.${name} = d${i}.${name}`).join(' AND ');
+    return ` LEFT JOIN (${distinctQuery(ctx, filteredRows(ctx, table, accountId, resolved, expanded), base, keys)}) AS d${i} ON ${on}`;
+  });
+  const counts = distincts.map((base, i) => `coalesce(d${i}.${baseColumn(base.key)}, 0) AS ${baseColumn(base.key)}`);
+  return `SELECT sums.*, ${counts.join(', ')} FROM (${grouped}) AS sums${joins.join('')}`;
 }
 
 function havingOf(ctx: SqlContext, resolved: ResolvedDrilldown): string[] {
@@ -82,19 +129,24 @@ export const totalColumn = (key: string) => `t_${key}`;
 export const totalMoneyTextColumn = (key: string) => `tm_${key}`;
 
 /**
- * Whether a drilldown's page query also answers its totals (on every row it returns), so no second
- * scan of the hits is needed: when every base aggregate it reads is a sum (the totals are the sums of
- * the groups' sums, before the metric filters) and no level groups by visitor tags (a hit with two
- * tags is in two groups but counts once in the totals). Distinct counts and tag groupings need the
- * totals query (drilldownTotalsSql).
+ * Whether a drilldown's page query also answers the totals of its sums (on every row it returns), so
+ * they need no second scan of the hits: the totals of sums are the sums of the groups' sums, before
+ * the metric filters. Not when a level groups by visitor tags (a hit with two tags is in two groups
+ * but counts once in the totals). Distinct counts are never additive: drilldownTotalsSql with
+ * `distinctOnly` answers them.
  */
 export function pageAnswersTotals(resolved: ResolvedDrilldown): boolean {
-  return !groupsByTags(resolved) && neededBases(resolved).every((base) => base.aggregate.kind === 'sum');
+  return !groupsByTags(resolved);
+}
+
+/** Whether a drilldown reads a distinct count (not additive over the groups). */
+export function readsDistinctCounts(resolved: ResolvedDrilldown): boolean {
+  return neededBases(resolved).some((base) => base.aggregate.kind !== 'sum');
 }
 
 /** `sum(b_<key>) OVER ()` of every base aggregate the request reads, as t_<key> (and tm_<key>: money's exact text). */
 function totalsOverGroups(ctx: SqlContext, resolved: ResolvedDrilldown): { sums: string[]; texts: string[] } {
-  const bases = neededBases(resolved);
+  const bases = neededBases(resolved).filter((base) => base.aggregate.kind === 'sum');
   return {
     sums: bases.map((base) => `sum(${baseColumn(base.key)}) OVER () AS ${totalColumn(base.key)}`),
     texts: bases.filter((base) => base.money).map((base) => `${ctx.dialect.decimalText(totalColumn(base.key))} AS ${totalMoneyTextColumn(base.key)}`),
@@ -146,17 +198,26 @@ export function drilldownCountSql(dialect: Dialect, table: string, accountId: st
   };
 }
 
-/** The totals row: the base aggregates over every hit the filters select (one row per hit, whatever its tags). */
-export function drilldownTotalsSql(dialect: Dialect, table: string, accountId: string, resolved: ResolvedDrilldown): BuiltQuery {
+/**
+ * The totals row: the base aggregates over every hit the filters select (one row per hit, whatever its
+ * tags). `distinctOnly`: only the distinct counts (the page query answers the sums). The sums in one
+ * pass, each distinct count in a query of its own, side by side.
+ */
+export function drilldownTotalsSql(dialect: Dialect, table: string, accountId: string, resolved: ResolvedDrilldown, distinctOnly = false): BuiltQuery {
   const ctx = new SqlContext(dialect, new Params(dialect), resolved.periods);
-  const source = sourceOf(ctx, table, accountId, resolved);
-  const where = predicatesOf(ctx, resolved, false);
-  const aggregates = neededBases(resolved).map((base) => `${ctx.aggregate(base)} AS ${baseColumn(base.key)}`);
-  const inner = `SELECT ${aggregates.length ? aggregates.join(', ') : 'count(*) AS hits'} FROM ${source} AS source${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
+  const bases = neededBases(resolved);
+  const sums = distinctOnly ? [] : bases.filter((base) => base.aggregate.kind === 'sum');
+  const distincts = bases.filter((base) => base.aggregate.kind !== 'sum');
+  const parts: string[] = [];
+  if (sums.length || !distincts.length) {
+    const rows = filteredRows(ctx, table, accountId, resolved, false);
+    const aggregates = sums.map((base) => `${ctx.aggregate(base)} AS ${baseColumn(base.key)}`);
+    parts.push(`SELECT ${aggregates.length ? aggregates.join(', ') : 'count(*) AS hits'} FROM ${rows.relation} AS source${whereClause(rows.where)}`);
+  }
+  for (const base of distincts) parts.push(distinctQuery(ctx, filteredRows(ctx, table, accountId, resolved, false), base, []));
+  const texts = distinctOnly ? [] : moneyTexts(ctx, resolved);
   return {
-    sql: `SELECT *${moneyTexts(ctx, resolved)
-      .map((column) => `, ${column}`)
-      .join('')} FROM (${inner}) AS totals`,
+    sql: `SELECT *${texts.map((column) => `, ${column}`).join('')} FROM ${parts.map((part, i) => `(${part}) AS part${i}`).join(' CROSS JOIN ')}`,
     params: ctx.params.values,
   };
 }

@@ -307,6 +307,30 @@ export function reportQueriesContract(name: string, open: () => Promise<TestWare
       await expect(queries.rawEvents(context, { ...WINDOW, cursor: 'not-a-cursor' })).rejects.toMatchObject({ status: 400 });
     });
 
+    it('explorer: a visitor with more hits than a lookup shows: the first ones, hasMore, the summary of every hit', async () => {
+      const first = Date.parse('2026-03-20T00:00:00Z');
+      const busy = Array.from({ length: 1005 }, (_, i) => ({
+        ...inWindow[i % inWindow.length],
+        hitId: `busy-${String(i).padStart(5, '0')}`,
+        visitorId: 'visitor-busy',
+        time: new Date(first + i * 60_000).toISOString(),
+        cost: '0.010000',
+        conversions: i % 100 === 0 ? [{ transactionId: `busy-tx-${i}`, payout: '2.500000', time: new Date(first + i * 60_000 + 1000).toISOString() }] : [],
+      }));
+      await warehouse.insert(busy);
+      const report = await queries.explorerVisitor(context, { visitorId: 'visitor-busy', timeStart: '2026-03-19T00:00:00Z', timeEnd: '2026-03-22T00:00:00Z' });
+      expect(report.hasMore).toBe(true);
+      expect(report.hits.map((h) => h.hitId)).toEqual(busy.slice(0, 1000).map((h) => h.hitId));
+      expect(report.visitor).toMatchObject({
+        hits: 1005,
+        conversions: 11,
+        revenue: fromMicros(toMicros('27.5')),
+        cost: fromMicros(toMicros('10.05')),
+        firstSeen: busy[0].time,
+        lastSeen: busy[1004].time,
+      });
+    });
+
     it('explorer: a visitor by id and window or by hit id, a hit, 404 for another account’s hit', async () => {
       const hit = inWindow.find((h) => h.isEntrance)!;
       const visitorHits = mine.filter((h) => h.visitorId === hit.visitorId && Date.parse(h.time) >= startMs && Date.parse(h.time) < endMs);
@@ -318,6 +342,10 @@ export function reportQueriesContract(name: string, open: () => Promise<TestWare
         visitorId: hit.visitorId,
         hits: visitorHits.length,
         conversions: visitorHits.reduce((s, h) => s + h.conversions.length, 0),
+        revenue: fromMicros(visitorHits.reduce((s, h) => s + h.conversions.reduce((c, v) => c + toMicros(v.payout), 0n), 0n)),
+        cost: fromMicros(visitorHits.reduce((s, h) => s + toMicros(h.cost), 0n)),
+        firstSeen: report.hits[0].time,
+        lastSeen: report.hits[report.hits.length - 1].time,
       });
       expect(report.hasMore).toBe(false);
       const byHit = await queries.explorerVisitor(context, { hitId: hit.hitId });

@@ -26,7 +26,15 @@ import {
 } from '@funnel/reporting-queries-domain';
 import type { WarehouseRunner } from '../engines/warehouse';
 import { ROWS_TOTAL_COLUMN, drilldownCountSql, drilldownPageSql, drilldownTotalsSql, pageAnswersTotals, readsDistinctCounts } from '../sql/drilldown-sql';
-import { hitByIdSql, hitFromWarehouseRow, rawEventsSql, visitorHitsSql, visitorSummarySql } from '../sql/hits-sql';
+import {
+  VISITOR_HIT_CONVERSIONS,
+  VISITOR_HIT_REVENUE,
+  hitByIdSql,
+  hitFromWarehouseRow,
+  rawEventsSql,
+  visitorHitsSql,
+  visitorSummarySql,
+} from '../sql/hits-sql';
 import type { AssetNames } from './asset-names';
 
 /** Finds hits by id without scanning (the hit store's getHits), when the store has an id index. */
@@ -72,6 +80,19 @@ function totalsRow(row: Record<string, unknown>): Record<string, string | number
     if (column.startsWith('tm_')) out[column.slice(3)] = value as string;
   }
   return out;
+}
+
+/** A visitor's summary (as visitorSummarySql answers it) from all of its hits' rows, oldest first. */
+function summaryOf(rows: readonly Record<string, unknown>[]): Record<string, unknown> {
+  const total = (column: string) => fromMicros(rows.reduce((sum, row) => sum + toMicros(String(row[column] ?? '0')), 0n));
+  return {
+    hits: rows.length,
+    conversions: rows.reduce((sum, row) => sum + Number(row[VISITOR_HIT_CONVERSIONS] ?? 0), 0),
+    revenue: total(VISITOR_HIT_REVENUE),
+    cost: total('cost'),
+    first_ms: rows[0]?.time_ms,
+    last_ms: rows[rows.length - 1]?.time_ms,
+  };
 }
 
 function cursorOf(hit: Hit): string {
@@ -198,10 +219,9 @@ export class ReportQueries {
     const { dialect, table } = this.warehouse;
     const query = { accountId: context.accountId, visitorId, startMs, endMs };
     const max = REPORTING_QUERY_LIMITS.maxVisitorHits;
-    const [rows, [summary]] = await Promise.all([
-      this.warehouse.rows(visitorHitsSql(dialect, table, { ...query, limit: max + 1 })),
-      this.warehouse.rows(visitorSummarySql(dialect, table, query)),
-    ]);
+    const rows = await this.warehouse.rows(visitorHitsSql(dialect, table, { ...query, limit: max + 1 }));
+    // The summary from the hits when they are all here (one scan), else asked over the whole window.
+    const summary = rows.length > max ? (await this.warehouse.rows(visitorSummarySql(dialect, table, query)))[0] : summaryOf(rows);
     const hits = rows.slice(0, max).map(hitFromWarehouseRow);
     const entrance = hits.find((hit) => hit.isEntrance) ?? hits[0];
     const count = Number(summary?.hits ?? 0);

@@ -94,7 +94,11 @@ export function rawEventsSql(
   return { sql, params: ctx.params.values };
 }
 
-/** A visitor's hits in the window, oldest first (`limit` of them). */
+/** Columns a visitor's hits carry besides the hit: its conversion count and revenue (exact text), for the visitor's summary. */
+export const VISITOR_HIT_CONVERSIONS = 'summary_conversions';
+export const VISITOR_HIT_REVENUE = 'summary_revenue';
+
+/** A visitor's hits in the window, oldest first (`limit` of them), with their conversion counts and revenue. */
 export function visitorHitsSql(
   dialect: Dialect,
   table: string,
@@ -110,12 +114,14 @@ export function visitorHitsSql(
     `visitor_id = ${ctx.text(query.visitorId)}`,
   ];
   return {
-    sql: `SELECT ${hitColumns(dialect)} FROM ${from} WHERE ${where.filter(Boolean).join(' AND ')} ORDER BY time_ms ASC, hit_id ASC LIMIT ${ctx.params.add(query.limit, 'Int64')}`,
+    sql: `SELECT ${hitColumns(dialect)}, conversion_count AS ${VISITOR_HIT_CONVERSIONS}, ${dialect.decimalText('revenue')} AS ${VISITOR_HIT_REVENUE} FROM ${from} WHERE ${where
+      .filter(Boolean)
+      .join(' AND ')} ORDER BY time_ms ASC, hit_id ASC LIMIT ${ctx.params.add(query.limit, 'Int64')}`,
     params: ctx.params.values,
   };
 }
 
-/** The visitor's totals over the window: hits, conversions, revenue, cost, first and last hit times. */
+/** The visitor's totals over the window: hits, conversions, revenue, cost, first and last hit times (asked when the visitor has more hits than a lookup shows). */
 export function visitorSummarySql(
   dialect: Dialect,
   table: string,

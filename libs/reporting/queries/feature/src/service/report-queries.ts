@@ -31,7 +31,9 @@ import {
   VISITOR_HIT_REVENUE,
   hitByIdSql,
   hitFromWarehouseRow,
-  rawEventsSql,
+  hitsByKeysSql,
+  type HitKey,
+  rawEventKeysSql,
   visitorHitsSql,
   visitorSummarySql,
 } from '../sql/hits-sql';
@@ -95,8 +97,8 @@ function summaryOf(rows: readonly Record<string, unknown>[]): Record<string, unk
   };
 }
 
-function cursorOf(hit: Hit): string {
-  return Buffer.from(JSON.stringify([Date.parse(hit.time), hit.hitId])).toString('base64url');
+function cursorOf(key: HitKey): string {
+  return Buffer.from(JSON.stringify([key.timeMs, key.hitId])).toString('base64url');
 }
 
 function parseCursor(cursor: unknown): { timeMs: number; hitId: string } | undefined {
@@ -176,11 +178,23 @@ export class ReportQueries {
       throw ServiceError.invalidField('limit', 'isInt', `limit must be an integer from 1 to ${REPORTING_QUERY_LIMITS.maxRawEvents}`);
     const before = parseCursor(request.cursor);
     const { dialect, table } = this.warehouse;
-    const rows = await this.warehouse.rows(
-      rawEventsSql(dialect, table, { accountId: context.accountId, startMs: window.startMs, endMs: window.endMs, filters: resolved, before, limit: limit + 1 }),
-    );
-    const hits = rows.slice(0, limit).map(hitFromWarehouseRow);
-    return { hits, nextCursor: rows.length > limit ? cursorOf(hits[hits.length - 1]) : null };
+    // The page's keys first (a narrow scan), then its hits' columns (only the row groups holding them).
+    const keys = (
+      await this.warehouse.rows(
+        rawEventKeysSql(dialect, table, {
+          accountId: context.accountId,
+          startMs: window.startMs,
+          endMs: window.endMs,
+          filters: resolved,
+          before,
+          limit: limit + 1,
+        }),
+      )
+    ).map((row) => ({ timeMs: Number(row.time_ms), hitId: String(row.hit_id) }));
+    const page = keys.slice(0, limit);
+    const rows = page.length ? await this.warehouse.rows(hitsByKeysSql(dialect, table, context.accountId, page)) : [];
+    const hits = rows.map(hitFromWarehouseRow);
+    return { hits, nextCursor: keys.length > limit ? cursorOf(page[page.length - 1]) : null };
   }
 
   /** The hit with that id in the caller's account, or 404 REPORTING.HIT_NOT_FOUND. */

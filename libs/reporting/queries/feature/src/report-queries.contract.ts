@@ -202,6 +202,22 @@ export function reportQueriesContract(name: string, open: () => Promise<TestWare
       const empty = await drilldown({ ...request, groupings: [{ groupBy: 'c1', whitelistFilters: ['no-such-value'] }] });
       expect(empty).toMatchObject({ rows: [], rowsTotal: 0 });
       expect(metricCells(empty)).toEqual(summed.map((metric) => metricCell(metric, bases([]))));
+      // With the distinct counts (asked beside the page): the same totals on an empty page.
+      const everyMetric = { groupings: [{ groupBy: 'c1' }, { groupBy: 'country' }] };
+      const noneOfAll = await drilldown({ ...everyMetric, columnFilters: { filterColumns: [{ columnName: 'Entrances', filter: '> 1000000' }] } });
+      expect(metricCells(noneOfAll)).toEqual(expectedCells(bases(inWindow)));
+      const pastOfAll = await drilldown({ ...everyMetric, paging: { start: whole.rowsTotal, length: 10 } });
+      expect(metricCells(pastOfAll)).toEqual(expectedCells(bases(inWindow)));
+    });
+
+    it('distinct counts per group and in the totals, grouped by visitor tag too', async () => {
+      const report = await drilldown({ groupings: [{ groupBy: 'Traffic: Visitor Tag' }], paging: { length: 100 } });
+      expect(metricCells(report)).toEqual(expectedCells(bases(inWindow)));
+      for (const row of report.rows) {
+        const tag = row.cells[0].raw as string | null;
+        const hits = inWindow.filter((h) => (tag === null ? h.visitorTags.length === 0 : h.visitorTags.includes(tag)));
+        expect(metricCells(report, row)).toEqual(expectedCells(bases(hits)));
+      }
     });
 
     it('time zone days: America/New_York local dates (the day clocks go forward has 23 hours)', async () => {

@@ -25,7 +25,15 @@ import {
   type TrackingFieldNames,
 } from '@funnel/reporting-queries-domain';
 import type { WarehouseRunner } from '../engines/warehouse';
-import { ROWS_TOTAL_COLUMN, drilldownCountSql, drilldownPageSql, drilldownTotalsSql, pageAnswersTotals, readsDistinctCounts } from '../sql/drilldown-sql';
+import {
+  ROWS_TOTAL_COLUMN,
+  drilldownCountSql,
+  drilldownPageSql,
+  drilldownTotalsSql,
+  pageAnswersTotals,
+  readsDistinctCounts,
+  type TotalsPart,
+} from '../sql/drilldown-sql';
 import {
   VISITOR_HIT_CONVERSIONS,
   VISITOR_HIT_REVENUE,
@@ -140,21 +148,21 @@ export class ReportQueries {
     const resolved = resolveDrilldown(request, attributes);
     const { dialect, table } = this.warehouse;
     const accountId = context.accountId;
-    const totalsQuery = (distinctOnly: boolean) =>
-      this.warehouse.rows(drilldownTotalsSql(dialect, table, accountId, resolved, distinctOnly)).then(([row]) => baseRow(row ?? {}));
+    const totalsQuery = (part: TotalsPart) =>
+      this.warehouse.rows(drilldownTotalsSql(dialect, table, accountId, resolved, part)).then(([row]) => baseRow(row ?? {}));
     // The page answers the totals of the sums (one scan); the distinct counts' totals (or, grouped by
     // visitor tags, every total) are asked beside it.
     const inPage = pageAnswersTotals(resolved);
-    const beside = !inPage ? totalsQuery(false) : readsDistinctCounts(resolved) ? totalsQuery(true) : undefined;
+    const beside = !inPage ? totalsQuery('all') : readsDistinctCounts(resolved) ? totalsQuery('distinct') : undefined;
     const [rows, besideTotals] = await Promise.all([this.warehouse.rows(drilldownPageSql(dialect, table, accountId, resolved)), beside]);
     let rowsTotal = rows.length ? Number(rows[0][ROWS_TOTAL_COLUMN]) : 0;
     let sums = inPage && rows.length ? totalsRow(rows[0]) : {};
     // An empty page: past the last group (the count asked on its own), or no group passed the metric
-    // filters; the totals of the sums (over every group) then asked too.
+    // filters; then the page holds no totals, and those of the sums (over every group) are asked.
     if (!rows.length && (resolved.paging.start > 0 || resolved.metricFilters.length)) {
       const [[count], asked] = await Promise.all([
         resolved.paging.start > 0 ? this.warehouse.rows(drilldownCountSql(dialect, table, accountId, resolved)) : [undefined],
-        inPage ? totalsQuery(false) : {},
+        inPage ? totalsQuery('sums') : {},
       ]);
       rowsTotal = Number(count?.[ROWS_TOTAL_COLUMN] ?? 0);
       sums = asked;

@@ -133,7 +133,7 @@ export const totalMoneyTextColumn = (key: string) => `tm_${key}`;
  * they need no second scan of the hits: the totals of sums are the sums of the groups' sums, before
  * the metric filters. Not when a level groups by visitor tags (a hit with two tags is in two groups
  * but counts once in the totals). Distinct counts are never additive: drilldownTotalsSql with
- * `distinctOnly` answers them.
+ * part `distinct` answers them.
  */
 export function pageAnswersTotals(resolved: ResolvedDrilldown): boolean {
   return !groupsByTags(resolved);
@@ -198,16 +198,18 @@ export function drilldownCountSql(dialect: Dialect, table: string, accountId: st
   };
 }
 
+/** Which of a drilldown's totals a totals query answers: every one, the sums' or the distinct counts'. */
+export type TotalsPart = 'all' | 'sums' | 'distinct';
+
 /**
  * The totals row: the base aggregates over every hit the filters select (one row per hit, whatever its
- * tags). `distinctOnly`: only the distinct counts (the page query answers the sums). The sums in one
- * pass, each distinct count in a query of its own, side by side.
+ * tags), those of `part`. The sums in one pass, each distinct count in a query of its own, side by side.
  */
-export function drilldownTotalsSql(dialect: Dialect, table: string, accountId: string, resolved: ResolvedDrilldown, distinctOnly = false): BuiltQuery {
+export function drilldownTotalsSql(dialect: Dialect, table: string, accountId: string, resolved: ResolvedDrilldown, part: TotalsPart = 'all'): BuiltQuery {
   const ctx = new SqlContext(dialect, new Params(dialect), resolved.periods);
   const bases = neededBases(resolved);
-  const sums = distinctOnly ? [] : bases.filter((base) => base.aggregate.kind === 'sum');
-  const distincts = bases.filter((base) => base.aggregate.kind !== 'sum');
+  const sums = part === 'distinct' ? [] : bases.filter((base) => base.aggregate.kind === 'sum');
+  const distincts = part === 'sums' ? [] : bases.filter((base) => base.aggregate.kind !== 'sum');
   const parts: string[] = [];
   if (sums.length || !distincts.length) {
     const rows = filteredRows(ctx, table, accountId, resolved, false);
@@ -215,9 +217,9 @@ export function drilldownTotalsSql(dialect: Dialect, table: string, accountId: s
     parts.push(`SELECT ${aggregates.length ? aggregates.join(', ') : 'count(*) AS hits'} FROM ${rows.relation} AS source${whereClause(rows.where)}`);
   }
   for (const base of distincts) parts.push(distinctQuery(ctx, filteredRows(ctx, table, accountId, resolved, false), base, []));
-  const texts = distinctOnly ? [] : moneyTexts(ctx, resolved);
+  const texts = sums.filter((base) => base.money).map((base) => `${ctx.dialect.decimalText(baseColumn(base.key))} AS ${moneyTextColumn(base.key)}`);
   return {
-    sql: `SELECT *${texts.map((column) => `, ${column}`).join('')} FROM ${parts.map((part, i) => `(${part}) AS part${i}`).join(' CROSS JOIN ')}`,
+    sql: `SELECT *${texts.map((column) => `, ${column}`).join('')} FROM ${parts.map((query, i) => `(${query}) AS part${i}`).join(' CROSS JOIN ')}`,
     params: ctx.params.values,
   };
 }

@@ -134,13 +134,6 @@ export class SqlContext {
     return `node_type = ${this.text(when.nodeType)}`;
   }
 
-  /** A distinct-count base aggregate as the expression it counts and the condition of the rows it counts (hit rows). */
-  distinctParts(base: BaseAggregate): { expression: string; condition: string } {
-    if (base.aggregate.kind !== 'distinctVisitors') throw new Error(`${base.key} is not a distinct count`);
-    const hitRow = this.dialect.engine === 'duckdb' ? 'hit_row' : 'hit_row = 1';
-    return { expression: 'visitor_id', condition: [hitRow, this.condition(base.aggregate.when)].filter(Boolean).join(' AND ') };
-  }
-
   /** A base aggregate over the source (`hit_row` marks hit rows; conversion rows add `conv` and `rev` only). */
   aggregate(base: BaseAggregate): string {
     const hitRow = this.dialect.engine === 'duckdb' ? 'hit_row' : 'hit_row = 1';

@@ -1,12 +1,4 @@
-import {
-  BASE_AGGREGATES,
-  basesOf,
-  contextKey,
-  groupingKey,
-  type AttributeFilter,
-  type BaseAggregate,
-  type ResolvedDrilldown,
-} from '@funnel/reporting-queries-domain';
+import { BASE_AGGREGATES, basesOf, contextKey, groupingKey, type AttributeFilter, type ResolvedDrilldown } from '@funnel/reporting-queries-domain';
 import { Params, type Dialect } from './dialect';
 import { SqlContext, baseColumn } from './expressions';
 

@@ -183,6 +183,43 @@ export function reportQueriesContract(name: string, open: () => Promise<TestWare
       expect(cvr.slice(numbers.length).every((v) => v === null)).toBe(true);
     });
 
+    it('totals of the sums come with the page: the same over every group, whatever the metric filters and the page', async () => {
+      // Every metric but the distinct counts: the page query answers the totals (no second scan).
+      const summed = METRICS.filter((metric) => !JSON.stringify(metric.expression).includes('uniqueEntrances'));
+      const expected = summed.map((metric) => metricCell(metric, bases(inWindow)));
+      const request = { groupings: [{ groupBy: 'c1' }, { groupBy: 'country' }], metrics: summed.map((metric) => metric.key) };
+      const whole = await drilldown({ ...request, paging: { length: 1000 } });
+      expect(metricCells(whole)).toEqual(expected);
+      const filtered = await drilldown({ ...request, columnFilters: { filterColumns: [{ columnName: 'Entrances', filter: '>= 4' }] } });
+      expect(filtered.rowsTotal).toBeLessThan(whole.rowsTotal);
+      expect(metricCells(filtered)).toEqual(expected);
+      const none = await drilldown({ ...request, columnFilters: { filterColumns: [{ columnName: 'Entrances', filter: '> 1000000' }] } });
+      expect(none).toMatchObject({ rows: [], rowsTotal: 0 });
+      expect(metricCells(none)).toEqual(expected);
+      const past = await drilldown({ ...request, paging: { start: whole.rowsTotal, length: 10 } });
+      expect(past).toMatchObject({ rows: [], rowsTotal: whole.rowsTotal });
+      expect(metricCells(past)).toEqual(expected);
+      const empty = await drilldown({ ...request, groupings: [{ groupBy: 'c1', whitelistFilters: ['no-such-value'] }] });
+      expect(empty).toMatchObject({ rows: [], rowsTotal: 0 });
+      expect(metricCells(empty)).toEqual(summed.map((metric) => metricCell(metric, bases([]))));
+      // With the distinct counts (asked beside the page): the same totals on an empty page.
+      const everyMetric = { groupings: [{ groupBy: 'c1' }, { groupBy: 'country' }] };
+      const noneOfAll = await drilldown({ ...everyMetric, columnFilters: { filterColumns: [{ columnName: 'Entrances', filter: '> 1000000' }] } });
+      expect(metricCells(noneOfAll)).toEqual(expectedCells(bases(inWindow)));
+      const pastOfAll = await drilldown({ ...everyMetric, paging: { start: whole.rowsTotal, length: 10 } });
+      expect(metricCells(pastOfAll)).toEqual(expectedCells(bases(inWindow)));
+    });
+
+    it('distinct counts per group and in the totals, grouped by visitor tag too', async () => {
+      const report = await drilldown({ groupings: [{ groupBy: 'Traffic: Visitor Tag' }], paging: { length: 100 } });
+      expect(metricCells(report)).toEqual(expectedCells(bases(inWindow)));
+      for (const row of report.rows) {
+        const tag = row.cells[0].raw as string | null;
+        const hits = inWindow.filter((h) => (tag === null ? h.visitorTags.length === 0 : h.visitorTags.includes(tag)));
+        expect(metricCells(report, row)).toEqual(expectedCells(bases(hits)));
+      }
+    });
+
     it('time zone days: America/New_York local dates (the day clocks go forward has 23 hours)', async () => {
       const report = await drilldown({
         groupings: [{ groupBy: 'Time: Date' }],
@@ -286,6 +323,30 @@ export function reportQueriesContract(name: string, open: () => Promise<TestWare
       await expect(queries.rawEvents(context, { ...WINDOW, cursor: 'not-a-cursor' })).rejects.toMatchObject({ status: 400 });
     });
 
+    it('explorer: a visitor with more hits than a lookup shows: the first ones, hasMore, the summary of every hit', async () => {
+      const first = Date.parse('2026-03-20T00:00:00Z');
+      const busy = Array.from({ length: 1005 }, (_, i) => ({
+        ...inWindow[i % inWindow.length],
+        hitId: `busy-${String(i).padStart(5, '0')}`,
+        visitorId: 'visitor-busy',
+        time: new Date(first + i * 60_000).toISOString(),
+        cost: '0.010000',
+        conversions: i % 100 === 0 ? [{ transactionId: `busy-tx-${i}`, payout: '2.500000', time: new Date(first + i * 60_000 + 1000).toISOString() }] : [],
+      }));
+      await warehouse.insert(busy);
+      const report = await queries.explorerVisitor(context, { visitorId: 'visitor-busy', timeStart: '2026-03-19T00:00:00Z', timeEnd: '2026-03-22T00:00:00Z' });
+      expect(report.hasMore).toBe(true);
+      expect(report.hits.map((h) => h.hitId)).toEqual(busy.slice(0, 1000).map((h) => h.hitId));
+      expect(report.visitor).toMatchObject({
+        hits: 1005,
+        conversions: 11,
+        revenue: fromMicros(toMicros('27.5')),
+        cost: fromMicros(toMicros('10.05')),
+        firstSeen: busy[0].time,
+        lastSeen: busy[1004].time,
+      });
+    });
+
     it('explorer: a visitor by id and window or by hit id, a hit, 404 for another account’s hit', async () => {
       const hit = inWindow.find((h) => h.isEntrance)!;
       const visitorHits = mine.filter((h) => h.visitorId === hit.visitorId && Date.parse(h.time) >= startMs && Date.parse(h.time) < endMs);
@@ -297,6 +358,10 @@ export function reportQueriesContract(name: string, open: () => Promise<TestWare
         visitorId: hit.visitorId,
         hits: visitorHits.length,
         conversions: visitorHits.reduce((s, h) => s + h.conversions.length, 0),
+        revenue: fromMicros(visitorHits.reduce((s, h) => s + h.conversions.reduce((c, v) => c + toMicros(v.payout), 0n), 0n)),
+        cost: fromMicros(visitorHits.reduce((s, h) => s + toMicros(h.cost), 0n)),
+        firstSeen: report.hits[0].time,
+        lastSeen: report.hits[report.hits.length - 1].time,
       });
       expect(report.hasMore).toBe(false);
       const byHit = await queries.explorerVisitor(context, { hitId: hit.hitId });

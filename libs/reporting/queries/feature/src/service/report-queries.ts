@@ -25,8 +25,26 @@ import {
   type TrackingFieldNames,
 } from '@funnel/reporting-queries-domain';
 import type { WarehouseRunner } from '../engines/warehouse';
-import { ROWS_TOTAL_COLUMN, drilldownCountSql, drilldownPageSql, drilldownTotalsSql } from '../sql/drilldown-sql';
-import { hitByIdSql, hitFromWarehouseRow, rawEventsSql, visitorHitsSql, visitorSummarySql } from '../sql/hits-sql';
+import {
+  ROWS_TOTAL_COLUMN,
+  drilldownCountSql,
+  drilldownPageSql,
+  drilldownTotalsSql,
+  pageAnswersTotals,
+  readsDistinctCounts,
+  type TotalsPart,
+} from '../sql/drilldown-sql';
+import {
+  VISITOR_HIT_CONVERSIONS,
+  VISITOR_HIT_REVENUE,
+  hitByIdSql,
+  hitFromWarehouseRow,
+  hitsByKeysSql,
+  type HitKey,
+  rawEventKeysSql,
+  visitorHitsSql,
+  visitorSummarySql,
+} from '../sql/hits-sql';
 import type { AssetNames } from './asset-names';
 
 /** Finds hits by id without scanning (the hit store's getHits), when the store has an id index. */
@@ -62,8 +80,33 @@ function baseRow(row: Record<string, unknown>): Record<string, string | number |
   return out;
 }
 
-function cursorOf(hit: Hit): string {
-  return Buffer.from(JSON.stringify([Date.parse(hit.time), hit.hitId])).toString('base64url');
+/** The totals' base aggregates a page row holds (pageAnswersTotals): `t_<key>`, money from `tm_<key>`. */
+function totalsRow(row: Record<string, unknown>): Record<string, string | number | null> {
+  const out: Record<string, string | number | null> = {};
+  for (const [column, value] of Object.entries(row)) {
+    if (column.startsWith('t_')) out[column.slice(2)] = value as string | number | null;
+  }
+  for (const [column, value] of Object.entries(row)) {
+    if (column.startsWith('tm_')) out[column.slice(3)] = value as string;
+  }
+  return out;
+}
+
+/** A visitor's summary (as visitorSummarySql answers it) from all of its hits' rows, oldest first. */
+function summaryOf(rows: readonly Record<string, unknown>[]): Record<string, unknown> {
+  const total = (column: string) => fromMicros(rows.reduce((sum, row) => sum + toMicros(String(row[column] ?? '0')), 0n));
+  return {
+    hits: rows.length,
+    conversions: rows.reduce((sum, row) => sum + Number(row[VISITOR_HIT_CONVERSIONS] ?? 0), 0),
+    revenue: total(VISITOR_HIT_REVENUE),
+    cost: total('cost'),
+    first_ms: rows[0]?.time_ms,
+    last_ms: rows[rows.length - 1]?.time_ms,
+  };
+}
+
+function cursorOf(key: HitKey): string {
+  return Buffer.from(JSON.stringify([key.timeMs, key.hitId])).toString('base64url');
 }
 
 function parseCursor(cursor: unknown): { timeMs: number; hitId: string } | undefined {
@@ -104,18 +147,30 @@ export class ReportQueries {
     const attributes = await this.catalogueFor(context, singleTrafficSource(request?.groupings, request?.topLevelFilters));
     const resolved = resolveDrilldown(request, attributes);
     const { dialect, table } = this.warehouse;
-    const [rows, [totals]] = await Promise.all([
-      this.warehouse.rows(drilldownPageSql(dialect, table, context.accountId, resolved)),
-      this.warehouse.rows(drilldownTotalsSql(dialect, table, context.accountId, resolved)),
-    ]);
+    const accountId = context.accountId;
+    const totalsQuery = (part: TotalsPart) =>
+      this.warehouse.rows(drilldownTotalsSql(dialect, table, accountId, resolved, part)).then(([row]) => baseRow(row ?? {}));
+    // The page answers the totals of the sums (one scan); the distinct counts' totals (or, grouped by
+    // visitor tags, every total) are asked beside it.
+    const inPage = pageAnswersTotals(resolved);
+    const beside = !inPage ? totalsQuery('all') : readsDistinctCounts(resolved) ? totalsQuery('distinct') : undefined;
+    const [rows, besideTotals] = await Promise.all([this.warehouse.rows(drilldownPageSql(dialect, table, accountId, resolved)), beside]);
     let rowsTotal = rows.length ? Number(rows[0][ROWS_TOTAL_COLUMN]) : 0;
-    if (!rows.length && resolved.paging.start > 0) {
-      const [count] = await this.warehouse.rows(drilldownCountSql(dialect, table, context.accountId, resolved));
+    let sums = inPage && rows.length ? totalsRow(rows[0]) : {};
+    // An empty page: past the last group (the count asked on its own), or no group passed the metric
+    // filters; then the page holds no totals, and those of the sums (over every group) are asked.
+    if (!rows.length && (resolved.paging.start > 0 || resolved.metricFilters.length)) {
+      const [[count], asked] = await Promise.all([
+        resolved.paging.start > 0 ? this.warehouse.rows(drilldownCountSql(dialect, table, accountId, resolved)) : [undefined],
+        inPage ? totalsQuery('sums') : {},
+      ]);
       rowsTotal = Number(count?.[ROWS_TOTAL_COLUMN] ?? 0);
+      sums = asked;
     }
+    const totals = { ...sums, ...besideTotals };
     const engineRows = rows.map((row) => ({ ...row, ...baseRow(row) }));
     const names = await this.assets.names(context, nameRequests(resolved, engineRows));
-    return assembleDrilldown({ resolved, rows: engineRows, totals: baseRow(totals ?? {}), rowsTotal, names });
+    return assembleDrilldown({ resolved, rows: engineRows, totals, rowsTotal, names });
   }
 
   /** Hits in the window that pass the filters, newest first; `nextCursor` continues after the page's last hit. */
@@ -131,11 +186,23 @@ export class ReportQueries {
       throw ServiceError.invalidField('limit', 'isInt', `limit must be an integer from 1 to ${REPORTING_QUERY_LIMITS.maxRawEvents}`);
     const before = parseCursor(request.cursor);
     const { dialect, table } = this.warehouse;
-    const rows = await this.warehouse.rows(
-      rawEventsSql(dialect, table, { accountId: context.accountId, startMs: window.startMs, endMs: window.endMs, filters: resolved, before, limit: limit + 1 }),
-    );
-    const hits = rows.slice(0, limit).map(hitFromWarehouseRow);
-    return { hits, nextCursor: rows.length > limit ? cursorOf(hits[hits.length - 1]) : null };
+    // The page's keys first (a narrow scan), then its hits' columns (only the row groups holding them).
+    const keys = (
+      await this.warehouse.rows(
+        rawEventKeysSql(dialect, table, {
+          accountId: context.accountId,
+          startMs: window.startMs,
+          endMs: window.endMs,
+          filters: resolved,
+          before,
+          limit: limit + 1,
+        }),
+      )
+    ).map((row) => ({ timeMs: Number(row.time_ms), hitId: String(row.hit_id) }));
+    const page = keys.slice(0, limit);
+    const rows = page.length ? await this.warehouse.rows(hitsByKeysSql(dialect, table, context.accountId, page)) : [];
+    const hits = rows.map(hitFromWarehouseRow);
+    return { hits, nextCursor: keys.length > limit ? cursorOf(page[page.length - 1]) : null };
   }
 
   /** The hit with that id in the caller's account, or 404 REPORTING.HIT_NOT_FOUND. */
@@ -174,10 +241,9 @@ export class ReportQueries {
     const { dialect, table } = this.warehouse;
     const query = { accountId: context.accountId, visitorId, startMs, endMs };
     const max = REPORTING_QUERY_LIMITS.maxVisitorHits;
-    const [rows, [summary]] = await Promise.all([
-      this.warehouse.rows(visitorHitsSql(dialect, table, { ...query, limit: max + 1 })),
-      this.warehouse.rows(visitorSummarySql(dialect, table, query)),
-    ]);
+    const rows = await this.warehouse.rows(visitorHitsSql(dialect, table, { ...query, limit: max + 1 }));
+    // The summary from the hits when they are all here (one scan), else asked over the whole window.
+    const summary = rows.length > max ? (await this.warehouse.rows(visitorSummarySql(dialect, table, query)))[0] : summaryOf(rows);
     const hits = rows.slice(0, max).map(hitFromWarehouseRow);
     const entrance = hits.find((hit) => hit.isEntrance) ?? hits[0];
     const count = Number(summary?.hits ?? 0);

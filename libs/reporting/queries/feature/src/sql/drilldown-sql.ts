@@ -50,13 +50,24 @@ function predicatesOf(ctx: SqlContext, resolved: ResolvedDrilldown, expanded: bo
 
 const groupsByTags = (resolved: ResolvedDrilldown) => resolved.groupings.slice(0, resolved.levels).some(({ attribute }) => attribute.source.kind === 'tags');
 
+/** The filtered rows of the source (tag-expanded when `expanded`), with parameters of their own each time a query reads them. */
+function filteredRows(
+  ctx: SqlContext,
+  table: string,
+  accountId: string,
+  resolved: ResolvedDrilldown,
+  expanded: boolean,
+): { relation: string; where: string[] } {
+  const source = sourceOf(ctx, table, accountId, resolved);
+  return { relation: expanded ? ctx.dialect.expandTags(source) : source, where: predicatesOf(ctx, resolved, expanded) };
+}
+
+const whereClause = (where: readonly string[]) => (where.length ? ` WHERE ${where.join(' AND ')}` : '');
+
 /** The aggregation of the answer's levels (one row per group) over the filtered source, with the base aggregates as `b_<key>`. */
 function groupedQuery(ctx: SqlContext, table: string, accountId: string, resolved: ResolvedDrilldown): string {
-  const expanded = groupsByTags(resolved);
-  const source = sourceOf(ctx, table, accountId, resolved);
-  const relation = expanded ? ctx.dialect.expandTags(source) : source;
+  const rows = filteredRows(ctx, table, accountId, resolved, groupsByTags(resolved));
   const levels = resolved.groupings.slice(0, resolved.levels);
-  const where = predicatesOf(ctx, resolved, expanded);
   const select = [
     ...levels.map(({ attribute }, level) => `${ctx.attributeValue(attribute)} AS ${groupingKey(level)}`),
     // A node's funnel (node names live in funnels).
@@ -65,7 +76,7 @@ function groupedQuery(ctx: SqlContext, table: string, accountId: string, resolve
     ),
     ...neededBases(resolved).map((base) => `${ctx.aggregate(base)} AS ${baseColumn(base.key)}`),
   ];
-  return `SELECT ${select.join(', ')} FROM ${relation} AS source${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY ${levels.map((_, level) => groupingKey(level)).join(', ')}`;
+  return `SELECT ${select.join(', ')} FROM ${rows.relation} AS source${whereClause(rows.where)} GROUP BY ${levels.map((_, level) => groupingKey(level)).join(', ')}`;
 }
 
 function havingOf(ctx: SqlContext, resolved: ResolvedDrilldown): string[] {
@@ -77,10 +88,40 @@ const moneyTexts = (ctx: SqlContext, resolved: ResolvedDrilldown) =>
     .filter((base) => base.money)
     .map((base) => `${ctx.dialect.decimalText(baseColumn(base.key))} AS ${moneyTextColumn(base.key)}`);
 
+/** The totals' base aggregates when the page query answers them: `t_<key>` (money as exact text in `tm_<key>`). */
+export const totalColumn = (key: string) => `t_${key}`;
+export const totalMoneyTextColumn = (key: string) => `tm_${key}`;
+
+/**
+ * Whether a drilldown's page query also answers the totals of its sums (on every row it returns), so
+ * they need no second scan of the hits: the totals of sums are the sums of the groups' sums, before
+ * the metric filters. Not when a level groups by visitor tags (a hit with two tags is in two groups
+ * but counts once in the totals). Distinct counts are never additive: drilldownTotalsSql with
+ * part `distinct` answers them.
+ */
+export function pageAnswersTotals(resolved: ResolvedDrilldown): boolean {
+  return !groupsByTags(resolved);
+}
+
+/** Whether a drilldown reads a distinct count (not additive over the groups). */
+export function readsDistinctCounts(resolved: ResolvedDrilldown): boolean {
+  return neededBases(resolved).some((base) => base.aggregate.kind !== 'sum');
+}
+
+/** `sum(b_<key>) OVER ()` of every base aggregate the request reads, as t_<key> (and tm_<key>: money's exact text). */
+function totalsOverGroups(ctx: SqlContext, resolved: ResolvedDrilldown): { sums: string[]; texts: string[] } {
+  const bases = neededBases(resolved).filter((base) => base.aggregate.kind === 'sum');
+  return {
+    sums: bases.map((base) => `sum(${baseColumn(base.key)}) OVER () AS ${totalColumn(base.key)}`),
+    texts: bases.filter((base) => base.money).map((base) => `${ctx.dialect.decimalText(totalColumn(base.key))} AS ${totalMoneyTextColumn(base.key)}`),
+  };
+}
+
 /**
  * A page of a drilldown: the groups of the answer's levels that pass the metric filters, sorted (the
  * request's columns, then the grouping values ascending, so pages are stable), with the number of
- * such groups on every row (`rows_total`).
+ * such groups on every row (`rows_total`). When pageAnswersTotals, every row also holds the totals
+ * (`t_<key>`, summed over all the groups before the metric filters: one scan of the hits).
  */
 export function drilldownPageSql(dialect: Dialect, table: string, accountId: string, resolved: ResolvedDrilldown): BuiltQuery {
   const ctx = new SqlContext(dialect, new Params(dialect), resolved.periods);
@@ -95,9 +136,12 @@ export function drilldownPageSql(dialect: Dialect, table: string, accountId: str
   ];
   const limit = ctx.params.add(resolved.paging.length, 'Int64');
   const offset = ctx.params.add(resolved.paging.start, 'Int64');
+  const totals = pageAnswersTotals(resolved) ? totalsOverGroups(ctx, resolved) : { sums: [], texts: [] };
+  // The totals are summed one level below the metric filters (over every group).
+  const source = totals.sums.length ? `(SELECT *, ${totals.sums.join(', ')} FROM (${grouped}) AS grouped) AS totaled` : `(${grouped}) AS grouped`;
   const sql = [
-    `SELECT *, ${[...moneyTexts(ctx, resolved), `count(*) OVER () AS ${ROWS_TOTAL_COLUMN}`].join(', ')}`,
-    `FROM (${grouped}) AS grouped`,
+    `SELECT *, ${[...moneyTexts(ctx, resolved), ...totals.texts, `count(*) OVER () AS ${ROWS_TOTAL_COLUMN}`].join(', ')}`,
+    `FROM ${source}`,
     having.length ? `WHERE ${having.join(' AND ')}` : '',
     `ORDER BY ${order.join(', ')}`,
     `LIMIT ${limit} OFFSET ${offset}`,
@@ -118,17 +162,16 @@ export function drilldownCountSql(dialect: Dialect, table: string, accountId: st
   };
 }
 
-/** The totals row: the base aggregates over every hit the filters select (one row per hit, whatever its tags). */
-export function drilldownTotalsSql(dialect: Dialect, table: string, accountId: string, resolved: ResolvedDrilldown): BuiltQuery {
+/** Which of a drilldown's totals a totals query answers: every one, the sums' or the distinct counts'. */
+export type TotalsPart = 'all' | 'sums' | 'distinct';
+
+/** The totals row: the base aggregates of `part` over every hit the filters select (one row per hit, whatever its tags). */
+export function drilldownTotalsSql(dialect: Dialect, table: string, accountId: string, resolved: ResolvedDrilldown, part: TotalsPart = 'all'): BuiltQuery {
   const ctx = new SqlContext(dialect, new Params(dialect), resolved.periods);
-  const source = sourceOf(ctx, table, accountId, resolved);
-  const where = predicatesOf(ctx, resolved, false);
-  const aggregates = neededBases(resolved).map((base) => `${ctx.aggregate(base)} AS ${baseColumn(base.key)}`);
-  const inner = `SELECT ${aggregates.length ? aggregates.join(', ') : 'count(*) AS hits'} FROM ${source} AS source${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
-  return {
-    sql: `SELECT *${moneyTexts(ctx, resolved)
-      .map((column) => `, ${column}`)
-      .join('')} FROM (${inner}) AS totals`,
-    params: ctx.params.values,
-  };
+  const rows = filteredRows(ctx, table, accountId, resolved, false);
+  const bases = neededBases(resolved).filter((base) => part === 'all' || (part === 'sums') === (base.aggregate.kind === 'sum'));
+  const aggregates = bases.map((base) => `${ctx.aggregate(base)} AS ${baseColumn(base.key)}`);
+  const texts = bases.filter((base) => base.money).map((base) => `, ${ctx.dialect.decimalText(baseColumn(base.key))} AS ${moneyTextColumn(base.key)}`);
+  const inner = `SELECT ${aggregates.length ? aggregates.join(', ') : 'count(*) AS hits'} FROM ${rows.relation} AS source${whereClause(rows.where)}`;
+  return { sql: `SELECT *${texts.join('')} FROM (${inner}) AS totals`, params: ctx.params.values };
 }

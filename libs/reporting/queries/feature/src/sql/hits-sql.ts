@@ -71,11 +71,21 @@ export function hitFromWarehouseRow(row: Record<string, unknown>): Hit {
   };
 }
 
-/** A page of raw events: the account's hits in the window that pass the filters, newest first, before the cursor. */
-export function rawEventsSql(
+/** A hit's place in the newest-first order of raw events. */
+export interface HitKey {
+  timeMs: number;
+  hitId: string;
+}
+
+/**
+ * The keys (`time_ms`, `hit_id`) of a page of raw events: the account's hits in the window that pass
+ * the filters, newest first, before the cursor, `limit` of them. A narrow top-N (two columns besides
+ * the filters'); hitsByKeysSql then reads the page's columns.
+ */
+export function rawEventKeysSql(
   dialect: Dialect,
   table: string,
-  query: { accountId: string; startMs: number; endMs: number; filters: AttributeFilter[]; before?: { timeMs: number; hitId: string }; limit: number },
+  query: { accountId: string; startMs: number; endMs: number; filters: AttributeFilter[]; before?: HitKey; limit: number },
 ): BuiltQuery {
   const ctx = new SqlContext(dialect, new Params(dialect));
   const { from, live } = dialect.from(table);
@@ -90,11 +100,33 @@ export function rawEventsSql(
     const time = ctx.params.add(query.before.timeMs, 'Int64');
     where.push(`(time_ms < ${time} OR (time_ms = ${time} AND hit_id < ${ctx.text(query.before.hitId)}))`);
   }
-  const sql = `SELECT ${hitColumns(dialect)} FROM ${from} WHERE ${where.filter(Boolean).join(' AND ')} ORDER BY time_ms DESC, hit_id DESC LIMIT ${ctx.params.add(query.limit, 'Int64')}`;
+  const sql = `SELECT time_ms, hit_id FROM ${from} WHERE ${where.filter(Boolean).join(' AND ')} ORDER BY time_ms DESC, hit_id DESC LIMIT ${ctx.params.add(query.limit, 'Int64')}`;
   return { sql, params: ctx.params.values };
 }
 
-/** A visitor's hits in the window, oldest first (`limit` of them). */
+/** The account's hits of `keys` (at least one), newest first: bounded by the keys' times, so only the row groups holding them are read. */
+export function hitsByKeysSql(dialect: Dialect, table: string, accountId: string, keys: readonly HitKey[]): BuiltQuery {
+  const ctx = new SqlContext(dialect, new Params(dialect));
+  const { from, live } = dialect.from(table);
+  const times = keys.map((key) => key.timeMs);
+  const where = [
+    `account_id = ${ctx.text(accountId)}`,
+    dialect.timeAtLeast(ctx.params.add(Math.min(...times), 'Int64')),
+    dialect.timeBefore(ctx.params.add(Math.max(...times) + 1, 'Int64')),
+    live,
+    `hit_id IN (${keys.map((key) => ctx.text(key.hitId)).join(', ')})`,
+  ];
+  return {
+    sql: `SELECT ${hitColumns(dialect)} FROM ${from} WHERE ${where.filter(Boolean).join(' AND ')} ORDER BY time_ms DESC, hit_id DESC`,
+    params: ctx.params.values,
+  };
+}
+
+/** Columns a visitor's hits carry besides the hit: its conversion count and revenue (exact text), for the visitor's summary. */
+export const VISITOR_HIT_CONVERSIONS = 'summary_conversions';
+export const VISITOR_HIT_REVENUE = 'summary_revenue';
+
+/** A visitor's hits in the window, oldest first (`limit` of them), with their conversion counts and revenue. */
 export function visitorHitsSql(
   dialect: Dialect,
   table: string,
@@ -110,12 +142,14 @@ export function visitorHitsSql(
     `visitor_id = ${ctx.text(query.visitorId)}`,
   ];
   return {
-    sql: `SELECT ${hitColumns(dialect)} FROM ${from} WHERE ${where.filter(Boolean).join(' AND ')} ORDER BY time_ms ASC, hit_id ASC LIMIT ${ctx.params.add(query.limit, 'Int64')}`,
+    sql: `SELECT ${hitColumns(dialect)}, conversion_count AS ${VISITOR_HIT_CONVERSIONS}, ${dialect.decimalText('revenue')} AS ${VISITOR_HIT_REVENUE} FROM ${from} WHERE ${where
+      .filter(Boolean)
+      .join(' AND ')} ORDER BY time_ms ASC, hit_id ASC LIMIT ${ctx.params.add(query.limit, 'Int64')}`,
     params: ctx.params.values,
   };
 }
 
-/** The visitor's totals over the window: hits, conversions, revenue, cost, first and last hit times. */
+/** The visitor's totals over the window: hits, conversions, revenue, cost, first and last hit times (asked when the visitor has more hits than a lookup shows). */
 export function visitorSummarySql(
   dialect: Dialect,
   table: string,

@@ -8,9 +8,10 @@ import {
   DUCKDB_DIALECT,
   drilldownPageSql,
   drilldownTotalsSql,
-  rawEventsSql,
+  ROWS_TOTAL_COLUMN,
+  hitsByKeysSql,
+  rawEventKeysSql,
   visitorHitsSql,
-  visitorSummarySql,
   type BuiltQuery,
 } from '@funnel/reporting-queries-feature';
 import { DAY_MS, type Dataset } from './dataset';
@@ -23,13 +24,18 @@ export interface BenchQuery {
   name: string;
   /** POST path under /v1 and its body; `iteration` lets a query vary per request (another visitor). */
   http(iteration: number): { path: string; body: DrilldownRequest | RawEventsRequest | ExplorerVisitorRequest };
-  /** The service's statements for the same request, which it runs at the same time (each on its own connection); the first one's rows are the answer. */
-  engine(iteration: number): BuiltQuery[];
-  /** What the answer must hold, checked once on each side: rowsTotal of a drilldown, hits of a page. */
+  /**
+   * The service's statements for the same request, run in the service's order (`rows` runs one on
+   * the engine; statements the service runs at once are started at once); answers the answer's
+   * size: rowsTotal of a drilldown, the hits of a page.
+   */
+  engine(iteration: number, rows: Rows): Promise<number>;
+  /** What the answer's size counts (both sides' sizes are printed side by side). */
   expect: 'rowsTotal' | 'hits';
-  /** For `hits`: the page's size (the service reads one more row, to know whether a next page exists). */
-  hitsPerPage?: number;
 }
+
+/** Runs one statement on the engine and answers its rows. */
+export type Rows = (query: BuiltQuery) => Promise<Record<string, unknown>[]>;
 
 const TS = 'Third Parties: Traffic Source';
 const FUNNEL = 'Element: Funnel';
@@ -51,10 +57,14 @@ export const BUYER_METRICS = [
   'EPe',
 ];
 
-/** The service's page and totals statements of a drilldown (the catalogue without per-source tracking-field labels: they name columns, not SQL). */
-function drilldownStatements(accountId: string, request: DrilldownRequest): BuiltQuery[] {
+/** The service's page and totals statements of a drilldown, at once (the catalogue without per-source tracking-field labels: they name columns, not SQL). */
+async function drilldownOnEngine(accountId: string, request: DrilldownRequest, rows: Rows): Promise<number> {
   const resolved = resolveDrilldown(request, attributesFor());
-  return [drilldownPageSql(DUCKDB_DIALECT, TABLE, accountId, resolved), drilldownTotalsSql(DUCKDB_DIALECT, TABLE, accountId, resolved)];
+  const [page] = await Promise.all([
+    rows(drilldownPageSql(DUCKDB_DIALECT, TABLE, accountId, resolved)),
+    rows(drilldownTotalsSql(DUCKDB_DIALECT, TABLE, accountId, resolved)),
+  ]);
+  return page.length ? Number(page[0][ROWS_TOTAL_COLUMN]) : 0;
 }
 
 /** The reports' window: the data set's last 23 of 30 days (7.7 of 10M hits), as the reference figures select. */
@@ -81,7 +91,7 @@ export function benchQueries(dataset: Dataset, visitorIds: string[]): BenchQuery
   });
   const asDrilldown = (request: DrilldownRequest) => ({
     http: () => ({ path: '/reporting/drilldown', body: request }),
-    engine: () => drilldownStatements(accountId, request),
+    engine: (_: number, rows: Rows) => drilldownOnEngine(accountId, request, rows),
   });
   const sourceFilter: ReportGrouping[] = [{ groupBy: TS, whitelistFilters: [source] }];
   const visitorOf = (n: number) => visitorIds[n % visitorIds.length];
@@ -119,30 +129,35 @@ export function benchQueries(dataset: Dataset, visitorIds: string[]): BenchQuery
     {
       name: 'raw-events page (newest 100 hits of one source, every field)',
       expect: 'hits',
-      hitsPerPage: 100,
       http: () => ({ path: '/reporting/rawevents', body: { ...times, filters: sourceFilter, limit: 100 } }),
-      engine: () => [
-        rawEventsSql(DUCKDB_DIALECT, TABLE, {
-          accountId,
-          startMs: window[0],
-          endMs: window[1],
-          filters: sourceFilter.map((filter, i) => resolveFilter(filter, `filters.${i}`, attributesFor())),
-          limit: 101,
-        }),
-      ],
+      engine: async (_, rows) => {
+        // The page's keys (a narrow top-N), then the page's hits by those keys, as the service reads a page.
+        const keys = await rows(
+          rawEventKeysSql(DUCKDB_DIALECT, TABLE, {
+            accountId,
+            startMs: window[0],
+            endMs: window[1],
+            filters: sourceFilter.map((filter, i) => resolveFilter(filter, `filters.${i}`, attributesFor())),
+            limit: 101,
+          }),
+        );
+        const page = keys.slice(0, 100).map((row) => ({ timeMs: Number(row.time_ms), hitId: String(row.hit_id) }));
+        return page.length ? (await rows(hitsByKeysSql(DUCKDB_DIALECT, TABLE, accountId, page))).length : 0;
+      },
     },
     {
       name: "visitor lookup (a visitor's hits over the 30 days; another visitor each time)",
       expect: 'hits',
-      hitsPerPage: 1000,
       http: (n) => ({
         path: '/reporting/explorer/visitor',
         body: { visitorId: visitorOf(n), timeStart: new Date(shape.startMs).toISOString(), timeEnd: new Date(end).toISOString() },
       }),
-      engine: (n) => {
-        const query = { accountId, visitorId: visitorOf(n), startMs: shape.startMs, endMs: end };
-        return [visitorHitsSql(DUCKDB_DIALECT, TABLE, { ...query, limit: 1001 }), visitorSummarySql(DUCKDB_DIALECT, TABLE, query)];
-      },
+      // The visitor's hits (its summary is made from them when they are all there, as here).
+      engine: async (n, rows) =>
+        Math.min(
+          1000,
+          (await rows(visitorHitsSql(DUCKDB_DIALECT, TABLE, { accountId, visitorId: visitorOf(n), startMs: shape.startMs, endMs: end, limit: 1001 }))).length,
+        ),
     },
   ];
 }

@@ -89,7 +89,7 @@ export class ForwardingRoute implements OnModuleInit {
     };
     let answer: AssetReply | undefined;
     try {
-      answer = await this.client.request<AssetReply>(route.subject, { context, body });
+      answer = await this.client.request<AssetReply>(route.subject, { context, body }, route.timeoutMs ? { timeoutMs: route.timeoutMs } : undefined);
     } catch (error) {
       // A view's refusals name fields as the view does (`campaignName` under `/campaign/`).
       throw error instanceof ServiceError ? renameError(error, route.renames?.errors) : error;

@@ -1,4 +1,5 @@
 import {
+  REPORTING_QUERY_LIMITS,
   ATTRIBUTE_CATALOGUE_SCHEMA,
   DRILLDOWN_REPORT_SCHEMA,
   DrilldownRequestDto,
@@ -29,6 +30,8 @@ export function reportingQueryRoutes(): ForwardedRoute[] {
     subject,
     permission: 'reporting:read',
     reply: 'whole',
+    // The reporting service stops a query at REPORTING_QUERY_TIMEOUT_MS (at most 25 s) and answers 503 itself.
+    timeoutMs: REPORTING_QUERY_LIMITS.gatewayWaitMs,
     doc: { tag: 'reporting', schemas: REPORTING_QUERY_SCHEMAS, ...doc },
   });
   return [

@@ -43,6 +43,8 @@ export interface ForwardedRoute {
   renames?: FieldRenames;
   /** The largest body it takes, in bytes (default MAX_BODY_BYTES, 1 MiB; at most LARGEST_BODY_BYTES). */
   maxBodyBytes?: number;
+  /** How long the gateway waits for the service (default RPC_TIMEOUT_MS): longer for reports, which bound their own queries. */
+  timeoutMs?: number;
   /** The answer is dropped: the route answers no body (the legacy campaign save). */
   noAnswer?: boolean;
   /** What the API document (GET /v1/openapi.json) says of the route: its body DTO, query and answer schema. */

@@ -1,7 +1,7 @@
 import type { ReportingQueriesOptions } from '@funnel/reporting-queries-feature';
 import { join } from 'node:path';
 import { connect, NatsConnection } from 'nats';
-import { ReportingQueues } from '@funnel/contracts';
+import { REPORTING_QUERY_LIMITS, ReportingQueues } from '@funnel/contracts';
 import { Config, ConfigError, NatsAccess, OutboundHttp, ServiceClient, bool, int, natsAccessOptions, natsClientOptions, url } from '@funnel/platform';
 import {
   EmbeddedJobQueue,
@@ -36,7 +36,7 @@ export const reportingConfig = {
   /** Replicas of the JetStream job streams in a NATS cluster (3 keeps accepted updates through the loss of a server). */
   REPORTING_STREAM_REPLICAS: int({ min: 1, max: 5, default: 1 }),
   /** A reporting query (drilldown, raw events, explorer) running longer is stopped and answered 503 REPORTING.QUERY_TIMEOUT. */
-  REPORTING_QUERY_TIMEOUT_MS: int({ min: 100, max: 300_000, default: 20_000 }),
+  REPORTING_QUERY_TIMEOUT_MS: int({ min: 100, max: REPORTING_QUERY_LIMITS.maxQueryTimeoutMs, default: 20_000 }),
 };
 
 /** The checks across reporting settings, at start before anything is opened. */

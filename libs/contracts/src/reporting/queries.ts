@@ -48,6 +48,10 @@ export const REPORTING_QUERY_LIMITS = {
   maxVisitorHits: 1000,
   /** Postback log rows per page. */
   maxPostbackRows: 1000,
+  /** The longest a query may run (REPORTING_QUERY_TIMEOUT_MS at most). */
+  maxQueryTimeoutMs: 25_000,
+  /** How long the gateway waits for a report: past the longest query, so the service's own 503 answers first. */
+  gatewayWaitMs: 30_000,
 } as const;
 
 // ---- attributes ---------------------------------------------------------------------------------

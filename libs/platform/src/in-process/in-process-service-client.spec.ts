@@ -74,6 +74,23 @@ describe('InProcessServiceClient timeouts', () => {
     pending[0].respond({ response: 'too late', isDisposed: true });
   });
 
+  it('bounds a request by its own timeoutMs when given: a longer one outlives the default, a shorter one behind it still expires on time', async () => {
+    const { client, pending } = setUp(100);
+    const slow = settled(client.request('demo.thing.get', request, { timeoutMs: 1000 }));
+    const quick = settled(client.request('demo.thing.get', request, { timeoutMs: 50 }));
+    const usual = settled(client.request('demo.thing.get', request));
+    const [q, u] = await Promise.all([quick, usual]);
+    expect(q.error).toMatchObject({ status: 503 });
+    expect(q.ms).toBeGreaterThanOrEqual(45);
+    expect(q.ms).toBeLessThan(100);
+    expect(u.error).toMatchObject({ status: 503 });
+    expect(u.ms).toBeGreaterThanOrEqual(95);
+    // Past the client's 100 ms, the slow request is still waiting, and gets its answer.
+    pending[0].respond({ response: 'report', isDisposed: true });
+    expect(await slow).toMatchObject({ value: 'report' });
+    expect(pending.map((p) => p.cancelled)).toEqual([false, true, true]);
+  });
+
   it('keeps timing out requests sent after an idle spell', async () => {
     const { client, pending } = setUp(100);
     const answered = client.request('demo.thing.get', request);

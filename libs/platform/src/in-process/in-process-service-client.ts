@@ -3,7 +3,7 @@ import { NO_MESSAGE_HANDLER } from '@nestjs/microservices/constants';
 import type { Logger } from 'pino';
 import { createLogger } from '../logging/logger';
 import { type RpcMetrics, rpcOutcomeOf } from '../ops/metrics';
-import { DEFAULT_RPC_TIMEOUT_MS, type ServiceClient, toServiceError } from '../rpc/service-client';
+import { DEFAULT_RPC_TIMEOUT_MS, type RequestOptions, type ServiceClient, toServiceError } from '../rpc/service-client';
 import type { EventHandler } from '../rpc/event-publisher';
 import type { InProcessBus } from './in-process-bus';
 
@@ -23,6 +23,8 @@ export class InProcessServiceClient implements ServiceClient {
    */
   private readonly waiting = new Set<Waiting>();
   private timer: NodeJS.Timeout | undefined;
+  /** When the timer fires (performance.now() time). */
+  private timerDeadline = Infinity;
 
   constructor(
     private readonly bus: InProcessBus,
@@ -33,8 +35,9 @@ export class InProcessServiceClient implements ServiceClient {
     this.metrics = options.metrics;
   }
 
-  request<T>(subject: string, payload: RpcRequest): Promise<T> {
+  request<T>(subject: string, payload: RpcRequest, options: RequestOptions = {}): Promise<T> {
     const startedAt = performance.now();
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const endpoint = this.bus.requestEndpoint(subject);
     if (!endpoint) {
       const error = toServiceError(NO_MESSAGE_HANDLER, subject, payload, this.logger);
@@ -45,10 +48,10 @@ export class InProcessServiceClient implements ServiceClient {
       let response: unknown;
       let settled = false;
       const waiting: Waiting = {
-        deadline: performance.now() + this.timeoutMs,
+        deadline: performance.now() + timeoutMs,
         expire: () => {
           cancel();
-          finish(ServiceError.unavailable(`${subject.split('.', 1)[0]} did not answer within ${this.timeoutMs} ms`));
+          finish(ServiceError.unavailable(`${subject.split('.', 1)[0]} did not answer within ${timeoutMs} ms`));
         },
       };
       const finish = (error?: unknown) => {
@@ -74,7 +77,12 @@ export class InProcessServiceClient implements ServiceClient {
 
   private startWaiting(waiting: Waiting): void {
     this.waiting.add(waiting);
-    if (!this.timer) this.timer = setTimeout(this.expireOverdue, this.timeoutMs);
+    // A request with a nearer deadline than the timer's (a shorter bound than a slow query's) resets it.
+    if (!this.timer || waiting.deadline < this.timerDeadline) {
+      clearTimeout(this.timer);
+      this.timerDeadline = waiting.deadline;
+      this.timer = setTimeout(this.expireOverdue, Math.max(1, Math.ceil(waiting.deadline - performance.now())));
+    }
     // A waiting request keeps the process alive until it is answered or times out.
     else if (this.waiting.size === 1) this.timer.ref();
   }
@@ -89,12 +97,16 @@ export class InProcessServiceClient implements ServiceClient {
   private readonly expireOverdue = (): void => {
     this.timer = undefined;
     const now = performance.now();
-    for (const waiting of this.waiting) {
-      if (waiting.deadline > now) break;
-      waiting.expire();
+    // Deadlines differ by request (RequestOptions.timeoutMs), so every waiting request is looked at.
+    let next = Infinity;
+    for (const waiting of [...this.waiting]) {
+      if (waiting.deadline <= now) waiting.expire();
+      else next = Math.min(next, waiting.deadline);
     }
-    const [oldest] = this.waiting;
-    if (oldest) this.timer = setTimeout(this.expireOverdue, Math.ceil(oldest.deadline - now));
+    if (next !== Infinity) {
+      this.timerDeadline = next;
+      this.timer = setTimeout(this.expireOverdue, Math.max(1, Math.ceil(next - now)));
+    }
   };
 
   /** Events published on the bus (InProcessBus.publish), delivered synchronously. */

@@ -3,7 +3,7 @@ import { ErrorCode as NatsErrorCode, type Msg, type NatsConnection, type NatsErr
 import type { Logger } from 'pino';
 import { createLogger } from '../logging/logger';
 import { type RpcMetrics, rpcOutcomeOf } from '../ops/metrics';
-import { DEFAULT_RPC_TIMEOUT_MS, type ServiceClient, toServiceError } from './service-client';
+import { DEFAULT_RPC_TIMEOUT_MS, type RequestOptions, type ServiceClient, toServiceError } from './service-client';
 import { type NatsAccess, natsAccessOptions, natsClientOptions } from './nats-options';
 import type { EventHandler } from './event-publisher';
 import { coalesceWritesPerLoopTurn } from './nats-write-coalescing';
@@ -98,13 +98,14 @@ export class NatsServiceClient implements ServiceClient {
     this.connect().catch(() => undefined);
   }
 
-  async request<T>(subject: string, payload: RpcRequest): Promise<T> {
+  async request<T>(subject: string, payload: RpcRequest, options: RequestOptions = {}): Promise<T> {
     const startedAt = performance.now();
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     try {
-      const nc = await this.connectWithin(this.timeoutMs);
+      const nc = await this.connectWithin(timeoutMs);
       // While reconnecting the client would buffer the request until the timeout; answer at once.
       if (!this.reachable) throw ServiceError.unavailable('NATS connection lost; reconnecting');
-      const remaining = Math.max(1, this.timeoutMs - (performance.now() - startedAt));
+      const remaining = Math.max(1, timeoutMs - (performance.now() - startedAt));
       const id = String(++this.nextId);
       const message = encoder.encode(JSON.stringify({ pattern: subject, data: payload, id }));
       if (message.length > this.maxMessageBytes) {

@@ -10,8 +10,8 @@ import type { EventHandler } from './event-publisher';
 
 /** How the gateway (or any caller) reaches a service, whatever the transport. */
 export interface ServiceClient {
-  /** Resolves with the reply; rejects only with a ServiceError. */
-  request<T>(subject: string, payload: RpcRequest): Promise<T>;
+  /** Resolves with the reply; rejects only with a ServiceError. `timeoutMs` replaces the client's bound for this request (a slow query's route). */
+  request<T>(subject: string, payload: RpcRequest, options?: RequestOptions): Promise<T>;
   /**
    * Receives the events published on `subject` (see EventPublisher), from now until the returned
    * function is called. At most once, in publication order per publisher; over NATS the
@@ -22,6 +22,12 @@ export interface ServiceClient {
 }
 
 export const DEFAULT_RPC_TIMEOUT_MS = 4000;
+
+/** What one request may change of the client's defaults. */
+export interface RequestOptions {
+  /** The bound of this request, connecting included, instead of the client's. */
+  timeoutMs?: number;
+}
 
 export interface ProxyServiceClientOptions {
   /** Upper bound for one request, connecting included; past it the caller gets a 503. */
@@ -49,12 +55,12 @@ export class ProxyServiceClient implements ServiceClient {
     this.metrics = options.metrics;
   }
 
-  async request<T>(subject: string, payload: RpcRequest): Promise<T> {
+  async request<T>(subject: string, payload: RpcRequest, options: RequestOptions = {}): Promise<T> {
     const startedAt = performance.now();
     try {
       // Request/reply yields one reply, so a limit on the first one bounds the whole call,
       // including the lazy connect that ClientProxy.send begins with.
-      const reply$ = this.proxy.send<T, RpcRequest>(subject, payload).pipe(timeout({ first: this.timeoutMs }));
+      const reply$ = this.proxy.send<T, RpcRequest>(subject, payload).pipe(timeout({ first: options.timeoutMs ?? this.timeoutMs }));
       const reply = await lastValueFrom(reply$, { defaultValue: undefined as T });
       this.metrics?.observe(subject, 'ok', (performance.now() - startedAt) / 1000);
       return reply;

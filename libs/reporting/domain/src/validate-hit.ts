@@ -60,10 +60,10 @@ const NO_VISITOR: Readonly<HitVisitor> = Object.fromEntries(HIT_VISITOR_FIELDS.m
 
 /**
  * Shortcuts for the forms the edge writes, each a subset of its full rule with the same answer:
- * `2026-01-10T12:00:00.000Z` (UTC, as toISOString writes it: its own instant when it reads back the
- * same), canonical money text (`0`, `12.5`), a dotted IPv4 address without leading zeros.
+ * `2026-01-10T12:00:00.000Z` (UTC, as toISOString writes it, years 1000..9999: its own instant when
+ * it reads back the same; the full rule reads years below 100 otherwise), canonical money text (`0`, `12.5`), a dotted IPv4 address without leading zeros.
  */
-const UTC_ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const UTC_ISO_TIME = /^[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const CANONICAL_MONEY = /^(?:0|[1-9]\d{0,11})(?:\.\d{0,5}[1-9])?$/;
 const IPV4_OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
 const DOTTED_IPV4 = new RegExp(`^${IPV4_OCTET}(?:\\.${IPV4_OCTET}){3}$`);

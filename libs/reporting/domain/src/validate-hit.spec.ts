@@ -1,4 +1,9 @@
-import { parseHit } from './validate-hit';
+import { decimalText } from '@funnel/contracts';
+import { isISO8601 } from 'class-validator';
+import fc from 'fast-check';
+import ipaddr from 'ipaddr.js';
+import { MONEY_TEXT, normalizeDecimal } from './decimal';
+import { isIpAddress, moneyText, parseHit, parseIsoTime } from './validate-hit';
 import { aHit } from './testing/hits';
 
 const valid = () => {
@@ -100,4 +105,68 @@ describe('parseHit (ingest)', () => {
   });
 
   it('refuses what is not an object', () => expect(parseHit([1])).toEqual({ ok: false, errors: [{ field: '', message: 'a hit must be an object' }] }));
+});
+
+/**
+ * parseHit takes shortcuts for the forms the edge writes (UTC times as toISOString writes them,
+ * canonical money text, dotted IPv4): each must answer as the full rule does, on any input.
+ */
+describe('parseHit shortcuts agree with the full rules', () => {
+  const fullTime = (value: string) =>
+    isISO8601(value, { strict: true }) && /T.*(Z|[+-]\d\d:?\d\d)$/.test(value) && Number.isFinite(Date.parse(value))
+      ? new Date(Date.parse(value)).toISOString()
+      : undefined;
+  const fullMoney = (value: string) => {
+    const text = decimalText(value);
+    return text !== undefined && MONEY_TEXT.test(text) ? normalizeDecimal(text) : undefined;
+  };
+  const digits = (min: number, max: number) => fc.stringMatching(new RegExp(`^\\d{${min},${max}}$`));
+  const pad = (n: number, width: number) => String(n).padStart(width, '0');
+  // Near-canonical times: any digits in each field (invalid days, hours 24, year 0000 ...), with or without milliseconds.
+  const times = fc.oneof(
+    fc
+      .tuple(
+        digits(4, 4),
+        fc.integer({ min: 0, max: 13 }),
+        fc.integer({ min: 0, max: 32 }),
+        fc.integer({ min: 0, max: 25 }),
+        fc.integer({ min: 0, max: 61 }),
+        fc.integer({ min: 0, max: 61 }),
+        digits(0, 4),
+        fc.constantFrom('Z', 'z', '+00:00', ''),
+      )
+      .map(([y, mo, d, h, mi, s, ms, zone]) => `${y}-${pad(mo, 2)}-${pad(d, 2)}T${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)}${ms === '' ? '' : `.${ms}`}${zone}`),
+    fc.date({ min: new Date(Date.UTC(-1000, 0, 1)), max: new Date(Date.UTC(12000, 0, 1)), noInvalidDate: true }).map((date) => date.toISOString()),
+    fc.string(),
+  );
+  const money = fc.oneof(
+    fc.tuple(digits(1, 14), fc.option(digits(0, 8))).map(([whole, fraction]) => (fraction === null ? whole : `${whole}.${fraction}`)),
+    fc.double().map(String),
+    fc.string(),
+  );
+  const octet = fc.oneof(fc.integer({ min: 0, max: 300 }).map(String), digits(1, 4), fc.constant(''));
+  const ips = fc.oneof(
+    fc.tuple(octet, octet, octet, octet).map((parts) => parts.join('.')),
+    fc.ipV4(),
+    fc.ipV6(),
+    fc.string(),
+  );
+
+  it('reads times as the ISO 8601 rule does', () =>
+    fc.assert(
+      fc.property(times, (value) => expect(parseIsoTime(value)).toEqual(fullTime(value))),
+      { numRuns: 5000 },
+    ));
+
+  it('reads money text as the decimal rule does', () =>
+    fc.assert(
+      fc.property(money, (value) => expect(moneyText(value)).toEqual(fullMoney(value))),
+      { numRuns: 5000 },
+    ));
+
+  it('takes IP addresses as ipaddr.js does', () =>
+    fc.assert(
+      fc.property(ips, (value) => expect(isIpAddress(value)).toBe(ipaddr.isValid(value))),
+      { numRuns: 5000 },
+    ));
 });

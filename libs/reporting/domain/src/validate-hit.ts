@@ -2,7 +2,7 @@ import { FUNNEL_NODE_TYPES, decimalText, isValidAssetId } from '@funnel/contract
 import { isISO31661Alpha2, isISO8601 } from 'class-validator';
 import ipaddr from 'ipaddr.js';
 import { MONEY_TEXT, normalizeDecimal } from './decimal';
-import { HIT_VISITOR_FIELDS, unknownHitVisitor, type Hit, type HitConversion } from './hit';
+import { HIT_VISITOR_FIELDS, type Hit, type HitConversion, type HitVisitor } from './hit';
 
 /** A problem with one field of an ingested hit. */
 export interface FieldError {
@@ -52,8 +52,33 @@ const HIT_FIELDS = new Set([
   'clicks',
 ]);
 
+// Lookups of the rules above (a hit is checked field by field at ingest rates, so no array scans).
+const TRACKING_SLOT_SET: ReadonlySet<string> = new Set(HIT_TRACKING_SLOTS);
+const VISITOR_FIELD_SET: ReadonlySet<string> = new Set(HIT_VISITOR_FIELDS);
+const NODE_TYPE_SET: ReadonlySet<string> = new Set(HIT_NODE_TYPES);
+const NO_VISITOR: Readonly<HitVisitor> = Object.fromEntries(HIT_VISITOR_FIELDS.map((field) => [field, ''])) as HitVisitor;
+
+/**
+ * Shortcuts for the forms the edge writes, each a subset of its full rule with the same answer:
+ * `2026-01-10T12:00:00.000Z` (UTC, as toISOString writes it, years 1000..9999: its own instant when
+ * it reads back the same; the full rule reads years below 100 otherwise), canonical money text (`0`, `12.5`), a dotted IPv4 address without leading zeros.
+ */
+const UTC_ISO_TIME = /^[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const CANONICAL_MONEY = /^(?:0|[1-9]\d{0,11})(?:\.\d{0,5}[1-9])?$/;
+const IPV4_OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+const DOTTED_IPV4 = new RegExp(`^${IPV4_OCTET}(?:\\.${IPV4_OCTET}){3}$`);
+
+/** Whether `value` is an IPv4 or IPv6 address (ipaddr.js's rule). */
+export function isIpAddress(value: string): boolean {
+  return DOTTED_IPV4.test(value) || ipaddr.isValid(value);
+}
+
 /** ISO 8601 date-time with a time zone (`Z` or an offset), read to its instant. Undefined when it is not one. */
 export function parseIsoTime(value: unknown): string | undefined {
+  if (typeof value === 'string' && UTC_ISO_TIME.test(value)) {
+    const ms = Date.parse(value);
+    if (Number.isFinite(ms) && new Date(ms).toISOString() === value) return value;
+  }
   if (typeof value !== 'string' || !isISO8601(value, { strict: true }) || !/T.*(Z|[+-]\d\d:?\d\d)$/.test(value)) return undefined;
   const ms = Date.parse(value);
   return Number.isFinite(ms) ? new Date(ms).toISOString() : undefined;
@@ -69,6 +94,7 @@ export function isCountryCode(value: unknown): value is string {
  * undefined when it is not one.
  */
 export function moneyText(value: unknown): string | undefined {
+  if (typeof value === 'string' && CANONICAL_MONEY.test(value)) return value;
   const text = decimalText(value);
   return text !== undefined && MONEY_TEXT.test(text) ? normalizeDecimal(text) : undefined;
 }
@@ -114,7 +140,7 @@ export function parseHit(input: unknown): ParseResult<Hit> {
   const countryCode = input['countryCode'] ?? '';
   if (countryCode !== '' && !isCountryCode(countryCode)) fail('countryCode', 'must be an ISO 3166-1 alpha-2 code in upper case, or ""');
   const ip = input['ip'] ?? '';
-  if (typeof ip !== 'string' || (ip !== '' && !ipaddr.isValid(ip))) fail('ip', 'must be an IPv4 or IPv6 address, or ""');
+  if (typeof ip !== 'string' || (ip !== '' && !isIpAddress(ip))) fail('ip', 'must be an IPv4 or IPv6 address, or ""');
 
   const time = parseIsoTime(input['time']);
   if (time === undefined) fail('time', 'must be an ISO 8601 date-time with a time zone');
@@ -131,7 +157,7 @@ export function parseHit(input: unknown): ParseResult<Hit> {
   if (!isPlainObject(rawFields)) fail('trackingFields', 'must be an object of slot -> value');
   else
     for (const [slot, value] of Object.entries(rawFields)) {
-      if (!HIT_TRACKING_SLOTS.includes(slot)) fail(`trackingFields.${slot}`, 'is not a tracking-field slot (campaign, external, c1..c20)');
+      if (!TRACKING_SLOT_SET.has(slot)) fail(`trackingFields.${slot}`, 'is not a tracking-field slot (campaign, external, c1..c20)');
       else if (typeof value !== 'string' || value.length > TRACKING_VALUE_MAX)
         fail(`trackingFields.${slot}`, `must be a string of at most ${TRACKING_VALUE_MAX} characters`);
       else trackingFields[slot] = value;
@@ -167,7 +193,7 @@ export function parseHit(input: unknown): ParseResult<Hit> {
     }
 
   const nodeType = input['nodeType'] ?? '';
-  if (typeof nodeType !== 'string' || (nodeType !== '' && !HIT_NODE_TYPES.includes(nodeType)))
+  if (typeof nodeType !== 'string' || (nodeType !== '' && !NODE_TYPE_SET.has(nodeType)))
     fail('nodeType', `must be a funnel node type (${HIT_NODE_TYPES.join(', ')}) or ""`);
   const idOfferSource = input['idOfferSource'] ?? '';
   if (idOfferSource !== '' && !(typeof idOfferSource === 'string' && isValidAssetId(idOfferSource)))
@@ -180,12 +206,12 @@ export function parseHit(input: unknown): ParseResult<Hit> {
   const clicks = input['clicks'] ?? 0;
   if (!Number.isSafeInteger(clicks) || (clicks as number) < 0) fail('clicks', 'must be a whole number >= 0');
 
-  const visitor = unknownHitVisitor();
+  const visitor: HitVisitor = { ...NO_VISITOR };
   const rawVisitor = input['visitor'] ?? {};
   if (!isPlainObject(rawVisitor)) fail('visitor', `must be an object of visitor attributes (${HIT_VISITOR_FIELDS.join(', ')})`);
   else
     for (const [field, value] of Object.entries(rawVisitor)) {
-      if (!(HIT_VISITOR_FIELDS as readonly string[]).includes(field)) fail(`visitor.${field}`, `is not a visitor attribute (${HIT_VISITOR_FIELDS.join(', ')})`);
+      if (!VISITOR_FIELD_SET.has(field)) fail(`visitor.${field}`, `is not a visitor attribute (${HIT_VISITOR_FIELDS.join(', ')})`);
       else if (typeof value !== 'string' || value.length > VISITOR_VALUE_MAX)
         fail(`visitor.${field}`, `must be a string of at most ${VISITOR_VALUE_MAX} characters`);
       else visitor[field as keyof typeof visitor] = value;
@@ -225,7 +251,7 @@ export function parseHit(input: unknown): ParseResult<Hit> {
       action: action as number,
       previousHitId: previousHitId as string,
       visitor,
-      visitorTags: [...visitorTags].sort(),
+      visitorTags: visitorTags.size === 0 ? [] : [...visitorTags].sort(),
       clicks: clicks as number,
     },
   };

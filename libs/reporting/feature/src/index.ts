@@ -2,7 +2,7 @@ export * from './service';
 export * from './queue';
 export * from './hits/hit-store';
 export * from './hits/duckdb/duckdb-hit-store';
-export { WarehouseInUseError } from './hits/duckdb/duckdb-instances';
+export { WAREHOUSE_CHECKPOINT_THRESHOLD, WarehouseInUseError } from './hits/duckdb/duckdb-instances';
 export * from './hits/warehouse-schema';
 export { warehouseRow, hitFromRow, HIT_READ_COLUMNS, type WarehouseRow, type WarehouseValue } from './hits/hit-row';
 export { dataChunkOf } from './hits/duckdb/hit-chunk';

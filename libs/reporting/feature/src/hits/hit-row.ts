@@ -7,50 +7,69 @@ export type WarehouseValue = string | number | boolean | readonly string[] | rea
 /** The columns of a hit (WAREHOUSE_COLUMNS' names), as both stores write them. */
 export type WarehouseRow = Record<string, WarehouseValue>;
 
+/** A hit's value of one warehouse column. */
+export type HitColumnValue = (hit: Hit) => WarehouseValue;
+
+/** The payout sum of a hit's conversions as decimal text. */
+function revenueText(hit: Pick<Hit, 'conversions'>): string {
+  if (hit.conversions.length === 0) return '0';
+  let micros = 0n;
+  for (const conversion of hit.conversions) micros += toMicros(conversion.payout);
+  return fromMicros(micros);
+}
+
+/** The columns reporting updates change (conversions, cost, custom events, postbackCalled), read from a hit. */
+const UPDATED_COLUMN_VALUES: Readonly<Record<string, HitColumnValue>> = {
+  cost: (hit) => hit.cost,
+  conversions: (hit) => (hit.conversions.length === 0 ? '[]' : JSON.stringify(hit.conversions)),
+  conversion_count: (hit) => hit.conversions.length,
+  revenue: revenueText,
+  postback_called: (hit) => hit.postbackCalled,
+  ...Object.fromEntries(CUSTOM_EVENT_NUMBERS.map((n) => [customEventColumn(n), (hit: Hit) => hit.customEvents[String(n)] ?? 0])),
+};
+
 /**
- * A hit as the warehouse's columns. Tracking fields, visitor attributes and custom events get one
- * column each ("" / 0 when absent); `conversions` stays the JSON list of the Hit record, with its
- * count and payout sum beside it, so the derived columns always agree with it.
+ * Each warehouse column (WAREHOUSE_COLUMNS' names) as read from a hit, as both stores write it.
+ * Tracking fields, visitor attributes and custom events get one column each ("" / 0 when absent);
+ * `conversions` stays the JSON list of the Hit record, with its count and payout sum beside it, so
+ * the derived columns always agree with it. A store writing hits column by column reads them here
+ * without building a row per hit.
  */
+export const HIT_COLUMN_VALUES: Readonly<Record<string, HitColumnValue>> = {
+  account_id: (hit) => hit.accountId,
+  hit_id: (hit) => hit.hitId,
+  visitor_id: (hit) => hit.visitorId,
+  id_funnel: (hit) => hit.idFunnel,
+  id_funnel_group: (hit) => hit.idFunnelGroup,
+  id_traffic_source: (hit) => hit.idTrafficSource,
+  id_node: (hit) => hit.idNode,
+  id_page: (hit) => hit.idPage,
+  node_type: (hit) => hit.nodeType,
+  id_offer_source: (hit) => hit.idOfferSource,
+  country_code: (hit) => hit.countryCode,
+  ip: (hit) => hit.ip,
+  ...Object.fromEntries(TRACKING_SLOTS.map((slot) => [trackingColumn(slot), (hit) => hit.trackingFields[slot] ?? ''])),
+  time_ms: (hit) => timeMs(hit.time),
+  is_entrance: (hit) => hit.isEntrance,
+  action: (hit) => hit.action,
+  previous_hit_id: (hit) => hit.previousHitId,
+  ...Object.fromEntries(Object.entries(VISITOR_COLUMNS).map(([field, column]) => [column, (hit) => hit.visitor[field as keyof HitVisitor] ?? ''])),
+  visitor_tags: (hit) => hit.visitorTags,
+  ...UPDATED_COLUMN_VALUES,
+  clicks: (hit) => hit.clicks,
+};
+
+/** A hit as the warehouse's columns (see HIT_COLUMN_VALUES). */
 export function warehouseRow(hit: Hit): WarehouseRow {
-  const row: WarehouseRow = {
-    account_id: hit.accountId,
-    hit_id: hit.hitId,
-    visitor_id: hit.visitorId,
-    id_funnel: hit.idFunnel,
-    id_funnel_group: hit.idFunnelGroup,
-    id_traffic_source: hit.idTrafficSource,
-    id_node: hit.idNode,
-    id_page: hit.idPage,
-    node_type: hit.nodeType,
-    id_offer_source: hit.idOfferSource,
-    country_code: hit.countryCode,
-    ip: hit.ip,
-    time_ms: timeMs(hit.time),
-    is_entrance: hit.isEntrance,
-    action: hit.action,
-    previous_hit_id: hit.previousHitId,
-    visitor_tags: hit.visitorTags,
-    cost: hit.cost,
-    postback_called: hit.postbackCalled,
-    clicks: hit.clicks,
-    ...updatedColumns(hit),
-  };
-  for (const slot of TRACKING_SLOTS) row[trackingColumn(slot)] = hit.trackingFields[slot] ?? '';
-  for (const [field, column] of Object.entries(VISITOR_COLUMNS)) row[column] = hit.visitor[field as keyof HitVisitor] ?? '';
+  const row: WarehouseRow = {};
+  for (const column in HIT_COLUMN_VALUES) row[column] = HIT_COLUMN_VALUES[column](hit);
   return row;
 }
 
 /** The columns reporting updates change (conversions, cost, custom events, postbackCalled), as `warehouseRow` has them. */
 export function updatedColumns(hit: Pick<Hit, 'conversions' | 'cost' | 'customEvents' | 'postbackCalled'>): WarehouseRow {
-  const row: WarehouseRow = {
-    cost: hit.cost,
-    conversions: JSON.stringify(hit.conversions),
-    conversion_count: hit.conversions.length,
-    revenue: fromMicros(hit.conversions.reduce((sum, conversion) => sum + toMicros(conversion.payout), 0n)),
-    postback_called: hit.postbackCalled,
-  };
-  for (const n of CUSTOM_EVENT_NUMBERS) row[customEventColumn(n)] = hit.customEvents[String(n)] ?? 0;
+  const row: WarehouseRow = {};
+  for (const column in UPDATED_COLUMN_VALUES) row[column] = UPDATED_COLUMN_VALUES[column](hit as Hit);
   return row;
 }
 

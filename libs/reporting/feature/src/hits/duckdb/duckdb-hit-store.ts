@@ -1,13 +1,13 @@
 import { join } from 'node:path';
-import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { listValue, type DuckDBAppender, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import type Database from 'better-sqlite3';
 import { ensurePrivateDirectory, openPrivateSqlite, tightenFile, writingTo } from '@funnel/eventstore';
 import { timeMs, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
-import { HIT_READ_COLUMNS, countsAsClick, hitFromRow, updatedColumns, warehouseRow, type WarehouseRow } from '../hit-row';
+import { HIT_COLUMN_VALUES, HIT_READ_COLUMNS, countsAsClick, hitFromRow, updatedColumns, type WarehouseRow } from '../hit-row';
 import type { AppliedRow, HitStore, HitWarehouse, InsertHitsResult } from '../hit-store';
 import { CUSTOM_EVENT_NUMBERS, TRACKING_SLOTS, WAREHOUSE_COLUMNS, customEventColumn, trackingColumn } from '../warehouse-schema';
 import { HIT_WAREHOUSE, leaseInstance, storageErrorOfDuckDb, type InstanceLease } from './duckdb-instances';
-import { CHUNK_ROWS, dataChunkOf } from './hit-chunk';
+import { CHUNK_ROWS, ChunkWriter, dataChunkOf } from './hit-chunk';
 import { HitKeyIndex } from './hit-key-index';
 import { importSqliteHits } from './sqlite-import';
 
@@ -61,6 +61,8 @@ export class DuckDbHitStore implements HitStore {
   readonly warehouse: HitWarehouse;
   private writes: Promise<unknown> = Promise.resolve();
   private readonly waitingInserts: WaitingInsert[] = [];
+  /** Fills the data chunks appended to `hits` (by one write at a time). */
+  private readonly hitsChunks = new ChunkWriter(WAREHOUSE_COLUMNS);
   private closed = false;
 
   private constructor(
@@ -156,7 +158,10 @@ export class DuckDbHitStore implements HitStore {
       byAccount.set(hit.accountId, accountHits);
       if (!accountHits.has(hit.hitId)) accountHits.set(hit.hitId, position);
     });
-    const fresh: WarehouseRow[] = [];
+    // The hits to store, their times and the clicks they get from action hits stored with them.
+    const fresh: Hit[] = [];
+    const freshTimes: number[] = [];
+    const batchClicks: number[] = [];
     const inserted = new Set<number>();
     const clicks: { accountId: string; counts: Map<string, number>; times: number[] }[] = [];
     for (const [accountId, positions] of byAccount) {
@@ -169,10 +174,14 @@ export class DuckDbHitStore implements HitStore {
         [...positions.keys()].filter((id) => keys.has(id)),
         keys,
       );
-      const rows = new Map<string, WarehouseRow>();
+      // hitId -> index in `fresh`
+      const rows = new Map<string, number>();
       for (const [hitId, position] of positions)
         if (!stored.has(hitId)) {
-          rows.set(hitId, warehouseRow(hits[position]));
+          rows.set(hitId, fresh.length);
+          fresh.push(hits[position]);
+          freshTimes.push(timeMs(hits[position].time));
+          batchClicks.push(0);
           inserted.add(position);
         }
       const counts = new Map<string, number>();
@@ -180,22 +189,19 @@ export class DuckDbHitStore implements HitStore {
       for (const hit of accountHits) {
         if (stored.has(hit.hitId) || hit.action === 0 || hit.previousHitId === '') continue;
         const inBatch = rows.get(hit.previousHitId);
-        if (inBatch && countsAsClick(hit, Number(inBatch['time_ms']))) inBatch['clicks'] = Number(inBatch['clicks']) + 1;
-        else if (!inBatch && keys.has(hit.previousHitId) && countsAsClick(hit, keys.get(hit.previousHitId)!)) {
+        if (inBatch !== undefined && countsAsClick(hit, freshTimes[inBatch])) batchClicks[inBatch]++;
+        else if (inBatch === undefined && keys.has(hit.previousHitId) && countsAsClick(hit, keys.get(hit.previousHitId)!)) {
           counts.set(hit.previousHitId, (counts.get(hit.previousHitId) ?? 0) + 1);
           times.push(keys.get(hit.previousHitId)!);
         }
       }
-      fresh.push(...rows.values());
       if (counts.size > 0) clicks.push({ accountId, counts, times });
     }
     if (fresh.length === 0) return inserted;
     // Keys first (see HitKeyIndex): a crash before the hits' commit leaves keys without hits, never the reverse.
-    writingTo(HIT_WAREHOUSE, () =>
-      this.index.write(fresh.map((row) => ({ accountId: String(row['account_id']), hitId: String(row['hit_id']), timeMs: Number(row['time_ms']) }))),
-    );
+    writingTo(HIT_WAREHOUSE, () => this.index.write(fresh.map((hit, i) => ({ accountId: hit.accountId, hitId: hit.hitId, timeMs: freshTimes[i] }))));
     await this.inTransaction(async () => {
-      await this.append(fresh);
+      await this.appendHits(fresh, freshTimes, batchClicks);
       for (const { accountId, counts, times } of clicks) {
         await this.writer.run(
           `UPDATE hits SET clicks = clicks + u.n
@@ -299,10 +305,29 @@ export class DuckDbHitStore implements HitStore {
   /** Appends warehouse rows to `hits` (inside the caller's transaction), a data chunk at a time. */
   private async append(rows: readonly WarehouseRow[]): Promise<void> {
     if (rows.length === 0) return;
+    await this.appending((appender) => this.hitsChunks.appendRows(appender, rows));
+  }
+
+  /**
+   * Appends hits to `hits` (inside the caller's transaction) column by column, straight from the
+   * hits: `times` their time_ms, `clicks` the clicks counted on them besides their own.
+   */
+  private async appendHits(hits: readonly Hit[], times: readonly number[], clicks: readonly number[]): Promise<void> {
+    await this.appending((appender) =>
+      this.hitsChunks.append(appender, hits.length, (column, start) => {
+        if (column === 'time_ms') return (row) => times[start + row];
+        if (column === 'clicks') return (row) => hits[start + row].clicks + clicks[start + row];
+        const value = HIT_COLUMN_VALUES[column];
+        return (row) => value(hits[start + row]);
+      }),
+    );
+  }
+
+  /** An appender to `hits` for `write`, flushed into the open transaction when it is done. */
+  private async appending(write: (appender: DuckDBAppender) => void): Promise<void> {
     const appender = await this.writer.createAppender('hits');
     try {
-      for (let start = 0; start < rows.length; start += CHUNK_ROWS)
-        appender.appendDataChunk(dataChunkOf(WAREHOUSE_COLUMNS, rows.slice(start, start + CHUNK_ROWS)));
+      write(appender);
       appender.flushSync();
     } finally {
       appender.closeSync();

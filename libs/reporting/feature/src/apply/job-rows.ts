@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { JobCounts } from '@funnel/contracts';
-import type { Hit, PostbackIntent } from '@funnel/reporting-domain';
-import type { AppliedRow, HitStore } from '../hits/hit-store';
+import type { PostbackIntent } from '@funnel/reporting-domain';
+import type { AppliedRow, HitState, HitStore } from '../hits/hit-store';
 import { ApplyResult, MAX_JOB_ERRORS, ROW_ERROR_CODES, RowError } from './apply-types';
 
 const DEFAULT_BATCH_SIZE = 1000;
@@ -41,17 +41,17 @@ export function pendingBatches(count: number, recorded: Map<number, AppliedRow>,
 
 /**
  * Applies a job whose rows each name one hit, in batches of `batchSize` rows (default 1,000): each batch reads its
- * hits, applies every row to its hit (a later row of the same hit sees the earlier row's change) and
+ * hits' states (`getHitStates`), applies every row to its hit (a later row of the same hit sees the earlier row's change) and
  * commits the changed hits with the batch's rows in one store write, so a redelivered job skips what
  * was applied. A row whose hit is missing is `notFound`; one whose `change` throws is `failed` with
  * that error. `settle` gives an applied row's final hit and postbacks (default: the changed hit, no
  * postback); its errors stop the job, which is retried. The event loop runs between two batches.
  */
-export async function applyHitRows<Row extends { hitId: string }, Change extends { outcome: 'applied' | 'noop'; hit: Hit }>(
+export async function applyHitRows<Row extends { hitId: string }, Change extends { outcome: 'applied' | 'noop'; hit: HitState }>(
   store: HitStore,
   job: { accountId: string; jobId: string; rows: readonly Row[]; batchSize?: number },
-  change: (hit: Hit, row: Row) => Change,
-  settle: (hit: Hit, applied: Change & { outcome: 'applied' }, rowIndex: number) => Promise<Settled> | Settled = (_hit, applied) => ({
+  change: (hit: HitState, row: Row) => Change,
+  settle: (hit: HitState, applied: Change & { outcome: 'applied' }, rowIndex: number) => Promise<Settled> | Settled = (_hit, applied) => ({
     hit: applied.hit,
     postbacks: [],
   }),
@@ -60,8 +60,8 @@ export async function applyHitRows<Row extends { hitId: string }, Change extends
   const recorded = await recordedRows(store, accountId, jobId);
   for (const [n, batch] of pendingBatches(jobRows.length, recorded, job.batchSize ?? DEFAULT_BATCH_SIZE).entries()) {
     if (n > 0) await betweenSlices();
-    const hits = new Map((await store.getHits(accountId, [...new Set(batch.map((index) => jobRows[index].hitId))])).map((hit) => [hit.hitId, hit]));
-    const changed = new Map<string, Hit>();
+    const hits = new Map((await store.getHitStates(accountId, [...new Set(batch.map((index) => jobRows[index].hitId))])).map((hit) => [hit.hitId, hit]));
+    const changed = new Map<string, HitState>();
     const rows: AppliedRow[] = [];
     for (const rowIndex of batch) {
       const hit = hits.get(jobRows[rowIndex].hitId);
@@ -93,7 +93,7 @@ export async function applyHitRows<Row extends { hitId: string }, Change extends
 
 /** An applied row's hit as it is stored and the postbacks the row decided. */
 export interface Settled {
-  hit: Hit;
+  hit: HitState;
   postbacks: PostbackIntent[];
 }
 

@@ -24,7 +24,7 @@ export function contractHit(n: number, overrides: Partial<Hit> = {}): Hit {
 }
 
 const window = { timeStart: '2026-01-10T00:00:00Z', timeEnd: '2026-01-11T00:00:00Z' };
-const byId = (hits: Hit[]) => [...hits].sort((a, b) => (a.hitId < b.hitId ? -1 : 1));
+const byId = <H extends { hitId: string }>(hits: H[]) => [...hits].sort((a, b) => (a.hitId < b.hitId ? -1 : 1));
 const row = (rowIndex: number, overrides: Partial<AppliedRow> = {}): AppliedRow => ({ rowIndex, outcome: 'applied', hits: 1, postbacks: [], ...overrides });
 
 /** Small value domains so that random filters match some hits and miss others. */
@@ -163,7 +163,8 @@ export function describeHitStoreContract(adapterName: string, factory: HitStoreC
       const clicks = byId(await store.getHits(ACCOUNT, [lander.hitId, offer.hitId, other.hitId])).map((hit) => hit.clicks);
       expect(clicks).toEqual([2, 0, 1]);
       // A click is not undone or redone by updates of the hit.
-      await store.commitRows(ACCOUNT, 'JOB000000001', [{ ...lander, clicks: 2, cost: '1' }], [row(0)]);
+      const changed: Hit = { ...lander, clicks: 2, cost: '1' };
+      await store.commitRows(ACCOUNT, 'JOB000000001', [changed], [row(0)]);
       expect((await store.getHits(ACCOUNT, [lander.hitId]))[0]).toMatchObject({ clicks: 2, cost: '1' });
     });
 
@@ -228,6 +229,34 @@ export function describeHitStoreContract(adapterName: string, factory: HitStoreC
         }),
         { numRuns },
       );
+    });
+
+    it('reads the states updates change, scoped to the account, as getHits has them', async () => {
+      const hit = contractHit(1, {
+        trackingFields: { campaign: 'spring', external: 'click/1', c20: 'last' },
+        cost: '0.125',
+        conversions: [{ transactionId: 'T1', payout: '2.5', time: '2026-01-10T12:00:00.000Z' }],
+        customEvents: { '1': 3, '10': 1 },
+        postbackCalled: true,
+        idTrafficSource: 'TSOURCE00007',
+        idFunnel: 'FUNNEL000007',
+      });
+      await store.insertHits([hit, contractHit(2), contractHit(3, { accountId: OTHER_ACCOUNT })]);
+      const states = byId(await store.getHitStates(ACCOUNT, [hit.hitId, contractHit(2).hitId, contractHit(3).hitId, 'HIT999999999']));
+      const project = ({ accountId, hitId, time, idFunnel, idTrafficSource, trackingFields, cost, conversions, customEvents, postbackCalled }: Hit) => ({
+        accountId,
+        hitId,
+        time,
+        idFunnel,
+        idTrafficSource,
+        trackingFields,
+        cost,
+        conversions,
+        customEvents,
+        postbackCalled,
+      });
+      expect(states).toEqual([project(hit), project(contractHit(2))]);
+      expect(await store.getHitStates(ACCOUNT, [])).toEqual([]);
     });
 
     it('commits changed hits with their job rows, and reads the rows back for that job and account only', async () => {

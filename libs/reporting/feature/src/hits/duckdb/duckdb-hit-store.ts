@@ -4,7 +4,8 @@ import type Database from 'better-sqlite3';
 import { ensurePrivateDirectory, openPrivateSqlite, tightenFile, writingTo } from '@funnel/eventstore';
 import { timeMs, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
 import { HIT_READ_COLUMNS, countsAsClick, hitFromRow, updatedColumns, warehouseRow, type WarehouseRow } from '../hit-row';
-import type { AppliedRow, HitStore, HitWarehouse, InsertHitsResult } from '../hit-store';
+import { CUSTOM_EVENT_ENTRIES, TRACKING_FIELD_ENTRIES, hitStateFromRow } from '../hit-state';
+import type { AppliedRow, HitState, HitStore, HitWarehouse, InsertHitsResult } from '../hit-store';
 import { CUSTOM_EVENT_NUMBERS, TRACKING_SLOTS, WAREHOUSE_COLUMNS, customEventColumn, trackingColumn } from '../warehouse-schema';
 import { HIT_WAREHOUSE, leaseInstance, storageErrorOfDuckDb, type InstanceLease } from './duckdb-instances';
 import { CHUNK_ROWS, dataChunkOf } from './hit-chunk';
@@ -41,6 +42,24 @@ interface WaitingInsert {
 const RETIRED_COLUMNS = ['conversion_times', 'conversion_payouts'];
 
 const SELECT_HIT = HIT_READ_COLUMNS.map((column) => (column === 'cost' ? 'cost::VARCHAR AS cost' : column)).join(', ');
+
+/** A MAP of the entries (key, column) whose column passes `keep` (a lambda body on `e.v`). */
+const mapOf = (entries: readonly [string, string][], keep: string) =>
+  `map_from_entries(list_filter([${entries.map(([key, column]) => `{'k': '${key}', 'v': ${column}}`).join(', ')}], lambda e: ${keep}))`;
+
+/** HIT_STATE_COLUMNS. */
+const SELECT_HIT_STATE = [
+  'account_id',
+  'hit_id',
+  'time_ms',
+  'id_funnel',
+  'id_traffic_source',
+  `${mapOf(TRACKING_FIELD_ENTRIES, "e.v <> ''")} AS tracking_fields`,
+  'cost::VARCHAR AS cost',
+  'conversions',
+  `${mapOf(CUSTOM_EVENT_ENTRIES, 'e.v > 0')} AS custom_events`,
+  'postback_called',
+].join(', ');
 
 /**
  * The embedded hit warehouse: DuckDB, one columnar file `DATA_DIR/reporting.duckdb` (0600).
@@ -214,6 +233,19 @@ export class DuckDbHitStore implements HitStore {
     return this.reading((connection) => this.selectByKeys(connection, accountId, keys));
   }
 
+  async getHitStates(accountId: string, hitIds: readonly string[]): Promise<HitState[]> {
+    const keys = this.index.lookup(accountId, hitIds);
+    if (keys.size === 0) return [];
+    return this.reading(async (connection) => {
+      const reader = await connection.runAndReadAll(
+        `SELECT to_json(h)::VARCHAR FROM (SELECT ${SELECT_HIT_STATE} FROM hits
+           WHERE account_id = $1 AND time_ms BETWEEN $2 AND $3 AND hit_id IN (SELECT unnest($4::VARCHAR[]))) AS h`,
+        boundsParams(accountId, keys),
+      );
+      return reader.getRows().map((values) => hitStateFromRow(JSON.parse(String(values[0])) as Record<string, unknown>));
+    });
+  }
+
   async findEntrances(accountId: string, query: EntranceQuery): Promise<Hit[]> {
     const sql = new Sql(accountId, query.timeStart, query.timeEnd);
     sql.where.push('is_entrance');
@@ -240,7 +272,7 @@ export class DuckDbHitStore implements HitStore {
     return this.reading((connection) => recordedRows(connection, accountId, jobId));
   }
 
-  async commitRows(accountId: string, jobId: string, changed: readonly Hit[], rows: readonly AppliedRow[]): Promise<void> {
+  async commitRows(accountId: string, jobId: string, changed: readonly HitState[], rows: readonly AppliedRow[]): Promise<void> {
     if (changed.length === 0 && rows.length === 0) return;
     // The last state of a hit named twice wins.
     const latest = new Map(changed.filter((hit) => hit.accountId === accountId).map((hit) => [hit.hitId, hit]));

@@ -302,6 +302,22 @@ export function describeHitStoreContract(adapterName: string, factory: HitStoreC
       expect(await store.appliedRows(ACCOUNT, 'JOB000000001')).toEqual([row(0), row(1)]);
     });
 
+    it('records a job row once across deliveries, after its rows were read and while another delivery commits', async () => {
+      await store.insertHits([contractHit(1)]);
+      expect(await store.appliedRows(ACCOUNT, 'JOB000000003')).toEqual([]);
+      await store.commitRows(ACCOUNT, 'JOB000000003', [contractHit(1, { cost: '1' })], [row(0), row(1)]);
+      const [second, third] = await Promise.all([
+        store.commitRows(ACCOUNT, 'JOB000000003', [], [row(1, { outcome: 'noop', hits: 0 }), row(2)]),
+        store.appliedRows(ACCOUNT, 'JOB000000003').then(async (first) => {
+          await store.commitRows(ACCOUNT, 'JOB000000003', [], [row(2, { outcome: 'failed', error: 'late', hits: 0 }), row(3)]);
+          return first;
+        }),
+      ]);
+      expect(second).toBeUndefined();
+      expect(third.length).toBeGreaterThanOrEqual(2);
+      expect(await store.appliedRows(ACCOUNT, 'JOB000000003')).toEqual([row(0), row(1), row(2), row(3)]);
+    });
+
     it('removes the hits of a reset once per job row, reporting the count', async () => {
       await store.insertHits([
         contractHit(1),

@@ -10,6 +10,7 @@ import { CUSTOM_EVENT_NUMBERS, TRACKING_SLOTS, WAREHOUSE_COLUMNS, customEventCol
 import { HIT_WAREHOUSE, leaseInstance, storageErrorOfDuckDb, type InstanceLease } from './duckdb-instances';
 import { CHUNK_ROWS, dataChunkOf } from './hit-chunk';
 import { HitKeyIndex } from './hit-key-index';
+import { RecordedRowIndexes } from './recorded-row-indexes';
 import { importSqliteHits } from './sqlite-import';
 
 export interface DuckDbHitStoreOptions {
@@ -80,6 +81,7 @@ export class DuckDbHitStore implements HitStore {
   readonly warehouse: HitWarehouse;
   private writes: Promise<unknown> = Promise.resolve();
   private readonly waitingInserts: WaitingInsert[] = [];
+  private readonly recordedIndexes = new RecordedRowIndexes();
   private closed = false;
 
   private constructor(
@@ -269,50 +271,54 @@ export class DuckDbHitStore implements HitStore {
   }
 
   async appliedRows(accountId: string, jobId: string): Promise<AppliedRow[]> {
-    return this.reading((connection) => recordedRows(connection, accountId, jobId));
+    const generation = this.recordedIndexes.generation;
+    const rows = await this.reading((connection) => recordedRows(connection, accountId, jobId));
+    this.recordedIndexes.remember(
+      accountId,
+      jobId,
+      rows.map((row) => row.rowIndex),
+      generation,
+    );
+    return rows;
   }
 
   async commitRows(accountId: string, jobId: string, changed: readonly HitState[], rows: readonly AppliedRow[]): Promise<void> {
     if (changed.length === 0 && rows.length === 0) return;
     // The last state of a hit named twice wins.
     const latest = new Map(changed.filter((hit) => hit.accountId === accountId).map((hit) => [hit.hitId, hit]));
-    await this.exclusive(() =>
-      this.inTransaction(async () => {
-        if (latest.size > 0) {
-          const staged = [...latest.values()].map((hit) => ({ hit_id: hit.hitId, time_ms: timeMs(hit.time), ...updatedColumns(hit) }));
-          const times = staged.map((row) => row.time_ms);
-          for (let start = 0; start < staged.length; start += CHUNK_ROWS) {
-            const appender = await this.writer.createAppender('staged_updates');
-            appender.appendDataChunk(dataChunkOf(STAGED_COLUMNS, staged.slice(start, start + CHUNK_ROWS)));
-            appender.closeSync();
-          }
-          // Bounded by the hits' times: DuckDB reads only the row groups holding them.
-          await this.writer.run(
-            `UPDATE hits SET ${UPDATE_COLUMNS.map((column) => `${column} = s.${column}`).join(', ')}
+    await this.recording(accountId, jobId, async (record) => {
+      if (latest.size > 0) {
+        const staged = [...latest.values()].map((hit) => ({ hit_id: hit.hitId, time_ms: timeMs(hit.time), ...updatedColumns(hit) }));
+        const times = staged.map((row) => row.time_ms);
+        for (let start = 0; start < staged.length; start += CHUNK_ROWS) {
+          const appender = await this.writer.createAppender('staged_updates');
+          appender.appendDataChunk(dataChunkOf(STAGED_COLUMNS, staged.slice(start, start + CHUNK_ROWS)));
+          appender.closeSync();
+        }
+        // Bounded by the hits' times: DuckDB reads only the row groups holding them.
+        await this.writer.run(
+          `UPDATE hits SET ${UPDATE_COLUMNS.map((column) => `${column} = s.${column}`).join(', ')}
              FROM staged_updates s
              WHERE hits.account_id = $1 AND hits.time_ms BETWEEN $2 AND $3 AND hits.hit_id = s.hit_id AND hits.time_ms = s.time_ms`,
-            [accountId, BigInt(Math.min(...times)), BigInt(Math.max(...times))],
-          );
-          await this.writer.run('DELETE FROM staged_updates');
-        }
-        await this.recordRows(accountId, jobId, rows);
-      }),
-    );
+          [accountId, BigInt(Math.min(...times)), BigInt(Math.max(...times))],
+        );
+        await this.writer.run('DELETE FROM staged_updates');
+      }
+      await record(rows);
+    });
   }
 
   async deleteHits(accountId: string, jobId: string, rowIndex: number, filter: HitFilter): Promise<AppliedRow> {
-    const { row, removed } = await this.exclusive(() =>
-      this.inTransaction(async () => {
-        const recorded = (await recordedRows(this.writer, accountId, jobId)).find((entry) => entry.rowIndex === rowIndex);
-        if (recorded) return { row: recorded, removed: [] as string[] };
-        const sql = hitFilterSql(accountId, filter);
-        const reader = await this.writer.runAndReadAll(`DELETE FROM hits WHERE ${sql.where.join(' AND ')} RETURNING hit_id`, sql.params);
-        const ids = reader.getRows().map((values) => String(values[0]));
-        const applied: AppliedRow = { rowIndex, outcome: ids.length > 0 ? 'applied' : 'noop', hits: ids.length, postbacks: [] };
-        await this.recordRows(accountId, jobId, [applied]);
-        return { row: applied, removed: ids };
-      }),
-    );
+    const { row, removed } = await this.recording(accountId, jobId, async (record) => {
+      const recorded = (await recordedRows(this.writer, accountId, jobId)).find((entry) => entry.rowIndex === rowIndex);
+      if (recorded) return { row: recorded, removed: [] as string[] };
+      const sql = hitFilterSql(accountId, filter);
+      const reader = await this.writer.runAndReadAll(`DELETE FROM hits WHERE ${sql.where.join(' AND ')} RETURNING hit_id`, sql.params);
+      const ids = reader.getRows().map((values) => String(values[0]));
+      const applied: AppliedRow = { rowIndex, outcome: ids.length > 0 ? 'applied' : 'noop', hits: ids.length, postbacks: [] };
+      await record([applied]);
+      return { row: applied, removed: ids };
+    });
     // After the commit: a crash before this line leaves keys without hits, which lookups skip.
     writingTo(HIT_WAREHOUSE, () => this.index.delete(accountId, removed));
     return row;
@@ -360,18 +366,49 @@ export class DuckDbHitStore implements HitStore {
     );
   }
 
-  /** One record per batch of rows, leaving out rows recorded before (inside the caller's transaction). */
-  private async recordRows(accountId: string, jobId: string, rows: readonly AppliedRow[]): Promise<void> {
-    if (rows.length === 0) return;
-    const recorded = new Set((await recordedRows(this.writer, accountId, jobId)).map((row) => row.rowIndex));
+  /**
+   * A transaction of its own that records rows of job `jobId` (`work` calls `record` once), after the
+   * writes before it: RecordedRowIndexes learns the rows once they are committed, or forgets the job
+   * when the transaction failed.
+   */
+  private recording<T>(accountId: string, jobId: string, work: (record: (rows: readonly AppliedRow[]) => Promise<void>) => Promise<T>): Promise<T> {
+    return this.exclusive(async () => {
+      let recorded: { fresh: number[]; known?: number[] } | undefined;
+      let result: T;
+      try {
+        result = await this.inTransaction(() =>
+          work(async (rows) => {
+            recorded = await this.recordRows(accountId, jobId, rows);
+          }),
+        );
+      } catch (error) {
+        this.recordedIndexes.forget(accountId, jobId);
+        throw error;
+      }
+      if (recorded) this.recordedIndexes.recorded(accountId, jobId, recorded.fresh, recorded.known);
+      return result;
+    });
+  }
+
+  /**
+   * One record per batch of rows, leaving out rows recorded before (inside the caller's transaction):
+   * those RecordedRowIndexes holds for the job, else those the job's records hold (`known`, read here).
+   * Answers the indexes recorded now.
+   */
+  private async recordRows(accountId: string, jobId: string, rows: readonly AppliedRow[]): Promise<{ fresh: number[]; known?: number[] } | undefined> {
+    if (rows.length === 0) return undefined;
+    const held = this.recordedIndexes.get(accountId, jobId);
+    const known = held ? undefined : (await recordedRows(this.writer, accountId, jobId)).map((row) => row.rowIndex);
+    const recorded = held ?? new Set(known);
     const fresh = rows.filter((row) => !recorded.has(row.rowIndex));
-    if (fresh.length === 0) return;
+    if (fresh.length === 0) return { fresh: [], known };
     await this.writer.run('INSERT INTO job_batches (account_id, job_id, first_row, rows) VALUES ($1, $2, $3, $4)', [
       accountId,
       jobId,
       Math.min(...fresh.map((row) => row.rowIndex)),
       JSON.stringify(fresh),
     ]);
+    return { fresh: fresh.map((row) => row.rowIndex), known };
   }
 
   /** Runs `work` after the writes before it (one write at a time on the writer connection). */

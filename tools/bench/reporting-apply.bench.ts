@@ -20,6 +20,8 @@ export interface ReportingApplyResult {
   seconds: number;
   /** Hits the warehouse held before the bench's own (see `preload`). */
   preloaded: number;
+  /** Rows per job. */
+  jobRows: number;
 }
 
 /** Wall and CPU seconds `run` takes. */
@@ -33,20 +35,22 @@ async function timed(run: () => void | Promise<void>): Promise<{ seconds: number
   return { seconds: Number(process.hrtime.bigint() - started) / 1e9, cpuSeconds: (used.user + used.system) / 1e6 };
 }
 
+/** Rows per job by default: one batch of the applier. */
 const JOB_ROWS = 1000;
 
 /**
  * Rows applied per second by the conversions applier on the embedded hit store (DuckDB): `hits` stored hits,
- * `jobs` jobs of 1,000 rows each on random hits (each a new transaction id; postbackCalls `all` with a
+ * `jobs` jobs of `jobRows` rows each (default 1,000: one batch; a larger job reads a batch's hits while the one before commits) on random hits (each a new transaction id; postbackCalls `all` with a
  * postbackUrl source, so every row also decides and builds a postback). The baseline writes the
  * same number of conversion rows to an equal table of hits with one prepared UPDATE per row, 1,000 per
  * transaction: what the applier costs on top of the bare writes.
  *
  * `preload` hits (same account, the year before) are written into the warehouse first, straight
  * through SQL (DuckDB table and hit-key index), so the updates run on a warehouse of that size:
- * `BENCH_APPLY_PRELOAD=10000000 npx ts-node tools/bench/reporting-apply.bench.ts`.
+ * `BENCH_APPLY_PRELOAD=10000000 node -r ./tools/register.js tools/bench/reporting-apply.bench.ts`
+ * (`BENCH_APPLY_JOB_ROWS=5000` for jobs of 5,000 rows, same number of rows in all).
  */
-export async function reportingApplyRate(hits = 100_000, jobs = 50, preload = 0): Promise<ReportingApplyResult> {
+export async function reportingApplyRate(hits = 100_000, jobs = 50, preload = 0, jobRows = JOB_ROWS): Promise<ReportingApplyResult> {
   const dir = mkdtempSync(join(tmpdir(), 'funnel-reporting-apply-'));
   try {
     const accountId = generateAssetId();
@@ -66,9 +70,9 @@ export async function reportingApplyRate(hits = 100_000, jobs = 50, preload = 0)
     };
     const payloads: ConversionsJobPayload[] = Array.from({ length: jobs }, (_, job) => ({
       postbackCalls: 'all',
-      hits: Array.from({ length: JOB_ROWS }, (_, row) => ({
+      hits: Array.from({ length: jobRows }, (_, row) => ({
         hitId: hitIds[Math.floor(Math.random() * hits)],
-        payout: `${(job * JOB_ROWS + row) % 100}.25`,
+        payout: `${(job * jobRows + row) % 100}.25`,
         transactionId: `T${job}-${row}`,
       })),
     }));
@@ -82,7 +86,7 @@ export async function reportingApplyRate(hits = 100_000, jobs = 50, preload = 0)
     await store.close();
 
     const base = await baseline(join(dir, 'baseline.sqlite'), accountId, hitIds, payloads);
-    const rows = jobs * JOB_ROWS;
+    const rows = jobs * jobRows;
     return {
       rowsPerSecond: rows / measure.seconds,
       baselineRowsPerSecond: rows / base.seconds,
@@ -91,6 +95,7 @@ export async function reportingApplyRate(hits = 100_000, jobs = 50, preload = 0)
       rows,
       seconds: measure.seconds,
       preloaded: preload,
+      jobRows,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -159,9 +164,10 @@ async function baseline(
 }
 
 if (require.main === module) {
-  void reportingApplyRate(100_000, 50, Number(process.env.BENCH_APPLY_PRELOAD ?? 0)).then((r) =>
+  const jobRows = Number(process.env.BENCH_APPLY_JOB_ROWS ?? JOB_ROWS);
+  void reportingApplyRate(100_000, Math.round((50 * JOB_ROWS) / jobRows), Number(process.env.BENCH_APPLY_PRELOAD ?? 0), jobRows).then((r) =>
     console.log(
-      `reporting apply (${r.preloaded} hits preloaded): ${Math.round(r.rowsPerSecond)} rows/s, ${Math.round(r.rowsPerCpuSecond)} rows per CPU second (${r.rows} rows in ${r.seconds.toFixed(2)} s); ` +
+      `reporting apply (${r.preloaded} hits preloaded, ${r.jobRows} rows a job): ${Math.round(r.rowsPerSecond)} rows/s, ${Math.round(r.rowsPerCpuSecond)} rows per CPU second (${r.rows} rows in ${r.seconds.toFixed(2)} s); ` +
         `baseline ${Math.round(r.baselineRowsPerSecond)} rows/s, ${Math.round(r.baselineRowsPerCpuSecond)} rows per CPU second`,
     ),
   );

@@ -22,10 +22,11 @@ export interface ConversionSettings {
   now: Date;
 }
 
-export type ConversionResult =
-  | { outcome: 'applied'; kind: 'added' | 'replaced'; hit: Hit; conversion: HitConversion }
-  | { outcome: 'applied'; kind: 'removed'; hit: Hit; removed: number }
-  | { outcome: 'noop'; hit: Hit };
+/** What a row did to the hit (`H`: a Hit, or any record with its conversions). */
+export type ConversionResult<H extends Pick<Hit, 'conversions'> = Hit> =
+  | { outcome: 'applied'; kind: 'added' | 'replaced'; hit: H; conversion: HitConversion }
+  | { outcome: 'applied'; kind: 'removed'; hit: H; removed: number }
+  | { outcome: 'noop'; hit: H };
 
 /**
  * Applies one converted-hit row to `hit`: payout -1 removes all the hit's conversions (a noop when
@@ -33,7 +34,7 @@ export type ConversionResult =
  * replaces that conversion (a noop when payout and time are the same). `overridePayout` replaces the
  * row's payout; a row without a time gets `now`.
  */
-export function applyConversion(hit: Hit, row: ConvertedHit, settings: ConversionSettings): ConversionResult {
+export function applyConversion<H extends Pick<Hit, 'conversions'>>(hit: H, row: ConvertedHit, settings: ConversionSettings): ConversionResult<H> {
   if (toMicros(row.payout) === -MICROS_PER_UNIT) {
     if (hit.conversions.length === 0) return { outcome: 'noop', hit };
     return { outcome: 'applied', kind: 'removed', removed: hit.conversions.length, hit: { ...hit, conversions: [] } };

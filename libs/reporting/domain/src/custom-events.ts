@@ -12,7 +12,7 @@ export interface CustomEventRow {
 }
 
 /** Adds the row's count (default 1) to the hit's count of event `eventNumber`. */
-export function applyCustomEvent(hit: Hit, row: CustomEventRow): Hit {
+export function applyCustomEvent<H extends Pick<Hit, 'customEvents'>>(hit: H, row: CustomEventRow): H {
   if (!Number.isInteger(row.eventNumber) || row.eventNumber < 1 || row.eventNumber > 10) throw new RangeError(`an event number is 1..10: ${row.eventNumber}`);
   const count = row.count ?? 1;
   if (!Number.isSafeInteger(count) || count < 1) throw new RangeError(`a custom event count is a whole number >= 1: ${count}`);

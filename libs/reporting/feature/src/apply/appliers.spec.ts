@@ -194,6 +194,29 @@ describe('reporting appliers', () => {
       await reference.close();
     });
 
+    it("gives a row the change an earlier batch made to its hit, when the hit was read before that batch's commit", async () => {
+      // Each commit waits until the read started beside it has answered: that read sees the hits as they were before the commit.
+      const reads: Promise<unknown>[] = [];
+      const slow = Object.assign(Object.create(store) as HitStore, {
+        getHitStates: (...args: Parameters<HitStore['getHitStates']>) => {
+          const reading = store.getHitStates(...args);
+          reads.push(reading);
+          return reading;
+        },
+        commitRows: async (...args: Parameters<HitStore['commitRows']>) => {
+          await Promise.all(reads);
+          return store.commitRows(...args);
+        },
+      });
+      const rows = [1, 2, 1, 2, 1].map((n, i) => ({ hitId: hitId(n), payout: '1', transactionId: `T${i}` }));
+      const result = await applyConversions(slow, job({ hits: rows }), { ...depsWith(), batchSize: 2 });
+      expect(result.counts).toEqual({ rows: 5, applied: 5, noop: 0, notFound: 0, failed: 0 });
+      expect(reads).toHaveLength(3);
+      const [one, two] = await hitsOf(store, 1, 2);
+      expect(one.conversions.map((conversion) => conversion.transactionId)).toEqual(['T0', 'T2', 'T4']);
+      expect(two.conversions.map((conversion) => conversion.transactionId)).toEqual(['T1', 'T3']);
+    });
+
     it('stops the job when the traffic source cannot be read, leaving the batch unapplied', async () => {
       const failing: ApplyDeps = { trafficSource: async () => Promise.reject(new Error('assets service unavailable')) };
       await expect(applyConversions(store, job({ postbackCalls: 'all', hits: [{ hitId: hitId(1), payout: '1' }] }), failing)).rejects.toThrow(

@@ -1,5 +1,5 @@
-import { entranceQueryOf, segmentCosts, type Hit } from '@funnel/reporting-domain';
-import type { AppliedRow, HitStore } from '../hits/hit-store';
+import { entranceQueryOf, segmentCosts } from '@funnel/reporting-domain';
+import type { AppliedRow, HitState, HitStore } from '../hits/hit-store';
 import type { ApplyJob, ApplyResult, CostJobPayload } from './apply-types';
 import { betweenSlices, errorMessage, recordedRows, summarize } from './job-rows';
 
@@ -19,7 +19,7 @@ export async function applyCost(store: HitStore, job: ApplyJob<CostJobPayload>):
     const segment = payload.segments[rowIndex];
     const entrances = await store.findEntrances(accountId, entranceQueryOf(payload, segment));
     let row: AppliedRow;
-    let changed: Hit[] = [];
+    let changed: HitState[] = [];
     try {
       const costs = segmentCosts(
         segment,

@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { JobCounts } from '@funnel/contracts';
-import type { Hit, PostbackIntent } from '@funnel/reporting-domain';
-import type { AppliedRow, HitStore } from '../hits/hit-store';
+import type { PostbackIntent } from '@funnel/reporting-domain';
+import type { AppliedRow, HitState, HitStore } from '../hits/hit-store';
 import { ApplyResult, MAX_JOB_ERRORS, ROW_ERROR_CODES, RowError } from './apply-types';
 
 const DEFAULT_BATCH_SIZE = 1000;
@@ -41,27 +41,38 @@ export function pendingBatches(count: number, recorded: Map<number, AppliedRow>,
 
 /**
  * Applies a job whose rows each name one hit, in batches of `batchSize` rows (default 1,000): each batch reads its
- * hits, applies every row to its hit (a later row of the same hit sees the earlier row's change) and
+ * hits' states (`getHitStates`), applies every row to its hit (a later row of the same hit sees the earlier row's change) and
  * commits the changed hits with the batch's rows in one store write, so a redelivered job skips what
- * was applied. A row whose hit is missing is `notFound`; one whose `change` throws is `failed` with
+ * was applied. The next batch's hits are read while a batch commits; the states this delivery wrote
+ * stand over what that read answers, so a row sees every earlier row's change, committed or not. A row whose hit is missing is `notFound`; one whose `change` throws is `failed` with
  * that error. `settle` gives an applied row's final hit and postbacks (default: the changed hit, no
  * postback); its errors stop the job, which is retried. The event loop runs between two batches.
  */
-export async function applyHitRows<Row extends { hitId: string }, Change extends { outcome: 'applied' | 'noop'; hit: Hit }>(
+export async function applyHitRows<Row extends { hitId: string }, Change extends { outcome: 'applied' | 'noop'; hit: HitState }>(
   store: HitStore,
   job: { accountId: string; jobId: string; rows: readonly Row[]; batchSize?: number },
-  change: (hit: Hit, row: Row) => Change,
-  settle: (hit: Hit, applied: Change & { outcome: 'applied' }, rowIndex: number) => Promise<Settled> | Settled = (_hit, applied) => ({
+  change: (hit: HitState, row: Row) => Change,
+  settle: (hit: HitState, applied: Change & { outcome: 'applied' }, rowIndex: number) => Promise<Settled> | Settled = (_hit, applied) => ({
     hit: applied.hit,
     postbacks: [],
   }),
 ): Promise<ApplyResult> {
   const { accountId, jobId, rows: jobRows } = job;
   const recorded = await recordedRows(store, accountId, jobId);
-  for (const [n, batch] of pendingBatches(jobRows.length, recorded, job.batchSize ?? DEFAULT_BATCH_SIZE).entries()) {
+  const batches = pendingBatches(jobRows.length, recorded, job.batchSize ?? DEFAULT_BATCH_SIZE);
+  // The states this delivery wrote, newest: they stand over what a read answers, which may come before their commit.
+  const written = new Map<string, HitState>();
+  const read = (batch: number[]) => {
+    const reading = store.getHitStates(accountId, [...new Set(batch.map((index) => jobRows[index].hitId))]);
+    // A batch whose commit fails stops the job before this read is awaited: its failure is not the job's.
+    reading.catch(() => undefined);
+    return reading;
+  };
+  let reading = batches.length > 0 ? read(batches[0]) : undefined;
+  for (const [n, batch] of batches.entries()) {
     if (n > 0) await betweenSlices();
-    const hits = new Map((await store.getHits(accountId, [...new Set(batch.map((index) => jobRows[index].hitId))])).map((hit) => [hit.hitId, hit]));
-    const changed = new Map<string, Hit>();
+    const hits = new Map((await reading!).map((hit) => [hit.hitId, written.get(hit.hitId) ?? hit]));
+    const changed = new Map<string, HitState>();
     const rows: AppliedRow[] = [];
     for (const rowIndex of batch) {
       const hit = hits.get(jobRows[rowIndex].hitId);
@@ -85,7 +96,10 @@ export async function applyHitRows<Row extends { hitId: string }, Change extends
       changed.set(hit.hitId, next);
       rows.push({ rowIndex, outcome: 'applied', hits: 1, postbacks });
     }
+    // The next batch's hits are read while this one commits.
+    reading = n + 1 < batches.length ? read(batches[n + 1]) : undefined;
     await store.commitRows(accountId, jobId, [...changed.values()], rows);
+    for (const [hitId, hit] of changed) written.set(hitId, hit);
     for (const row of rows) recorded.set(row.rowIndex, row);
   }
   return summarize(recorded.values(), (rowIndex) => jobRows[rowIndex]?.hitId);
@@ -93,7 +107,7 @@ export async function applyHitRows<Row extends { hitId: string }, Change extends
 
 /** An applied row's hit as it is stored and the postbacks the row decided. */
 export interface Settled {
-  hit: Hit;
+  hit: HitState;
   postbacks: PostbackIntent[];
 }
 

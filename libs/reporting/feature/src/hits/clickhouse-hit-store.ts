@@ -1,7 +1,8 @@
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { timeMs, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
 import { HIT_READ_COLUMNS, countsAsClick, hitFromRow, warehouseRow, type WarehouseValue } from './hit-row';
-import type { AppliedRow, HitStore, HitWarehouse, InsertHitsResult } from './hit-store';
+import { CUSTOM_EVENT_ENTRIES, TRACKING_FIELD_ENTRIES, hitStateFromRow } from './hit-state';
+import type { AppliedRow, HitState, HitStore, HitWarehouse, InsertHitsResult } from './hit-store';
 import { CUSTOM_EVENT_NUMBERS, TRACKING_SLOTS, WAREHOUSE_COLUMNS, customEventColumn, trackingColumn } from './warehouse-schema';
 
 /** Where the store connects: `CLICKHOUSE_URL`, or a client of the caller's (which the caller closes). */
@@ -22,6 +23,24 @@ type HitRecord = Record<string, WarehouseValue | Record<string, string>>;
 const SELECT_HIT = HIT_READ_COLUMNS.map((column) =>
   column === 'time_ms' ? 'toUnixTimestamp64Milli(time) AS time_ms' : column === 'cost' ? 'toString(cost) AS cost' : column,
 ).join(', ');
+
+/** A Map of the entries (key, column) whose value passes `keep` (a lambda body on `v`). */
+const mapOf = (entries: readonly [string, string][], keep: string) =>
+  `mapFilter((k, v) -> ${keep}, map(${entries.map(([key, column]) => `'${key}', ${column}`).join(', ')}))`;
+
+/** HIT_STATE_COLUMNS. */
+const SELECT_HIT_STATE = [
+  'account_id',
+  'hit_id',
+  'toUnixTimestamp64Milli(time) AS time_ms',
+  'id_funnel',
+  'id_traffic_source',
+  `${mapOf(TRACKING_FIELD_ENTRIES, "v != ''")} AS tracking_fields`,
+  'toString(cost) AS cost',
+  'conversions',
+  `${mapOf(CUSTOM_EVENT_ENTRIES, 'v > 0')} AS custom_events`,
+  'postback_called',
+].join(', ');
 
 /** The columns of the first version's table; the others are added to it (with values computed from these for the rows it holds). */
 const FIRST_COLUMNS = new Set([
@@ -183,6 +202,17 @@ export class ClickHouseHitStore implements HitStore {
     return this.selectHits('hit_id IN {hitIds:Array(String)}', { accountId, hitIds: [...hitIds] });
   }
 
+  async getHitStates(accountId: string, hitIds: readonly string[]): Promise<HitState[]> {
+    if (hitIds.length === 0) return [];
+    const result = await this.client.query({
+      query: `SELECT ${SELECT_HIT_STATE} FROM ${this.hitsTable} FINAL
+        WHERE account_id = {accountId:String} AND deleted = 0 AND hit_id IN {hitIds:Array(String)}`,
+      query_params: { accountId, hitIds: [...hitIds] },
+      format: 'JSONEachRow',
+    });
+    return (await result.json<Record<string, unknown>>()).map(hitStateFromRow);
+  }
+
   async findEntrances(accountId: string, query: EntranceQuery): Promise<Hit[]> {
     const where = ['is_entrance = 1', 'time >= fromUnixTimestamp64Milli({start:Int64})', 'time < fromUnixTimestamp64Milli({end:Int64})'];
     const params: Record<string, unknown> = { accountId, start: timeMs(query.timeStart), end: timeMs(query.timeEnd) };
@@ -225,7 +255,7 @@ export class ClickHouseHitStore implements HitStore {
     return batches.flatMap((batch) => JSON.parse(batch.rows) as AppliedRow[]).sort((a, b) => a.rowIndex - b.rowIndex);
   }
 
-  async commitRows(accountId: string, jobId: string, changed: readonly Hit[], rows: readonly AppliedRow[]): Promise<void> {
+  async commitRows(accountId: string, jobId: string, changed: readonly HitState[], rows: readonly AppliedRow[]): Promise<void> {
     if (rows.length === 0 && changed.length === 0) return;
     const recorded = new Set((await this.batches(accountId, jobId)).flatMap((batch) => (JSON.parse(batch.rows) as AppliedRow[]).map((row) => row.rowIndex)));
     const fresh = rows.filter((row) => !recorded.has(row.rowIndex));

@@ -24,7 +24,7 @@ export function contractHit(n: number, overrides: Partial<Hit> = {}): Hit {
 }
 
 const window = { timeStart: '2026-01-10T00:00:00Z', timeEnd: '2026-01-11T00:00:00Z' };
-const byId = (hits: Hit[]) => [...hits].sort((a, b) => (a.hitId < b.hitId ? -1 : 1));
+const byId = <H extends { hitId: string }>(hits: H[]) => [...hits].sort((a, b) => (a.hitId < b.hitId ? -1 : 1));
 const row = (rowIndex: number, overrides: Partial<AppliedRow> = {}): AppliedRow => ({ rowIndex, outcome: 'applied', hits: 1, postbacks: [], ...overrides });
 
 /** Small value domains so that random filters match some hits and miss others. */
@@ -163,7 +163,8 @@ export function describeHitStoreContract(adapterName: string, factory: HitStoreC
       const clicks = byId(await store.getHits(ACCOUNT, [lander.hitId, offer.hitId, other.hitId])).map((hit) => hit.clicks);
       expect(clicks).toEqual([2, 0, 1]);
       // A click is not undone or redone by updates of the hit.
-      await store.commitRows(ACCOUNT, 'JOB000000001', [{ ...lander, clicks: 2, cost: '1' }], [row(0)]);
+      const changed: Hit = { ...lander, clicks: 2, cost: '1' };
+      await store.commitRows(ACCOUNT, 'JOB000000001', [changed], [row(0)]);
       expect((await store.getHits(ACCOUNT, [lander.hitId]))[0]).toMatchObject({ clicks: 2, cost: '1' });
     });
 
@@ -230,6 +231,34 @@ export function describeHitStoreContract(adapterName: string, factory: HitStoreC
       );
     });
 
+    it('reads the states updates change, scoped to the account, as getHits has them', async () => {
+      const hit = contractHit(1, {
+        trackingFields: { campaign: 'spring', external: 'click/1', c20: 'last' },
+        cost: '0.125',
+        conversions: [{ transactionId: 'T1', payout: '2.5', time: '2026-01-10T12:00:00.000Z' }],
+        customEvents: { '1': 3, '10': 1 },
+        postbackCalled: true,
+        idTrafficSource: 'TSOURCE00007',
+        idFunnel: 'FUNNEL000007',
+      });
+      await store.insertHits([hit, contractHit(2), contractHit(3, { accountId: OTHER_ACCOUNT })]);
+      const states = byId(await store.getHitStates(ACCOUNT, [hit.hitId, contractHit(2).hitId, contractHit(3).hitId, 'HIT999999999']));
+      const project = ({ accountId, hitId, time, idFunnel, idTrafficSource, trackingFields, cost, conversions, customEvents, postbackCalled }: Hit) => ({
+        accountId,
+        hitId,
+        time,
+        idFunnel,
+        idTrafficSource,
+        trackingFields,
+        cost,
+        conversions,
+        customEvents,
+        postbackCalled,
+      });
+      expect(states).toEqual([project(hit), project(contractHit(2))]);
+      expect(await store.getHitStates(ACCOUNT, [])).toEqual([]);
+    });
+
     it('commits changed hits with their job rows, and reads the rows back for that job and account only', async () => {
       const hit = contractHit(1);
       await store.insertHits([hit, contractHit(1, { accountId: OTHER_ACCOUNT })]);
@@ -271,6 +300,22 @@ export function describeHitStoreContract(adapterName: string, factory: HitStoreC
       await store.commitRows(ACCOUNT, 'JOB000000001', [], [row(0, { outcome: 'noop', hits: 0 }), row(1)]);
       expect(await store.getHits(ACCOUNT, [contractHit(7).hitId])).toEqual([]);
       expect(await store.appliedRows(ACCOUNT, 'JOB000000001')).toEqual([row(0), row(1)]);
+    });
+
+    it('records a job row once across deliveries, after its rows were read and while another delivery commits', async () => {
+      await store.insertHits([contractHit(1)]);
+      expect(await store.appliedRows(ACCOUNT, 'JOB000000003')).toEqual([]);
+      await store.commitRows(ACCOUNT, 'JOB000000003', [contractHit(1, { cost: '1' })], [row(0), row(1)]);
+      const [second, third] = await Promise.all([
+        store.commitRows(ACCOUNT, 'JOB000000003', [], [row(1, { outcome: 'noop', hits: 0 }), row(2)]),
+        store.appliedRows(ACCOUNT, 'JOB000000003').then(async (first) => {
+          await store.commitRows(ACCOUNT, 'JOB000000003', [], [row(2, { outcome: 'failed', error: 'late', hits: 0 }), row(3)]);
+          return first;
+        }),
+      ]);
+      expect(second).toBeUndefined();
+      expect(third.length).toBeGreaterThanOrEqual(2);
+      expect(await store.appliedRows(ACCOUNT, 'JOB000000003')).toEqual([row(0), row(1), row(2), row(3)]);
     });
 
     it('removes the hits of a reset once per job row, reporting the count', async () => {

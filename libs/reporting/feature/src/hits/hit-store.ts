@@ -28,6 +28,17 @@ export interface AppliedRow {
   postbacks: PostbackIntent[];
 }
 
+/**
+ * What a reporting update reads of a hit and may change: its key and time, what its postback
+ * decisions and URLs read (funnel, traffic source, tracking fields), and the fields updates change
+ * (conversions, cost, custom events, postbackCalled). Tracking fields and custom events come
+ * without their empty slots, as a Hit has them. A Hit is a HitState.
+ */
+export type HitState = Pick<
+  Hit,
+  'accountId' | 'hitId' | 'time' | 'idFunnel' | 'idTrafficSource' | 'trackingFields' | 'cost' | 'conversions' | 'customEvents' | 'postbackCalled'
+>;
+
 export interface InsertHitsResult {
   inserted: number;
   /** Hits whose hitId was already stored for the account: left as they are. */
@@ -56,6 +67,11 @@ export interface HitStore {
   insertHits(hits: readonly Hit[]): Promise<InsertHitsResult>;
   /** The account's hits among `hitIds` (unknown ids are left out), in no particular order. */
   getHits(accountId: string, hitIds: readonly string[]): Promise<Hit[]>;
+  /**
+   * The states of the account's hits among `hitIds` (unknown ids are left out), in no particular
+   * order: the apply path's read, about half the columns of `getHits`.
+   */
+  getHitStates(accountId: string, hitIds: readonly string[]): Promise<HitState[]>;
   /** The account's entrance hits a cost segment covers, in hitId order. */
   findEntrances(accountId: string, query: EntranceQuery): Promise<Hit[]>;
   /** The number of the account's hits a reset with `filter` would remove now. */
@@ -67,7 +83,7 @@ export interface HitStore {
    * change: conversions, cost, customEvents, postbackCalled; hits no longer stored are skipped) and
    * records `rows` as applied for job `jobId`. A row already recorded is not recorded again.
    */
-  commitRows(accountId: string, jobId: string, changed: readonly Hit[], rows: readonly AppliedRow[]): Promise<void>;
+  commitRows(accountId: string, jobId: string, changed: readonly HitState[], rows: readonly AppliedRow[]): Promise<void>;
   /**
    * In one atomic write: removes the account's hits matching `filter` and records row `rowIndex` of
    * job `jobId` with the number removed. When that row is already recorded nothing is removed and

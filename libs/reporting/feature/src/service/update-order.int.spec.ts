@@ -43,8 +43,8 @@ function racingStore(store: HitStore, firstJobId: () => string): HitStore {
   let reads = 0;
   const readers: (() => void)[] = [];
   return Object.assign(Object.create(store) as HitStore, {
-    getHits: async (...args: Parameters<HitStore['getHits']>) => {
-      const hits = await store.getHits(...args);
+    getHitStates: async (...args: Parameters<HitStore['getHitStates']>) => {
+      const hits = await store.getHitStates(...args);
       reads += 1;
       readers.splice(0).forEach((wake) => wake());
       return hits;

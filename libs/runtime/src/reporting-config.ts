@@ -189,6 +189,7 @@ export function reportingQueriesOptions(
     warehouse: hitStore.warehouse,
     assets,
     hitsById: (accountId, hitIds) => hitStore.getHits(accountId, hitIds),
+    visitorDays: hitStore.visitorDays?.bind(hitStore),
     timeoutMs: config.REPORTING_QUERY_TIMEOUT_MS,
   };
 }

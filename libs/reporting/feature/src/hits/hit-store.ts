@@ -68,6 +68,11 @@ export interface HitStore {
   /** The account's hits among `hitIds` (unknown ids are left out), in no particular order. */
   getHits(accountId: string, hitIds: readonly string[]): Promise<Hit[]>;
   /**
+   * Where the store keeps a visitor index (the embedded one): the UTC days (epoch ms / 86,400,000) in
+   * [startMs, endMs) on which the visitor may have hits, never missing one; absent: unknown, read the window.
+   */
+  visitorDays?(accountId: string, visitorId: string, startMs: number, endMs: number): Promise<number[]>;
+  /**
    * The states of the account's hits among `hitIds` (unknown ids are left out), in no particular
    * order: the apply path's read, about half the columns of `getHits`.
    */

@@ -72,7 +72,7 @@ export function reportQueriesContract(name: string, open: () => Promise<TestWare
     beforeAll(async () => {
       warehouse = await open();
       await warehouse.insert(all);
-      queries = new ReportQueries(warehouseRunner(warehouse.warehouse), NO_ASSET_NAMES);
+      queries = new ReportQueries(warehouseRunner(warehouse.warehouse), NO_ASSET_NAMES, undefined, warehouse.visitorDays);
     });
     afterAll(() => warehouse?.close());
 

@@ -3,7 +3,7 @@ import type { ServiceClient } from '@funnel/platform';
 import { DEFAULT_QUERY_TIMEOUT_MS, warehouseRunner, type HitWarehouse } from './engines/warehouse';
 import { ReportingQueriesMessageController } from './reporting-queries.message.controller';
 import { assetNamesOverBus } from './service/asset-names';
-import { ReportQueries, type HitsById } from './service/report-queries';
+import { ReportQueries, type HitsById, type VisitorDays } from './service/report-queries';
 
 export interface ReportingQueriesOptions {
   /** The hit store's read handle. */
@@ -12,6 +12,8 @@ export interface ReportingQueriesOptions {
   assets: ServiceClient;
   /** The hit store's lookup by id (`getHits`), so the explorer does not scan for a hit id. */
   hitsById?: HitsById;
+  /** The hit store's visitor index (`visitorDays`), so the explorer reads only the days a visitor was seen. */
+  visitorDays?: VisitorDays;
   /** `REPORTING_QUERY_TIMEOUT_MS` (default 20 s). */
   timeoutMs?: number;
 }
@@ -24,6 +26,7 @@ export class ReportingQueriesModule {
       warehouseRunner(options.warehouse, options.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS),
       assetNamesOverBus(options.assets),
       options.hitsById,
+      options.visitorDays,
     );
     return {
       module: ReportingQueriesModule,

@@ -38,6 +38,35 @@ describe('DuckDbHitStore', () => {
     await reopened.close();
   });
 
+  it('knows the UTC days each visitor has hits on (written with the hits), and builds them once for a warehouse written before', async () => {
+    const dataDir = join(dir.path, 'data');
+    const day = 86_400_000;
+    const at = (ms: number) => new Date(ms).toISOString();
+    const base = Date.parse('2026-03-10T00:00:00Z');
+    const hits = [
+      contractHit(1, { visitorId: 'VISITOR0000A', time: at(base + 1000) }),
+      contractHit(2, { visitorId: 'VISITOR0000A', time: at(base + day - 1) }),
+      contractHit(3, { visitorId: 'VISITOR0000A', time: at(base + 3 * day + 5) }),
+      contractHit(4, { visitorId: 'VISITOR0000B', time: at(base + day) }),
+    ];
+    const store = await DuckDbHitStore.open({ dataDir });
+    await store.insertHits(hits);
+    const first = base / day;
+    expect(await store.visitorDays(ACCOUNT, 'VISITOR0000A', base, base + 10 * day)).toEqual([first, first + 3]);
+    expect(await store.visitorDays(ACCOUNT, 'VISITOR0000A', base + day, base + 3 * day)).toEqual([]);
+    expect(await store.visitorDays('ACCOUNT00002', 'VISITOR0000A', base, base + 10 * day)).toEqual([]);
+    await store.close();
+
+    // A warehouse from before the index: its days are read from the hits at the next open, once.
+    const sqlite = openPrivateSqlite(join(dataDir, 'reporting.sqlite'));
+    sqlite.exec('DROP TABLE visitor_days; DROP TABLE warehouse_indexes');
+    sqlite.close();
+    const reopened = await DuckDbHitStore.open({ dataDir });
+    expect(await reopened.visitorDays(ACCOUNT, 'VISITOR0000A', base, base + 10 * day)).toEqual([first, first + 3]);
+    expect(await reopened.visitorDays(ACCOUNT, 'VISITOR0000B', base, base + 10 * day)).toEqual([first + 1]);
+    await reopened.close();
+  });
+
   it('keeps the conversion, custom event and tracking columns the reports read in step with the hit, on ingest and on updates', async () => {
     const store = await DuckDbHitStore.open({ dataDir: dir.path });
     try {

@@ -9,7 +9,7 @@ import type { AppliedRow, HitState, HitStore, HitWarehouse, InsertHitsResult } f
 import { CUSTOM_EVENT_NUMBERS, TRACKING_SLOTS, WAREHOUSE_COLUMNS, customEventColumn, trackingColumn } from '../warehouse-schema';
 import { HIT_WAREHOUSE, leaseInstance, storageErrorOfDuckDb, type InstanceLease } from './duckdb-instances';
 import { CHUNK_ROWS, ChunkWriter, dataChunkOf } from './hit-chunk';
-import { HitKeyIndex } from './hit-key-index';
+import { DAY_MS, HitKeyIndex, VisitorDayIndex, type VisitorDay } from './hit-key-index';
 import { RecordedRowIndexes } from './recorded-row-indexes';
 import { importSqliteHits } from './sqlite-import';
 
@@ -96,6 +96,7 @@ export class DuckDbHitStore implements HitStore {
     private readonly sqlite: Database.Database,
     private readonly index: HitKeyIndex,
     private readonly filename: string,
+    private readonly visitors: VisitorDayIndex = new VisitorDayIndex(sqlite),
   ) {
     this.warehouse = { engine: 'duckdb', hitsTable: 'hits', connect: () => lease.instance.connect() };
   }
@@ -117,6 +118,7 @@ export class DuckDbHitStore implements HitStore {
       sqlite = openPrivateSqlite(join(options.dataDir, indexFileName));
       const store = new DuckDbHitStore(lease, writer, sqlite, new HitKeyIndex(sqlite), filename);
       await importSqliteHits({ sqlite, index: store.index, writer, transaction: (work) => store.transaction(work), append: (rows) => store.append(rows) });
+      await store.buildVisitorDays();
       return store;
     } catch (error) {
       writer?.closeSync();
@@ -223,7 +225,8 @@ export class DuckDbHitStore implements HitStore {
       if (counts.size > 0) clicks.push({ accountId, counts, times });
     }
     if (fresh.length === 0) return inserted;
-    // Keys first (see HitKeyIndex): a crash before the hits' commit leaves keys without hits, never the reverse.
+    // Keys and visitor days first (see HitKeyIndex): a crash before the hits' commit leaves keys without hits, never the reverse.
+    writingTo(HIT_WAREHOUSE, () => this.visitors.write(visitorDaysOf(fresh, freshTimes)));
     writingTo(HIT_WAREHOUSE, () => this.index.write(fresh.map((hit, i) => ({ accountId: hit.accountId, hitId: hit.hitId, timeMs: freshTimes[i] }))));
     await this.inTransaction(async () => {
       await this.appendHits(fresh, freshTimes, batchClicks);
@@ -237,6 +240,25 @@ export class DuckDbHitStore implements HitStore {
       }
     });
     return inserted;
+  }
+
+  /** The UTC days in [startMs, endMs) on which the visitor may have hits (the explorer then reads only those days' row groups). */
+  async visitorDays(accountId: string, visitorId: string, startMs: number, endMs: number): Promise<number[]> {
+    return this.visitors.days(accountId, visitorId, startMs, endMs);
+  }
+
+  /** A warehouse written before the visitor-day index existed: its days, once (an empty warehouse is done at once). */
+  private async buildVisitorDays(): Promise<void> {
+    if (this.visitors.built) return;
+    const reader = await this.writer.runAndReadAll(`SELECT DISTINCT account_id, visitor_id, (time_ms // ${DAY_MS})::BIGINT AS day FROM hits`);
+    const rows = reader.getRows();
+    writingTo(HIT_WAREHOUSE, () =>
+      this.visitors.build(
+        (function* () {
+          for (const [accountId, visitorId, day] of rows) yield { accountId: String(accountId), visitorId: String(visitorId), day: Number(day) };
+        })(),
+      ),
+    );
   }
 
   async getHits(accountId: string, hitIds: readonly string[]): Promise<Hit[]> {
@@ -562,4 +584,18 @@ function hitFilterSql(accountId: string, filter: HitFilter): Sql {
   sql.inList('ip', filter.ips);
   for (const [slot, values] of Object.entries(filter.trackingFields ?? {})) sql.inList(trackingSlotColumn(slot), values);
   return sql;
+}
+
+/** The (account, visitor, UTC day) of new hits, each once. */
+function visitorDaysOf(hits: readonly Hit[], timesMs: readonly number[]): VisitorDay[] {
+  const seen = new Set<string>();
+  const days: VisitorDay[] = [];
+  hits.forEach((hit, i) => {
+    const day = Math.floor(timesMs[i] / DAY_MS);
+    const key = `${hit.accountId}\u0000${hit.visitorId}\u0000${day}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    days.push({ accountId: hit.accountId, visitorId: hit.visitorId, day });
+  });
+  return days;
 }

@@ -50,6 +50,25 @@ import type { AssetNames } from './asset-names';
 /** Finds hits by id without scanning (the hit store's getHits), when the store has an id index. */
 export type HitsById = (accountId: string, hitIds: string[]) => Promise<Hit[]>;
 
+/** The store's visitor index (HitStore.visitorDays): the UTC days in [startMs, endMs) on which a visitor may have hits. */
+export type VisitorDays = (accountId: string, visitorId: string, startMs: number, endMs: number) => Promise<number[]>;
+
+const DAY_MS = 86_400_000;
+
+/** The parts of [startMs, endMs) on the given UTC days, consecutive days joined: where a visitor's hits can be. */
+export function visitorRanges(days: readonly number[], startMs: number, endMs: number): { startMs: number; endMs: number }[] {
+  const ranges: { startMs: number; endMs: number }[] = [];
+  for (const day of days) {
+    const from = Math.max(startMs, day * DAY_MS);
+    const to = Math.min(endMs, (day + 1) * DAY_MS);
+    if (from >= to) continue;
+    const last = ranges[ranges.length - 1];
+    if (last && last.endMs === from) last.endMs = to;
+    else ranges.push({ startMs: from, endMs: to });
+  }
+  return ranges;
+}
+
 /** Explorer by hit id: the visitor's hits this long before and after the hit. */
 export const EXPLORER_AROUND_HIT_MS = 7 * 86_400_000;
 
@@ -126,6 +145,7 @@ export class ReportQueries {
     private readonly warehouse: WarehouseRunner,
     private readonly assets: AssetNames,
     private readonly hitsById?: HitsById,
+    private readonly visitorDays?: VisitorDays,
   ) {}
 
   private async catalogueFor(context: CallerContext, idTrafficSource: string | undefined): Promise<AttributeDefinition[]> {
@@ -241,7 +261,16 @@ export class ReportQueries {
     const { dialect, table } = this.warehouse;
     const query = { accountId: context.accountId, visitorId, startMs, endMs };
     const max = REPORTING_QUERY_LIMITS.maxVisitorHits;
-    const rows = await this.warehouse.rows(visitorHitsSql(dialect, table, { ...query, limit: max + 1 }));
+    // With the store's visitor index, only the days the visitor was seen are read (each range prunes to its
+    // row groups); without it, the window's visitor column is scanned.
+    const ranges = this.visitorDays
+      ? visitorRanges(await this.visitorDays(context.accountId, visitorId, startMs, endMs), startMs, endMs)
+      : [{ startMs, endMs }];
+    const rows: Awaited<ReturnType<WarehouseRunner['rows']>> = [];
+    for (const range of ranges) {
+      if (rows.length > max) break;
+      rows.push(...(await this.warehouse.rows(visitorHitsSql(dialect, table, { ...query, ...range, limit: max + 1 - rows.length }))));
+    }
     // The summary from the hits when they are all here (one scan), else asked over the whole window.
     const summary = rows.length > max ? (await this.warehouse.rows(visitorSummarySql(dialect, table, query)))[0] : summaryOf(rows);
     const hits = rows.slice(0, max).map(hitFromWarehouseRow);

@@ -4,6 +4,7 @@ import type { Hit } from '@funnel/reporting-domain';
 import type { HitStore } from '@funnel/reporting-feature';
 import { CUSTOM_EVENT_NUMBERS, TRACKING_SLOTS, VISITOR_COLUMNS, WAREHOUSE_COLUMNS, customEventColumn, trackingColumn } from '@funnel/reporting-feature';
 import type { HitWarehouse } from '../engines/warehouse';
+import type { VisitorDays } from '../service/report-queries';
 
 /** A hit as a warehouse row (column -> value), as the stores write it. */
 export function warehouseRowOf(hit: Hit): Record<string, unknown> {
@@ -41,6 +42,8 @@ export function warehouseRowOf(hit: Hit): Record<string, unknown> {
 /** A warehouse to run the queries on in tests: its read handle, a loader of hits, and close. */
 export interface TestWarehouse {
   warehouse: HitWarehouse;
+  /** The store's visitor index, where it has one. */
+  visitorDays?: VisitorDays;
   insert(hits: readonly Hit[]): Promise<void>;
   close(): Promise<void>;
 }
@@ -112,6 +115,7 @@ export async function openClickHouseTestWarehouse(client: ClickHouseClient, tabl
 export function storeTestWarehouse(store: HitStore, close: () => Promise<void> = () => store.close()): TestWarehouse {
   return {
     warehouse: store.warehouse,
+    visitorDays: store.visitorDays?.bind(store),
     async insert(hits) {
       for (let i = 0; i < hits.length; i += 1000) await store.insertHits(hits.slice(i, i + 1000));
     },

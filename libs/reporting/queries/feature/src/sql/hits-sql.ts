@@ -1,75 +1,17 @@
-import { HIT_VISITOR_FIELDS, normalizeDecimal, type Hit, type HitVisitor } from '@funnel/reporting-domain';
+import type { Hit } from '@funnel/reporting-domain';
 import type { AttributeFilter } from '@funnel/reporting-queries-domain';
-import { CUSTOM_EVENT_NUMBERS, TRACKING_SLOTS, VISITOR_COLUMNS, customEventColumn, trackingColumn } from '@funnel/reporting-feature';
+import { HIT_READ_COLUMNS, hitFromRow } from '@funnel/reporting-feature';
 import { Params, type Dialect } from './dialect';
 import type { BuiltQuery } from './drilldown-sql';
 import { SqlContext } from './expressions';
 
-/** A hit's columns as the queries select them (money and lists as text or arrays the same way in both engines). */
+/** A hit's columns as the stores read them (HIT_READ_COLUMNS), money as text the same way in both engines. */
 function hitColumns(dialect: Dialect): string {
-  return [
-    'account_id',
-    'hit_id',
-    'visitor_id',
-    'id_funnel',
-    'id_funnel_group',
-    'id_traffic_source',
-    'id_node',
-    'id_page',
-    'node_type',
-    'id_offer_source',
-    'country_code',
-    'ip',
-    ...TRACKING_SLOTS.map(trackingColumn),
-    'time_ms',
-    `${dialect.engine === 'duckdb' ? 'CAST(is_entrance AS INTEGER)' : 'is_entrance'} AS is_entrance`,
-    'action',
-    'previous_hit_id',
-    ...Object.values(VISITOR_COLUMNS),
-    'visitor_tags',
-    `${dialect.decimalText('cost')} AS cost`,
-    'conversions',
-    ...CUSTOM_EVENT_NUMBERS.map(customEventColumn),
-    `${dialect.engine === 'duckdb' ? 'CAST(postback_called AS INTEGER)' : 'postback_called'} AS postback_called`,
-    'clicks',
-  ].join(', ');
+  return HIT_READ_COLUMNS.map((column) => (column === 'cost' ? `${dialect.decimalText('cost')} AS cost` : column)).join(', ');
 }
 
-/** A selected hit row back as the Hit record (tracking fields and custom events: the non-empty ones). */
-export function hitFromWarehouseRow(row: Record<string, unknown>): Hit {
-  const text = (column: string) => String(row[column] ?? '');
-  const trackingFields: Record<string, string> = {};
-  for (const slot of TRACKING_SLOTS) if (text(trackingColumn(slot)) !== '') trackingFields[slot] = text(trackingColumn(slot));
-  const customEvents: Record<string, number> = {};
-  for (const n of CUSTOM_EVENT_NUMBERS) if (Number(row[customEventColumn(n)] ?? 0) > 0) customEvents[String(n)] = Number(row[customEventColumn(n)]);
-  const visitor = Object.fromEntries(HIT_VISITOR_FIELDS.map((field) => [field, text(VISITOR_COLUMNS[field])])) as HitVisitor;
-  return {
-    hitId: text('hit_id'),
-    visitorId: text('visitor_id'),
-    accountId: text('account_id'),
-    idFunnel: text('id_funnel'),
-    idFunnelGroup: text('id_funnel_group'),
-    idTrafficSource: text('id_traffic_source'),
-    idNode: text('id_node'),
-    idPage: text('id_page'),
-    countryCode: text('country_code'),
-    ip: text('ip'),
-    trackingFields,
-    time: new Date(Number(row.time_ms)).toISOString(),
-    isEntrance: Number(row.is_entrance) === 1,
-    cost: normalizeDecimal(text('cost')),
-    conversions: JSON.parse(text('conversions') || '[]'),
-    customEvents,
-    postbackCalled: Number(row.postback_called) === 1,
-    nodeType: text('node_type'),
-    idOfferSource: text('id_offer_source'),
-    action: Number(row.action ?? 0),
-    previousHitId: text('previous_hit_id'),
-    visitor,
-    visitorTags: Array.isArray(row.visitor_tags) ? row.visitor_tags.map(String) : [],
-    clicks: Number(row.clicks ?? 0),
-  };
-}
+/** A selected hit row back as the Hit record, as the stores read it. */
+export const hitFromWarehouseRow: (row: Record<string, unknown>) => Hit = hitFromRow;
 
 /** A hit's place in the newest-first order of raw events. */
 export interface HitKey {

@@ -318,7 +318,12 @@ describe('DuckDbHitStore', () => {
       await store.close();
     }
     const after = openPrivateSqlite(sqlitePath);
-    expect(after.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all()).toEqual(['hit_keys', 'queue_jobs']);
+    expect(after.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all()).toEqual([
+      'hit_keys',
+      'queue_jobs',
+      'visitor_days',
+      'warehouse_indexes',
+    ]);
     after.close();
 
     // A second open imports nothing more.

@@ -1,6 +1,7 @@
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { ClickHouseHitStore } from '@funnel/reporting-feature';
 import { openChdbClient, whyChdbIsUnavailable } from '@funnel/testing';
+import { warehouseRunner } from './engines/warehouse';
 import { reportQueriesContract } from './report-queries.contract';
 import { storeTestWarehouse } from './testing/warehouse-fixture';
 
@@ -32,5 +33,25 @@ if (unavailable) {
       for (const table of ['hits', 'job_batches']) await client.command({ query: `DROP TABLE IF EXISTS ${prefix}${table} SYNC` });
       await release();
     });
+  });
+
+  it('stops a query past its time limit (max_execution_time) and answers 503 REPORTING.QUERY_TIMEOUT', async () => {
+    const chdb = url ? undefined : await openChdbClient();
+    const client = chdb?.client ?? createClient({ url: url!, request_timeout: 60_000 });
+    try {
+      const store = await ClickHouseHitStore.connect({ client, tablePrefix: `report_timeout_${process.pid}_` });
+      const started = performance.now();
+      await expect(
+        warehouseRunner(store.warehouse, 1000).rows({ sql: 'SELECT sum(number) AS n FROM numbers(1000000000000)', params: {} }),
+      ).rejects.toMatchObject({
+        status: 503,
+        code: 'REPORTING.QUERY_TIMEOUT',
+      });
+      expect(performance.now() - started).toBeLessThan(15_000);
+      await store.close();
+      for (const table of ['hits', 'job_batches']) await client.command({ query: `DROP TABLE IF EXISTS report_timeout_${process.pid}_${table} SYNC` });
+    } finally {
+      await (chdb ? chdb.close() : client.close());
+    }
   });
 }

@@ -55,4 +55,20 @@ describe('report queries beside the DuckDB writer', () => {
       await store.close();
     }
   });
+
+  it('stops a query past its time limit (DuckDB interrupts it) and answers 503 REPORTING.QUERY_TIMEOUT, the connection free again', async () => {
+    const store = await openTempHitStore();
+    try {
+      const runner = warehouseRunner(store.warehouse, 200);
+      const started = performance.now();
+      await expect(runner.rows({ sql: 'SELECT count(*) AS n FROM range(1000000000000) a WHERE a.range % 7 = 3', params: {} })).rejects.toMatchObject({
+        status: 503,
+        code: 'REPORTING.QUERY_TIMEOUT',
+      });
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(await runner.rows({ sql: 'SELECT 1 AS one', params: {} })).toEqual([{ one: 1 }]);
+    } finally {
+      await store.close();
+    }
+  });
 });

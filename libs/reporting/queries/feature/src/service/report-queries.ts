@@ -12,6 +12,7 @@ import {
   type ReportGrouping,
 } from '@funnel/contracts';
 import { fromMicros, toMicros, type Hit } from '@funnel/reporting-domain';
+import { hitFromRow } from '@funnel/reporting-feature';
 import {
   METRICS,
   assembleDrilldown,
@@ -38,7 +39,6 @@ import {
   VISITOR_HIT_CONVERSIONS,
   VISITOR_HIT_REVENUE,
   hitByIdSql,
-  hitFromWarehouseRow,
   hitsByKeysSql,
   type HitKey,
   rawEventKeysSql,
@@ -221,7 +221,7 @@ export class ReportQueries {
     ).map((row) => ({ timeMs: Number(row.time_ms), hitId: String(row.hit_id) }));
     const page = keys.slice(0, limit);
     const rows = page.length ? await this.warehouse.rows(hitsByKeysSql(dialect, table, context.accountId, page)) : [];
-    const hits = rows.map(hitFromWarehouseRow);
+    const hits = rows.map(hitFromRow);
     return { hits, nextCursor: keys.length > limit ? cursorOf(page[page.length - 1]) : null };
   }
 
@@ -236,7 +236,7 @@ export class ReportQueries {
   private async findHit(accountId: string, hitId: string): Promise<Hit | undefined> {
     if (this.hitsById) return (await this.hitsById(accountId, [hitId]))[0];
     const [row] = await this.warehouse.rows(hitByIdSql(this.warehouse.dialect, this.warehouse.table, accountId, hitId));
-    return row ? hitFromWarehouseRow(row) : undefined;
+    return row ? hitFromRow(row) : undefined;
   }
 
   /**
@@ -273,7 +273,7 @@ export class ReportQueries {
     }
     // The summary from the hits when they are all here (one scan), else asked over the whole window.
     const summary = rows.length > max ? (await this.warehouse.rows(visitorSummarySql(dialect, table, query)))[0] : summaryOf(rows);
-    const hits = rows.slice(0, max).map(hitFromWarehouseRow);
+    const hits = rows.slice(0, max).map(hitFromRow);
     const entrance = hits.find((hit) => hit.isEntrance) ?? hits[0];
     const count = Number(summary?.hits ?? 0);
     if (count === 0) throw ServiceError.notFound(ReportingQueryErrorCodes.VISITOR_NOT_FOUND, `no hit of visitor ${visitorId} in this account in the window`);

@@ -1,6 +1,5 @@
-import type { Hit } from '@funnel/reporting-domain';
 import type { AttributeFilter } from '@funnel/reporting-queries-domain';
-import { HIT_READ_COLUMNS, hitFromRow } from '@funnel/reporting-feature';
+import { HIT_READ_COLUMNS } from '@funnel/reporting-feature';
 import { Params, type Dialect } from './dialect';
 import type { BuiltQuery } from './drilldown-sql';
 import { SqlContext } from './expressions';
@@ -10,8 +9,18 @@ function hitColumns(dialect: Dialect): string {
   return HIT_READ_COLUMNS.map((column) => (column === 'cost' ? `${dialect.decimalText('cost')} AS cost` : column)).join(', ');
 }
 
-/** A selected hit row back as the Hit record, as the stores read it. */
-export const hitFromWarehouseRow: (row: Record<string, unknown>) => Hit = hitFromRow;
+/** The account's live hits in [startMs, endMs) and `more` conditions, as one WHERE (ClickHouse filters on its sort key `time`). */
+function accountWindow(ctx: SqlContext, dialect: Dialect, live: string | null, accountId: string, startMs: number, endMs: number, ...more: string[]): string {
+  return [
+    `account_id = ${ctx.text(accountId)}`,
+    dialect.timeAtLeast(ctx.params.add(startMs, 'Int64')),
+    dialect.timeBefore(ctx.params.add(endMs, 'Int64')),
+    live,
+    ...more,
+  ]
+    .filter(Boolean)
+    .join(' AND ');
+}
 
 /** A hit's place in the newest-first order of raw events. */
 export interface HitKey {
@@ -31,18 +40,14 @@ export function rawEventKeysSql(
 ): BuiltQuery {
   const ctx = new SqlContext(dialect, new Params(dialect));
   const { from, live } = dialect.from(table);
-  const where = [
-    `account_id = ${ctx.text(query.accountId)}`,
-    dialect.timeAtLeast(ctx.params.add(query.startMs, 'Int64')),
-    dialect.timeBefore(ctx.params.add(query.before ? Math.min(query.endMs, query.before.timeMs + 1) : query.endMs, 'Int64')),
-    live,
-    ...query.filters.flatMap((filter) => ctx.filterPredicates(filter)),
-  ];
+  const endMs = query.before ? Math.min(query.endMs, query.before.timeMs + 1) : query.endMs;
+  const more = query.filters.flatMap((filter) => ctx.filterPredicates(filter));
   if (query.before) {
     const time = ctx.params.add(query.before.timeMs, 'Int64');
-    where.push(`(time_ms < ${time} OR (time_ms = ${time} AND hit_id < ${ctx.text(query.before.hitId)}))`);
+    more.push(`(time_ms < ${time} OR (time_ms = ${time} AND hit_id < ${ctx.text(query.before.hitId)}))`);
   }
-  const sql = `SELECT time_ms, hit_id FROM ${from} WHERE ${where.filter(Boolean).join(' AND ')} ORDER BY time_ms DESC, hit_id DESC LIMIT ${ctx.params.add(query.limit, 'Int64')}`;
+  const where = accountWindow(ctx, dialect, live, query.accountId, query.startMs, endMs, ...more);
+  const sql = `SELECT time_ms, hit_id FROM ${from} WHERE ${where} ORDER BY time_ms DESC, hit_id DESC LIMIT ${ctx.params.add(query.limit, 'Int64')}`;
   return { sql, params: ctx.params.values };
 }
 
@@ -51,15 +56,17 @@ export function hitsByKeysSql(dialect: Dialect, table: string, accountId: string
   const ctx = new SqlContext(dialect, new Params(dialect));
   const { from, live } = dialect.from(table);
   const times = keys.map((key) => key.timeMs);
-  const where = [
-    `account_id = ${ctx.text(accountId)}`,
-    dialect.timeAtLeast(ctx.params.add(Math.min(...times), 'Int64')),
-    dialect.timeBefore(ctx.params.add(Math.max(...times) + 1, 'Int64')),
+  const where = accountWindow(
+    ctx,
+    dialect,
     live,
+    accountId,
+    Math.min(...times),
+    Math.max(...times) + 1,
     `hit_id IN (${keys.map((key) => ctx.text(key.hitId)).join(', ')})`,
-  ];
+  );
   return {
-    sql: `SELECT ${hitColumns(dialect)} FROM ${from} WHERE ${where.filter(Boolean).join(' AND ')} ORDER BY time_ms DESC, hit_id DESC`,
+    sql: `SELECT ${hitColumns(dialect)} FROM ${from} WHERE ${where} ORDER BY time_ms DESC, hit_id DESC`,
     params: ctx.params.values,
   };
 }
@@ -76,17 +83,9 @@ export function visitorHitsSql(
 ): BuiltQuery {
   const ctx = new SqlContext(dialect, new Params(dialect));
   const { from, live } = dialect.from(table);
-  const where = [
-    `account_id = ${ctx.text(query.accountId)}`,
-    dialect.timeAtLeast(ctx.params.add(query.startMs, 'Int64')),
-    dialect.timeBefore(ctx.params.add(query.endMs, 'Int64')),
-    live,
-    `visitor_id = ${ctx.text(query.visitorId)}`,
-  ];
+  const where = accountWindow(ctx, dialect, live, query.accountId, query.startMs, query.endMs, `visitor_id = ${ctx.text(query.visitorId)}`);
   return {
-    sql: `SELECT ${hitColumns(dialect)}, conversion_count AS ${VISITOR_HIT_CONVERSIONS}, ${dialect.decimalText('revenue')} AS ${VISITOR_HIT_REVENUE} FROM ${from} WHERE ${where
-      .filter(Boolean)
-      .join(' AND ')} ORDER BY time_ms ASC, hit_id ASC LIMIT ${ctx.params.add(query.limit, 'Int64')}`,
+    sql: `SELECT ${hitColumns(dialect)}, conversion_count AS ${VISITOR_HIT_CONVERSIONS}, ${dialect.decimalText('revenue')} AS ${VISITOR_HIT_REVENUE} FROM ${from} WHERE ${where} ORDER BY time_ms ASC, hit_id ASC LIMIT ${ctx.params.add(query.limit, 'Int64')}`,
     params: ctx.params.values,
   };
 }
@@ -99,15 +98,9 @@ export function visitorSummarySql(
 ): BuiltQuery {
   const ctx = new SqlContext(dialect, new Params(dialect));
   const { from, live } = dialect.from(table);
-  const where = [
-    `account_id = ${ctx.text(query.accountId)}`,
-    dialect.timeAtLeast(ctx.params.add(query.startMs, 'Int64')),
-    dialect.timeBefore(ctx.params.add(query.endMs, 'Int64')),
-    live,
-    `visitor_id = ${ctx.text(query.visitorId)}`,
-  ];
+  const where = accountWindow(ctx, dialect, live, query.accountId, query.startMs, query.endMs, `visitor_id = ${ctx.text(query.visitorId)}`);
   return {
-    sql: `SELECT count(*) AS hits, sum(conversion_count) AS conversions, ${dialect.decimalText('sum(revenue)')} AS revenue, ${dialect.decimalText('sum(cost)')} AS cost, min(time_ms) AS first_ms, max(time_ms) AS last_ms FROM ${from} WHERE ${where.filter(Boolean).join(' AND ')}`,
+    sql: `SELECT count(*) AS hits, sum(conversion_count) AS conversions, ${dialect.decimalText('sum(revenue)')} AS revenue, ${dialect.decimalText('sum(cost)')} AS cost, min(time_ms) AS first_ms, max(time_ms) AS last_ms FROM ${from} WHERE ${where}`,
     params: ctx.params.values,
   };
 }

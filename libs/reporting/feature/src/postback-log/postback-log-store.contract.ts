@@ -1,5 +1,5 @@
 import type { PostbackLogRow } from '@funnel/contracts';
-import type { DecidedPostback, PostbackLogQuery, PostbackLogStore } from './postback-log-store';
+import { PostbackLogQueryTimeout, type DecidedPostback, type PostbackLogQuery, type PostbackLogStore } from './postback-log-store';
 
 const ACCOUNT = 'ACCOUNT00001';
 const OTHER = 'ACCOUNT00002';
@@ -177,4 +177,26 @@ export function describePostbackLogStoreContract(name: string, open: () => Promi
       expect(await store.find(window({ start: 30, length: 10 }))).toEqual({ rows: [], rowsTotal: 30 });
     });
   });
+}
+
+/**
+ * On a log filled (by the engine's own SQL) with 1,000,000 rows of ACCOUNT00001 from 1772323200000 ms, one a
+ * millisecond (row i: source TSOURCE0000<i % 7>, delivered when i % 3 = 0, else pending): a deep page with a
+ * 1 ms limit is stopped, and the same query without it answers its page and an exact total.
+ */
+export async function expectTimeLimitOverAMillionRows(store: PostbackLogStore): Promise<void> {
+  const query = {
+    accountId: 'ACCOUNT00001',
+    startMs: 1772323200000,
+    endMs: 1772323200000 + 1_000_000,
+    statuses: ['delivered' as const],
+    trafficSourceIds: ['TSOURCE00003', 'TSOURCE00004'],
+    start: 0,
+    length: 1000,
+  };
+  // A deep page (sorting past 90,000 rows) with a 1 ms limit.
+  await expect(store.find({ ...query, start: 90_000 }, 1)).rejects.toBeInstanceOf(PostbackLogQueryTimeout);
+  const page = await store.find(query);
+  expect(page.rows).toHaveLength(1000);
+  expect(page.rowsTotal).toBe(Array.from({ length: 1_000_000 }, (_, i) => i).filter((i) => i % 3 === 0 && [3, 4].includes(i % 7)).length);
 }

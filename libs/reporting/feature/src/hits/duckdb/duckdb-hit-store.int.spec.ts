@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { StorageUnavailableError, openPrivateSqlite } from '@funnel/eventstore';
+import type { Hit } from '@funnel/reporting-domain';
 import { tempDir, type TempDir } from '@funnel/testing';
+import type Database from 'better-sqlite3';
 import { createHitStore } from '../create-hit-store';
 import { contractHit, describeHitStoreContract } from '../hit-store.contract';
 import { DuckDbHitStore } from './duckdb-hit-store';
@@ -16,6 +18,41 @@ describeHitStoreContract('DuckDB', async () => {
 });
 
 const ACCOUNT = 'ACCOUNT00001';
+
+/** The hits table of the previous (SQLite) warehouse, as that version created it. */
+function createPreviousHitsTable(db: Database.Database): void {
+  db.exec(`CREATE TABLE hits (account_id TEXT NOT NULL, hit_id TEXT NOT NULL, visitor_id TEXT NOT NULL, id_funnel TEXT NOT NULL,
+    id_funnel_group TEXT NOT NULL, id_traffic_source TEXT NOT NULL, id_node TEXT NOT NULL, id_page TEXT NOT NULL, country_code TEXT NOT NULL,
+    ip TEXT NOT NULL, tracking_fields TEXT NOT NULL, time_ms INTEGER NOT NULL, is_entrance INTEGER NOT NULL, cost TEXT NOT NULL,
+    conversions TEXT NOT NULL, custom_events TEXT NOT NULL, postback_called INTEGER NOT NULL, PRIMARY KEY (account_id, hit_id)) WITHOUT ROWID`);
+}
+
+/** Hits as the previous warehouse wrote them (the first version's fields only). */
+function writePreviousHits(db: Database.Database, hits: readonly Hit[]): void {
+  const insert = db.prepare('INSERT INTO hits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  db.transaction(() => {
+    for (const hit of hits)
+      insert.run(
+        hit.accountId,
+        hit.hitId,
+        hit.visitorId,
+        hit.idFunnel,
+        hit.idFunnelGroup,
+        hit.idTrafficSource,
+        hit.idNode,
+        hit.idPage,
+        hit.countryCode,
+        hit.ip,
+        JSON.stringify(hit.trackingFields),
+        Date.parse(hit.time),
+        hit.isEntrance ? 1 : 0,
+        hit.cost,
+        JSON.stringify(hit.conversions),
+        JSON.stringify(hit.customEvents),
+        hit.postbackCalled ? 1 : 0,
+      );
+  })();
+}
 
 describe('DuckDbHitStore', () => {
   let dir: TempDir;
@@ -231,17 +268,13 @@ describe('DuckDbHitStore', () => {
   it('imports the hits and applied job rows of the previous SQLite warehouse once, resuming an import cut short', async () => {
     const sqlitePath = join(dir.path, 'reporting.sqlite');
     const db = openPrivateSqlite(sqlitePath);
-    db.exec(`CREATE TABLE hits (account_id TEXT NOT NULL, hit_id TEXT NOT NULL, visitor_id TEXT NOT NULL, id_funnel TEXT NOT NULL,
-      id_funnel_group TEXT NOT NULL, id_traffic_source TEXT NOT NULL, id_node TEXT NOT NULL, id_page TEXT NOT NULL, country_code TEXT NOT NULL,
-      ip TEXT NOT NULL, tracking_fields TEXT NOT NULL, time_ms INTEGER NOT NULL, is_entrance INTEGER NOT NULL, cost TEXT NOT NULL,
-      conversions TEXT NOT NULL, custom_events TEXT NOT NULL, postback_called INTEGER NOT NULL, PRIMARY KEY (account_id, hit_id)) WITHOUT ROWID;
-      CREATE INDEX hits_by_time ON hits (account_id, time_ms);
+    createPreviousHitsTable(db);
+    db.exec(`CREATE INDEX hits_by_time ON hits (account_id, time_ms);
       CREATE TABLE applied_job_batches (account_id TEXT NOT NULL, job_id TEXT NOT NULL, first_row INTEGER NOT NULL, rows TEXT NOT NULL,
         PRIMARY KEY (account_id, job_id, first_row)) WITHOUT ROWID;
       CREATE TABLE queue_jobs (id INTEGER PRIMARY KEY, payload TEXT);
       INSERT INTO queue_jobs (payload) VALUES ('kept');`);
     const count = IMPORT_CHUNK + 5;
-    const insert = db.prepare('INSERT INTO hits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
     const hits = Array.from({ length: count }, (_, n) =>
       contractHit(n, {
         time: new Date(Date.UTC(2026, 0, 10) + n * 1000).toISOString(),
@@ -251,28 +284,7 @@ describe('DuckDbHitStore', () => {
         cost: n === 1 ? '0.5' : '0',
       }),
     );
-    db.transaction(() => {
-      for (const hit of hits)
-        insert.run(
-          hit.accountId,
-          hit.hitId,
-          hit.visitorId,
-          hit.idFunnel,
-          hit.idFunnelGroup,
-          hit.idTrafficSource,
-          hit.idNode,
-          hit.idPage,
-          hit.countryCode,
-          hit.ip,
-          JSON.stringify(hit.trackingFields),
-          Date.parse(hit.time),
-          hit.isEntrance ? 1 : 0,
-          hit.cost,
-          JSON.stringify(hit.conversions),
-          JSON.stringify(hit.customEvents),
-          hit.postbackCalled ? 1 : 0,
-        );
-    })();
+    writePreviousHits(db, hits);
     const applied = [{ rowIndex: 0, outcome: 'applied', hits: 1, postbacks: [] }];
     db.prepare('INSERT INTO applied_job_batches VALUES (?, ?, ?, ?)').run(ACCOUNT, 'JOB000000001', 0, JSON.stringify(applied));
     db.close();
@@ -335,10 +347,7 @@ describe('DuckDbHitStore', () => {
   it('imports a previous SQLite warehouse in full and reads its hits back as they were', async () => {
     const sqlitePath = join(dir.path, 'reporting.sqlite');
     const db = openPrivateSqlite(sqlitePath);
-    db.exec(`CREATE TABLE hits (account_id TEXT NOT NULL, hit_id TEXT NOT NULL, visitor_id TEXT NOT NULL, id_funnel TEXT NOT NULL,
-      id_funnel_group TEXT NOT NULL, id_traffic_source TEXT NOT NULL, id_node TEXT NOT NULL, id_page TEXT NOT NULL, country_code TEXT NOT NULL,
-      ip TEXT NOT NULL, tracking_fields TEXT NOT NULL, time_ms INTEGER NOT NULL, is_entrance INTEGER NOT NULL, cost TEXT NOT NULL,
-      conversions TEXT NOT NULL, custom_events TEXT NOT NULL, postback_called INTEGER NOT NULL, PRIMARY KEY (account_id, hit_id)) WITHOUT ROWID`);
+    createPreviousHitsTable(db);
     const hit = contractHit(1, {
       trackingFields: { external: 'clk', c2: 'v' },
       conversions: [{ transactionId: 'T', payout: '3', time: '2026-01-10T12:00:00.000Z' }],
@@ -346,25 +355,7 @@ describe('DuckDbHitStore', () => {
       cost: '0.5',
       postbackCalled: true,
     });
-    db.prepare('INSERT INTO hits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-      hit.accountId,
-      hit.hitId,
-      hit.visitorId,
-      hit.idFunnel,
-      hit.idFunnelGroup,
-      hit.idTrafficSource,
-      hit.idNode,
-      hit.idPage,
-      hit.countryCode,
-      hit.ip,
-      JSON.stringify(hit.trackingFields),
-      Date.parse(hit.time),
-      1,
-      hit.cost,
-      JSON.stringify(hit.conversions),
-      JSON.stringify(hit.customEvents),
-      1,
-    );
+    writePreviousHits(db, [hit]);
     db.close();
     const store = await DuckDbHitStore.open({ dataDir: dir.path });
     try {

@@ -20,7 +20,9 @@ export default [
             { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },
             { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:feature', 'type:domain', 'type:util', 'type:data-access', 'type:testing'] },
             { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:feature', 'type:domain', 'type:util', 'type:data-access', 'type:testing'] },
-            { sourceTag: 'scope:assets', onlyDependOnLibsWithTags: ['scope:assets', 'scope:shared'] },
+            { sourceTag: 'scope:assets', onlyDependOnLibsWithTags: ['scope:assets', 'scope:routing', 'scope:shared'] },
+            // The routing engine walks funnels of the assets context's model; the simulator (assets) and the edge run it.
+            { sourceTag: 'scope:routing', onlyDependOnLibsWithTags: ['scope:routing', 'scope:assets', 'scope:shared'] },
             { sourceTag: 'scope:identity', onlyDependOnLibsWithTags: ['scope:identity', 'scope:shared'] },
             { sourceTag: 'scope:billing', onlyDependOnLibsWithTags: ['scope:billing', 'scope:shared'] },
             { sourceTag: 'scope:reporting', onlyDependOnLibsWithTags: ['scope:reporting', 'scope:shared'] },

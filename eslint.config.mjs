@@ -28,6 +28,8 @@ export default [
             { sourceTag: 'scope:reporting', onlyDependOnLibsWithTags: ['scope:reporting', 'scope:shared'] },
             { sourceTag: 'scope:scripts', onlyDependOnLibsWithTags: ['scope:scripts', 'scope:shared'] },
             { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared'] },
+            // The tracking edge routes with the engine over asset records and hands hits to reporting.
+            { sourceTag: 'scope:edge', onlyDependOnLibsWithTags: ['scope:edge', 'scope:routing', 'scope:assets', 'scope:reporting', 'scope:shared'] },
             { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
           ],
         },

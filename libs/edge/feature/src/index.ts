@@ -1,0 +1,3 @@
+// The tracking edge: visitor routes on tracking domains, the in-memory asset snapshot fed by asset
+// events, visitor sessions, and the hits handed to reporting. Each part lives in its own folder.
+export {};

@@ -1,4 +1,5 @@
 export * from './config/config';
+export * from './config/duration';
 export * from './config/run-main';
 export * from './logging/logger';
 export * from './logging/nest-logger';

@@ -1,0 +1,3 @@
+export * from './session-keys';
+export * from './session-bounds';
+export * from './session-codec';

@@ -13,3 +13,4 @@ export * from './billing/docs';
 export * from './serialized-json';
 export * from './reporting';
 export * from './idempotency';
+export * from './edge';

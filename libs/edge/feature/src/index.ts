@@ -1,3 +1,5 @@
 // The tracking edge: visitor routes on tracking domains, the in-memory asset snapshot fed by asset
 // events, visitor sessions, and the hits handed to reporting. Each part lives in its own folder.
-export {};
+
+// Visitor sessions: the SessionStore port, its embedded (SQLite) and JetStream KV adapters, config.
+export * from './sessions';

@@ -1,6 +1,7 @@
 import {
   ASSET_EVENTS_RELAY_BUCKET,
   ASSET_EVENTS_STREAM,
+  EDGE_SESSIONS_BUCKET,
   REPORTING_INTERNAL_SUBJECTS,
   ReportingQueues,
   ReportingSubjects,
@@ -30,6 +31,8 @@ export interface NatsServiceApp {
 export interface NatsClientApp {
   app: string;
   calls: NatsServiceCalls;
+  /** The JetStream streams and buckets it owns, when it owns any (their API answers come on its calls' inboxes). */
+  jetstream?: NatsJetStreamUse;
 }
 
 /** A service's own requests: exactly these subjects, with the replies on its own inboxes. */
@@ -106,7 +109,12 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
   ],
   // The tracking edge (outside this repository; `npm run cli -- hits:import` over NATS uses its user): writes and reads hits.
   clients: [
-    { app: 'tracking-edge', calls: { subjects: [ReportingSubjects.hitsIngest, ReportingSubjects.hitsGet], inboxPrefix: DEFAULT_TRACKING_EDGE_INBOX_PREFIX } },
+    {
+      app: 'tracking-edge',
+      calls: { subjects: [ReportingSubjects.hitsIngest, ReportingSubjects.hitsGet], inboxPrefix: DEFAULT_TRACKING_EDGE_INBOX_PREFIX },
+      // Visitor sessions, shared by every edge replica: it creates the bucket (max age SESSION_TTL), reads and writes its keys.
+      jetstream: { streams: [], keyValueBuckets: [EDGE_SESSIONS_BUCKET] },
+    },
   ],
   gateway: 'gateway',
   gatewayInboxPrefix: DEFAULT_GATEWAY_INBOX_PREFIX,

@@ -53,10 +53,13 @@ export function natsPermissions(layout: NatsLayout): Record<string, NatsPermissi
       allow_responses: { ...SERVICE_RESPONSES },
     };
   }
-  for (const { app, calls } of layout.clients ?? []) {
+  for (const { app, calls, jetstream } of layout.clients ?? []) {
     const wildcard = calls.subjects.find((subject) => /(^|\.)[*>](\.|$)/.test(subject));
     if (wildcard) throw new Error(`${app} may call named subjects only, not ${wildcard}`);
-    permissions[app] = { publish: { allow: [...calls.subjects] }, subscribe: { allow: [`${calls.inboxPrefix}.>`] } };
+    permissions[app] = {
+      publish: { allow: [...calls.subjects, ...(jetstream ? jetStreamWriterPublishAllow(jetstream) : [])] },
+      subscribe: { allow: [`${calls.inboxPrefix}.>`] },
+    };
   }
   return permissions;
 }

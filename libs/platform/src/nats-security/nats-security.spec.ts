@@ -87,9 +87,21 @@ describe('NATS permissions', () => {
         subscribe: { allow: ['reporting.>', '_INBOX_reporting.>'] },
         allow_responses: { max: 10000, expires: '2m' },
       },
-      // A client only: it sends hits and reads them back, and answers nothing.
+      // A client only: it sends hits and reads them back, and answers nothing; it keeps the visitor sessions in its KV bucket.
       'tracking-edge': {
-        publish: { allow: ['reporting.hits.ingest', 'reporting.hits.get'] },
+        publish: {
+          allow: [
+            'reporting.hits.ingest',
+            'reporting.hits.get',
+            '$JS.API.INFO',
+            '$JS.API.STREAM.INFO.KV_EDGE_SESSIONS',
+            '$JS.API.STREAM.CREATE.KV_EDGE_SESSIONS',
+            '$JS.API.STREAM.UPDATE.KV_EDGE_SESSIONS',
+            '$JS.API.STREAM.MSG.GET.KV_EDGE_SESSIONS',
+            '$JS.API.DIRECT.GET.KV_EDGE_SESSIONS.>',
+            '$KV.EDGE_SESSIONS.>',
+          ],
+        },
         subscribe: { allow: ['_INBOX_tracking_edge.>'] },
       },
     });

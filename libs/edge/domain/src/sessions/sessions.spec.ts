@@ -83,9 +83,7 @@ describe('session bounds', () => {
   it('at the largest it may be, still stay under 70,000 characters of JSON', () => {
     const full = (caps: typeof SESSION_CAPS.urlBuffer | typeof SESSION_CAPS.trackingFields | typeof SESSION_CAPS.sticky) =>
       capRecord(
-        Object.fromEntries(
-          Array.from({ length: caps.maxEntries }, (_, i) => [String(i).padStart(caps.maxNameChars, 'n'), 'v'.repeat(caps.maxValueChars)]),
-        ),
+        Object.fromEntries(Array.from({ length: caps.maxEntries }, (_, i) => [String(i).padStart(caps.maxNameChars, 'n'), 'v'.repeat(caps.maxValueChars)])),
         caps,
       );
     const largest = session({

@@ -1,0 +1,66 @@
+import { EDGE_SESSIONS_BUCKET } from '@funnel/contracts';
+import { InvalidSessionKeyError, decodeSession, encodeSession, isSessionKeyPart, sessionKey } from '@funnel/edge-domain';
+import type { RoutingSession } from '@funnel/routing';
+import { type KV, type NatsConnection, nanos } from 'nats';
+import type { SessionStore } from './session-store';
+
+export interface KvSessionStoreOptions {
+  /** A connection of the tracking edge's NATS user (its reply inboxes); the store never closes it. */
+  connection: NatsConnection;
+  /** How long a session lives after its last put (SESSION_TTL): the bucket's max age. */
+  ttlMs: number;
+  /** The bucket (default EDGE_SESSIONS); tests use their own. */
+  bucket?: string;
+  /** How long a get or put waits for JetStream before it rejects (default 2000 ms): a visitor is waiting. */
+  timeoutMs?: number;
+  /** Replicas of the bucket's stream when it is created (default 1; 3 on a JetStream cluster). */
+  replicas?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 2000;
+
+/**
+ * The distributed session store: the JetStream KV bucket EDGE_SESSIONS, shared by every edge
+ * replica. Key `<accountId>.<visitorId>` (both without dots, SESSION_KEY_PART, so no key of one
+ * account is a key of another), value the session's JSON, one revision kept per key. The bucket's
+ * max age is the TTL: JetStream drops a session TTL after its last put (each put is a new message,
+ * so it renews the age). Reads go to the stream's leader (no direct get), so a visitor's next
+ * request sees the put of the previous one on any replica.
+ */
+export class KvSessionStore implements SessionStore {
+  private constructor(private readonly kv: KV) {}
+
+  /** Opens the bucket, creating it (or updating its max age to `ttlMs`) as needed. */
+  static async open(options: KvSessionStoreOptions): Promise<KvSessionStore> {
+    const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const bucket = options.bucket ?? EDGE_SESSIONS_BUCKET;
+    const js = options.connection.jetstream({ timeout });
+    const kv = await js.views.kv(bucket, { ttl: options.ttlMs, history: 1, replicas: options.replicas ?? 1, allow_direct: false, timeout });
+    const { streamInfo } = await kv.status();
+    const maxAge = nanos(options.ttlMs);
+    if (streamInfo.config.max_age !== maxAge) {
+      // A bucket made with another SESSION_TTL: the last edge to start sets it (sessions then live the new TTL after their last put).
+      const jsm = await options.connection.jetstreamManager({ timeout });
+      const duplicateWindow = Math.min(streamInfo.config.duplicate_window, maxAge);
+      await jsm.streams.update(streamInfo.config.name, { ...streamInfo.config, max_age: maxAge, duplicate_window: duplicateWindow });
+    }
+    return new KvSessionStore(kv);
+  }
+
+  async get(accountId: string, visitorId: string): Promise<RoutingSession | null> {
+    if (!isSessionKeyPart(accountId) || !isSessionKeyPart(visitorId)) return null;
+    const entry = await this.kv.get(sessionKey(accountId, visitorId));
+    if (!entry || entry.operation !== 'PUT') return null;
+    return decodeSession(entry.string(), visitorId);
+  }
+
+  async put(accountId: string, session: RoutingSession): Promise<void> {
+    if (!isSessionKeyPart(accountId)) throw new InvalidSessionKeyError('accountId');
+    if (!isSessionKeyPart(session.visitorId)) throw new InvalidSessionKeyError('visitorId');
+    await this.kv.put(sessionKey(accountId, session.visitorId), encodeSession(session));
+  }
+
+  async close(): Promise<void> {
+    // The connection is the caller's; nothing else is held.
+  }
+}

@@ -1,0 +1,82 @@
+import { statSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { tempDir } from '@funnel/testing';
+import { describeSessionStoreContract, sampleSession } from './session-store.contract';
+import { SqliteSessionStore } from './sqlite-session-store';
+import { SESSION_STORE_FILE } from './session-config';
+
+describeSessionStoreContract('embedded SQLite', async () => {
+  const dir = tempDir('edge-sessions');
+  const filename = join(dir.path, SESSION_STORE_FILE);
+  return {
+    open: async ({ ttlMs }) => new SqliteSessionStore({ filename, ttlMs }),
+    cleanup: async () => dir.remove(),
+  };
+});
+
+describe('SqliteSessionStore', () => {
+  const stores: SqliteSessionStore[] = [];
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((store) => store.close()));
+  });
+  const open = (filename: string, now: () => number, ttlMs = 1000) => {
+    const store = new SqliteSessionStore({ filename, ttlMs, now, sweepIntervalMs: 0 });
+    stores.push(store);
+    return store;
+  };
+
+  it('keeps its file private to the service user', () => {
+    const filename = join(tempDir('edge-sessions').path, SESSION_STORE_FILE);
+    open(filename, Date.now);
+    expect(statSync(filename).mode & 0o777).toBe(0o600);
+  });
+
+  it('sweeps the expired sessions out of its file, in batches, and keeps the live ones', async () => {
+    const filename = join(tempDir('edge-sessions').path, SESSION_STORE_FILE);
+    let now = Date.UTC(2026, 0, 1);
+    const store = open(filename, () => now);
+    const expired = Array.from({ length: 1200 }, () => sampleSession());
+    for (const session of expired) await store.put('ACC1', session);
+    now += 600;
+    const live = sampleSession();
+    await store.put('ACC1', live);
+    now += 500; // the first 1200 are 100 ms past their TTL, the last one has 500 ms left
+    expect(await store.get('ACC1', expired[0].visitorId)).toBeNull();
+    expect(await store.sweep()).toBe(1200);
+    expect(await store.sweep()).toBe(0);
+    expect(await store.get('ACC1', live.visitorId)).toEqual(live);
+
+    // Nothing of the swept sessions comes back when the file is opened again.
+    await store.close();
+    const reopened = open(filename, () => now);
+    expect(await reopened.get('ACC1', expired[1199].visitorId)).toBeNull();
+    expect(await reopened.get('ACC1', live.visitorId)).toEqual(live);
+  });
+
+  it('sweeps on its own every SESSION_SWEEP_INTERVAL', async () => {
+    const filename = join(tempDir('edge-sessions').path, SESSION_STORE_FILE);
+    let now = Date.UTC(2026, 0, 1);
+    const store = new SqliteSessionStore({ filename, ttlMs: 1000, now: () => now, sweepIntervalMs: 20 });
+    stores.push(store);
+    await store.put('ACC1', sampleSession());
+    now += 2000;
+    // The rows in the file, as another reader of it sees them.
+    const rows = () => {
+      const reader = new Database(filename, { readonly: true });
+      try {
+        return reader.prepare('SELECT count(*) FROM edge_sessions').pluck().get() as number;
+      } finally {
+        reader.close();
+      }
+    };
+    expect(rows()).toBe(1);
+    const deadline = Date.now() + 10_000;
+    let left = rows();
+    while (left !== 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      left = rows();
+    }
+    expect(left).toBe(0);
+  });
+});

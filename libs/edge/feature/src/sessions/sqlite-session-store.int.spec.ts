@@ -26,6 +26,20 @@ describe('SqliteSessionStore', () => {
     return store;
   };
 
+  it('answers a put to the next get at once, before the writer thread has written it', async () => {
+    const filename = join(tempDir('edge-sessions').path, SESSION_STORE_FILE);
+    const store = open(filename, Date.now);
+    const session = sampleSession();
+    const written = store.put('ACC1', session);
+    const next = { ...session, currentNode: 'N00000000002' };
+    const rewritten = store.put('ACC1', next);
+    expect(await store.get('ACC1', session.visitorId)).toEqual(next);
+    await Promise.all([written, rewritten]);
+    expect(await store.get('ACC1', session.visitorId)).toEqual(next);
+    await store.close();
+    expect(await open(filename, Date.now).get('ACC1', session.visitorId)).toEqual(next);
+  });
+
   it('keeps its file private to the service user', () => {
     const filename = join(tempDir('edge-sessions').path, SESSION_STORE_FILE);
     open(filename, Date.now);

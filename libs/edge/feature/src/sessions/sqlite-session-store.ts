@@ -1,11 +1,12 @@
 import type Database from 'better-sqlite3';
-import { openPrivateSqlite, writingTo } from '@funnel/eventstore';
+import { openPrivateSqlite, storageErrorOf } from '@funnel/eventstore';
 import type { RoutingSession } from '@funnel/routing';
-import { InvalidSessionKeyError, decodeSession, encodeSession, isSessionKeyPart } from '@funnel/edge-domain';
+import { InvalidSessionKeyError, decodeSession, encodeSession, isSessionKeyPart, sessionKey } from '@funnel/edge-domain';
 import type { SessionStore } from './session-store';
+import { type SessionRow, SessionWriterThread } from './session-writer-thread';
 
 export interface SqliteSessionStoreOptions {
-  /** The SQLite file (standalone: `<DATA_DIR>/edge-sessions.sqlite`), created 0600 when absent; `:memory:` for a throwaway store. */
+  /** The SQLite file (standalone: `<DATA_DIR>/edge-sessions.sqlite`), created 0600 when absent. */
   filename: string;
   /** How long a session lives after its last put (SESSION_TTL). */
   ttlMs: number;
@@ -15,27 +16,50 @@ export interface SqliteSessionStoreOptions {
   now?: () => number;
 }
 
-/** Expired rows deleted per statement: a sweep of many rows yields to the event loop between batches. */
+/** Expired rows deleted per statement: puts sent meanwhile are written between two batches. */
 const SWEEP_BATCH = 500;
 const DEFAULT_SWEEP_INTERVAL_MS = 5 * 60_000;
 const STORE_NAME = 'edge sessions';
 
-type SessionRow = { session: string };
+const TABLE_SQL = `
+  CREATE TABLE IF NOT EXISTS edge_sessions (
+    account_id TEXT    NOT NULL,
+    visitor_id TEXT    NOT NULL,
+    expires_ms INTEGER NOT NULL,
+    session    TEXT    NOT NULL,
+    PRIMARY KEY (account_id, visitor_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS edge_sessions_expiry ON edge_sessions (expires_ms);`;
+const UPSERT_SQL = `INSERT INTO edge_sessions (account_id, visitor_id, expires_ms, session) VALUES (?, ?, ?, ?)
+  ON CONFLICT (account_id, visitor_id) DO UPDATE SET expires_ms = excluded.expires_ms, session = excluded.session`;
+const SWEEP_SQL = `DELETE FROM edge_sessions WHERE (account_id, visitor_id) IN
+  (SELECT account_id, visitor_id FROM edge_sessions WHERE expires_ms <= ? ORDER BY expires_ms LIMIT ?)`;
+
+/** A put not yet written: what gets answer meanwhile. */
+interface PendingPut {
+  expiresMs: number;
+  text: string;
+}
 
 /**
  * The embedded session store: one row per (account, visitor) in a SQLite file (WAL, synchronous
- * NORMAL: a put survives a crash of the process, as the queue and event log files do), so sessions
- * survive a restart. A row holds its expiry; a read ignores an expired row, and a timer deletes
- * them in small batches. better-sqlite3 is synchronous: a get or put is one prepared statement on
- * the event loop, a few µs (tools/bench/edge-sessions.bench.ts).
+ * NORMAL: a written put survives a crash of the process, as the queue and event log files do), so
+ * sessions survive a restart. A row holds its expiry; a read ignores an expired row, and a timer
+ * deletes them in small batches.
+ *
+ * Reads are one indexed SELECT on the event loop (a few µs). Writes leave it: the puts of one turn
+ * of the event loop go to a writer thread as one transaction, and are answered from memory until
+ * written, so the visitor's next request sees them at once; a put resolves once its row is written.
  */
 export class SqliteSessionStore implements SessionStore {
   private readonly db: Database.Database;
-  private readonly select: Database.Statement<[string, string, number], SessionRow>;
-  private readonly upsert: Database.Statement<[string, string, number, string]>;
-  private readonly deleteExpired: Database.Statement<[number, number]>;
+  private readonly select: Database.Statement<[string, string, number], { session: string }>;
+  private readonly writer: SessionWriterThread;
   private readonly ttlMs: number;
   private readonly now: () => number;
+  private readonly pending = new Map<string, PendingPut>();
+  private batch: { rows: SessionRow[]; written: Promise<void> } | undefined;
+  private readonly writing = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<number> | undefined;
 
@@ -43,24 +67,10 @@ export class SqliteSessionStore implements SessionStore {
     this.ttlMs = options.ttlMs;
     this.now = options.now ?? Date.now;
     this.db = openPrivateSqlite(options.filename);
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS edge_sessions (
-        account_id TEXT    NOT NULL,
-        visitor_id TEXT    NOT NULL,
-        expires_ms INTEGER NOT NULL,
-        session    TEXT    NOT NULL,
-        PRIMARY KEY (account_id, visitor_id)
-      ) WITHOUT ROWID;
-      CREATE INDEX IF NOT EXISTS edge_sessions_expiry ON edge_sessions (expires_ms);`);
+    this.db.exec(TABLE_SQL);
     this.select = this.db.prepare('SELECT session FROM edge_sessions WHERE account_id = ? AND visitor_id = ? AND expires_ms > ?');
-    this.upsert = this.db.prepare(
-      `INSERT INTO edge_sessions (account_id, visitor_id, expires_ms, session) VALUES (?, ?, ?, ?)
-       ON CONFLICT (account_id, visitor_id) DO UPDATE SET expires_ms = excluded.expires_ms, session = excluded.session`,
-    );
-    this.deleteExpired = this.db.prepare(
-      `DELETE FROM edge_sessions WHERE (account_id, visitor_id) IN
-         (SELECT account_id, visitor_id FROM edge_sessions WHERE expires_ms <= ? ORDER BY expires_ms LIMIT ?)`,
-    );
+    this.writer = new SessionWriterThread({ filename: options.filename, upsertSql: UPSERT_SQL, sweepSql: SWEEP_SQL });
+    this.writer.start();
     const interval = options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
     if (interval > 0) {
       this.timer = setInterval(() => void this.sweep().catch(() => undefined), interval);
@@ -70,20 +80,47 @@ export class SqliteSessionStore implements SessionStore {
 
   async get(accountId: string, visitorId: string): Promise<RoutingSession | null> {
     if (!isSessionKeyPart(accountId) || !isSessionKeyPart(visitorId)) return null;
-    const row = this.select.get(accountId, visitorId, this.now());
+    const now = this.now();
+    const unwritten = this.pending.get(sessionKey(accountId, visitorId));
+    if (unwritten) return unwritten.expiresMs > now ? decodeSession(unwritten.text, visitorId) : null;
+    const row = this.select.get(accountId, visitorId, now);
     return row ? decodeSession(row.session, visitorId) : null;
   }
 
-  async put(accountId: string, session: RoutingSession): Promise<void> {
-    if (!isSessionKeyPart(accountId)) throw new InvalidSessionKeyError('accountId');
-    if (!isSessionKeyPart(session.visitorId)) throw new InvalidSessionKeyError('visitorId');
-    const text = encodeSession(session);
-    writingTo(STORE_NAME, () => this.upsert.run(accountId, session.visitorId, this.now() + this.ttlMs, text));
+  put(accountId: string, session: RoutingSession): Promise<void> {
+    if (!isSessionKeyPart(accountId)) return Promise.reject(new InvalidSessionKeyError('accountId'));
+    if (!isSessionKeyPart(session.visitorId)) return Promise.reject(new InvalidSessionKeyError('visitorId'));
+    const put: PendingPut = { expiresMs: this.now() + this.ttlMs, text: encodeSession(session) };
+    const key = sessionKey(accountId, session.visitorId);
+    this.pending.set(key, put);
+    const batch = this.currentBatch();
+    batch.rows.push([accountId, session.visitorId, put.expiresMs, put.text]);
+    return batch.written.finally(() => {
+      // Written (or failed: the file then answers what it holds): memory stops answering for it, unless a later put replaced it.
+      if (this.pending.get(key) === put) this.pending.delete(key);
+    });
+  }
+
+  /** The batch of this turn of the event loop, sent to the writer at the end of the turn. */
+  private currentBatch(): { rows: SessionRow[]; written: Promise<void> } {
+    if (this.batch) return this.batch;
+    const rows: SessionRow[] = [];
+    const written = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      if (this.batch?.rows === rows) this.batch = undefined;
+      return this.writer.write(rows).catch((error: unknown) => {
+        throw storageErrorOf(error, STORE_NAME) ?? error;
+      });
+    });
+    const tracked = written.catch(() => undefined);
+    this.writing.add(tracked);
+    void tracked.finally(() => this.writing.delete(tracked));
+    this.batch = { rows, written };
+    return this.batch;
   }
 
   /**
-   * Deletes the expired rows, a batch at a time with a turn of the event loop between batches;
-   * resolves with how many it deleted. A sweep already running is joined, not doubled.
+   * Deletes the expired rows, a batch at a time in the writer thread; resolves with how many it
+   * deleted. A sweep already running is joined, not doubled.
    */
   sweep(): Promise<number> {
     this.sweeping ??= this.sweepAll().finally(() => (this.sweeping = undefined));
@@ -94,18 +131,20 @@ export class SqliteSessionStore implements SessionStore {
     const cutoff = this.now();
     let deleted = 0;
     for (;;) {
-      if (!this.db.open) return deleted;
-      const { changes } = writingTo(STORE_NAME, () => this.deleteExpired.run(cutoff, SWEEP_BATCH));
+      const changes = await this.writer.sweepBatch(cutoff, SWEEP_BATCH).catch((error: unknown) => {
+        throw storageErrorOf(error, STORE_NAME) ?? error;
+      });
       deleted += changes;
       if (changes < SWEEP_BATCH) return deleted;
-      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
   async close(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
-    await this.sweeping;
+    await this.sweeping?.catch(() => undefined);
+    while (this.writing.size > 0) await Promise.all(this.writing);
+    await this.writer.close();
     if (this.db.open) this.db.close();
   }
 }

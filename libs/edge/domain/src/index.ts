@@ -1,3 +1,5 @@
 // The tracking edge's pure rules (no Nest, no I/O): what a visitor request means (link tokens, the
 // visitor context read from a request, the hits a walk records). Each part lives in its own folder.
-export {};
+
+// hits: the reporting hits of a walk (RoutedHit + the request's visitor -> reporting's Hit).
+export * from './hits';

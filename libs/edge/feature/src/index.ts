@@ -1,3 +1,5 @@
 // The tracking edge: visitor routes on tracking domains, the in-memory asset snapshot fed by asset
 // events, visitor sessions, and the hits handed to reporting. Each part lives in its own folder.
-export {};
+
+// hits: the HitSink port (durable hand-off of hits to reporting, group commit), its JetStream and inbox adapters.
+export * from './hits';

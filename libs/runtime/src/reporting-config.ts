@@ -16,7 +16,7 @@ import {
   openPostbackLog,
 } from '@funnel/reporting-feature';
 import { ensureDataDir } from './data-dir';
-import { HitInbox, ingestHits } from '@funnel/reporting-feature';
+import { HitInbox, HitsStreamConsumer, hitsStreamConfig, ingestHits } from '@funnel/reporting-feature';
 import type { EventStore } from '@funnel/eventstore';
 
 /** The reporting service's settings (besides the stores, NATS and outgoing-request ones). */
@@ -37,6 +37,8 @@ export const reportingConfig = {
   REPORTING_STREAM_REPLICAS: int({ min: 1, max: 5, default: 1 }),
   /** A reporting query (drilldown, raw events, explorer) running longer is stopped and answered 503 REPORTING.QUERY_TIMEOUT. */
   REPORTING_QUERY_TIMEOUT_MS: int({ min: 100, max: REPORTING_QUERY_LIMITS.maxQueryTimeoutMs, default: 20_000 }),
+  /** The stream HITS of the tracking edge (distributed: reporting-service creates and consumes it; unused standalone). */
+  ...hitsStreamConfig,
 };
 
 /** The checks across reporting settings, at start before anything is opened. */
@@ -112,14 +114,8 @@ export async function embeddedReportingParts({ config, testing = {} }: PartsInpu
   const postbackLog = await openPostbackLog(hitStore.warehouse);
   const updates = new EmbeddedJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...testing.queues, filename });
   const postbacks = new EmbeddedJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...testing.queues, filename });
-  return partsOf(
-    config,
-    { hitStore, postbackLog, inboxFile: config.CLICKHOUSE_URL ? undefined : filename },
-    updates,
-    postbacks,
-    testing,
-    async () => undefined,
-  );
+  // The inbox also with ClickHouse: the standalone edge hands its hits to reporting through it.
+  return partsOf(config, { hitStore, postbackLog, inboxFile: filename }, updates, postbacks, testing, async () => undefined);
 }
 
 /** Distributed: the queues on JetStream (a connection of the service's own NATS user), hits in ClickHouse or DuckDB under DATA_DIR. */
@@ -138,12 +134,24 @@ export async function jetStreamReportingParts({
   const updates = new JetStreamJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...timings, connection, replicas });
   const postbacks = new JetStreamJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...timings, connection, replicas });
   const inboxFile = config.CLICKHOUSE_URL ? undefined : join(config.DATA_DIR, REPORTING_FILE);
-  return partsOf(config, { hitStore, postbackLog, inboxFile }, updates, postbacks, testing, () => connection.drain());
+  // The edge's hits: the stream HITS into the warehouse, acknowledged once stored (every replica shares the consumer).
+  const hits = new HitsStreamConsumer({
+    connection,
+    ingest: (inputs) => ingestHits(hitStore, inputs),
+    maxAgeMs: config.HITS_MAX_AGE_HOURS * 3600_000,
+    maxBytes: config.HITS_MAX_BYTES,
+    duplicateWindowMs: config.HITS_DUPLICATE_WINDOW_MS,
+    replicas,
+    batchMax: config.HITS_INGEST_BATCH_MAX,
+    batchWaitMs: config.HITS_INGEST_WAIT_MS,
+  });
+  await hits.start();
+  return partsOf(config, { hitStore, postbackLog, inboxFile, stopHits: () => hits.close() }, updates, postbacks, testing, () => connection.drain());
 }
 
 function partsOf(
   config: Config<typeof reportingConfig>,
-  { hitStore, postbackLog, inboxFile }: { hitStore: HitStore; postbackLog: PostbackLogStore; inboxFile?: string },
+  { hitStore, postbackLog, inboxFile, stopHits }: { hitStore: HitStore; postbackLog: PostbackLogStore; inboxFile?: string; stopHits?: () => Promise<void> },
   updates: ReportingFeatureOptions['updates'],
   postbacks: ReportingFeatureOptions['postbacks'],
   testing: ReportingTesting,
@@ -166,6 +174,8 @@ function partsOf(
       },
     },
     async close() {
+      // The edge's hits in hand are stored before the warehouse closes.
+      await stopHits?.();
       await stopInbox?.();
       inbox?.close();
       await updates.close();

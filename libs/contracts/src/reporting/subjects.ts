@@ -29,6 +29,13 @@ export const ReportingQueues = {
   postbacks: { name: 'REPORTING_POSTBACKS', subjectPrefix: 'reporting.postbacks.deliver' },
 } as const;
 
+/**
+ * The hits of the tracking edge (distributed): the JetStream stream reporting-service creates and
+ * consumes (`durableName`, shared by its replicas) and the edge publishes to, one message per hit on
+ * `<subjectPrefix>.<accountId>` with `Nats-Msg-Id` = hitId.
+ */
+export const HitsStream = { name: 'HITS', subjectPrefix: 'hits', durableName: 'reporting-hits' } as const;
+
 /** Error codes of the reporting routes (besides the shared `REQUEST.*` ones). */
 export const ReportingErrorCodes = {
   /** More rows than a request may carry (conversions: 10,000). */

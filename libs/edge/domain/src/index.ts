@@ -3,3 +3,5 @@
 
 // Visitor sessions: key rules, size caps, the stored form.
 export * from './sessions';
+// hits: the reporting hits of a walk (RoutedHit + the request's visitor -> reporting's Hit).
+export * from './hits';

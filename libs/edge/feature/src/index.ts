@@ -3,3 +3,5 @@
 
 // Visitor sessions: the SessionStore port, its embedded (SQLite) and JetStream KV adapters, config.
 export * from './sessions';
+// hits: the HitSink port (durable hand-off of hits to reporting, group commit), its JetStream and inbox adapters.
+export * from './hits';

@@ -2,6 +2,7 @@ import {
   ASSET_EVENTS_RELAY_BUCKET,
   ASSET_EVENTS_STREAM,
   EDGE_SESSIONS_BUCKET,
+  HitsStream,
   REPORTING_INTERNAL_SUBJECTS,
   ReportingQueues,
   ReportingSubjects,
@@ -33,6 +34,11 @@ export interface NatsClientApp {
   calls: NatsServiceCalls;
   /** The JetStream streams and buckets it owns, when it owns any (their API answers come on its calls' inboxes). */
   jetstream?: NatsJetStreamUse;
+  /**
+   * Subjects of JetStream streams another app owns that it publishes to (wildcards allowed), with
+   * the streams' acknowledgements on its inboxes: no JetStream API rights.
+   */
+  streamPublishes?: readonly string[];
 }
 
 /** A service's own requests: exactly these subjects, with the replies on its own inboxes. */
@@ -103,17 +109,21 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
         streams: [
           { stream: ReportingQueues.updates.name, subjectPrefix: ReportingQueues.updates.subjectPrefix, consumes: true },
           { stream: ReportingQueues.postbacks.name, subjectPrefix: ReportingQueues.postbacks.subjectPrefix, consumes: true },
+          // It creates the edge's stream of hits and consumes it into the warehouse; the edge only publishes there.
+          { stream: HitsStream.name, consumes: true },
         ],
       },
     },
   ],
-  // The tracking edge (outside this repository; `npm run cli -- hits:import` over NATS uses its user): writes and reads hits.
+  // The tracking edge (`npm run cli -- hits:import` over NATS uses its user too): writes and reads hits,
+  // publishes each hit it records to the stream HITS (`hits.<accountId>`, created by reporting-service).
   clients: [
     {
       app: 'tracking-edge',
       calls: { subjects: [ReportingSubjects.hitsIngest, ReportingSubjects.hitsGet], inboxPrefix: DEFAULT_TRACKING_EDGE_INBOX_PREFIX },
       // Visitor sessions, shared by every edge replica: it creates the bucket (max age SESSION_TTL), reads and writes its keys.
       jetstream: { streams: [], keyValueBuckets: [EDGE_SESSIONS_BUCKET] },
+      streamPublishes: [`${HitsStream.subjectPrefix}.*`],
     },
   ],
   gateway: 'gateway',

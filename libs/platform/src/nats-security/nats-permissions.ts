@@ -53,11 +53,11 @@ export function natsPermissions(layout: NatsLayout): Record<string, NatsPermissi
       allow_responses: { ...SERVICE_RESPONSES },
     };
   }
-  for (const { app, calls, jetstream } of layout.clients ?? []) {
+  for (const { app, calls, jetstream, streamPublishes } of layout.clients ?? []) {
     const wildcard = calls.subjects.find((subject) => /(^|\.)[*>](\.|$)/.test(subject));
     if (wildcard) throw new Error(`${app} may call named subjects only, not ${wildcard}`);
     permissions[app] = {
-      publish: { allow: [...calls.subjects, ...(jetstream ? jetStreamWriterPublishAllow(jetstream) : [])] },
+      publish: { allow: [...calls.subjects, ...(streamPublishes ?? []), ...(jetstream ? jetStreamWriterPublishAllow(jetstream) : [])] },
       subscribe: { allow: [`${calls.inboxPrefix}.>`] },
     };
   }

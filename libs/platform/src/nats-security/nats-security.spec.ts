@@ -63,7 +63,7 @@ describe('NATS permissions', () => {
         allow_responses: { max: 10000, expires: '2m' },
       },
       'billing-service': { publish: { allow: ['billing.events.>'] }, subscribe: { allow: ['billing.>'] }, allow_responses: { max: 10000, expires: '2m' } },
-      // Its JetStream API use is scoped to its two streams.
+      // Its JetStream API use is scoped to its three streams.
       'reporting-service': {
         publish: {
           allow: [
@@ -72,8 +72,9 @@ describe('NATS permissions', () => {
             'assets.funnel.findById',
             ...['funnelgroup', 'funnel', 'page', 'trafficsource', 'offersource', 'visitortag'].map((kind) => `assets.${kind}.findByIds`),
             '$JS.API.INFO',
-            ...['REPORTING_UPDATES', 'REPORTING_POSTBACKS'].flatMap((stream, i) => [
-              ['reporting.updates.>', 'reporting.postbacks.deliver.>'][i],
+            ...['REPORTING_UPDATES', 'REPORTING_POSTBACKS', 'HITS'].flatMap((stream, i) => [
+              // It publishes to its job queues, never to the edge's hits.
+              ...[['reporting.updates.>'], ['reporting.postbacks.deliver.>'], []][i],
               `$JS.API.STREAM.*.${stream}`,
               `$JS.API.STREAM.MSG.GET.${stream}`,
               `$JS.API.CONSUMER.*.${stream}`,
@@ -87,12 +88,13 @@ describe('NATS permissions', () => {
         subscribe: { allow: ['reporting.>', '_INBOX_reporting.>'] },
         allow_responses: { max: 10000, expires: '2m' },
       },
-      // A client only: it sends hits and reads them back, and answers nothing; it keeps the visitor sessions in its KV bucket.
+      // A client only: it sends hits and reads them back, publishes hits to the stream HITS (no JetStream API for it), keeps the visitor sessions in its KV bucket, and answers nothing.
       'tracking-edge': {
         publish: {
           allow: [
             'reporting.hits.ingest',
             'reporting.hits.get',
+            'hits.*',
             '$JS.API.INFO',
             '$JS.API.STREAM.INFO.KV_EDGE_SESSIONS',
             '$JS.API.STREAM.CREATE.KV_EDGE_SESSIONS',

@@ -18,3 +18,4 @@ export * from './apply/apply-reset';
 export * from './apply/apply-job';
 export * from './postback-log';
 export * from './hits/inbox/hit-inbox';
+export * from './hits/stream';

@@ -5,8 +5,21 @@ import type { IngestHitsResult } from '../ingest-hits';
 /** Answered batches are kept this long for their submitter to read, then removed. */
 const ANSWER_KEPT_MS = 60 * 60_000;
 
+/** Posted hits ingested together at most (several posted batches are stored in one warehouse write). */
+export const POSTED_HITS_PER_INGEST = 10_000;
+
 /** The process that holds the warehouse took no batch within this time: the submitter gives up. */
 export const INBOX_ANSWER_TIMEOUT_MS = 60_000;
+
+/** Posted batches read per look at the inbox. */
+const POSTED_BATCHES_PER_READ = 256;
+
+/** Posted hits the holder refused (invalid, so never storable): reported, then dropped. */
+export class PostedHitsRefusedError extends Error {
+  constructor(readonly result: IngestHitsResult) {
+    super(`the hits inbox dropped ${result.invalidCount} posted hit(s) the warehouse refuses, e.g. ${JSON.stringify(result.invalid[0]?.errors ?? [])}`);
+  }
+}
 
 export class InboxTimeoutError extends Error {
   constructor(timeoutMs: number) {
@@ -23,6 +36,11 @@ export class InboxTimeoutError extends Error {
  * `ingestHits` and writes the answer beside it; the submitter reads the answer. A batch is taken
  * in submission order. A holder that dies between ingesting a batch and writing its answer ingests
  * it again when it restarts: its hits are then already stored (`ignored`), never stored twice.
+ *
+ * Posted batches (`post`, the standalone tracking edge) wait for no answer: they are durable once
+ * `post` returns, the holder ingests consecutive ones together (up to POSTED_HITS_PER_INGEST hits per
+ * warehouse write) and deletes them once stored; a batch that could not be stored stays to be
+ * retried at the next drain.
  */
 export class HitInbox {
   private readonly db: Database.Database;
@@ -31,6 +49,9 @@ export class HitInbox {
   private readonly selectNext: Database.Statement<[], { id: number; hits: string } | undefined>;
   private readonly writeAnswer: Database.Statement<[string, number, number]>;
   private readonly removeOld: Database.Statement<[number]>;
+  private readonly insertPosted: Database.Statement<[string]>;
+  private readonly selectPosted: Database.Statement<[number], { id: number; hits: string }>;
+  private readonly removePosted: Database.Statement<[number]>;
 
   constructor(filename: string) {
     this.db = openPrivateSqlite(filename);
@@ -41,6 +62,13 @@ export class HitInbox {
       result       TEXT,
       answered_ms  INTEGER
     )`);
+    this.db.exec(`CREATE TABLE IF NOT EXISTS hit_inbox_posted (
+      id   INTEGER PRIMARY KEY AUTOINCREMENT,
+      hits TEXT    NOT NULL
+    )`);
+    this.insertPosted = this.db.prepare('INSERT INTO hit_inbox_posted (hits) VALUES (?)');
+    this.selectPosted = this.db.prepare('SELECT id, hits FROM hit_inbox_posted ORDER BY id LIMIT ?');
+    this.removePosted = this.db.prepare('DELETE FROM hit_inbox_posted WHERE id <= ?');
     this.insert = this.db.prepare('INSERT INTO hit_inbox (hits, submitted_ms) VALUES (?, ?)');
     this.selectAnswer = this.db.prepare('SELECT result FROM hit_inbox WHERE id = ?');
     this.selectNext = this.db.prepare('SELECT id, hits FROM hit_inbox WHERE result IS NULL ORDER BY id LIMIT 1');
@@ -65,8 +93,48 @@ export class HitInbox {
     }
   }
 
-  /** The holder's side: ingests every waiting batch in order with `ingest`; the number of batches taken. */
-  async drain(ingest: (inputs: unknown[]) => Promise<IngestHitsResult>): Promise<number> {
+  /**
+   * Hands a batch to the holding process without waiting for it: the batch is durable (committed to
+   * the inbox, kept through a crash of either process) when this returns. Hits the holder refuses
+   * as invalid are reported to its `watch` onError.
+   */
+  post(inputs: readonly unknown[]): void {
+    if (inputs.length === 0) return;
+    writingTo('hits inbox', () => this.insertPosted.run(JSON.stringify(inputs)));
+  }
+
+  /** Posted hits waiting for the holder. */
+  postedWaiting(): number {
+    return (this.db.prepare('SELECT COUNT(*) AS batches FROM hit_inbox_posted').get() as { batches: number }).batches;
+  }
+
+  /**
+   * The holder's side: ingests every waiting batch in order with `ingest`, then the posted ones
+   * (several per call); the number of batches taken.
+   */
+  async drain(ingest: (inputs: unknown[]) => Promise<IngestHitsResult>, onError: (error: unknown) => void = () => undefined): Promise<number> {
+    let taken = await this.drainSubmitted(ingest);
+    for (;;) {
+      const rows = this.selectPosted.all(POSTED_BATCHES_PER_READ);
+      if (rows.length === 0) break;
+      // Whole batches, until the hits of one warehouse write are reached (a batch may pass the bound).
+      const inputs: unknown[] = [];
+      let last = 0;
+      for (const row of rows) {
+        if (inputs.length >= POSTED_HITS_PER_INGEST) break;
+        for (const input of JSON.parse(row.hits) as unknown[]) inputs.push(input);
+        last = row.id;
+        taken++;
+      }
+      // A failure (a full disk) throws and leaves the batches in the inbox for the next drain.
+      const result = await ingest(inputs);
+      if (result.invalidCount > 0) onError(new PostedHitsRefusedError(result));
+      writingTo('hits inbox', () => this.removePosted.run(last));
+    }
+    return taken;
+  }
+
+  private async drainSubmitted(ingest: (inputs: unknown[]) => Promise<IngestHitsResult>): Promise<number> {
     let taken = 0;
     for (let next = this.selectNext.get(); next; next = this.selectNext.get()) {
       // A batch that cannot be stored (a full disk) is answered with the error, not retried forever.
@@ -86,7 +154,7 @@ export class HitInbox {
     let timer: NodeJS.Timeout | undefined;
     let running: Promise<unknown> = Promise.resolve();
     const tick = () => {
-      running = this.drain(ingest)
+      running = this.drain(ingest, onError)
         .catch(onError)
         .finally(() => {
           if (!stopped) timer = setTimeout(tick, intervalMs);

@@ -1,0 +1,39 @@
+import { int, type Config } from '@funnel/platform';
+import type { NatsConnection } from 'nats';
+import { GroupCommitHitSink } from './group-commit-hit-sink';
+import { InboxHitWriter, type HitInboxPoster } from './inbox-hit-writer';
+import { JetStreamHitWriter } from './jetstream-hit-writer';
+
+/** The edge's hit hand-off settings (both modes). */
+export const edgeHitsConfig = {
+  /** A group-commit batch is written once it holds this many hits... */
+  HITS_COMMIT_MAX: int({ min: 1, max: 10_000, default: 256 }),
+  /** ...or this many ms after its first hit (0: at the end of the event-loop turn). */
+  HITS_COMMIT_WAIT_MS: int({ min: 0, max: 1000, default: 2 }),
+  /** Hits waiting to be made durable at most; more are refused (the visitor gets an error, not a lost hit). */
+  HITS_MAX_QUEUED: int({ min: 100, max: 1_000_000, default: 50_000 }),
+  /** Distributed: how long a hit's publish waits for the stream HITS to acknowledge it. */
+  HITS_PUBLISH_TIMEOUT_MS: int({ min: 100, max: 60_000, default: 5000 }),
+};
+
+export type EdgeHitsConfig = Config<typeof edgeHitsConfig>;
+
+/** Distributed: batches published to the stream HITS, many in flight at once. */
+export function jetStreamHitSink(connection: NatsConnection, config: EdgeHitsConfig): GroupCommitHitSink {
+  return new GroupCommitHitSink(new JetStreamHitWriter({ connection, publishTimeoutMs: config.HITS_PUBLISH_TIMEOUT_MS }), {
+    maxItems: config.HITS_COMMIT_MAX,
+    maxWaitMs: config.HITS_COMMIT_WAIT_MS,
+    maxQueued: config.HITS_MAX_QUEUED,
+    maxConcurrentWrites: 64,
+  });
+}
+
+/** Standalone: batches committed to reporting's hits inbox, one write at a time (SQLite has one writer). */
+export function inboxHitSink(inbox: HitInboxPoster, config: EdgeHitsConfig): GroupCommitHitSink {
+  return new GroupCommitHitSink(new InboxHitWriter(inbox), {
+    maxItems: config.HITS_COMMIT_MAX,
+    maxWaitMs: config.HITS_COMMIT_WAIT_MS,
+    maxQueued: config.HITS_MAX_QUEUED,
+    maxConcurrentWrites: 1,
+  });
+}

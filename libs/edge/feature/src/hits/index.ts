@@ -1,0 +1,12 @@
+export { HIT_SINK } from './hit-sink';
+export type { HitSink, HitBatchWriter } from './hit-sink';
+export { GroupCommit, GroupCommitClosedError, GroupCommitOverloadedError, GROUP_COMMIT_DEFAULTS } from './group-commit';
+export type { GroupCommitOptions } from './group-commit';
+export { GroupCommitHitSink } from './group-commit-hit-sink';
+export { JetStreamHitWriter } from './jetstream-hit-writer';
+export type { JetStreamHitWriterOptions } from './jetstream-hit-writer';
+export { InboxHitWriter } from './inbox-hit-writer';
+export type { HitInboxPoster } from './inbox-hit-writer';
+export { edgeHitsConfig, inboxHitSink, jetStreamHitSink } from './hits-config';
+export type { EdgeHitsConfig } from './hits-config';
+export { EdgeHitsModule } from './edge-hits.module';

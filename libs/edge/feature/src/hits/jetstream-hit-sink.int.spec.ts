@@ -1,0 +1,99 @@
+import { HitsStreamConsumer, createHitStore, ingestHits, type HitStore, type IngestHitsResult } from '@funnel/reporting-feature';
+import { startNatsServer, tempDir, type RunningNatsServer, type TempDir } from '@funnel/testing';
+import { connect, type NatsConnection } from 'nats';
+import { ACCOUNT, WINDOW, eventually, someHits } from './fixtures';
+import { GroupCommitHitSink } from './group-commit-hit-sink';
+import { JetStreamHitWriter } from './jetstream-hit-writer';
+
+describe('the JetStream hit sink and reporting’s consumer of the stream HITS', () => {
+  let server: RunningNatsServer;
+  let dir: TempDir;
+  let store: HitStore;
+  const connections: NatsConnection[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  const settings = { maxAgeMs: 3600_000, maxBytes: 0, duplicateWindowMs: 60_000, batchWaitMs: 20, retryDelayMs: 50 };
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+  beforeEach(async () => {
+    dir = tempDir('hits-stream');
+    store = await createHitStore({ dataDir: dir.path });
+  });
+  afterEach(async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+    await Promise.all(connections.splice(0).map((connection) => connection.close()));
+    await store.close();
+    dir.remove();
+  });
+
+  const connection = async () => {
+    const opened = await connect({ servers: server.url });
+    connections.push(opened);
+    return opened;
+  };
+  const consumer = async (stream: string, ingest: (inputs: unknown[]) => Promise<IngestHitsResult>) => {
+    const started = new HitsStreamConsumer({ ...settings, stream, subjectPrefix: stream.toLowerCase(), connection: await connection(), ingest });
+    await started.start();
+    closers.push(() => started.close());
+    return started;
+  };
+  const sink = async (stream: string) => {
+    const opened = new GroupCommitHitSink(new JetStreamHitWriter({ connection: await connection(), stream, subjectPrefix: stream.toLowerCase() }), {
+      maxWaitMs: 0,
+      maxConcurrentWrites: 64,
+    });
+    closers.push(() => opened.close());
+    return opened;
+  };
+
+  it('stores every recorded hit in the warehouse exactly once, also when the edge records it again', async () => {
+    const reporting = await consumer('HITS_ONCE', (inputs) => ingestHits(store, inputs));
+    const edge = await sink('HITS_ONCE');
+    const hits = someHits(600);
+    // 100 requests of 6 hits each at once, then a retry of the first 200 hits.
+    await Promise.all(Array.from({ length: 100 }, (_, i) => edge.record(hits.slice(6 * i, 6 * i + 6))));
+    expect(edge.writes).toBeLessThan(100);
+    await edge.record(hits.slice(0, 200));
+    await eventually(async () => (await store.countHits(ACCOUNT, WINDOW)) >= 600 && reporting.acknowledged >= 600, 'the hits are stored');
+    await reporting.close();
+    expect(await store.countHits(ACCOUNT, WINDOW)).toBe(600);
+    const stored = await store.getHits(ACCOUNT, [hits[0].hitId, hits[599].hitId]);
+    expect(stored.map((hit) => hit.hitId).sort()).toEqual([hits[0].hitId, hits[599].hitId]);
+  });
+
+  it('delivers again the hits of a batch whose acknowledgement was lost, and the warehouse counts them once', async () => {
+    let calls = 0;
+    // The first batch is stored, then the process "dies" before acknowledging: nak-ed, redelivered.
+    const reporting = await consumer('HITS_REDELIVERED', async (inputs) => {
+      const result = await ingestHits(store, inputs);
+      if (calls++ === 0) throw new Error('crashed after storing');
+      return result;
+    });
+    const edge = await sink('HITS_REDELIVERED');
+    await edge.record(someHits(50));
+    await eventually(() => reporting.acknowledged >= 50, 'the hits are acknowledged');
+    expect(calls).toBeGreaterThan(1);
+    expect(await store.countHits(ACCOUNT, WINDOW)).toBe(50);
+  });
+
+  it('keeps recorded hits in the stream while reporting is down, and stores them once it starts', async () => {
+    // Reporting creates the stream, then stops.
+    const first = await consumer('HITS_LATER', (inputs) => ingestHits(store, inputs));
+    await first.close();
+    const edge = await sink('HITS_LATER');
+    await edge.record(someHits(40));
+    expect(await store.countHits(ACCOUNT, WINDOW)).toBe(0);
+    const second = await consumer('HITS_LATER', (inputs) => ingestHits(store, inputs));
+    await eventually(() => second.acknowledged >= 40, 'the hits are stored');
+    expect(await store.countHits(ACCOUNT, WINDOW)).toBe(40);
+  });
+
+  it('refuses to record when the stream does not exist (the redirect must not be answered)', async () => {
+    const edge = await sink('HITS_MISSING');
+    await expect(edge.record(someHits(1))).rejects.toThrow();
+  });
+});

@@ -1,0 +1,93 @@
+// The edge's hit hand-off (issue 22): record() throughput and latency of both sinks, many requests at once.
+//   node -r ./tools/register.js tools/bench/hit-sink.bench.ts
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from 'nats';
+import { GroupCommitHitSink, InboxHitWriter, JetStreamHitWriter, type HitSink } from '@funnel/edge-feature';
+import { aHit, type Hit } from '@funnel/reporting-domain';
+import { HitInbox, ensureHitsStream } from '@funnel/reporting-feature';
+import { startNatsServer } from '@funnel/testing';
+
+export interface HitSinkBenchRow {
+  sink: string;
+  hitsPerSecond: number;
+  /** Mean wall time of one record() call (3 hits), µs. */
+  recordMicros: number;
+  /** Process CPU per record() call, µs. */
+  cpuMicrosPerRecord: number;
+  writes: number;
+}
+
+const HITS_PER_REQUEST = 3;
+let counter = 0;
+const nextHits = (): Hit[] =>
+  Array.from({ length: HITS_PER_REQUEST }, () => aHit({ hitId: `H${String(counter++).padStart(11, '0')}`, accountId: 'ACCOUNT00001' }));
+
+/** `concurrency` callers record 3 hits each, again and again, for `seconds`. */
+async function drive(name: string, sink: HitSink & { writes: number }, concurrency: number, seconds: number): Promise<HitSinkBenchRow> {
+  const end = Date.now() + seconds * 1000;
+  let calls = 0;
+  let waitedMs = 0;
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < end) {
+        const hits = nextHits();
+        const t = performance.now();
+        await sink.record(hits);
+        waitedMs += performance.now() - t;
+        calls++;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  return {
+    sink: name,
+    hitsPerSecond: (calls * HITS_PER_REQUEST) / elapsed,
+    recordMicros: (waitedMs * 1000) / calls,
+    cpuMicrosPerRecord: (used.user + used.system) / calls,
+    writes: sink.writes,
+  };
+}
+
+export async function hitSinkBench(seconds = 5, concurrency = 256): Promise<HitSinkBenchRow[]> {
+  const rows: HitSinkBenchRow[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'hit-sink-bench-'));
+  try {
+    for (const maxWaitMs of [0, 2]) {
+      const inbox = new HitInbox(join(dir, `reporting-${maxWaitMs}.sqlite`));
+      const sink = new GroupCommitHitSink(new InboxHitWriter(inbox), { maxWaitMs, maxConcurrentWrites: 1 });
+      rows.push(await drive(`inbox (standalone), wait ${maxWaitMs} ms`, sink, concurrency, seconds));
+      await sink.close();
+      inbox.close();
+    }
+    const server = await startNatsServer();
+    const nc = await connect({ servers: server.url });
+    try {
+      await ensureHitsStream(await nc.jetstreamManager(), { maxAgeMs: 3600_000, maxBytes: 0, duplicateWindowMs: 120_000 });
+      for (const maxWaitMs of [0, 2]) {
+        const sink = new GroupCommitHitSink(new JetStreamHitWriter({ connection: nc }), { maxWaitMs, maxConcurrentWrites: 64 });
+        rows.push(await drive(`JetStream (distributed), wait ${maxWaitMs} ms`, sink, concurrency, seconds));
+        await sink.close();
+      }
+    } finally {
+      await nc.close();
+      await server.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+if (require.main === module) {
+  void hitSinkBench(Number(process.env.SECONDS ?? 5), Number(process.env.CONCURRENCY ?? 256)).then((rows) => {
+    for (const row of rows)
+      console.log(
+        `${row.sink}: ${Math.round(row.hitsPerSecond).toLocaleString('en-US')} hits/s, record() ${Math.round(row.recordMicros)} µs wall, ${Math.round(row.cpuMicrosPerRecord)} µs CPU, ${row.writes} writes`,
+      );
+  });
+}

@@ -1,6 +1,11 @@
 import {
+  ASSETS_EDGE_SNAPSHOT_SUBJECT,
+  ASSETS_INTERNAL_SUBJECTS,
   ASSET_EVENTS_RELAY_BUCKET,
   ASSET_EVENTS_STREAM,
+  ASSET_EVENTS_SUBJECTS,
+  BILLING_EDGE_DOMAINS_SUBJECT,
+  BILLING_INTERNAL_SUBJECTS,
   REPORTING_INTERNAL_SUBJECTS,
   ReportingQueues,
   ReportingSubjects,
@@ -30,6 +35,12 @@ export interface NatsServiceApp {
 export interface NatsClientApp {
   app: string;
   calls: NatsServiceCalls;
+  /**
+   * Subjects a service publishes that it receives as a plain subscriber (each replica every message),
+   * e.g. the asset events `assets.events.>` for the tracking edge's snapshot. Only the service that
+   * owns the root may publish there, so what arrives is the service's.
+   */
+  receives?: readonly string[];
 }
 
 /** A service's own requests: exactly these subjects, with the replies on its own inboxes. */
@@ -66,6 +77,8 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
     {
       app: 'assets-service',
       subjectRoot: 'assets',
+      // The tracking edge's load of every routing asset (across accounts).
+      internalSubjects: ASSETS_INTERNAL_SUBJECTS,
       // It also creates the readers' durable consumers of the stream (ASSET_EVENTS_READERS, jetStreamReaderPermissions).
       jetstream: {
         streams: [{ stream: ASSET_EVENTS_STREAM, readers: true }],
@@ -80,7 +93,8 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
       subjectRoot: 'scripts',
       calls: { subjects: [assetSubject('logicscript', 'findById')], inboxPrefix: DEFAULT_SCRIPTS_INBOX_PREFIX },
     },
-    { app: 'billing-service', subjectRoot: 'billing' },
+    // The tracking edge's load of every account's custom domains.
+    { app: 'billing-service', subjectRoot: 'billing', internalSubjects: BILLING_INTERNAL_SUBJECTS },
     // Reads a traffic source's postback settings (and a funnel's overrides of them) when applying conversions, and asset names for reports; jobs on two JetStream streams,
     // the account leases of its update workers in a bucket.
     {
@@ -106,7 +120,15 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
   ],
   // The tracking edge (outside this repository; `npm run cli -- hits:import` over NATS uses its user): writes and reads hits.
   clients: [
-    { app: 'tracking-edge', calls: { subjects: [ReportingSubjects.hitsIngest, ReportingSubjects.hitsGet], inboxPrefix: DEFAULT_TRACKING_EDGE_INBOX_PREFIX } },
+    // Its asset snapshot: loads every routing asset and custom domain, then receives the asset events (every replica all of them).
+    {
+      app: 'tracking-edge',
+      calls: {
+        subjects: [ReportingSubjects.hitsIngest, ReportingSubjects.hitsGet, ASSETS_EDGE_SNAPSHOT_SUBJECT, BILLING_EDGE_DOMAINS_SUBJECT],
+        inboxPrefix: DEFAULT_TRACKING_EDGE_INBOX_PREFIX,
+      },
+      receives: [ASSET_EVENTS_SUBJECTS],
+    },
   ],
   gateway: 'gateway',
   gatewayInboxPrefix: DEFAULT_GATEWAY_INBOX_PREFIX,

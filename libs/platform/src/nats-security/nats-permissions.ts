@@ -53,10 +53,10 @@ export function natsPermissions(layout: NatsLayout): Record<string, NatsPermissi
       allow_responses: { ...SERVICE_RESPONSES },
     };
   }
-  for (const { app, calls } of layout.clients ?? []) {
+  for (const { app, calls, receives } of layout.clients ?? []) {
     const wildcard = calls.subjects.find((subject) => /(^|\.)[*>](\.|$)/.test(subject));
     if (wildcard) throw new Error(`${app} may call named subjects only, not ${wildcard}`);
-    permissions[app] = { publish: { allow: [...calls.subjects] }, subscribe: { allow: [`${calls.inboxPrefix}.>`] } };
+    permissions[app] = { publish: { allow: [...calls.subjects] }, subscribe: { allow: [`${calls.inboxPrefix}.>`, ...(receives ?? [])] } };
   }
   return permissions;
 }

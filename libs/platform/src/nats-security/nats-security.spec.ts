@@ -21,9 +21,11 @@ describe('NATS permissions', () => {
           // Never another service's events, reporting's internal subjects or its JetStream subjects.
           deny: [
             'assets.events.>',
+            'assets.internal.edgesnapshot',
             'identity.events.>',
             'scripts.events.>',
             'billing.events.>',
+            'billing.internal.domains',
             'reporting.events.>',
             'reporting.hits.ingest',
             'reporting.hits.get',
@@ -87,10 +89,10 @@ describe('NATS permissions', () => {
         subscribe: { allow: ['reporting.>', '_INBOX_reporting.>'] },
         allow_responses: { max: 10000, expires: '2m' },
       },
-      // A client only: it sends hits and reads them back, and answers nothing.
+      // A client only: it sends hits and reads them back, loads every routing asset and custom domain, receives the asset events, and answers nothing.
       'tracking-edge': {
-        publish: { allow: ['reporting.hits.ingest', 'reporting.hits.get'] },
-        subscribe: { allow: ['_INBOX_tracking_edge.>'] },
+        publish: { allow: ['reporting.hits.ingest', 'reporting.hits.get', 'assets.internal.edgesnapshot', 'billing.internal.domains'] },
+        subscribe: { allow: ['_INBOX_tracking_edge.>', 'assets.events.>'] },
       },
     });
   });

@@ -1,3 +1,5 @@
 // The tracking edge's pure rules (no Nest, no I/O): what a visitor request means (link tokens, the
 // visitor context read from a request, the hits a walk records). Each part lives in its own folder.
-export {};
+
+// The asset snapshot: every routing asset by account as the asset events leave them, funnels' assets and compile cache, custom domains.
+export * from './snapshot';

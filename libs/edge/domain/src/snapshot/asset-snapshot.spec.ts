@@ -1,5 +1,5 @@
 import { type AssetEventMessage, generateAssetId } from '@funnel/contracts';
-import type { FunnelAssets } from '@funnel/routing';
+import { type FunnelAssets, compileFunnel } from '@funnel/routing';
 import { AssetSnapshotState } from './asset-snapshot-state';
 import { CompiledFunnels } from './compiled-funnels';
 import { collectFunnelAssets } from './funnel-assets';
@@ -245,5 +245,28 @@ describe('DomainDirectory', () => {
     expect(directory.accountOf('gone.example.com')).toBeUndefined();
     expect(directory.accountOf('example.com')).toBeUndefined();
     expect(normaliseHost('[::1]:3001')).toBe('[::1]');
+  });
+});
+
+describe("CompiledFunnels with the engine's compileFunnel", () => {
+  it('compiles the snapshot funnel, and compiles the new version after an update', () => {
+    const state = new AssetSnapshotState();
+    const idFunnel = generateAssetId();
+    const idFunnelGroup = generateAssetId();
+    const root = { idNode: generateAssetId(), nodeName: 'root', nodeType: 'root', posX: 0.5, posY: 0.5 };
+    const funnel = (funnelName: string) => ({ idFunnel, idFunnelGroup, funnelName, nodes: [root], connections: [], status: 'active' });
+    state.put({
+      kind: 'funnelgroup',
+      accountId: ACCOUNT,
+      assetId: idFunnelGroup,
+      revision: 0,
+      record: { idFunnelGroup, funnelGroupName: 'g', status: 'active' },
+    });
+    state.put({ kind: 'funnel', accountId: ACCOUNT, assetId: idFunnel, revision: 0, record: funnel('first') });
+    const funnels = new CompiledFunnels(state, compileFunnel);
+    expect(funnels.get(ACCOUNT, idFunnel)).toMatchObject({ idFunnel, funnelName: 'first', idFunnelGroup, idRootNode: root.idNode });
+    const outcome = state.apply(event('funnel', 'FunnelUpdated', idFunnel, 1, { record: funnel('second') }));
+    if (outcome.applied) funnels.invalidate(outcome.change);
+    expect(funnels.get(ACCOUNT, idFunnel)).toMatchObject({ funnelName: 'second' });
   });
 });

@@ -6,6 +6,9 @@ import { AssetRegistry, evolveAsset } from '@funnel/assets-domain';
 import { ASSET_REGISTRY } from './assets.tokens';
 import { AssetDocument, assetDocumentId, assetsCollection, ensureAssetIndexes } from './asset-documents';
 
+/** The read model's projection: its checkpoint's name in the read store. */
+export const ASSET_READ_MODEL_PROJECTION = 'assets-read-model';
+
 /**
  * Projects asset events into the `assets` read model. Idempotent: each document keeps the stream
  * revision it reflects, events at or below it are skipped, and writes are guarded on it, so a replay
@@ -21,7 +24,7 @@ export class AssetProjector extends Projector {
     @Inject(ASSET_REGISTRY) private readonly registry: AssetRegistry,
   ) {
     super({
-      name: 'assets-read-model',
+      name: ASSET_READ_MODEL_PROJECTION,
       description: 'projection',
       eventStore,
       readStore,

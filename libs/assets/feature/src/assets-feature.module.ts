@@ -17,6 +17,7 @@ import { ChildrenCascade } from './children-cascade';
 import { DuplicateCompletion } from './duplicate-completion';
 import { RunAssetCommandHandler, RunAssetQueryHandler } from './asset-operations';
 import { createAssetsMessageController } from './assets.message.controller';
+import { EdgeSnapshotMessageController, EdgeSnapshotQuery } from './edge-snapshot';
 
 export interface AssetsFeatureOptions {
   eventStore: EventStore;
@@ -59,7 +60,7 @@ export class AssetsFeatureModule {
     return {
       module: AssetsFeatureModule,
       imports: [CqrsModule.forRoot()],
-      controllers: [createAssetsMessageController(kinds)],
+      controllers: [createAssetsMessageController(kinds), EdgeSnapshotMessageController],
       providers: [
         { provide: EVENT_STORE, useValue: options.eventStore },
         { provide: READ_STORE, useValue: options.readStore },
@@ -80,6 +81,7 @@ export class AssetsFeatureModule {
         RunAssetQueryHandler,
         AssetsStartup,
         AssetsHealth,
+        EdgeSnapshotQuery,
       ],
       exports: [AssetsHealth, AssetProjector],
     };

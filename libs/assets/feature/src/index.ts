@@ -10,3 +10,4 @@ export type { KindAction, KindActionName, KindActionSet } from './asset-actions'
 export type { KindActionAssets } from './asset-actions';
 export * from './actions';
 export * from './event-relay';
+export * from './edge-snapshot';

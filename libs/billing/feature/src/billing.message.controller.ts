@@ -1,7 +1,7 @@
 import { Controller, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { RpcErrorFilter } from '@funnel/platform';
-import { BillingSubjects, IdentityRequestBody, RpcRequest } from '@funnel/contracts';
+import { BILLING_EDGE_DOMAINS_SUBJECT, BillingSubjects, IdentityRequestBody, RpcRequest } from '@funnel/contracts';
 import { billingCaller } from './billing-caller';
 import { DomainsService } from './domains/domains.service';
 import { SubscriptionService } from './subscription/subscription.service';
@@ -27,6 +27,12 @@ export class BillingMessageController {
   @MessagePattern(BillingSubjects.domainsList)
   async listDomains(@Payload() request: BillingRequest) {
     return this.domains.list(billingCaller(request?.context));
+  }
+
+  /** Internal (the tracking edge only; the gateway may not send here): every account's live domains, paged. */
+  @MessagePattern(BILLING_EDGE_DOMAINS_SUBJECT)
+  async edgeDomains(@Payload() request: RpcRequest<unknown>) {
+    return this.domains.edgeDomains(request?.body);
   }
 
   @MessagePattern(BillingSubjects.domainsCreate)

@@ -19,6 +19,7 @@ export * from './middleware-config';
 export * from './funnel-group';
 export * from './funnel';
 export * from './asset-event-stream';
+export * from './edge-snapshot';
 export * from './routing-keys';
 export * from './funnel-graph';
 export * from './condition-routes';

@@ -159,3 +159,25 @@ export interface ProrationView {
   amount_cents: number;
   lines: InvoiceLineView[];
 }
+
+/**
+ * `billing.internal.domains` (no gateway route: only the `tracking-edge` NATS user may call it): one
+ * page of the live custom domains of every account, by domain name, for the edge to find an account
+ * from a request's host. Body `{ after?, limit? }` (`after`: the previous page's `next`).
+ */
+export const BILLING_EDGE_DOMAINS_SUBJECT = 'billing.internal.domains';
+/** Subjects of the billing service that the gateway may not call (internal callers only). */
+export const BILLING_INTERNAL_SUBJECTS: readonly string[] = [BILLING_EDGE_DOMAINS_SUBJECT];
+export const BILLING_EDGE_DOMAINS_PAGE_MAX = 5000;
+
+export interface EdgeDomain {
+  /** The normalised host name (lower case, no trailing dot). */
+  domain: string;
+  accountId: string;
+  status: DomainStatus;
+}
+
+export interface EdgeDomainsPage {
+  domains: EdgeDomain[];
+  next: string | null;
+}

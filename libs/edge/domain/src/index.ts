@@ -5,3 +5,5 @@
 export * from './sessions';
 // hits: the reporting hits of a walk (RoutedHit + the request's visitor -> reporting's Hit).
 export * from './hits';
+// The asset snapshot: every routing asset by account as the asset events leave them, funnels' assets and compile cache, custom domains.
+export * from './snapshot';

@@ -5,3 +5,5 @@
 export * from './sessions';
 // hits: the HitSink port (durable hand-off of hits to reporting, group commit), its JetStream and inbox adapters.
 export * from './hits';
+// The asset snapshot: loads every routing asset and custom domain, follows the asset events, answers compiled funnels.
+export * from './snapshot';

@@ -1,8 +1,13 @@
 import {
+  ASSETS_EDGE_SNAPSHOT_SUBJECT,
+  ASSETS_INTERNAL_SUBJECTS,
   ASSET_EVENTS_RELAY_BUCKET,
   ASSET_EVENTS_STREAM,
   EDGE_SESSIONS_BUCKET,
   HitsStream,
+  ASSET_EVENTS_SUBJECTS,
+  BILLING_EDGE_DOMAINS_SUBJECT,
+  BILLING_INTERNAL_SUBJECTS,
   REPORTING_INTERNAL_SUBJECTS,
   ReportingQueues,
   ReportingSubjects,
@@ -39,6 +44,12 @@ export interface NatsClientApp {
    * the streams' acknowledgements on its inboxes: no JetStream API rights.
    */
   streamPublishes?: readonly string[];
+  /**
+   * Subjects a service publishes that it receives as a plain subscriber (each replica every message),
+   * e.g. the asset events `assets.events.>` for the tracking edge's snapshot. Only the service that
+   * owns the root may publish there, so what arrives is the service's.
+   */
+  receives?: readonly string[];
 }
 
 /** A service's own requests: exactly these subjects, with the replies on its own inboxes. */
@@ -75,6 +86,8 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
     {
       app: 'assets-service',
       subjectRoot: 'assets',
+      // The tracking edge's load of every routing asset (across accounts).
+      internalSubjects: ASSETS_INTERNAL_SUBJECTS,
       // It also creates the readers' durable consumers of the stream (ASSET_EVENTS_READERS, jetStreamReaderPermissions).
       jetstream: {
         streams: [{ stream: ASSET_EVENTS_STREAM, readers: true }],
@@ -89,7 +102,8 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
       subjectRoot: 'scripts',
       calls: { subjects: [assetSubject('logicscript', 'findById')], inboxPrefix: DEFAULT_SCRIPTS_INBOX_PREFIX },
     },
-    { app: 'billing-service', subjectRoot: 'billing' },
+    // The tracking edge's load of every account's custom domains.
+    { app: 'billing-service', subjectRoot: 'billing', internalSubjects: BILLING_INTERNAL_SUBJECTS },
     // Reads a traffic source's postback settings (and a funnel's overrides of them) when applying conversions, and asset names for reports; jobs on two JetStream streams,
     // the account leases of its update workers in a bucket.
     {
@@ -118,9 +132,14 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
   // The tracking edge (`npm run cli -- hits:import` over NATS uses its user too): writes and reads hits,
   // publishes each hit it records to the stream HITS (`hits.<accountId>`, created by reporting-service).
   clients: [
+    // Its asset snapshot: loads every routing asset and custom domain, then receives the asset events (every replica all of them).
     {
       app: 'tracking-edge',
-      calls: { subjects: [ReportingSubjects.hitsIngest, ReportingSubjects.hitsGet], inboxPrefix: DEFAULT_TRACKING_EDGE_INBOX_PREFIX },
+      calls: {
+        subjects: [ReportingSubjects.hitsIngest, ReportingSubjects.hitsGet, ASSETS_EDGE_SNAPSHOT_SUBJECT, BILLING_EDGE_DOMAINS_SUBJECT],
+        inboxPrefix: DEFAULT_TRACKING_EDGE_INBOX_PREFIX,
+      },
+      receives: [ASSET_EVENTS_SUBJECTS],
       // Visitor sessions, shared by every edge replica: it creates the bucket (max age SESSION_TTL), reads and writes its keys.
       jetstream: { streams: [], keyValueBuckets: [EDGE_SESSIONS_BUCKET] },
       streamPublishes: [`${HitsStream.subjectPrefix}.*`],

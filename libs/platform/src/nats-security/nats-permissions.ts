@@ -53,12 +53,12 @@ export function natsPermissions(layout: NatsLayout): Record<string, NatsPermissi
       allow_responses: { ...SERVICE_RESPONSES },
     };
   }
-  for (const { app, calls, jetstream, streamPublishes } of layout.clients ?? []) {
+  for (const { app, calls, jetstream, streamPublishes, receives } of layout.clients ?? []) {
     const wildcard = calls.subjects.find((subject) => /(^|\.)[*>](\.|$)/.test(subject));
     if (wildcard) throw new Error(`${app} may call named subjects only, not ${wildcard}`);
     permissions[app] = {
       publish: { allow: [...calls.subjects, ...(streamPublishes ?? []), ...(jetstream ? jetStreamWriterPublishAllow(jetstream) : [])] },
-      subscribe: { allow: [`${calls.inboxPrefix}.>`] },
+      subscribe: { allow: [`${calls.inboxPrefix}.>`, ...(receives ?? [])] },
     };
   }
   return permissions;

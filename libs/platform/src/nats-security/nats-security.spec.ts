@@ -21,9 +21,11 @@ describe('NATS permissions', () => {
           // Never another service's events, reporting's internal subjects or its JetStream subjects.
           deny: [
             'assets.events.>',
+            'assets.internal.edgesnapshot',
             'identity.events.>',
             'scripts.events.>',
             'billing.events.>',
+            'billing.internal.domains',
             'reporting.events.>',
             'reporting.hits.ingest',
             'reporting.hits.get',
@@ -88,12 +90,14 @@ describe('NATS permissions', () => {
         subscribe: { allow: ['reporting.>', '_INBOX_reporting.>'] },
         allow_responses: { max: 10000, expires: '2m' },
       },
-      // A client only: it sends hits and reads them back, publishes hits to the stream HITS (no JetStream API for it), keeps the visitor sessions in its KV bucket, and answers nothing.
+      // A client only: it sends hits and reads them back, loads every routing asset and custom domain, receives the asset events, publishes hits to the stream HITS (no JetStream API for it), keeps the visitor sessions in its KV bucket, and answers nothing.
       'tracking-edge': {
         publish: {
           allow: [
             'reporting.hits.ingest',
             'reporting.hits.get',
+            'assets.internal.edgesnapshot',
+            'billing.internal.domains',
             'hits.*',
             '$JS.API.INFO',
             '$JS.API.STREAM.INFO.KV_EDGE_SESSIONS',
@@ -104,7 +108,7 @@ describe('NATS permissions', () => {
             '$KV.EDGE_SESSIONS.>',
           ],
         },
-        subscribe: { allow: ['_INBOX_tracking_edge.>'] },
+        subscribe: { allow: ['_INBOX_tracking_edge.>', 'assets.events.>'] },
       },
     });
   });

@@ -85,6 +85,8 @@ export interface Deployment {
    * bus in standalone mode, the tracking edge's NATS user in distributed mode.
    */
   internal(): ServiceClient;
+  /** Distributed mode: the NATS server's URL and an app's user (as its process gets them), for a test that connects as that app. */
+  natsAccess?(app: string): { url: string; user: string; password: string };
   /** Stops what still runs (each mode the same way), then removes DATA_DIR. */
   cleanup(): Promise<void>;
 }
@@ -200,6 +202,10 @@ export async function distributedDeployment(extraEnv: NodeJS.ProcessEnv = {}): P
     },
     async startService(name) {
       if (name === 'reporting') apps.reporting = await startReportingService(envOf('reporting-service'), { reporting: { queues: { backoffMs: [200] } } });
+    },
+    natsAccess(app) {
+      const user = natsUserEnv(natsUsers, app);
+      return { url: nats.url, user: user.NATS_USER, password: user.NATS_PASSWORD };
     },
     internal() {
       const tracking = natsUserEnv(natsUsers, 'tracking-edge');

@@ -1,6 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, LoggerService } from '@nestjs/common';
-import { BillingErrorCodes, CallerContext, CheckDomainResponse, DomainInfo, DomainSummary, ServiceError, generateAssetId } from '@funnel/contracts';
+import {
+  BILLING_EDGE_DOMAINS_PAGE_MAX,
+  BillingErrorCodes,
+  CallerContext,
+  EdgeDomainsPage,
+  CheckDomainResponse,
+  DomainInfo,
+  DomainSummary,
+  ServiceError,
+  generateAssetId,
+} from '@funnel/contracts';
 import { EVENT_STORE, EventStore, FoldedStream, WrongExpectedRevisionError, foldStream } from '@funnel/eventstore';
 import { READ_STORE, ReadStore } from '@funnel/readstore';
 import {
@@ -65,6 +75,28 @@ export class DomainsService {
   async list(context: CallerContext): Promise<BillingAnswer<{ domains: DomainSummary[] }>> {
     const docs = await this.domains.find({ accountId: context.accountId, live: true }, { sort: { createdAt: 1, _id: 1 } });
     return { success: true, domains: docs.map((doc) => domainSummaryOf(doc.record!)), ...NO_ERROR };
+  }
+
+  /**
+   * `billing.internal.domains` (the tracking edge only, no caller context): one page of every
+   * account's live domains in document id order, from the read model.
+   */
+  async edgeDomains(body: unknown): Promise<EdgeDomainsPage> {
+    const input = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+    const { after, limit = 1000 } = input;
+    if (after !== undefined && (typeof after !== 'string' || after.length > 600))
+      throw ServiceError.invalidField('after', 'isString', "after must be the previous page's next (text)");
+    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > BILLING_EDGE_DOMAINS_PAGE_MAX) {
+      throw ServiceError.invalidField('limit', 'isInt', `limit must be a whole number from 1 to ${BILLING_EDGE_DOMAINS_PAGE_MAX}`);
+    }
+    const filter: Record<string, unknown> = { live: true };
+    if (after !== undefined) filter['_id'] = { $gt: after };
+    const docs = await this.domains.find(filter, { sort: { _id: 1 }, limit: limit + 1 });
+    const page = docs.slice(0, limit).filter((doc) => doc.record);
+    return {
+      domains: page.map((doc) => ({ domain: doc.domain, accountId: doc.accountId, status: doc.record!.status })),
+      next: docs.length > limit ? docs[limit - 1]._id : null,
+    };
   }
 
   /** GET /billing/domains/{domain}: 404 NOT_FOUND when the account has no such domain (another account's included). */

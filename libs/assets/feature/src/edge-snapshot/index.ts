@@ -1,0 +1,2 @@
+export * from './edge-snapshot.query';
+export * from './edge-snapshot.message.controller';

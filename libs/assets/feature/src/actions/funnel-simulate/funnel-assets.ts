@@ -81,8 +81,8 @@ export async function loadFunnelAssets(funnel: FunnelRecord, entranceSources: re
     [...byKind].map(async ([kind, named]) => {
       const records = await find(kind, [...new Set(named.map((r) => r.id))]);
       const idField = assetKindByName(kind)?.idField ?? '';
-      // A record is used where every reference to it may use it (a funnel-local asset of another funnel is not).
-      found[kind] = records.filter((record) => named.filter((r) => r.id === record[idField]).every((r) => fits(r, record)));
+      // A record is used when a reference to it may use it (not a funnel-local asset of another funnel), as save checks it.
+      found[kind] = records.filter((record) => named.some((r) => r.id === record[idField] && fits(r, record)));
     }),
   );
   found.page = await find('page', [...new Set((found.pagegroup ?? []).flatMap(pagesOf))]);

@@ -3,6 +3,7 @@ import type { AssetRecord, FunnelRecord } from '@funnel/assets-domain';
 import { loadFunnelAssets } from './funnel-assets';
 
 const id = () => generateAssetId();
+const rec = (fields: Record<string, unknown>) => ({ status: 'active', ...fields }) as AssetRecord;
 
 /** A finder over records by kind, recording what it was asked. */
 function finderOf(records: Record<string, AssetRecord[]>, idFields: Record<string, string>) {
@@ -17,15 +18,15 @@ function finderOf(records: Record<string, AssetRecord[]>, idFields: Record<strin
 describe('loading what a funnel walk touches', () => {
   const idFunnel = id();
   const idFunnelGroup = id();
-  const offerSource = { idOfferSource: id(), offerSourceName: 'Network' } as AssetRecord;
-  const landerPage = { idPage: id(), pageName: 'Quiz', pageType: 'lander' } as AssetRecord;
-  const offerPage = { idPage: id(), pageName: 'Sweeps', pageType: 'offer', offerParams: { idOfferSource: offerSource.idOfferSource } } as AssetRecord;
-  const landers = { idPageGroup: id(), pageType: 'lander', restrictToFunnelId: idFunnel, pages: [{ idPage: landerPage.idPage }] } as AssetRecord;
-  const offers = { idPageGroup: id(), pageType: 'offer', restrictToFunnelId: '', pages: [{ idPage: offerPage.idPage }] } as AssetRecord;
-  const wrongType = { idPageGroup: id(), pageType: 'lander', restrictToFunnelId: '', pages: [] } as AssetRecord;
-  const foreignCondition = { idCondition: id(), restrictToFunnelId: id(), routes: [] } as AssetRecord;
-  const group = { idFunnelGroup, funnelGroupName: 'Spring' } as AssetRecord;
-  const source = { idTrafficSource: id(), trafficSourceName: 'Push' } as AssetRecord;
+  const offerSource = rec({ idOfferSource: id(), offerSourceName: 'Network' });
+  const landerPage = rec({ idPage: id(), pageName: 'Quiz', pageType: 'lander' });
+  const offerPage = rec({ idPage: id(), pageName: 'Sweeps', pageType: 'offer', offerParams: { idOfferSource: offerSource.idOfferSource } });
+  const landers = rec({ idPageGroup: id(), pageType: 'lander', restrictToFunnelId: idFunnel, pages: [{ idPage: landerPage.idPage }] });
+  const offers = rec({ idPageGroup: id(), pageType: 'offer', restrictToFunnelId: '', pages: [{ idPage: offerPage.idPage }] });
+  const wrongType = rec({ idPageGroup: id(), pageType: 'lander', restrictToFunnelId: '', pages: [] });
+  const foreignCondition = rec({ idCondition: id(), restrictToFunnelId: id(), routes: [] });
+  const group = rec({ idFunnelGroup, funnelGroupName: 'Spring' });
+  const source = rec({ idTrafficSource: id(), trafficSourceName: 'Push' });
   const node = (nodeType: string, params: Record<string, unknown>) => ({ idNode: id(), nodeName: nodeType, nodeType, posX: 0, posY: 0, ...params });
   const funnel = {
     idFunnel,

@@ -1,5 +1,6 @@
 export * from './config/config';
 export * from './config/run-main';
+export * from './config/trusted-proxies';
 export * from './logging/logger';
 export * from './logging/nest-logger';
 export * from './logging/log-capture';

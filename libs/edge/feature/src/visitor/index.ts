@@ -2,6 +2,7 @@
 // resolver that turns a request into the routing engine's visitor.
 export * from './visitor-config';
 export * from './mmdb-databases';
+export * from './recent-values';
 export * from './recent-user-agents';
 export * from './visitor-resolver';
 export * from './visitor-resolver.provider';

@@ -1,30 +1,21 @@
 import { UAParser } from 'ua-parser-js';
 import { DeviceAttributes, deviceAttributes } from '@funnel/edge-domain';
+import { RecentValues } from './recent-values';
 
 /**
  * Device attributes of User-Agents, parsed with ua-parser-js 1.x (MIT; 2.x is AGPL) and remembered
- * for the `capacity` most recently seen (a Map in use order: a hit moves its entry to the end, the
- * first entry is the least recently used).
+ * for the `capacity` most recently seen (bots and a campaign's visitors repeat a few of them).
  */
 export class RecentUserAgents {
   private readonly parser = new UAParser();
-  private readonly recent = new Map<string, DeviceAttributes>();
+  private readonly recent: RecentValues<DeviceAttributes>;
 
-  constructor(private readonly capacity: number) {}
+  constructor(capacity: number) {
+    this.recent = new RecentValues(capacity, (userAgent) => Object.freeze(deviceAttributes(this.parser.setUA(userAgent).getResult())));
+  }
 
   deviceOf(userAgent: string): DeviceAttributes {
-    const known = this.recent.get(userAgent);
-    if (known !== undefined) {
-      this.recent.delete(userAgent);
-      this.recent.set(userAgent, known);
-      return known;
-    }
-    const device = Object.freeze(deviceAttributes(this.parser.setUA(userAgent).getResult()));
-    if (this.capacity > 0) {
-      if (this.recent.size >= this.capacity) this.recent.delete(this.recent.keys().next().value!);
-      this.recent.set(userAgent, device);
-    }
-    return device;
+    return this.recent.get(userAgent);
   }
 
   get size(): number {

@@ -4,6 +4,7 @@ import {
   EdgeRoutingVisitor,
   GeoAttributes,
   HeaderValue,
+  LanguageAttributes,
   MAX_ACCEPT_LANGUAGE_LENGTH,
   MAX_URL_LENGTH,
   MAX_USER_AGENT_LENGTH,
@@ -11,6 +12,7 @@ import {
   TimeZoneOffsets,
   UNKNOWN_DEVICE,
   UNKNOWN_GEO,
+  UNKNOWN_LANGUAGES,
   UNKNOWN_NETWORK,
   clientAddress,
   currentUrlOf,
@@ -26,6 +28,7 @@ import {
 } from '@funnel/edge-domain';
 import { MmdbDatabases } from './mmdb-databases';
 import { RecentUserAgents } from './recent-user-agents';
+import { RecentValues } from './recent-values';
 import type { VisitorResolverOptions } from './visitor-config';
 
 /**
@@ -59,6 +62,8 @@ export class VisitorResolver {
   /** Geo records are shared objects (maxmind caches decoded records), so their attributes are kept beside them. */
   private readonly geoOfRecord = new WeakMap<object, GeoAttributes>();
   private readonly networkOfRecord = new WeakMap<object, NetworkAttributes>();
+  /** Browsers send a few Accept-Language headers over and over. */
+  private readonly languages = new RecentValues<LanguageAttributes>(1000, (header) => Object.freeze(languagesOf(header)));
 
   private constructor(
     private readonly geo: MmdbDatabases,
@@ -85,7 +90,7 @@ export class VisitorResolver {
       zone: this.zones.at(geo.timeZoneName, time),
       network: address.public ? this.networkOf(address) : UNKNOWN_NETWORK,
       device: userAgent === undefined ? UNKNOWN_DEVICE : this.deviceOf(userAgent),
-      languages: languagesOf(headerText(request.headers['accept-language'], MAX_ACCEPT_LANGUAGE_LENGTH)),
+      languages: this.languagesOf(headerText(request.headers['accept-language'], MAX_ACCEPT_LANGUAGE_LENGTH)),
       userAgent,
       referrer: headerText(request.headers['referer'], MAX_URL_LENGTH),
       currentURL: currentUrlOf(request.protocol, request.host, request.url),
@@ -116,6 +121,10 @@ export class VisitorResolver {
       return attributes;
     });
     return parts.length === 0 ? UNKNOWN_NETWORK : mergeNetworkAttributes(parts);
+  }
+
+  private languagesOf(header: string | undefined): LanguageAttributes {
+    return header === undefined ? UNKNOWN_LANGUAGES : this.languages.get(header);
   }
 
   private deviceOf(userAgent: string): DeviceAttributes {

@@ -25,8 +25,9 @@ export class MmdbDatabases {
     return new MmdbDatabases([...byVersion(4), ...byVersion(6)], byVersion(6));
   }
 
+  /** How many databases are open (every one of them serves IPv4 addresses). */
   get size(): number {
-    return this.ipv4.length + this.ipv6.filter((reader) => !this.ipv4.includes(reader)).length;
+    return this.ipv4.length;
   }
 
   /** The first record any database holds for the address; null when none does (or the address is none). */

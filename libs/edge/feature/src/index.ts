@@ -7,3 +7,5 @@ export * from './sessions';
 export * from './hits';
 // The asset snapshot: loads every routing asset and custom domain, follows the asset events, answers compiled funnels.
 export * from './snapshot';
+// Visitor context (issue 22): VisitorResolver, its configuration (GEOIP_DB, GEOIP_ISP_DB, USER_AGENT_CACHE_SIZE) and Nest provider.
+export * from './visitor';

@@ -19,7 +19,11 @@ const TOKEN_CHARACTERS = /^[0-9A-Za-z]*$/;
 /** Reads an entrance token; refuses anything that is not two or three asset ids end to end. */
 export function parseEntranceToken(text: string): ParsedEntranceToken {
   if (text.length !== 2 * ID_LENGTH && text.length !== 3 * ID_LENGTH) {
-    return { ok: false, refusal: 'length', message: `an entrance token is ${2 * ID_LENGTH} or ${3 * ID_LENGTH} characters, got ${Math.min(text.length, 9999)}` };
+    return {
+      ok: false,
+      refusal: 'length',
+      message: `an entrance token is ${2 * ID_LENGTH} or ${3 * ID_LENGTH} characters, got ${Math.min(text.length, 9999)}`,
+    };
   }
   if (!TOKEN_CHARACTERS.test(text)) return { ok: false, refusal: 'characters', message: 'an entrance token holds only 0-9, A-Z and a-z' };
   const token: EntranceToken = { idFunnel: text.slice(0, ID_LENGTH), idTrafficSource: text.slice(ID_LENGTH, 2 * ID_LENGTH) };

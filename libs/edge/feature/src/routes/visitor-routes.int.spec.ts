@@ -24,10 +24,10 @@ const OTHER_SOURCE = rid('srcOther');
 
 /** Root -> Landers (L, 307) -1-> Offers (O, 301) -1 (conversion)-> Thanks (external URL); Landers -2-> Hidden (umr lander); Landers -3-> Mw (middleware) -> Landers. */
 function funnelAssets(idFunnel: string, status = 'active'): FunnelAssets {
-  const landers = landerGroup('L', 'https://lp.example.com/l?hit={hit}&v={visitor}&c={campaign}&n={current-node-id}');
-  landers.pages[0] = { ...landers.pages[0], redirectType: '307' };
-  const hidden = landerGroup('H', 'https://hidden.example.com/h?v={visitor}');
-  hidden.pages[0] = { ...hidden.pages[0], redirectType: 'umr' };
+  const landerParts = landerGroup('L', 'https://lp.example.com/l?hit={hit}&v={visitor}&c={campaign}&n={current-node-id}');
+  const landers = { pageGroups: landerParts.pageGroups, pages: [{ ...landerParts.pages[0], redirectType: '307' }] };
+  const hiddenParts = landerGroup('H', 'https://hidden.example.com/h?v={visitor}');
+  const hidden = { pageGroups: hiddenParts.pageGroups, pages: [{ ...hiddenParts.pages[0], redirectType: 'umr' }] };
   const assets = tinyFunnel(
     [
       { name: 'Root', type: 'root' },

@@ -9,3 +9,5 @@ export * from './hits';
 export * from './snapshot';
 // Visitor context (issue 22): a request's attributes as routing and hits read them.
 export * from './visitor';
+// Visitor links (issue 22): entrance tokens, the account of a link (custom domain or /a/<accountId>/), action numbers, view tokens.
+export * from './links';

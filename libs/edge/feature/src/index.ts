@@ -9,3 +9,5 @@ export * from './hits';
 export * from './snapshot';
 // Visitor context (issue 22): VisitorResolver, its configuration (GEOIP_DB, GEOIP_ISP_DB, USER_AGENT_CACHE_SIZE) and Nest provider.
 export * from './visitor';
+// Visitor routes (issue 22): /fts/<token>, /action/<n>, /js/funnel (custom domains and /a/<accountId>/ on EDGE_DEFAULT_DOMAIN), the domain check, probes; TrackingEdge assembles the parts.
+export * from './routes';

@@ -1,0 +1,135 @@
+// The routing engine alone, against hand-written JavaScript taking the same decisions: visitors walk
+// the realistic funnel and the 200-node funnel (an entrance walk to a lander, then action 1 to an
+// offer), the engine's walkSync on one side, the funnel's hand-written function on the other, with
+// the same random draws and ids. Both must agree on every walk before they are timed.
+import { compileFunnel, CompiledFunnel, seededIds, seededRandom, walkSync, type RoutingSession, type WalkInput, type WalkResult } from '@funnel/routing';
+import type { BenchAssets, HandResult, HandWalk } from './hand-walk';
+import { BENCH_VISITORS, VISITOR_COUNT, actionInput, entranceInput } from './visitors';
+
+const ROUNDS = Number(process.env.BENCH_ROUTING_ROUNDS ?? 7);
+/** Visitor journeys per timed round (each one or two walks). */
+const JOURNEYS = Number(process.env.BENCH_ROUTING_JOURNEYS ?? 50_000);
+const ID_TIME = Date.parse('2026-03-03T12:00:00Z');
+
+export interface RoutingEngineFigure {
+  funnel: string;
+  /** Walks (one request of a visitor: entrance or action) per visitor journey, on average. */
+  walksPerJourney: number;
+  engine: { microsPerWalk: number; walksPerSecond: number };
+  handWritten: { microsPerWalk: number; walksPerSecond: number };
+  /** Median over the rounds of engine / hand-written time (each round pairs the two). */
+  ratio: number;
+  ratios: number[];
+  /** Journeys checked for agreement before timing, and the different destinations they reached. */
+  checked: number;
+  destinations: number;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** One visitor's journey as a walker sees it: the entrance, then action 1 when the entrance ended at a lander. */
+type Walker = (input: WalkInput) => { session: RoutingSession; landed: boolean; key: string };
+
+function engineWalker(funnel: CompiledFunnel, pageTypeOf: ReadonlyMap<string, string>): Walker {
+  const run = walkSync;
+  return (input) => {
+    const result: WalkResult = run(funnel, input);
+    const d = result.destination;
+    const idPage = d.type === 'page' ? d.idPage : '';
+    return {
+      session: result.session,
+      landed: pageTypeOf.get(idPage) === 'lander',
+      key: `${d.idNode}|${idPage}|${result.url}|${result.hits.map((h) => h.hitId).join(',')}`,
+    };
+  };
+}
+
+function handWalker(walk: HandWalk, pageTypeOf: ReadonlyMap<string, string>): Walker {
+  return (input) => {
+    const r: HandResult = walk(input);
+    return { session: r.session, landed: pageTypeOf.get(r.idPage) === 'lander', key: `${r.idNode}|${r.idPage}|${r.url}|${r.hits.join(',')}` };
+  };
+}
+
+/** Walks `journeys` visitors in turn from `first`; answers the walks done and a checksum of the answers. */
+function journeys(walker: Walker, idTrafficSource: string, random: () => number, ids: () => string, first: number, count: number, keys?: string[]) {
+  let walks = 0;
+  let sink = 0;
+  for (let j = first; j < first + count; j++) {
+    const visitor = BENCH_VISITORS[j % VISITOR_COUNT];
+    const entered = walker(entranceInput(visitor, idTrafficSource, random, ids));
+    walks++;
+    sink += entered.key.length;
+    keys?.push(entered.key);
+    if (!entered.landed) continue;
+    const acted = walker(actionInput(visitor, entered.session, random, ids));
+    walks++;
+    sink += acted.key.length;
+    keys?.push(acted.key);
+  }
+  return { walks, sink };
+}
+
+export function measureRouting(name: string, assets: BenchAssets, handWritten: (assets: BenchAssets) => HandWalk): RoutingEngineFigure {
+  const compiled = compileFunnel(assets);
+  const pageTypeOf = new Map(assets.pages.map((p) => [p.idPage, p.pageType]));
+  const engine = engineWalker(compiled, pageTypeOf);
+  const hand = handWalker(handWritten(assets), pageTypeOf);
+  const idTrafficSource = assets.trafficSources[0].idTrafficSource;
+  const stream = (seed: number) => ({ random: seededRandom(seed), ids: seededIds(seededRandom(seed + 1), ID_TIME) });
+
+  // Same decisions, same answers: otherwise the comparison means nothing.
+  const checked = 2000;
+  const engineKeys: string[] = [];
+  const handKeys: string[] = [];
+  const e = stream(21);
+  const h = stream(21);
+  journeys(engine, idTrafficSource, e.random, e.ids, 0, checked, engineKeys);
+  journeys(hand, idTrafficSource, h.random, h.ids, 0, checked, handKeys);
+  const differ = engineKeys.findIndex((key, i) => key !== handKeys[i]);
+  if (differ >= 0 || engineKeys.length !== handKeys.length) {
+    const at = differ >= 0 ? differ : Math.min(engineKeys.length, handKeys.length);
+    throw new Error(`${name}: the engine and the hand-written walk disagree at walk ${at}:\n  engine ${engineKeys[at]}\n  hand   ${handKeys[at]}`);
+  }
+  const destinations = new Set(engineKeys.map((key) => key.split('|').slice(0, 2).join('|'))).size;
+
+  // Warm-up, then rounds that pair the two (interleaved, so both see the same machine state).
+  const engineStream = stream(1);
+  const handStream = stream(1);
+  let sink = 0;
+  let next = 0;
+  for (let i = 0; i < 3; i++) {
+    sink += journeys(engine, idTrafficSource, engineStream.random, engineStream.ids, next, JOURNEYS / 2).sink;
+    sink += journeys(hand, idTrafficSource, handStream.random, handStream.ids, next, JOURNEYS / 2).sink;
+    next += JOURNEYS / 2;
+  }
+  const engineNs: number[] = [];
+  const handNs: number[] = [];
+  let walks = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [walker, s, out] of [
+      [hand, handStream, handNs],
+      [engine, engineStream, engineNs],
+    ] as const) {
+      const started = process.hrtime.bigint();
+      const done = journeys(walker, idTrafficSource, s.random, s.ids, next, JOURNEYS);
+      out.push(Number(process.hrtime.bigint() - started) / done.walks);
+      sink += done.sink;
+      walks = done.walks;
+    }
+    next += JOURNEYS;
+  }
+  if (sink === 0) throw new Error('unreachable: walk answers are never empty');
+  const ratios = engineNs.map((ns, i) => ns / handNs[i]);
+  const figure = (ns: number) => ({ microsPerWalk: ns / 1000, walksPerSecond: 1e9 / ns });
+  return {
+    funnel: name,
+    walksPerJourney: walks / JOURNEYS,
+    engine: figure(median(engineNs)),
+    handWritten: figure(median(handNs)),
+    ratio: median(ratios),
+    ratios,
+    checked,
+    destinations,
+  };
+}

@@ -9,6 +9,8 @@ import { BENCH_VISITORS, VISITOR_COUNT, actionInput, entranceInput } from './vis
 const ROUNDS = Number(process.env.BENCH_ROUTING_ROUNDS ?? 7);
 /** Visitor journeys per timed round (each one or two walks). */
 const JOURNEYS = Number(process.env.BENCH_ROUTING_JOURNEYS ?? 50_000);
+/** Journeys per slice of a round (the engine and the baseline alternate by slices). */
+const CHUNK = 2_000;
 const ID_TIME = Date.parse('2026-03-03T12:00:00Z');
 
 export interface RoutingEngineFigure {
@@ -103,21 +105,31 @@ export function measureRouting(name: string, assets: BenchAssets, handWritten: (
     sink += journeys(hand, idTrafficSource, handStream.random, handStream.ids, next, JOURNEYS / 2).sink;
     next += JOURNEYS / 2;
   }
+  // A round alternates the two in slices of CHUNK journeys (the order flipping each slice), so that
+  // the neighbours' load, which swings within seconds on this machine, falls on both alike.
   const engineNs: number[] = [];
   const handNs: number[] = [];
+  const sides = [
+    { walker: hand, s: handStream, out: handNs },
+    { walker: engine, s: engineStream, out: engineNs },
+  ];
   let walks = 0;
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [walker, s, out] of [
-      [hand, handStream, handNs],
-      [engine, engineStream, engineNs],
-    ] as const) {
-      const started = process.hrtime.bigint();
-      const done = journeys(walker, idTrafficSource, s.random, s.ids, next, JOURNEYS);
-      out.push(Number(process.hrtime.bigint() - started) / done.walks);
-      sink += done.sink;
-      walks = done.walks;
+    const spent = [0, 0];
+    const walked = [0, 0];
+    for (let slice = 0; slice < JOURNEYS / CHUNK; slice++) {
+      for (const i of slice % 2 ? [1, 0] : [0, 1]) {
+        const { walker, s } = sides[i];
+        const started = process.hrtime.bigint();
+        const done = journeys(walker, idTrafficSource, s.random, s.ids, next, CHUNK);
+        spent[i] += Number(process.hrtime.bigint() - started);
+        walked[i] += done.walks;
+        sink += done.sink;
+      }
+      next += CHUNK;
     }
-    next += JOURNEYS;
+    sides.forEach((side, i) => side.out.push(spent[i] / walked[i]));
+    walks = walked[1];
   }
   if (sink === 0) throw new Error('unreachable: walk answers are never empty');
   const ratios = engineNs.map((ns, i) => ns / handNs[i]);

@@ -9,23 +9,21 @@ import { BenchAssets, HandWalk, actionSession, drawIndex, entranceSession, handU
 /** The logic node's script (20 lines): market, device, campaign, data buffer and evening hours. */
 export const REALISTIC_SCRIPT = `// Route by campaign, market, device and the visitor's evening.
 campaign := strings.ToLower(trackingField("campaign"))
-if strings.HasPrefix(campaign, "retarget") {
-	return "retarget"
-}
 mobile := oneOf(deviceType, "mobile", "tablet")
-switch country {
-case "US", "CA":
+switch {
+case strings.HasPrefix(campaign, "retarget"):
+	return "retarget"
+case oneOf(country, "US", "CA"):
 	if mobile && timeInRange(1800, 600, -5) {
 		return "na_evening_mobile"
 	}
 	return "na"
-case "DE", "AT", "CH":
+case oneOf(country, "DE", "AT", "CH"):
 	if dataBuffer("plan") == "pro" {
 		return "dach_pro"
 	}
 	return "dach"
-}
-if mobile {
+case mobile:
 	return "mobile"
 }
 return "default"

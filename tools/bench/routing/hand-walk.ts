@@ -24,9 +24,18 @@ export interface HandResult {
 
 export type HandWalk = (input: WalkInput) => HandResult;
 
-/** The index a draw falls in, given cumulative weights (normalised by their total). */
+/** Running totals of the weights' shares, the last forced to 1 (so every draw in [0, 1) picks one). */
+export function cumulativeShares(weights: readonly number[]): number[] {
+  const sum = weights.reduce((total, weight) => total + weight, 0);
+  let total = 0;
+  const cumulative = weights.map((weight) => (total += weight / sum));
+  cumulative[cumulative.length - 1] = 1;
+  return cumulative;
+}
+
+/** The index one draw in [0, 1) falls in, given cumulativeShares. */
 export function drawIndex(cumulative: readonly number[], random: RandomSource): number {
-  const drawn = random() * cumulative[cumulative.length - 1];
+  const drawn = random();
   for (let i = 0; i < cumulative.length - 1; i++) if (drawn < cumulative[i]) return i;
   return cumulative.length - 1;
 }
@@ -75,18 +84,47 @@ export function nextSession(session: RoutingSession, idNode: string, idPage: str
   return { ...session, currentNode: idNode, currentPage: idPage, lastHitId: hits[hits.length - 1] };
 }
 
-const TOKEN = /\{([^{}]+)\}/g;
+const TOKEN = /\{([^{}\s]{1,80})\}/g;
+const SLOT = /^(campaign|external|c([1-9]|1\d|20))$/;
 
-/** A page URL with its tokens replaced (unknown ones kept) and `vid=` added. */
-export function handUrl(baseURL: string, hit: string, session: RoutingSession, idNode: string, fields: Readonly<Record<string, string>>): string {
-  const url = baseURL.replace(TOKEN, (token, name: string) => {
+/**
+ * A URL with its tokens replaced (unknown ones kept), the session's URL parameters the URL does not
+ * name appended when `passOn` (a group that accumulates them), and `vid=` last.
+ */
+export function handUrl(
+  template: string,
+  hit: string,
+  session: RoutingSession,
+  idNode: string,
+  slotsByName: Readonly<Record<string, string>>,
+  passOn?: { names: ReadonlySet<string> },
+): string {
+  let url = template.replace(TOKEN, (token, name: string) => {
     let value: string | undefined;
     if (name === 'hit') value = hit;
     else if (name === 'visitor') value = session.visitorId;
     else if (name === 'current-node-id') value = idNode;
     else if (name.startsWith('data-')) value = session.urlBuffer[name.slice(5)] ?? '';
-    else if (fields[name] !== undefined) value = session.trackingFields[fields[name]] ?? '';
+    else if (SLOT.test(name)) value = session.trackingFields[name] ?? '';
+    else if (name.startsWith('trackingField.')) {
+      const slot = slotsByName[name.slice(14)];
+      value = slot === undefined ? undefined : (session.trackingFields[slot] ?? '');
+    }
     return value === undefined ? token : encodeURIComponent(value);
   });
-  return `${url}${url.includes('?') ? '&' : '?'}vid=${session.visitorId}`;
+  let separator = url.includes('?') ? '&' : '?';
+  if (passOn) {
+    for (const name in session.urlBuffer) {
+      if (name === 'vid' || passOn.names.has(name)) continue;
+      url += `${separator}${encodeURIComponent(name)}=${encodeURIComponent(session.urlBuffer[name])}`;
+      separator = '&';
+    }
+  }
+  return `${url}${separator}vid=${encodeURIComponent(session.visitorId)}`;
+}
+
+/** The query parameter names a URL template holds (a group that accumulates URL parameters never repeats one). */
+export function queryNames(template: string): { names: ReadonlySet<string> } {
+  const question = template.indexOf('?');
+  return { names: new Set(question < 0 ? [] : new URLSearchParams(template.slice(question + 1)).keys()) };
 }

@@ -4,7 +4,7 @@
 import { generateAssetId } from '@funnel/contracts';
 import { aLargeFunnel, type FunnelRecord } from '@funnel/assets-domain';
 import { BENCH_FUNNEL_NODES } from '../funnel.bench';
-import { BenchAssets, HandWalk, actionSession, drawIndex, entranceSession, handUrl, hitIds, nextSession } from './hand-walk';
+import { BenchAssets, HandWalk, actionSession, cumulativeShares, drawIndex, entranceSession, handUrl, hitIds, nextSession, queryNames } from './hand-walk';
 
 const GROUPS_PER_TYPE = 10;
 const FIELDS: Record<string, string> = { campaign: 'campaign' };
@@ -67,19 +67,20 @@ export function handWrittenLarge(assets: BenchAssets): HandWalk {
   const f = assets.funnel;
   const rotator = f.nodes.find((n) => n.nodeType === 'rotator')!;
   const pagesOf = (idNode: string) => {
-    const node = f.nodes.find((n) => n.idNode === idNode) as unknown as { nodePageGroupParams: { idPageGroup: string } };
+    const node = f.nodes.find((n) => n.idNode === idNode) as unknown as { nodePageGroupParams: { idPageGroup: string; accumulateUrlParams?: boolean } };
     const group = assets.pageGroups.find((g) => g.idPageGroup === node.nodePageGroupParams.idPageGroup)!;
-    let sum = 0;
+    const pages = group.pages.map(({ idPage }) => assets.pages.find((p) => p.idPage === idPage)!);
     return {
       idNode,
-      pages: group.pages.map(({ idPage }) => assets.pages.find((p) => p.idPage === idPage)!),
-      cumulative: group.pages.map(({ weight }) => (sum += weight)),
+      pages,
+      cumulative: cumulativeShares(group.pages.map(({ weight }) => weight)),
+      // A lander node accumulates the visitor's URL parameters (aLargeFunnel): those its page's URL does not name.
+      passOn: node.nodePageGroupParams.accumulateUrlParams ? pages.map((page) => queryNames(page.baseURL)) : undefined,
     };
   };
   const fromRotator = f.connections.filter((c) => c.idSourceNode === rotator.idNode);
   const landers = fromRotator.map((c) => pagesOf(c.idTargetNode));
-  let sum = 0;
-  const landerCumulative = fromRotator.map((c) => (sum += c.connectionRotatorParams!.weight));
+  const landerCumulative = cumulativeShares(fromRotator.map((c) => c.connectionRotatorParams!.weight));
   const offerOf = new Map(f.connections.filter((c) => c.connectionPageParams?.onActionNumber === 1).map((c) => [c.idSourceNode, pagesOf(c.idTargetNode)]));
   const source = assets.trafficSources[0];
 
@@ -89,6 +90,7 @@ export function handWrittenLarge(assets: BenchAssets): HandWalk {
     let visited;
     if ('entrance' in input.step) {
       session = entranceSession(input, f, source, FIELDS);
+      input.random(); // the root's draw (one connection)
       target = landers[drawIndex(landerCumulative, input.random)];
       visited = 3; // root, rotator, lander
     } else {
@@ -97,9 +99,10 @@ export function handWrittenLarge(assets: BenchAssets): HandWalk {
       if (!target) throw new Error('the hand-written walk knows action 1 from a lander only');
       visited = 1;
     }
-    const page = target.pages[drawIndex(target.cumulative, input.random)];
+    const index = drawIndex(target.cumulative, input.random);
+    const page = target.pages[index];
     const hits = hitIds(input.ids, visited);
-    const url = handUrl(page.baseURL, hits[hits.length - 1], session!, target.idNode, FIELDS);
+    const url = handUrl(page.baseURL, hits[hits.length - 1], session!, target.idNode, FIELDS, target.passOn?.[index]);
     return { idNode: target.idNode, idPage: page.idPage, url, hits, session: nextSession(session!, target.idNode, page.idPage, hits) };
   };
 }

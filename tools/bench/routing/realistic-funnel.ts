@@ -4,7 +4,7 @@
 import { generateAssetId } from '@funnel/contracts';
 import type { FunnelRecord } from '@funnel/assets-domain';
 import type { RoutingSession, WalkInput } from '@funnel/routing';
-import { BenchAssets, HandWalk, actionSession, drawIndex, entranceSession, handUrl, hitIds, nextSession } from './hand-walk';
+import { BenchAssets, HandWalk, actionSession, cumulativeShares, drawIndex, entranceSession, handUrl, hitIds, nextSession } from './hand-walk';
 
 /** The logic node's script (20 lines): market, device, campaign, data buffer and evening hours. */
 export const REALISTIC_SCRIPT = `// Route by campaign, market, device and the visitor's evening.
@@ -55,7 +55,7 @@ export function realisticAssets(): BenchAssets {
     idPage: id(),
     pageType: 'offer',
     pageName: name,
-    baseURL: `https://offers.example.com/${name}?sub1={hit}&sub2={campaign}&sub3={source}`,
+    baseURL: `https://offers.example.com/${name}?sub1={hit}&sub2={campaign}&sub3={trackingField.source}`,
     offerParams: { idOfferSource: offerSource.idOfferSource, payout, payoutType: 'perConversion' },
   });
   const landers = ['spring-na', 'spring-na-b', 'spring-dach', 'spring-dach-b', 'spring-world', 'spring-world-b', 'control'].map(lander);
@@ -173,13 +173,12 @@ export function handWrittenRealistic(assets: BenchAssets): HandWalk {
     const idPageGroup = (node as unknown as { nodePageGroupParams: { idPageGroup: string } }).nodePageGroupParams.idPageGroup;
     const group = assets.pageGroups.find((g) => g.idPageGroup === idPageGroup) as { pages: { idPage: string; weight: number }[] };
     const pages = group.pages.map(({ idPage }) => assets.pages.find((p) => p.idPage === idPage) as { idPage: string; baseURL: string });
-    let sum = 0;
-    return { pages, cumulative: group.pages.map(({ weight }) => (sum += weight)) };
+    return { pages, cumulative: cumulativeShares(group.pages.map(({ weight }) => weight)) };
   };
   const landerPages = new Map([na, dach, world, control].map((node) => [node.idNode, pagesOf(node)]));
   const offerPages = pagesOf(offers);
   const safeUrl = (safe as unknown as { nodeExternalUrlParams: { url: string } }).nodeExternalUrlParams.url;
-  const rotatorShares = [0.8, 1];
+  const rotatorShares = cumulativeShares([0.8, 0.2]);
   const MOBILE = new Set(['mobile', 'tablet']);
   /** The traffic source's tracking fields: URL parameter (and token) name -> slot. */
   const FIELDS: Record<string, string> = { campaign: 'campaign', source: 'c1' };
@@ -209,6 +208,7 @@ export function handWrittenRealistic(assets: BenchAssets): HandWalk {
     if ('entrance' in input.step) {
       const session = entranceSession(input, f, source, FIELDS);
       const visited = [root.idNode, rotator.idNode];
+      input.random(); // the root's draw (one connection)
       let target: { idNode: string };
       if (drawIndex(rotatorShares, input.random) === 1) target = control;
       else {
@@ -218,7 +218,8 @@ export function handWrittenRealistic(assets: BenchAssets): HandWalk {
         if (bot) {
           visited.push(safe.idNode);
           const hits = hitIds(input.ids, visited.length);
-          return { idNode: safe.idNode, idPage: '', url: safeUrl, hits, session: nextSession(session, safe.idNode, '', hits) };
+          const url = handUrl(safeUrl, hits[hits.length - 1], session, safe.idNode, FIELDS);
+          return { idNode: safe.idNode, idPage: '', url, hits, session: nextSession(session, safe.idNode, '', hits) };
         }
         if (session.trackingFields.c1 === undefined || session.trackingFields.c1 === '') target = world;
         else {

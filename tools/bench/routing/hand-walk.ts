@@ -87,44 +87,51 @@ export function nextSession(session: RoutingSession, idNode: string, idPage: str
 const TOKEN = /\{([^{}\s]{1,80})\}/g;
 const SLOT = /^(campaign|external|c([1-9]|1\d|20))$/;
 
+/** One page's URL, ready to fill for a walk. */
+export type HandUrl = (hit: string, session: RoutingSession, idNode: string) => string;
+
+type Part = string | ((hit: string, session: RoutingSession, idNode: string) => string);
+
 /**
- * A URL with its tokens replaced (unknown ones kept), the session's URL parameters the URL does not
- * name appended when `passOn` (a group that accumulates them), and `vid=` last.
+ * A URL template split once into text and token readers: each walk fills the tokens (unknown ones
+ * kept as written), appends the session's URL parameters the URL does not name when `passOn` (a group
+ * that accumulates them), and `vid=` last.
  */
-export function handUrl(
-  template: string,
-  hit: string,
-  session: RoutingSession,
-  idNode: string,
-  slotsByName: Readonly<Record<string, string>>,
-  passOn?: { names: ReadonlySet<string> },
-): string {
-  let url = template.replace(TOKEN, (token, name: string) => {
-    let value: string | undefined;
-    if (name === 'hit') value = hit;
-    else if (name === 'visitor') value = session.visitorId;
-    else if (name === 'current-node-id') value = idNode;
-    else if (name.startsWith('data-')) value = session.urlBuffer[name.slice(5)] ?? '';
-    else if (SLOT.test(name)) value = session.trackingFields[name] ?? '';
-    else if (name.startsWith('trackingField.')) {
-      const slot = slotsByName[name.slice(14)];
-      value = slot === undefined ? undefined : (session.trackingFields[slot] ?? '');
-    }
-    return value === undefined ? token : encodeURIComponent(value);
-  });
-  let separator = url.includes('?') ? '&' : '?';
-  if (passOn) {
-    for (const name in session.urlBuffer) {
-      if (name === 'vid' || passOn.names.has(name)) continue;
-      url += `${separator}${encodeURIComponent(name)}=${encodeURIComponent(session.urlBuffer[name])}`;
-      separator = '&';
-    }
+export function handUrl(template: string, slotsByName: Readonly<Record<string, string>>, passOn = false): HandUrl {
+  const parts: Part[] = [];
+  let at = 0;
+  for (const match of template.matchAll(TOKEN)) {
+    parts.push(template.slice(at, match.index));
+    parts.push(tokenReader(match[1], slotsByName) ?? match[0]);
+    at = match.index + match[0].length;
   }
-  return `${url}${separator}vid=${encodeURIComponent(session.visitorId)}`;
+  parts.push(template.slice(at));
+  const question = template.indexOf('?');
+  const names = new Set(question < 0 ? [] : new URLSearchParams(template.slice(question + 1)).keys());
+  const open = question < 0 ? '?' : '&';
+  return (hit, session, idNode) => {
+    let url = '';
+    for (const part of parts) url += typeof part === 'string' ? part : encodeURIComponent(part(hit, session, idNode));
+    let separator = open;
+    if (passOn) {
+      for (const name in session.urlBuffer) {
+        if (name === 'vid' || names.has(name)) continue;
+        url += `${separator}${encodeURIComponent(name)}=${encodeURIComponent(session.urlBuffer[name])}`;
+        separator = '&';
+      }
+    }
+    return `${url}${separator}vid=${encodeURIComponent(session.visitorId)}`;
+  };
 }
 
-/** The query parameter names a URL template holds (a group that accumulates URL parameters never repeats one). */
-export function queryNames(template: string): { names: ReadonlySet<string> } {
-  const question = template.indexOf('?');
-  return { names: new Set(question < 0 ? [] : new URLSearchParams(template.slice(question + 1)).keys()) };
+function tokenReader(name: string, slotsByName: Readonly<Record<string, string>>): Part | undefined {
+  if (name === 'hit') return (hit) => hit;
+  if (name === 'visitor') return (_hit, session) => session.visitorId;
+  if (name === 'current-node-id') return (_hit, _session, idNode) => idNode;
+  if (name.startsWith('data-')) {
+    const entry = name.slice(5);
+    return (_hit, session) => session.urlBuffer[entry] ?? '';
+  }
+  const slot = SLOT.test(name) ? name : name.startsWith('trackingField.') ? slotsByName[name.slice(14)] : undefined;
+  return slot === undefined ? undefined : (_hit, session) => session.trackingFields[slot] ?? '';
 }

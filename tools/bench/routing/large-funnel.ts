@@ -4,7 +4,7 @@
 import { generateAssetId } from '@funnel/contracts';
 import { aLargeFunnel, type FunnelRecord } from '@funnel/assets-domain';
 import { BENCH_FUNNEL_NODES } from '../funnel.bench';
-import { BenchAssets, HandWalk, actionSession, cumulativeShares, drawIndex, entranceSession, handUrl, hitIds, nextSession, queryNames } from './hand-walk';
+import { BenchAssets, HandWalk, actionSession, cumulativeShares, drawIndex, entranceSession, handUrl, hitIds, nextSession } from './hand-walk';
 
 const GROUPS_PER_TYPE = 10;
 const FIELDS: Record<string, string> = { campaign: 'campaign' };
@@ -69,14 +69,13 @@ export function handWrittenLarge(assets: BenchAssets): HandWalk {
   const pagesOf = (idNode: string) => {
     const node = f.nodes.find((n) => n.idNode === idNode) as unknown as { nodePageGroupParams: { idPageGroup: string; accumulateUrlParams?: boolean } };
     const group = assets.pageGroups.find((g) => g.idPageGroup === node.nodePageGroupParams.idPageGroup)!;
-    const pages = group.pages.map(({ idPage }) => assets.pages.find((p) => p.idPage === idPage)!);
-    return {
-      idNode,
-      pages,
-      cumulative: cumulativeShares(group.pages.map(({ weight }) => weight)),
-      // A lander node accumulates the visitor's URL parameters (aLargeFunnel): those its page's URL does not name.
-      passOn: node.nodePageGroupParams.accumulateUrlParams ? pages.map((page) => queryNames(page.baseURL)) : undefined,
-    };
+    // A lander node accumulates the visitor's URL parameters (aLargeFunnel): those its page's URL does not name.
+    const passOn = node.nodePageGroupParams.accumulateUrlParams === true;
+    const pages = group.pages.map(({ idPage }) => {
+      const page = assets.pages.find((p) => p.idPage === idPage)!;
+      return { idPage, url: handUrl(page.baseURL, FIELDS, passOn) };
+    });
+    return { idNode, pages, cumulative: cumulativeShares(group.pages.map(({ weight }) => weight)) };
   };
   const fromRotator = f.connections.filter((c) => c.idSourceNode === rotator.idNode);
   const landers = fromRotator.map((c) => pagesOf(c.idTargetNode));
@@ -99,10 +98,9 @@ export function handWrittenLarge(assets: BenchAssets): HandWalk {
       if (!target) throw new Error('the hand-written walk knows action 1 from a lander only');
       visited = 1;
     }
-    const index = drawIndex(target.cumulative, input.random);
-    const page = target.pages[index];
+    const page = target.pages[drawIndex(target.cumulative, input.random)];
     const hits = hitIds(input.ids, visited);
-    const url = handUrl(page.baseURL, hits[hits.length - 1], session!, target.idNode, FIELDS, target.passOn?.[index]);
+    const url = page.url(hits[hits.length - 1], session!, target.idNode);
     return { idNode: target.idNode, idPage: page.idPage, url, hits, session: nextSession(session!, target.idNode, page.idPage, hits) };
   };
 }

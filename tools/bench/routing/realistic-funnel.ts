@@ -169,19 +169,19 @@ export function handWrittenRealistic(assets: BenchAssets): HandWalk {
   const [root, rotator, condition, safe, logic] = ['traffic', 'smart vs control', 'filter bots', 'safe page', 'market routing'].map(nodeNamed);
   const [na, dach, world, control, offers] = ['NA landers', 'DACH landers', 'world landers', 'control lander', 'offers'].map(nodeNamed);
   const source = assets.trafficSources[0] as { idTrafficSource: string; defaultCost: string };
+  /** The traffic source's tracking fields: URL parameter (and token) name -> slot. */
+  const FIELDS: Record<string, string> = { campaign: 'campaign', source: 'c1' };
   const pagesOf = (node: { idNode: string }) => {
     const idPageGroup = (node as unknown as { nodePageGroupParams: { idPageGroup: string } }).nodePageGroupParams.idPageGroup;
     const group = assets.pageGroups.find((g) => g.idPageGroup === idPageGroup) as { pages: { idPage: string; weight: number }[] };
-    const pages = group.pages.map(({ idPage }) => assets.pages.find((p) => p.idPage === idPage) as { idPage: string; baseURL: string });
+    const pages = group.pages.map(({ idPage }) => ({ idPage, url: handUrl(assets.pages.find((p) => p.idPage === idPage)!.baseURL, FIELDS) }));
     return { pages, cumulative: cumulativeShares(group.pages.map(({ weight }) => weight)) };
   };
   const landerPages = new Map([na, dach, world, control].map((node) => [node.idNode, pagesOf(node)]));
   const offerPages = pagesOf(offers);
-  const safeUrl = (safe as unknown as { nodeExternalUrlParams: { url: string } }).nodeExternalUrlParams.url;
+  const safeUrl = handUrl((safe as unknown as { nodeExternalUrlParams: { url: string } }).nodeExternalUrlParams.url, FIELDS);
   const rotatorShares = cumulativeShares([0.8, 0.2]);
   const MOBILE = new Set(['mobile', 'tablet']);
-  /** The traffic source's tracking fields: URL parameter (and token) name -> slot. */
-  const FIELDS: Record<string, string> = { campaign: 'campaign', source: 'c1' };
 
   /** The script, by hand. */
   const market = (input: WalkInput, session: RoutingSession): string => {
@@ -218,7 +218,7 @@ export function handWrittenRealistic(assets: BenchAssets): HandWalk {
         if (bot) {
           visited.push(safe.idNode);
           const hits = hitIds(input.ids, visited.length);
-          const url = handUrl(safeUrl, hits[hits.length - 1], session, safe.idNode, FIELDS);
+          const url = safeUrl(hits[hits.length - 1], session, safe.idNode);
           return { idNode: safe.idNode, idPage: '', url, hits, session: nextSession(session, safe.idNode, '', hits) };
         }
         if (session.trackingFields.c1 === undefined || session.trackingFields.c1 === '') target = world;
@@ -232,14 +232,14 @@ export function handWrittenRealistic(assets: BenchAssets): HandWalk {
       const { pages, cumulative } = landerPages.get(target.idNode)!;
       const page = pages[drawIndex(cumulative, input.random)];
       const hits = hitIds(input.ids, visited.length);
-      const url = handUrl(page.baseURL, hits[hits.length - 1], session, target.idNode, FIELDS);
+      const url = page.url(hits[hits.length - 1], session, target.idNode);
       return { idNode: target.idNode, idPage: page.idPage, url, hits, session: nextSession(session, target.idNode, page.idPage, hits) };
     }
     const session = actionSession(input);
     if (input.step.action !== 1 || !landerPages.has(session.currentNode)) throw new Error('the hand-written walk knows action 1 from a lander only');
     const page = offerPages.pages[drawIndex(offerPages.cumulative, input.random)];
     const hits = hitIds(input.ids, 1);
-    const url = handUrl(page.baseURL, hits[0], session, offers.idNode, FIELDS);
+    const url = page.url(hits[0], session, offers.idNode);
     return { idNode: offers.idNode, idPage: page.idPage, url, hits, session: nextSession(session, offers.idNode, page.idPage, hits) };
   };
 }

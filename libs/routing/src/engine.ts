@@ -1,14 +1,21 @@
-// The walk. (Contract first: the implementation lands with issue 21's engine work.)
-import type { CompiledFunnel, FunnelAssets, MiddlewareAnswer, MiddlewareCall, RandomSource, IdSource, WalkInput, WalkOutcome, WalkResult } from './model';
+// The walk: compileFunnel once per funnel version, then startWalk (or its drivers walk / walkSync) per request.
+import { compileFunnel as compileGraph } from './compile/compile-funnel';
+import { CompiledGraph } from './compile/graph';
+import type { CompiledFunnel, FunnelAssets, MiddlewareAnswer, MiddlewareCall, WalkInput, WalkOutcome, WalkResult } from './model';
+import { startAction, startEntrance } from './walk/start';
+
+export { seededIds, seededRandom } from './random';
 
 /** Indexes a funnel and its assets for walking; compiles each logic script once. */
-export function compileFunnel(_assets: FunnelAssets): CompiledFunnel {
-  throw new Error('compileFunnel: not built yet');
+export function compileFunnel(assets: FunnelAssets): CompiledFunnel {
+  return compileGraph(assets);
 }
 
 /** Walks one step of a visitor synchronously, pausing at a middleware node for its answer. */
-export function startWalk(_funnel: CompiledFunnel, _input: WalkInput): WalkOutcome {
-  throw new Error('startWalk: not built yet');
+export function startWalk(funnel: CompiledFunnel, input: WalkInput): WalkOutcome {
+  if (!(funnel instanceof CompiledGraph)) throw new TypeError('startWalk takes a funnel compiled by compileFunnel');
+  const { step } = input;
+  return 'entrance' in step ? startEntrance(funnel, input, step.entrance) : startAction(funnel, input, step.action);
 }
 
 /** Walks one step, asking `middleware` for each middleware node's answer (a rejection takes the default route). */
@@ -31,14 +38,4 @@ export function walkSync(funnel: CompiledFunnel, input: WalkInput, answers: Read
   let outcome = startWalk(funnel, input);
   while (!outcome.done) outcome = outcome.resume(answers[outcome.call.idNode] ?? { failure: 'no answer was given for this middleware node' });
   return outcome.result;
-}
-
-/** A reproducible RandomSource from a seed. */
-export function seededRandom(_seed: string | number): RandomSource {
-  throw new Error('seededRandom: not built yet');
-}
-
-/** Reproducible ids (asset-id format) drawn from a RandomSource, for the simulator and tests. */
-export function seededIds(_random: RandomSource, _time: number): IdSource {
-  throw new Error('seededIds: not built yet');
 }

@@ -83,7 +83,7 @@ export interface RoutingSession {
   cost: string;
   /** Visitor tag ids the visitor holds (sorted, unique). */
   tags: string[];
-  /** `session` rotators: idNode -> idConnection chosen the first time. */
+  /** `session` rotators: idNode -> idConnection chosen the first time; page groups rotating by `session`: idNode -> idPage shown. */
   sticky: Record<string, string>;
   /** Every URL parameter seen in the session (`{data-<name>}`), the latest value of each. */
   urlBuffer: Record<string, string>;
@@ -126,7 +126,10 @@ export type StepDecision =
       idTrafficSource: string;
       cost: string;
       costFrom: 'link' | 'funnelOverride' | 'funnelDefault' | 'funnelGroupDefault' | 'trafficSource' | 'none';
+      /** The traffic source's incomingCostModifier (percent) applied to the cost taken (100: as is). */
+      incomingCostModifier: number;
     }
+  /** `drawn` is -1 when a sticky choice was reused (nothing drawn). */
   | { kind: 'weight'; drawn: number; idConnection: string; share: number; sticky: boolean }
   | {
       kind: 'condition';
@@ -139,6 +142,7 @@ export type StepDecision =
   | { kind: 'logic'; idLogicScript: string; routeKey: string; fallback: boolean; reasonCode: string; reason: string; idConnection: string | null }
   | { kind: 'ai'; idAINodeSetting: string; routeKey: string; drawn: number; shares: Record<string, number>; reason: string; idConnection: string | null }
   | { kind: 'middleware'; idMiddlewareConfig: string; routeId: string; from: 'answer' | 'default'; reason: string; idConnection: string | null }
+  /** `drawn` is -1 when the page shown before was shown again (a group rotating by `session`). */
   | { kind: 'page'; idPageGroup: string; idPage: string; drawn: number; share: number }
   | { kind: 'action'; action: number; idConnection: string | null; isConversion: boolean }
   | { kind: 'passThrough'; idConnection: string | null }
@@ -193,7 +197,12 @@ export type RoutingEffect =
   | { type: 'conversion'; idNode: string; hitId: string; idPage: string; payout: string; action: number };
 
 export interface RoutingWarning {
-  /** Stable code: weightsSum, noDefaultRoute, deadEnd, loopCut, missingAsset, emptyPageGroup, unknownAction, noSession, ... */
+  /**
+   * Stable code. Of the funnel (funnelWarnings): noDefaultRoute, unconnectedRoute, emptyPageGroup, weightsSum,
+   * unreachable, noConversion, archivedReference. Of the compiled assets: missingAsset, invalidScript,
+   * emptyPageGroup. Of one walk: deadEnd, noDefaultRoute, loopCut, missingAsset, missingNode, emptyPageGroup,
+   * unknownAction, notOnPage, noSession, invalidCost.
+   */
   code: string;
   idNode?: string;
   message: string;

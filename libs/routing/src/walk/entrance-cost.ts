@@ -1,0 +1,39 @@
+// The cost of an entrance: the link's cost, else the funnel's override for the traffic source, else
+// the funnel's default cost, else its funnel group's, else the traffic source's, else 0; then the
+// traffic source's incomingCostModifier (percent; 100 keeps it) applies to whichever was taken.
+import type { StepDecision } from '../model';
+import type { CompiledGraph, CompiledTrafficSource } from '../compile/graph';
+import { applyPercent, isDecimalText } from '../decimal/decimal-text';
+
+type CostFrom = Extract<StepDecision, { kind: 'entrance' }>['costFrom'];
+
+export interface EntranceCost {
+  cost: string;
+  costFrom: CostFrom;
+  incomingCostModifier: number;
+  /** The link's cost when it was given but is not a decimal (then ignored). */
+  invalidLinkCost: string | null;
+}
+
+export function entranceCost(
+  graph: CompiledGraph,
+  source: CompiledTrafficSource | undefined,
+  idTrafficSource: string,
+  linkCost: string | undefined,
+): EntranceCost {
+  const funnel = graph.assets.funnel;
+  const override = funnel.incomingTrafficCostOverrides?.[idTrafficSource];
+  const candidates: [CostFrom, unknown][] = [
+    ['link', linkCost],
+    ['funnelOverride', override],
+    ['funnelDefault', funnel.defaultCost],
+    ['funnelGroupDefault', graph.funnelGroupDefaultCost],
+    ['trafficSource', source?.defaultCost],
+  ];
+  const modifier = source?.incomingCostModifier ?? 100;
+  const invalidLinkCost = linkCost !== undefined && !isDecimalText(linkCost) ? linkCost : null;
+  for (const [costFrom, value] of candidates) {
+    if (isDecimalText(value)) return { cost: applyPercent(value, modifier), costFrom, incomingCostModifier: modifier, invalidLinkCost };
+  }
+  return { cost: '0', costFrom: 'none', incomingCostModifier: modifier, invalidLinkCost };
+}

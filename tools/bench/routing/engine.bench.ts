@@ -2,6 +2,12 @@
 // the realistic funnel and the 200-node funnel (an entrance walk to a lander, then action 1 to an
 // offer), the engine's walkSync on one side, the funnel's hand-written function on the other, with
 // the same random draws and ids. Both must agree on every walk before they are timed.
+//
+// Times are the process's CPU time (user + system, process.cpuUsage) per walk: on this shared machine
+// the wall time of a slice also holds the time the neighbours took the core; the wall figure is kept
+// beside it. Ids come from a counter in the timed rounds (an edge mints ids cheaply; seededIds, the
+// simulator's reproducible ids, draws five random characters per id and would weigh on both sides
+// alike), from seededIds in the agreement check.
 import { compileFunnel, CompiledFunnel, seededIds, seededRandom, walkSync, type RoutingSession, type WalkInput, type WalkResult } from '@funnel/routing';
 import type { BenchAssets, HandResult, HandWalk } from './hand-walk';
 import { BENCH_VISITORS, VISITOR_COUNT, actionInput, entranceInput } from './visitors';
@@ -17,14 +23,28 @@ export interface RoutingEngineFigure {
   funnel: string;
   /** Walks (one request of a visitor: entrance or action) per visitor journey, on average. */
   walksPerJourney: number;
-  engine: { microsPerWalk: number; walksPerSecond: number };
-  handWritten: { microsPerWalk: number; walksPerSecond: number };
-  /** Median over the rounds of engine / hand-written time (each round pairs the two). */
+  engine: WalkTime;
+  handWritten: WalkTime;
+  /** Median over the rounds of engine / hand-written CPU time (each round pairs the two). */
   ratio: number;
   ratios: number[];
   /** Journeys checked for agreement before timing, and the different destinations they reached. */
   checked: number;
   destinations: number;
+}
+
+export interface WalkTime {
+  /** Median CPU µs per walk over the rounds, and walks per CPU second. */
+  microsPerWalk: number;
+  walksPerSecond: number;
+  /** Median wall-clock µs per walk. */
+  wallMicrosPerWalk: number;
+}
+
+/** Ids of the asset-id length from a counter: reproducible and cheap. */
+function counterIds(start: number): () => string {
+  let n = start;
+  return () => `h${(n++).toString(36).padStart(11, '0')}`;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -78,14 +98,15 @@ export function measureRouting(name: string, assets: BenchAssets, handWritten: (
   const engine = engineWalker(compiled, pageTypeOf);
   const hand = handWalker(handWritten(assets), pageTypeOf);
   const idTrafficSource = assets.trafficSources[0].idTrafficSource;
-  const stream = (seed: number) => ({ random: seededRandom(seed), ids: seededIds(seededRandom(seed + 1), ID_TIME) });
+  const seeded = (seed: number) => ({ random: seededRandom(seed), ids: seededIds(seededRandom(seed + 1), ID_TIME) });
+  const stream = (seed: number) => ({ random: seededRandom(seed), ids: counterIds(seed * 1e9) });
 
   // Same decisions, same answers: otherwise the comparison means nothing.
   const checked = 2000;
   const engineKeys: string[] = [];
   const handKeys: string[] = [];
-  const e = stream(21);
-  const h = stream(21);
+  const e = seeded(21);
+  const h = seeded(21);
   journeys(engine, idTrafficSource, e.random, e.ids, 0, checked, engineKeys);
   journeys(hand, idTrafficSource, h.random, h.ids, 0, checked, handKeys);
   const differ = engineKeys.findIndex((key, i) => key !== handKeys[i]);
@@ -107,38 +128,48 @@ export function measureRouting(name: string, assets: BenchAssets, handWritten: (
   }
   // A round alternates the two in slices of CHUNK journeys (the order flipping each slice), so that
   // the neighbours' load, which swings within seconds on this machine, falls on both alike.
-  const engineNs: number[] = [];
-  const handNs: number[] = [];
   const sides = [
-    { walker: hand, s: handStream, out: handNs },
-    { walker: engine, s: engineStream, out: engineNs },
+    { walker: hand, s: handStream, cpu: [] as number[], wall: [] as number[] },
+    { walker: engine, s: engineStream, cpu: [] as number[], wall: [] as number[] },
   ];
   let walks = 0;
   for (let round = 0; round < ROUNDS; round++) {
-    const spent = [0, 0];
+    const cpu = [0, 0];
+    const wall = [0, 0];
     const walked = [0, 0];
     for (let slice = 0; slice < JOURNEYS / CHUNK; slice++) {
       for (const i of slice % 2 ? [1, 0] : [0, 1]) {
         const { walker, s } = sides[i];
+        const cpuBefore = process.cpuUsage();
         const started = process.hrtime.bigint();
         const done = journeys(walker, idTrafficSource, s.random, s.ids, next, CHUNK);
-        spent[i] += Number(process.hrtime.bigint() - started);
+        wall[i] += Number(process.hrtime.bigint() - started) / 1000;
+        const used = process.cpuUsage(cpuBefore);
+        cpu[i] += used.user + used.system;
         walked[i] += done.walks;
         sink += done.sink;
       }
       next += CHUNK;
     }
-    sides.forEach((side, i) => side.out.push(spent[i] / walked[i]));
+    sides.forEach((side, i) => {
+      side.cpu.push(cpu[i] / walked[i]);
+      side.wall.push(wall[i] / walked[i]);
+    });
     walks = walked[1];
   }
   if (sink === 0) throw new Error('unreachable: walk answers are never empty');
-  const ratios = engineNs.map((ns, i) => ns / handNs[i]);
-  const figure = (ns: number) => ({ microsPerWalk: ns / 1000, walksPerSecond: 1e9 / ns });
+  const [handSide, engineSide] = sides;
+  const ratios = engineSide.cpu.map((micros, i) => micros / handSide.cpu[i]);
+  const figure = (side: (typeof sides)[number]): WalkTime => ({
+    microsPerWalk: median(side.cpu),
+    walksPerSecond: 1e6 / median(side.cpu),
+    wallMicrosPerWalk: median(side.wall),
+  });
   return {
     funnel: name,
     walksPerJourney: walks / JOURNEYS,
-    engine: figure(median(engineNs)),
-    handWritten: figure(median(handNs)),
+    engine: figure(engineSide),
+    handWritten: figure(handSide),
     ratio: median(ratios),
     ratios,
     checked,

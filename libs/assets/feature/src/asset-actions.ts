@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AssetKindDescriptor, AssetRequestBody, CallerContext, ErrorCodes, ServiceError } from '@funnel/contracts';
-import type { AssetRecord } from '@funnel/assets-domain';
+import type { AssetRecord, FieldProblem } from '@funnel/assets-domain';
 import { KIND_ACTIONS } from './assets.tokens';
 
-/** The operations a kind may implement itself (I/O of its own: a signing secret in clear, a test delivery). */
-export type KindActionName = 'secret' | 'rotateSecret' | 'test';
+/** The operations a kind may implement itself (I/O of its own: a signing secret in clear, a test delivery, a funnel's simulation). */
+export type KindActionName = 'secret' | 'rotateSecret' | 'test' | 'simulate';
 
 /** What an action may do with its kind's assets: through the pipeline, never by writing events itself. */
 export interface KindActionAssets {
@@ -16,6 +16,16 @@ export interface KindActionAssets {
    * The change is the service's own: it is not run through the DTO or the kind's rules.
    */
   updateWith(kind: AssetKindDescriptor, context: CallerContext, id: string, change: (current: AssetRecord) => AssetRecord): Promise<AssetRecord>;
+  /**
+   * The live (not deleted) records of one kind among `ids` in the caller's account, as the read model
+   * holds them (secrets encrypted); missing ones are left out.
+   */
+  find(kind: string, context: CallerContext, ids: readonly string[]): Promise<AssetRecord[]>;
+  /**
+   * An unsaved record (a request body) checked as the kind's validate/ checks it: its problems and the
+   * code save's 400 would carry, or (no problems) the record as save would store it.
+   */
+  checked(kind: AssetKindDescriptor, context: CallerContext, body: unknown): Promise<{ errors: FieldProblem[]; code: string; record: AssetRecord | null }>;
 }
 
 export type KindAction = (kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody, assets: KindActionAssets) => Promise<unknown>;

@@ -32,6 +32,7 @@ const COMMAND_OPERATIONS = [
   'test',
   'move',
   'validate',
+  'simulate',
 ] as const satisfies readonly (AssetOperation & keyof AssetCommands)[];
 type QueryOperation = (typeof QUERY_OPERATIONS)[number];
 type CommandOperation = (typeof COMMAND_OPERATIONS)[number];

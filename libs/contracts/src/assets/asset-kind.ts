@@ -24,6 +24,7 @@ export const ASSET_OPERATIONS = [
   'move',
   'validate',
   'history',
+  'simulate',
 ] as const;
 export type AssetOperation = (typeof ASSET_OPERATIONS)[number];
 
@@ -73,6 +74,8 @@ export const ASSET_OPERATION_ROUTES: Record<AssetOperation, { method: 'GET' | 'P
   validate: { method: 'POST', path: 'validate' },
   /** The asset's events, newest first, each with the changes it made (see AssetHistoryEntry). */
   history: { method: 'GET', path: 'history' },
+  /** A dry run of the asset for a visitor (a funnel walked step by step); reads only, so it needs assets:read. */
+  simulate: { method: 'POST', path: 'simulate' },
 };
 
 /** Operations every kind (and every view of a kind) serves, whatever its descriptor lists. */
@@ -133,6 +136,7 @@ export const READ_OPERATIONS: ReadonlySet<AssetOperation> = new Set([
   'findBySlug',
   'validate',
   'history',
+  'simulate',
 ]);
 
 /** A lookup by one field's exact value among non-deleted assets: all matches, or the one match (404 when none). */
@@ -272,8 +276,16 @@ export interface AssetKindDocs {
   slim?: Readonly<Record<string, JsonSchema>>;
   /** Named schemas the kind's DTO fields refer to (`$ref` SCHEMA_REF_PREFIX + name), e.g. a funnel's node types. */
   schemas?: Readonly<Record<string, JsonSchema>>;
-  /** Body and answer of the kind's own operations (evaluate, secret, test ...). */
-  operations?: Partial<Record<AssetOperation, { body?: JsonSchema; answer?: JsonSchema }>>;
+  /**
+   * Body and answer of the kind's own operations (evaluate, secret, test ...): a schema, or for a body the
+   * class-validator DTO the service validates it with; with a worked example of each when given.
+   */
+  operations?: Partial<
+    Record<
+      AssetOperation,
+      { summary?: string; description?: string; body?: JsonSchema | (new () => object); answer?: JsonSchema; bodyExample?: unknown; answerExample?: unknown }
+    >
+  >;
 }
 
 /** A slim field copied from the record another field names: `as` = the `take` field of the `kind` record whose id is `field`. */

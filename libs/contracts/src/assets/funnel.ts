@@ -8,6 +8,8 @@ import { IsAssetId } from './id-validators';
 import { OpaqueJson } from '../validation';
 import { ASSET_STATUSES, AssetStatus, NAME_MAX, NAME_MIN } from './requests';
 import { POSTBACK_CODE_MAX, POSTBACK_TYPES } from './traffic-source';
+import { SimulateFunnelRequestDto } from './funnel-simulate';
+import { SIMULATE_ANSWER_EXAMPLE, SIMULATE_ANSWER_SCHEMA, SIMULATE_BODY_EXAMPLE } from './funnel-simulate-docs';
 
 export const FUNNEL_TYPES = ['visual', 'flow'] as const;
 export const CANVAS_MIN = 100;
@@ -71,6 +73,7 @@ export const FUNNEL_KIND: AssetKindDescriptor = {
     'unarchive',
     'move',
     'validate',
+    'simulate',
   ],
   list: { statusRequired: true, defaultStatus: 'all', filters: [FUNNEL_TYPE_FILTER, FUNNEL_GROUP_FILTER] },
   findByStatusFilters: [FUNNEL_TYPE_FILTER, FUNNEL_GROUP_FILTER],
@@ -87,5 +90,21 @@ export const FUNNEL_KIND: AssetKindDescriptor = {
     { path: 'nodes[].nodeMiddlewareRefParams.destinationOverrides.hmacSecret', itemKey: 'idNode' },
   ],
   derivedFields: ['funnelGroupName'],
-  docs: { schemas: FUNNEL_GRAPH_SCHEMAS },
+  docs: {
+    schemas: FUNNEL_GRAPH_SCHEMAS,
+    operations: {
+      simulate: {
+        summary: 'Walk a funnel for a visitor, step by step, without recording or sending anything',
+        description:
+          'Each request of `steps` (an entrance, then actions) is walked by the routing engine with the session carried over: the nodes visited and why, ' +
+          'the hits it would record, the URL reached, the session after it, the effects (webhook dispatches, middleware calls, tags, conversions) and warnings. ' +
+          'Nothing is recorded and nothing is sent, except to a middleware destination given `"call"`. An unsaved `funnel` is checked as validate/ checks it ' +
+          '(a 400 with the same problems, their fields under `funnel.`). Assets are named by id and name.',
+        body: SimulateFunnelRequestDto,
+        answer: SIMULATE_ANSWER_SCHEMA,
+        bodyExample: SIMULATE_BODY_EXAMPLE,
+        answerExample: SIMULATE_ANSWER_EXAMPLE,
+      },
+    },
+  },
 };

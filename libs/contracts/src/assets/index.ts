@@ -18,6 +18,8 @@ export * from './short-link';
 export * from './middleware-config';
 export * from './funnel-group';
 export * from './funnel';
+export * from './funnel-simulate';
+export * from './funnel-simulate-docs';
 export * from './asset-event-stream';
 export * from './routing-keys';
 export * from './funnel-graph';

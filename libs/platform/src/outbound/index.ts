@@ -4,3 +4,4 @@ export * from './http-headers';
 export * from './outbound-http';
 export * from './standard-webhooks';
 export * from './webhook-delivery';
+export * from './middleware-call';

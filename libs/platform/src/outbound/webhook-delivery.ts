@@ -87,15 +87,17 @@ export async function deliverWebhook(http: OutboundHttp, request: WebhookDeliver
     const delivered = response.status >= 200 && response.status < 300;
     return { delivered, httpStatus: response.status, responseTimeMs: elapsed(), error: delivered ? null : statusError(response.status) };
   } catch (error) {
-    return { delivered: false, httpStatus: null, responseTimeMs: elapsed(), error: failureSentence(error, timeoutMs) };
+    return { delivered: false, httpStatus: null, responseTimeMs: elapsed(), error: outboundFailureSentence(error, timeoutMs) };
   }
 }
 
-function statusError(status: number): string {
+/** A failed answer's status as one short sentence. */
+export function statusError(status: number): string {
   return status >= 300 && status < 400 ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}`;
 }
 
-function failureSentence(error: unknown, timeoutMs: number): string {
+/** Why an outgoing request got no answer, as one short sentence (never a secret, a header value or the URL's path). */
+export function outboundFailureSentence(error: unknown, timeoutMs: number): string {
   if (error instanceof OutboundRefusedError) {
     if (error.code === 'OUTBOUND.ADDRESS_REFUSED') return `address refused: ${error.message}`;
     if (error.code === 'OUTBOUND.UNRESOLVABLE') return `host not found: ${error.message}`;

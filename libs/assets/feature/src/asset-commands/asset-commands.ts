@@ -77,6 +77,18 @@ export class AssetCommands implements KindActionAssets {
     return this.kindActions.test(kind, context, request);
   }
 
+  simulate(kind: AssetKindDescriptor, context: CallerContext, request: AssetRequestBody): Promise<unknown> {
+    return this.kindActions.simulate(kind, context, request);
+  }
+
+  find(kind: string, context: CallerContext, ids: readonly string[]): Promise<AssetRecord[]> {
+    return this.kindActions.find(kind, context, ids);
+  }
+
+  checked(kind: AssetKindDescriptor, context: CallerContext, body: unknown): Promise<{ errors: FieldProblem[]; code: string; record: AssetRecord | null }> {
+    return this.kindActions.checked(kind, context, body);
+  }
+
   stored(kind: AssetKindDescriptor, context: CallerContext, id: string): Promise<AssetRecord> {
     return this.kindActions.stored(kind, context, id);
   }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AssetKindDescriptor, AssetRequestBody, CallerContext, ErrorCodes, ServiceError, validateBody } from '@funnel/contracts';
-import { AssetRecord, AssetRegistry, FieldProblem } from '@funnel/assets-domain';
-import { ASSET_REGISTRY } from '../assets.tokens';
+import { AssetRecord, AssetRegistry, FieldProblem, SecretCipher, applySecretWrites } from '@funnel/assets-domain';
+import { ASSET_REGISTRY, SECRET_CIPHER } from '../assets.tokens';
 import { AssetQueries } from '../asset-queries';
 import { RecordChecks } from './record-checks';
 import { withWriteAliases } from './request-parts';
@@ -13,6 +13,7 @@ export class ValidateCommand {
     @Inject(ASSET_REGISTRY) private readonly registry: AssetRegistry,
     private readonly queries: AssetQueries,
     private readonly checks: RecordChecks,
+    @Inject(SECRET_CIPHER) private readonly secrets: SecretCipher,
   ) {}
 
   /**
@@ -26,6 +27,32 @@ export class ValidateCommand {
     context: CallerContext,
     { body }: AssetRequestBody,
   ): Promise<{ valid: boolean; errors: FieldProblem[]; warnings: FieldProblem[] }> {
+    const { errors, warnings } = await this.check(kind, context, body);
+    return { valid: errors.length === 0, errors, warnings };
+  }
+
+  /**
+   * An unsaved record checked as validate/ checks it, for a kind action that then uses it (the funnel
+   * simulator): its problems with the code save's 400 would carry, and when it has none the record as
+   * save would store it (defaults applied, normalized, secrets encrypted; a secret left out or sent as
+   * `********` keeps the stored record's of the same id, when there is one).
+   */
+  async checked(
+    kind: AssetKindDescriptor,
+    context: CallerContext,
+    body: unknown,
+  ): Promise<{ errors: FieldProblem[]; code: string; record: AssetRecord | null }> {
+    const { errors, record, code } = await this.check(kind, context, body);
+    if (errors.length || !record) return { errors, code, record: null };
+    const [stored] = await this.queries.currentMany(kind.kind, context.accountId, [String(record[kind.idField])]);
+    return { errors, code, record: applySecretWrites(record, kind.secretFields ?? [], stored ?? null, this.secrets) };
+  }
+
+  private async check(
+    kind: AssetKindDescriptor,
+    context: CallerContext,
+    body: unknown,
+  ): Promise<{ errors: FieldProblem[]; warnings: FieldProblem[]; record: AssetRecord | null; code: string }> {
     const rules = this.registry.rules(kind.kind);
     if (!rules.warnings) throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `${kind.kind} has no validate`);
     let record: AssetRecord;
@@ -33,13 +60,13 @@ export class ValidateCommand {
       record = this.checks.toRecord(kind, validateBody(kind.recordDto, withWriteAliases(kind, body)), null);
     } catch (error) {
       if (!(error instanceof ServiceError) || error.status !== 400) throw error;
-      return { valid: false, errors: problemsOf(error), warnings: [] };
+      return { errors: problemsOf(error), warnings: [], record: null, code: error.code };
     }
     const checked = rules.check?.(record) ?? [];
     if (rules.normalize && !checked.length) record = rules.normalize(record, null);
     const errors = [...checked, ...(await this.checks.referenceProblems(kind, context, record))];
     const warnings = checked.length ? [] : await rules.warnings(record, (of, ids) => this.queries.currentMany(of, context.accountId, ids));
-    return { valid: errors.length === 0, errors, warnings };
+    return { errors, warnings, record, code: rules.checkCode ?? rules.referenceCode ?? ErrorCodes.VALIDATION };
   }
 }
 

@@ -304,10 +304,13 @@ export function assetOperationDoc(
     default:
       // The kind's own operations (evaluate, secret, test ...): declared with the kind (descriptor `docs.operations`).
       return doc({
-        summary: `${kind.kind} ${operation}`,
+        summary: own?.summary ?? `${kind.kind} ${operation}`,
+        ...(own?.description ? { description: own.description } : {}),
         ...(['secret', 'rotateSecret', 'test'].includes(operation) ? { query: [param(kind.idField)] } : {}),
         ...(own?.body ? { body: own.body } : {}),
         ...(own?.answer ? { answer: own.answer } : {}),
+        ...(own?.bodyExample !== undefined ? { bodyExample: own.bodyExample } : {}),
+        ...(own?.answerExample !== undefined ? { answerExample: own.answerExample } : {}),
       });
   }
 }

@@ -178,7 +178,12 @@ function operationOf(route: DocumentedRoute, dtos: DtoSchemas, operationId: stri
     doc.answer !== undefined
       ? {
           description: doc.answerOptional ? 'the answer (or no body, see the description)' : 'the answer',
-          content: { [doc.contentType ?? 'application/json']: { schema: dtos.resolve(doc.answer) } },
+          content: {
+            [doc.contentType ?? 'application/json']: {
+              schema: dtos.resolve(doc.answer),
+              ...(doc.answerExample !== undefined ? { example: doc.answerExample } : {}),
+            },
+          },
           ...(doc.answerOptional ? { 'x-optional-body': true } : {}),
         }
       : { description: 'done: no body' };
@@ -192,7 +197,12 @@ function operationOf(route: DocumentedRoute, dtos: DtoSchemas, operationId: stri
     ...(route.permission === 'public' ? { security: [] } : doc.userSessionOnly ? { security: [{ BearerAuth: [] }] } : {}),
     ...(parameters.length ? { parameters } : {}),
     ...(doc.body !== undefined
-      ? { requestBody: { required: doc.bodyOptional !== true, content: { 'application/json': { schema: dtos.resolve(doc.body) } } } }
+      ? {
+          requestBody: {
+            required: doc.bodyOptional !== true,
+            content: { 'application/json': { schema: dtos.resolve(doc.body), ...(doc.bodyExample !== undefined ? { example: doc.bodyExample } : {}) } },
+          },
+        }
       : {}),
     responses: {
       [status]: success,

@@ -30,6 +30,10 @@ export interface RouteDoc {
   query?: QueryParamDoc[];
   /** The success answer's body; absent: the route answers 200 with no body. */
   answer?: SchemaSource;
+  /** A worked example of the body (the media type's `example`). */
+  bodyExample?: unknown;
+  /** A worked example of the success answer. */
+  answerExample?: unknown;
   /** The success status (default 200). */
   status?: number;
   /** The answer is sometimes empty (an upsert that was given the id answers no body). */

@@ -28,6 +28,8 @@ export interface RoutingEngineFigure {
   /** Median over the rounds of engine / hand-written CPU time (each round pairs the two). */
   ratio: number;
   ratios: number[];
+  /** Median CPU µs of compileFunnel over these assets (once per funnel version at the edge; per request in the simulator). */
+  compileMicros: number;
   /** Journeys checked for agreement before timing, and the different destinations they reached. */
   checked: number;
   destinations: number;
@@ -90,6 +92,22 @@ function journeys(walker: Walker, idTrafficSource: string, random: () => number,
     keys?.push(acted.key);
   }
   return { walks, sink };
+}
+
+/** Median CPU µs of compileFunnel(assets) over rounds of compiles, after a warm-up. */
+function compileTime(assets: BenchAssets): number {
+  const compile = compileFunnel;
+  let sink = 0;
+  for (let i = 0; i < 200; i++) sink += compile(assets).warnings.length;
+  const perRound: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const before = process.cpuUsage();
+    for (let i = 0; i < 200; i++) sink += compile(assets).warnings.length;
+    const used = process.cpuUsage(before);
+    perRound.push((used.user + used.system) / 200);
+  }
+  if (sink < 0) throw new Error('unreachable');
+  return median(perRound);
 }
 
 export function measureRouting(name: string, assets: BenchAssets, handWritten: (assets: BenchAssets) => HandWalk): RoutingEngineFigure {
@@ -172,6 +190,7 @@ export function measureRouting(name: string, assets: BenchAssets, handWritten: (
     handWritten: figure(handSide),
     ratio: median(ratios),
     ratios,
+    compileMicros: compileTime(assets),
     checked,
     destinations,
   };

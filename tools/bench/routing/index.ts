@@ -30,7 +30,7 @@ function rows(f: RoutingEngineFigure, targets: { ratio: string; micros?: string 
     },
     {
       name: `routing: engine alone (walkSync), ${f.funnel}`,
-      value: `${micros(f.engine.microsPerWalk)} CPU per walk (${perSecond(f.engine.walksPerSecond)} walks per CPU second; wall ${micros(f.engine.wallMicrosPerWalk)}; ${walks})`,
+      value: `${micros(f.engine.microsPerWalk)} CPU per walk (${perSecond(f.engine.walksPerSecond)} walks per CPU second; wall ${micros(f.engine.wallMicrosPerWalk)}; ${walks}); compileFunnel ${micros(f.compileMicros)} CPU`,
       ratio: `${f.ratio.toFixed(2)}x the hand-written; rounds ${f.ratios.map((r) => r.toFixed(2)).join(', ')}`,
       target: [`<= ${targets.ratio}`, targets.micros && `< ${targets.micros} per walk`].filter(Boolean).join('; '),
     },

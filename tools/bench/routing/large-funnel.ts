@@ -34,7 +34,7 @@ export function largeAssets(): BenchAssets {
         idPageGroup: generateAssetId(),
         pageGroupName: `bench ${pageType} ${g}`,
         pageType,
-        pages: groupPages.map(({ idPage }, p) => ({ idPage, weight: p === 0 ? 0.6 : 0.4 })),
+        pages: groupPages.map(({ idPage }, p) => ({ idPage, weight: p === 0 ? 60 : 40 })),
       });
     }
   }

@@ -67,11 +67,11 @@ export function realisticAssets(): BenchAssets {
     pages: pages.map(({ idPage }, i) => ({ idPage, weight: weights[i] })),
   });
   const pageGroups = [
-    group('na landers', 'lander', landers.slice(0, 2), [0.5, 0.5]),
-    group('dach landers', 'lander', landers.slice(2, 4), [0.7, 0.3]),
-    group('world landers', 'lander', landers.slice(4, 6), [0.5, 0.5]),
-    group('control lander', 'lander', landers.slice(6, 7), [1]),
-    group('offers', 'offer', offers, [0.5, 0.3, 0.2]),
+    group('na landers', 'lander', landers.slice(0, 2), [50, 50]),
+    group('dach landers', 'lander', landers.slice(2, 4), [70, 30]),
+    group('world landers', 'lander', landers.slice(4, 6), [50, 50]),
+    group('control lander', 'lander', landers.slice(6, 7), [100]),
+    group('offers', 'offer', offers, [50, 30, 20]),
   ];
   const condition = {
     idCondition: id(),
@@ -122,7 +122,7 @@ export function realisticAssets(): BenchAssets {
     ...params,
   });
   const keys = (...onRouteKeys: string[]) => ({ connectionLogicParams: { onRouteKeys } });
-  const action = (onActionNumber: number, isConversion = false) => ({ connectionPageParams: { onActionNumber, isConversion } });
+  const action = (onActionNumber: number, isConversion?: boolean) => ({ connectionPageParams: { onActionNumber, ...(isConversion ? { isConversion } : {}) } });
   const funnel = {
     idFunnel: id(),
     idFunnelGroup,

@@ -110,29 +110,40 @@ function compileTime(assets: BenchAssets): number {
   return median(perRound);
 }
 
+/**
+ * Walks `visitors` visitors through the engine and through the hand-written function with the same
+ * seeded draws and ids; throws at the first walk whose destination, URL or hit ids differ. Answers
+ * how many different destinations (node and page) were reached.
+ */
+export function sameWalks(name: string, assets: BenchAssets, handWritten: (assets: BenchAssets) => HandWalk, visitors: number): { destinations: number } {
+  const pageTypeOf = new Map(assets.pages.map((p) => [p.idPage, p.pageType]));
+  const idTrafficSource = assets.trafficSources[0].idTrafficSource;
+  const seeded = (seed: number) => ({ random: seededRandom(seed), ids: seededIds(seededRandom(seed + 1), ID_TIME) });
+  const engineKeys: string[] = [];
+  const handKeys: string[] = [];
+  const e = seeded(21);
+  const h = seeded(21);
+  journeys(engineWalker(compileFunnel(assets), pageTypeOf), idTrafficSource, e.random, e.ids, 0, visitors, engineKeys);
+  journeys(handWalker(handWritten(assets), pageTypeOf), idTrafficSource, h.random, h.ids, 0, visitors, handKeys);
+  const differ = engineKeys.findIndex((key, i) => key !== handKeys[i]);
+  if (differ >= 0 || engineKeys.length !== handKeys.length) {
+    const at = differ >= 0 ? differ : Math.min(engineKeys.length, handKeys.length);
+    throw new Error(`${name}: the engine and the hand-written walk disagree at walk ${at}:\n  engine ${engineKeys[at]}\n  hand   ${handKeys[at]}`);
+  }
+  return { destinations: new Set(engineKeys.map((key) => key.split('|').slice(0, 2).join('|'))).size };
+}
+
 export function measureRouting(name: string, assets: BenchAssets, handWritten: (assets: BenchAssets) => HandWalk): RoutingEngineFigure {
   const compiled = compileFunnel(assets);
   const pageTypeOf = new Map(assets.pages.map((p) => [p.idPage, p.pageType]));
   const engine = engineWalker(compiled, pageTypeOf);
   const hand = handWalker(handWritten(assets), pageTypeOf);
   const idTrafficSource = assets.trafficSources[0].idTrafficSource;
-  const seeded = (seed: number) => ({ random: seededRandom(seed), ids: seededIds(seededRandom(seed + 1), ID_TIME) });
   const stream = (seed: number) => ({ random: seededRandom(seed), ids: counterIds(seed * 1e9) });
 
   // Same decisions, same answers: otherwise the comparison means nothing.
   const checked = 2000;
-  const engineKeys: string[] = [];
-  const handKeys: string[] = [];
-  const e = seeded(21);
-  const h = seeded(21);
-  journeys(engine, idTrafficSource, e.random, e.ids, 0, checked, engineKeys);
-  journeys(hand, idTrafficSource, h.random, h.ids, 0, checked, handKeys);
-  const differ = engineKeys.findIndex((key, i) => key !== handKeys[i]);
-  if (differ >= 0 || engineKeys.length !== handKeys.length) {
-    const at = differ >= 0 ? differ : Math.min(engineKeys.length, handKeys.length);
-    throw new Error(`${name}: the engine and the hand-written walk disagree at walk ${at}:\n  engine ${engineKeys[at]}\n  hand   ${handKeys[at]}`);
-  }
-  const destinations = new Set(engineKeys.map((key) => key.split('|').slice(0, 2).join('|'))).size;
+  const { destinations } = sameWalks(name, assets, handWritten, checked);
 
   // Warm-up, then rounds that pair the two (interleaved, so both see the same machine state).
   const engineStream = stream(1);

@@ -2,7 +2,7 @@
 import type { FunnelConnection, FunnelNode } from '@funnel/assets-domain';
 import type { FunnelAssets, RoutingWarning } from '../model';
 import { NODE_FAMILIES } from '../nodes';
-import { type OfferQuery, compileOfferQuery } from '../url';
+import { type OfferQuery, compileOfferQuery } from '../url/redirect-url';
 import { AssetIndex } from './asset-index';
 import { type CompileContext, CompiledGraph, type CompiledEdge, type GraphNode } from './graph';
 import { text } from './records';

@@ -87,4 +87,7 @@ export class CompiledGraph implements CompiledFunnel {
     /** @internal */ readonly trafficSources: ReadonlyMap<string, CompiledTrafficSource>,
     /** @internal */ readonly funnelGroupDefaultCost: string,
   ) {}
+
+  /** @internal Entrance costs without a link cost, by traffic source (filled as entrances come). */
+  readonly entranceCosts = new Map<string, unknown>();
 }

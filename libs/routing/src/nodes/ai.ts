@@ -8,9 +8,12 @@ import type { FunnelNode } from '@funnel/assets-domain';
 import { FALLBACK_ROUTE_KEY } from '@funnel/visitor-context';
 import type { CompileContext, CompiledEdge, GraphNode, NodeFamily, NodeStep } from '../compile/graph';
 import { num, obj } from '../compile/records';
-import { cumulativeOf, pick, sharesOf } from '../random';
+import * as shares from '../random/shares';
 import type { Walk } from '../walk/walk';
 import { type KeyedEdges, keyedEdges } from './route-keys';
+
+// Bound once: compiled imports read another module's exports through getters, on every call otherwise.
+const { cumulativeOf, pick, sharesOf } = shares;
 
 const MINIMUM = 'minimumPercentagePerVariant';
 

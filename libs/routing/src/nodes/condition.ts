@@ -1,12 +1,16 @@
 // Condition nodes: the condition's routes evaluated as POST /condition/evaluate/ does (first matching
 // route, else `default`), over the visitor's attributes, the session's tracking fields, URL buffer and
 // tags, and the request's time.
-import { type ConditionRoute, evaluateCondition, type FunnelNode } from '@funnel/assets-domain';
+import * as assetsDomain from '@funnel/assets-domain';
+import type { ConditionRoute, FunnelNode } from '@funnel/assets-domain';
 import { FALLBACK_ROUTE_KEY } from '@funnel/visitor-context';
 import type { CompileContext, CompiledEdge, GraphNode, NodeFamily, NodeStep } from '../compile/graph';
 import { list } from '../compile/records';
 import type { Walk } from '../walk/walk';
 import { type KeyedEdges, edgeForKey, keyedEdges, noRouteReason } from './route-keys';
+
+// Bound once: compiled imports read another module's exports through getters, on every call otherwise.
+const { evaluateCondition } = assetsDomain;
 
 interface ConditionData {
   readonly idCondition: string;

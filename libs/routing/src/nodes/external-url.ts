@@ -2,8 +2,12 @@
 // visitor id added.
 import type { FunnelNode } from '@funnel/assets-domain';
 import type { GraphNode, NodeFamily, NodeStep } from '../compile/graph';
-import { type UrlTemplate, buildRedirectUrl, compileUrlTemplate } from '../url';
+import * as redirectUrl from '../url/redirect-url';
+import type { UrlTemplate } from '../url/redirect-url';
 import type { Walk } from '../walk/walk';
+
+// Bound once: compiled imports read another module's exports through getters, on every call otherwise.
+const { buildRedirectUrl, compileUrlTemplate } = redirectUrl;
 
 export const externalUrlFamily: NodeFamily<UrlTemplate> = {
   serverSide: false,

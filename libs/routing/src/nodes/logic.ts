@@ -2,12 +2,16 @@
 // route does, with the node's connection keys as the accepted keys: a returned key no connection
 // takes, an invalid script or a failure routes to `default`.
 import type { FunnelNode } from '@funnel/assets-domain';
-import { type CompiledScript, compile, evaluate } from '@funnel/logic-script';
+import * as logicScript from '@funnel/logic-script';
+import type { CompiledScript } from '@funnel/logic-script';
 import { FALLBACK_ROUTE_KEY } from '@funnel/visitor-context';
 import type { CompileContext, CompiledEdge, GraphNode, NodeFamily, NodeStep } from '../compile/graph';
 import { text } from '../compile/records';
 import type { Walk } from '../walk/walk';
 import { type KeyedEdges, edgeForKey, keyedEdges, noRouteReason } from './route-keys';
+
+// Bound once: compiled imports read another module's exports through getters, on every call otherwise.
+const { compile, evaluate } = logicScript;
 
 interface LogicData {
   readonly idLogicScript: string;

@@ -6,9 +6,14 @@ import type { FunnelNode, NodePageGroupParams } from '@funnel/assets-domain';
 import { numberText } from '../decimal/decimal-text';
 import type { ActionTarget, CompileContext, CompiledEdge, GraphNode, NodeFamily, NodeStep } from '../compile/graph';
 import { isObject, list, num, obj, text } from '../compile/records';
-import { cumulativeOf, pick, sharesOf } from '../random';
-import { type OfferQuery, type UrlTemplate, buildRedirectUrl, compileUrlTemplate } from '../url';
+import * as shares from '../random/shares';
+import * as redirectUrl from '../url/redirect-url';
+import type { OfferQuery, UrlTemplate } from '../url/redirect-url';
 import type { Walk } from '../walk/walk';
+
+// Bound once: compiled imports read another module's exports through getters, on every call otherwise.
+const { cumulativeOf, pick, sharesOf } = shares;
+const { buildRedirectUrl, compileUrlTemplate } = redirectUrl;
 
 interface CompiledPage {
   readonly idPage: string;

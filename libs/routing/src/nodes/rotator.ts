@@ -3,8 +3,11 @@
 // as long as that connection still exists.
 import type { FunnelNode } from '@funnel/assets-domain';
 import type { CompiledEdge, GraphNode, NodeFamily, NodeStep } from '../compile/graph';
-import { cumulativeOf, pick, sharesOf } from '../random';
+import * as shares from '../random/shares';
 import type { Walk } from '../walk/walk';
+
+// Bound once: compiled imports read another module's exports through getters, on every call otherwise.
+const { cumulativeOf, pick, sharesOf } = shares;
 
 interface RotatorData {
   readonly shares: readonly number[];

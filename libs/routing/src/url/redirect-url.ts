@@ -2,8 +2,13 @@
 // in this order, the offer source's query params (offers), the session's URL params
 // (accumulateUrlParams; never one the URL already names) and `vid=<visitor id>` (replacing any vid
 // the URL had). Templates are parsed once, when the funnel is compiled.
-import { type Segment, parseTemplate, render } from './template';
+import * as template from './template';
+import type { Segment } from './template';
+
 import type { TokenContext } from './tokens';
+
+// Bound once: compiled imports read another module's exports through getters, on every call otherwise.
+const { parseTemplate, render } = template;
 
 export const VISITOR_PARAM = 'vid';
 

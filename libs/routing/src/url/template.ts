@@ -1,6 +1,10 @@
 // URL templates: text with `{token}` placeholders, split once (at compile time) into literal text and
 // token references, and rendered per walk with URL-encoded values.
-import { type TokenContext, type TokenRef, tokenRef, tokenValue } from './tokens';
+import * as tokens from './tokens';
+import type { TokenContext, TokenRef } from './tokens';
+
+// Bound once: compiled imports read another module's exports through getters, on every call otherwise.
+const { tokenRef, tokenValue } = tokens;
 
 /** Literal text (kept as written) or a token. */
 export type Segment = string | TokenRef;

@@ -21,6 +21,14 @@ export function entranceCost(
   idTrafficSource: string,
   linkCost: string | undefined,
 ): EntranceCost {
+  if (linkCost !== undefined) return resolve(graph, source, idTrafficSource, linkCost);
+  // Without a link cost the answer only depends on the compiled funnel and the source: computed once per source.
+  let cost = graph.entranceCosts.get(idTrafficSource) as EntranceCost | undefined;
+  if (cost === undefined) graph.entranceCosts.set(idTrafficSource, (cost = Object.freeze(resolve(graph, source, idTrafficSource, undefined))));
+  return cost;
+}
+
+function resolve(graph: CompiledGraph, source: CompiledTrafficSource | undefined, idTrafficSource: string, linkCost: string | undefined): EntranceCost {
   const funnel = graph.assets.funnel;
   const override = funnel.incomingTrafficCostOverrides?.[idTrafficSource];
   const candidates: [CostFrom, unknown][] = [

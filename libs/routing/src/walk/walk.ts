@@ -109,11 +109,13 @@ export class Walk {
     return END;
   }
 
-  /** Adds visitor tags to the session (sorted, unique); hits recorded before keep the tags they had. */
+  /** Adds visitor tags to the session (sorted, unique); hits recorded before this node keep the tags they had. */
   addTags(ids: readonly string[]): void {
     const tags = this.session.tags;
     if (ids.every((id) => tags.includes(id))) return;
     this.session.tags = [...new Set([...tags, ...ids])].sort();
+    // A hit carries the tags the visitor holds after it: the tag node's own hit included.
+    if (this.hit !== null) this.hit.visitorTags = this.session.tags;
   }
 
   /** Remembers a `session` rotation's choice for the node. */

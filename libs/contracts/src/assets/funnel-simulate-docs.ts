@@ -218,6 +218,20 @@ export const SIMULATE_ANSWER_EXAMPLE = {
           nodeName: 'Entrance',
           nodeType: 'root',
           hitId: 'H00000000001',
+          decision: {
+            kind: 'entrance',
+            idTrafficSource: SOURCE,
+            trafficSourceName: 'Push network',
+            cost: '0.02',
+            costFrom: 'trafficSource',
+            incomingCostModifier: 100,
+          },
+        },
+        {
+          idNode: ROOT,
+          nodeName: 'Entrance',
+          nodeType: 'root',
+          hitId: 'H00000000001',
           decision: { kind: 'weight', drawn: 0.4172, idConnection: 'C00000000001', share: 1, sticky: false },
         },
         {

@@ -60,6 +60,8 @@ const weight = (w = 1) => ({ connectionRotatorParams: { weight: w } });
 const keys = (...onRouteKeys: string[]) => ({ connectionLogicParams: { onRouteKeys } });
 const action = (onActionNumber: number, isConversion = false) => ({ connectionPageParams: { onActionNumber, ...(isConversion ? { isConversion } : {}) } });
 const TIME = '2025-03-01T18:30:00Z';
+/** The decision a walked request took at a node. */
+const decisionAt = (walked: Body, at: Body) => walked.steps.find((s: Body) => s.idNode === at.idNode)?.decision;
 const german = { visitor: { country: 'DE', deviceType: 'mobile' }, trackingFields: { zone: '4411' }, time: TIME };
 
 /** The assets of a funnel, stored in one account. */
@@ -191,11 +193,12 @@ describeInBothModes(
 
       expect(entrance.step).toEqual({ entrance: { idTrafficSource: a.source.idTrafficSource } });
       expect(entrance.steps.map((s: Body) => [s.nodeName, s.decision.kind])).toEqual([
-        ['Entrance', expect.any(String)],
+        ['Entrance', 'entrance'],
+        ['Entrance', 'weight'],
         ['Geo split', 'condition'],
         ['Quiz landers', 'page'],
       ]);
-      expect(entrance.steps[1].decision).toMatchObject({ idCondition: a.geo.idCondition, conditionName: 'Geo', routeKey: 'default', matchedRoute: null });
+      expect(decisionAt(entrance, nodes.geo)).toMatchObject({ idCondition: a.geo.idCondition, conditionName: 'Geo', routeKey: 'default', matchedRoute: null });
       expect(entrance.destination).toMatchObject({
         type: 'page',
         idNode: nodes.landers.idNode,
@@ -265,7 +268,7 @@ describeInBothModes(
         }),
       );
       const [walked] = res.body.steps;
-      expect(walked.steps[1].decision).toMatchObject({ kind: 'condition', routeKey: 'us', matchedRoute: { idRoute: 'us', routeName: 'US' } });
+      expect(decisionAt(walked, nodes.geo)).toMatchObject({ kind: 'condition', routeKey: 'us', matchedRoute: { idRoute: 'us', routeName: 'US' } });
       expect(walked.destination).toMatchObject({ idNode: nodes.usLanders.idNode, nodeName: 'US landers', pageName: 'US quiz' });
     });
 
@@ -297,7 +300,7 @@ describeInBothModes(
       const steps = [{ entrance: { idTrafficSource: a.source.idTrafficSource } }];
       received.length = 0;
       const answered = ok(await simulate({ idFunnel: funnel.idFunnel, visitor: german, steps, middleware: { [nodes.mw.idNode]: { routeId: 'vip' } } })).body;
-      expect(answered.steps[0].steps[1].decision).toMatchObject({
+      expect(decisionAt(answered.steps[0], nodes.mw)).toMatchObject({
         kind: 'middleware',
         idMiddlewareConfig: config.idMiddlewareConfig,
         middlewareConfigName: 'Scoring server',
@@ -307,7 +310,7 @@ describeInBothModes(
       expect(answered.steps[0].destination).toMatchObject({ idNode: nodes.offers.idNode });
 
       const unanswered = ok(await simulate({ idFunnel: funnel.idFunnel, visitor: german, steps })).body;
-      expect(unanswered.steps[0].steps[1].decision).toMatchObject({ routeId: 'default', from: 'default' });
+      expect(decisionAt(unanswered.steps[0], nodes.mw)).toMatchObject({ routeId: 'default', from: 'default' });
       expect(unanswered.steps[0].destination).toMatchObject({ idNode: nodes.landers.idNode });
       expect(unanswered.steps[0].warnings).toContainEqual(
         expect.objectContaining({ code: 'middlewareNotAnswered', idNode: nodes.mw.idNode, nodeName: 'Scoring' }),
@@ -331,7 +334,7 @@ describeInBothModes(
       ).body;
       expect(received).toHaveLength(1);
       expect(JSON.parse(received[0].body)).toMatchObject({ event_type: 'middleware_request' });
-      expect(res.steps[0].steps[1].decision).toMatchObject({ routeId: 'vip', from: 'answer' });
+      expect(decisionAt(res.steps[0], nodes.mw)).toMatchObject({ routeId: 'vip', from: 'answer' });
       expect(res.steps[0].destination).toMatchObject({ idNode: nodes.offers.idNode });
       // The answer holds no secret.
       expect(JSON.stringify(res)).not.toContain(HMAC_SECRET);
@@ -349,7 +352,7 @@ describeInBothModes(
           middleware: { [second.nodes.mw.idNode]: 'call' },
         }),
       ).body;
-      expect(failed.steps[0].steps[1].decision).toMatchObject({ routeId: 'default', from: 'default' });
+      expect(decisionAt(failed.steps[0], second.nodes.mw)).toMatchObject({ routeId: 'default', from: 'default' });
       expect(failed.steps[0].warnings).toContainEqual(expect.objectContaining({ code: 'middlewareCallFailed', idNode: second.nodes.mw.idNode }));
     });
 
@@ -410,7 +413,7 @@ describeInBothModes('/v1/funnel/simulate/ with OUTBOUND_ALLOW_PRIVATE off', (d) 
       }),
     ).body;
     expect(received).toEqual([]);
-    expect(res.steps[0].steps[1].decision).toMatchObject({ routeId: 'default', from: 'default' });
+    expect(decisionAt(res.steps[0], nodes.mw)).toMatchObject({ routeId: 'default', from: 'default' });
     expect(res.steps[0].warnings).toContainEqual(
       expect.objectContaining({ code: 'middlewareCallFailed', idNode: nodes.mw.idNode, message: expect.stringContaining('not a public address') }),
     );

@@ -398,13 +398,14 @@ async function funnelRows(base: string, tmp: () => string, children: Child[], st
 /** POST /funnel/simulate/ of the realistic routing funnel (an entrance and an action per request), paired with find/byId of the same funnel. */
 async function simulateRows(base: string, standalone: Child): Promise<void> {
   process.stdout.write('routing: POST /funnel/simulate/ (standalone), paired with find/byId of the same funnel\n');
-  const { realisticAssets, seedFunnelAssets, simulateBodies } = await import('./routing');
+  const { checkSimulateAnswer, realisticAssets, seedFunnelAssets, simulateBodies } = await import('./routing');
   const assets = realisticAssets();
   await seedFunnelAssets(base, KEY, assets);
   const headers = { 'x-api-key': KEY, 'content-type': 'application/json' };
   const body = simulateBodies(assets);
   const probe = await fetch(`${base}/funnel/simulate/`, { method: 'POST', headers, body: body() });
   if (probe.status !== 200) throw new Error(`simulate answered ${probe.status}: ${await probe.text()}`);
+  checkSimulateAnswer(await probe.json());
   const pid = standalone.process.pid!;
   recordPaired(
     'standalone POST funnel/simulate/ (realistic funnel: entrance + action 1, a new seed each) vs find/byId of the same funnel',

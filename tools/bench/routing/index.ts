@@ -7,7 +7,7 @@ import { handWrittenLarge, largeAssets } from './large-funnel';
 import { handWrittenRealistic, realisticAssets } from './realistic-funnel';
 
 export { realisticAssets } from './realistic-funnel';
-export { seedFunnelAssets, simulateBodies } from './simulate.bench';
+export { checkSimulateAnswer, seedFunnelAssets, simulateBodies } from './simulate.bench';
 
 export interface RoutingRow {
   name: string;

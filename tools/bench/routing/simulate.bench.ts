@@ -20,23 +20,29 @@ export async function seedFunnelAssets(base: string, key: string, assets: BenchA
   await save(base, key, '/funnel/save/', assets.funnel);
 }
 
-/** A simulate body per call: the next bench visitor in turn, entering then taking action 1, with its own seed. */
+/**
+ * A simulate body per call: the next bench visitor in turn, arriving by an entrance link that carries
+ * its URL parameters, then taking action 1, each with its own seed.
+ */
 export function simulateBodies(assets: BenchAssets): () => string {
   const idTrafficSource = assets.trafficSources[0].idTrafficSource;
-  const fieldNames = new Set(Object.values((assets.trafficSources[0].trackingFieldSlots ?? {}) as Record<string, { name: string }>).map((f) => f.name));
-  const bodies = BENCH_VISITORS.map(({ entrance }) => {
-    const params = entrance.params ?? {};
-    const trackingFields = Object.fromEntries(Object.entries(params).filter(([name]) => fieldNames.has(name)));
-    const dataBuffer = Object.fromEntries(Object.entries(params).filter(([name]) => !fieldNames.has(name)));
-    return {
-      idFunnel: assets.funnel.idFunnel,
-      visitor: { visitor: entrance.attributes, trackingFields, dataBuffer, time: new Date(entrance.time).toISOString(), ip: entrance.ip },
-      steps: [{ entrance: { idTrafficSource } }, { action: 1 }],
-    };
-  });
+  const bodies = BENCH_VISITORS.map(({ entrance }) => ({
+    idFunnel: assets.funnel.idFunnel,
+    visitor: { visitor: entrance.attributes, time: new Date(entrance.time).toISOString(), ip: entrance.ip },
+    steps: [{ entrance: { idTrafficSource, url: `https://track.example.com/fts/bench?${new URLSearchParams(entrance.params)}` } }, { action: 1 }],
+  }));
   let n = 0;
   return () => {
     const body = bodies[n % VISITOR_COUNT];
     return JSON.stringify({ ...body, seed: n++ });
   };
+}
+
+/** Throws unless a simulate answer walked the first bench visitor to a lander, then to an offer (the body of simulateBodies' first call). */
+export function checkSimulateAnswer(answer: unknown): void {
+  const steps = (answer as { steps?: { url?: string | null }[] }).steps ?? [];
+  const urls = steps.map((step) => step.url ?? '');
+  if (urls.length !== 2 || !urls[0].startsWith('https://lp.example.com/') || !urls[1].startsWith('https://offers.example.com/')) {
+    throw new Error(`simulate did not walk the visitor to a lander, then an offer: ${JSON.stringify(answer).slice(0, 2000)}`);
+  }
 }

@@ -21,7 +21,7 @@ import { Child, freePort, runCommand, runTs, waitForHttp } from './processes';
 const KEY = 'bench-admin-key-0123456789';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-/** `BENCH_ONLY=funnel` (or a comma-separated list of standalone, funnel, distributed, replay, reporting, queries, relay, logic): only those sections. */
+/** `BENCH_ONLY=funnel` (or a comma-separated list of standalone, funnel, distributed, replay, reporting, queries, relay, logic, routing): only those sections. */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
 const runs = (section: string) => !ONLY || ONLY.has(section);
 const rows: { name: string; value: string; ratio: string; target: string }[] = [];
@@ -78,15 +78,16 @@ async function measuredLoad(options: LoadOptions, pids: number[]): Promise<{ res
   return { result, cpuMicros: known ? ((after - before) * 1000) / result.requests : undefined };
 }
 
-/** Alternates baseline and measure rounds; ratios of adjacent pairs cancel the neighbours' load. */
-async function paired(baselineUrl: string, options: LoadOptions, servers: Servers): Promise<Paired> {
+/** Alternates baseline and measure rounds; ratios of adjacent pairs cancel the neighbours' load. The baseline: a URL to GET, or a load of its own. */
+async function paired(baselineLoad: string | LoadOptions, options: LoadOptions, servers: Servers): Promise<Paired> {
+  const baselineOptions = typeof baselineLoad === 'string' ? { url: baselineLoad } : baselineLoad;
   await load({ ...options, durationSeconds: 2 });
   const ratios: number[] = [];
   const measures: LoadResult[] = [];
   const baselines: number[] = [];
   const cpu: { measure: number[]; baseline: number[] } = { measure: [], baseline: [] };
   for (let round = 0; round < ROUNDS; round++) {
-    const base = await measuredLoad({ url: baselineUrl }, servers.baseline);
+    const base = await measuredLoad(baselineOptions, servers.baseline);
     const result = await measuredLoad(options, servers.measure);
     baselines.push(base.result.requestsPerSecond);
     measures.push(result.result);
@@ -201,6 +202,7 @@ async function main(): Promise<void> {
     if (runs('standalone')) await standaloneRows(base, idTag, helloUrl, standaloneServers);
     if (runs('reporting')) await reportingAcceptRows(base);
     if (runs('funnel')) await funnelRows(base, tmp, children, standalone);
+    if (runs('routing')) await simulateRows(base, standalone);
     await stopAll();
     if (runs('distributed')) await distributedRows(tmp, children, helloUrl, hello.process.pid!, stopAll);
     await hello.stop();
@@ -251,6 +253,11 @@ async function main(): Promise<void> {
         `${relay.ratio.toFixed(2)} (${relay.ratios.map((r) => r.toFixed(2)).join(', ')})`,
         '>= 20,000/s',
       );
+    }
+    if (runs('routing')) {
+      process.stdout.write('routing: the engine alone against hand-written JavaScript taking the same decisions\n');
+      const { routingEngineRows } = await import('./routing');
+      for (const r of routingEngineRows()) record(r.name, r.value, r.ratio, r.target);
     }
     if (runs('logic')) {
       process.stdout.write('logic scripts\n');
@@ -387,6 +394,28 @@ async function funnelRows(base: string, tmp: () => string, children: Child[], st
     `${fmt(saves.requestsPerSecond)} saves/s, p99 ${saves.p99Ms} ms, non-2xx ${saves.non2xx}${cpuPerRequest(cpuBefore, cpuMs([standalone.process.pid!]), saves.requests)}`,
     '',
     '>= 300/s',
+  );
+}
+
+/** POST /funnel/simulate/ of the realistic routing funnel (an entrance and an action per request), paired with find/byId of the same funnel. */
+async function simulateRows(base: string, standalone: Child): Promise<void> {
+  process.stdout.write('routing: POST /funnel/simulate/ (standalone), paired with find/byId of the same funnel\n');
+  const { checkSimulateAnswer, realisticAssets, seedFunnelAssets, simulateBodies } = await import('./routing');
+  const assets = realisticAssets();
+  await seedFunnelAssets(base, KEY, assets);
+  const headers = { 'x-api-key': KEY, 'content-type': 'application/json' };
+  const body = simulateBodies(assets);
+  const probe = await fetch(`${base}/funnel/simulate/`, { method: 'POST', headers, body: body() });
+  if (probe.status !== 200) throw new Error(`simulate answered ${probe.status}: ${await probe.text()}`);
+  checkSimulateAnswer(await probe.json());
+  const pid = standalone.process.pid!;
+  recordPaired(
+    'standalone POST funnel/simulate/ (realistic funnel: entrance + action 1, a new seed each) vs find/byId of the same funnel',
+    await paired(
+      { url: `${base}/funnel/find/byId/?idFunnel=${assets.funnel.idFunnel}`, headers: { 'x-api-key': KEY } },
+      { url: `${base}/funnel/simulate/`, method: 'POST', headers, body },
+      { measure: [pid], baseline: [pid] },
+    ),
   );
 }
 

@@ -331,7 +331,16 @@ describe('reporting appliers', () => {
     const typed = <P>(type: string, payload: P, jobId: string) => ({ ...job(payload, jobId), type });
     const groupJobs = () => [
       typed('conversions', { postbackCalls: 'all', hits: [{ hitId: hitId(1), payout: '10', transactionId: 'A' }] }, 'JOB000000011'),
-      typed('customevents', { hits: [{ hitId: hitId(1), eventNumber: 2, count: 3, time: QUEUED_AT }, { hitId: hitId(9), eventNumber: 1 }] }, 'JOB000000012'),
+      typed(
+        'customevents',
+        {
+          hits: [
+            { hitId: hitId(1), eventNumber: 2, count: 3, time: QUEUED_AT },
+            { hitId: hitId(9), eventNumber: 1 },
+          ],
+        },
+        'JOB000000012',
+      ),
       typed(
         'conversions',
         {

@@ -2,17 +2,17 @@ import type { JobDelivery } from '../queue/job-queue';
 import type { AppliedJob } from './reporting.tokens';
 
 /** What became of a delivery a group took: applied with the group (its result), or left to apply on its own. */
-export type GroupOutcome<P> = { kind: 'applied'; result: AppliedJob } | { kind: 'alone' };
+export type GroupOutcome = { kind: 'applied'; result: AppliedJob } | { kind: 'alone' };
 
 /** A delivery taken into a group: `settle` tells it what became of it. */
 export interface GroupMember<P> {
   delivery: JobDelivery<P>;
-  settle(outcome: GroupOutcome<P>): void;
+  settle(outcome: GroupOutcome): void;
 }
 
 interface Waiting<P> {
   delivery: JobDelivery<P>;
-  take(outcome: Promise<GroupOutcome<P>>): void;
+  take(outcome: Promise<GroupOutcome>): void;
 }
 
 /**
@@ -27,9 +27,9 @@ export class AccountTurns<P> {
    * Waits for the delivery's turn with `untilFirst` (its signal aborted when a group takes the
    * delivery meanwhile): `first` when its turn came, else the outcome of the group that took it.
    */
-  async turn(delivery: JobDelivery<P>, untilFirst: (signal: AbortSignal) => Promise<void>): Promise<{ kind: 'first' } | GroupOutcome<P>> {
+  async turn(delivery: JobDelivery<P>, untilFirst: (signal: AbortSignal) => Promise<void>): Promise<{ kind: 'first' } | GroupOutcome> {
     const abort = new AbortController();
-    let taken: Promise<GroupOutcome<P>> | undefined;
+    let taken: Promise<GroupOutcome> | undefined;
     let onTaken!: () => void;
     const takenSignal = new Promise<void>((resolve) => (onTaken = resolve));
     const entry: Waiting<P> = {
@@ -74,8 +74,8 @@ export class AccountTurns<P> {
       }
       // Still waiting: a delivery whose turn wait gave up meanwhile is no longer here.
       if (!next || !this.isWaiting(next) || !fits(next.delivery, members.length)) return members;
-      let settle!: (outcome: GroupOutcome<P>) => void;
-      next.take(new Promise<GroupOutcome<P>>((resolve) => (settle = resolve)));
+      let settle!: (outcome: GroupOutcome) => void;
+      next.take(new Promise<GroupOutcome>((resolve) => (settle = resolve)));
       members.push({ delivery: next.delivery, settle });
       tail = next.delivery;
     }

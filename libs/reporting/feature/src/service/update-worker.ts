@@ -106,7 +106,10 @@ export class UpdateWorker implements OnApplicationBootstrap {
       }
       results = await this.apply.group!.apply(deliveries.map((delivery) => delivery.job as UpdateJob));
     } catch (error) {
-      this.logger.warn({ jobId: leader.job.jobId, jobs: deliveries.length, err: messageOf(error) }, 'a group of reporting jobs failed: applying its jobs one by one');
+      this.logger.warn(
+        { jobId: leader.job.jobId, jobs: deliveries.length, err: messageOf(error) },
+        'a group of reporting jobs failed: applying its jobs one by one',
+      );
       for (const member of members) member.settle({ kind: 'alone' });
       return this.applyJob(leader);
     }

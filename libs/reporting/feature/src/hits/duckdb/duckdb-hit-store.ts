@@ -441,7 +441,11 @@ export class DuckDbHitStore implements HitStore {
    * it: RecordedRowIndexes learns the rows once they are committed, or forgets the jobs when the
    * transaction failed.
    */
-  private recording<T>(accountId: string, jobIds: readonly string[], work: (record: (jobId: string, rows: readonly AppliedRow[]) => void) => Promise<T>): Promise<T> {
+  private recording<T>(
+    accountId: string,
+    jobIds: readonly string[],
+    work: (record: (jobId: string, rows: readonly AppliedRow[]) => void) => Promise<T>,
+  ): Promise<T> {
     return this.exclusive(async () => {
       const pending = new Map<string, AppliedRow[]>();
       let recorded = new Map<string, { fresh: number[]; known?: number[] }>();

@@ -5,7 +5,7 @@ import { openTempHitStore } from '../hits/duckdb/temp-hit-store';
 import { applyConversions } from './apply-conversions';
 import { applyCost } from './apply-cost';
 import { applyCustomEvents } from './apply-custom-events';
-import { applyReportingJob } from './apply-job';
+import { applyJobGroup, applyReportingJob } from './apply-job';
 import { applyReset, countResetHits } from './apply-reset';
 import type { ApplyDeps, ConversionsJobPayload, CostJobPayload, CustomEventsJobPayload } from './apply-types';
 
@@ -324,6 +324,72 @@ describe('reporting appliers', () => {
         applyCost(store, job({ funnelIDs: [], trafficSourceIDs: [], timeStart: '2026-01-10T00:00:00Z', timeEnd: '2026-01-11T00:00:00Z', segments })),
       );
       expect(turns).toBeGreaterThanOrEqual(4);
+    });
+  });
+
+  describe('a group of jobs of the account', () => {
+    const typed = <P>(type: string, payload: P, jobId: string) => ({ ...job(payload, jobId), type });
+    const groupJobs = () => [
+      typed('conversions', { postbackCalls: 'all', hits: [{ hitId: hitId(1), payout: '10', transactionId: 'A' }] }, 'JOB000000011'),
+      typed(
+        'customevents',
+        {
+          hits: [
+            { hitId: hitId(1), eventNumber: 2, count: 3, time: QUEUED_AT },
+            { hitId: hitId(9), eventNumber: 1 },
+          ],
+        },
+        'JOB000000012',
+      ),
+      typed(
+        'conversions',
+        {
+          postbackCalls: 'all',
+          hits: [
+            { hitId: hitId(1), payout: '12', transactionId: 'A' },
+            { hitId: hitId(3), payout: '1', transactionId: 'B' },
+          ],
+        },
+        'JOB000000013',
+      ),
+    ];
+
+    it('gives each job the result and the hits the state that applying the jobs one after the other gives', async () => {
+      const reference = await openTempHitStore();
+      await reference.insertHits(await hitsOf(store, 1, 2, 3));
+      const expected = [];
+      for (const each of groupJobs()) expected.push(await applyReportingJob(reference, each, depsWith()));
+
+      expect(await applyJobGroup(store, groupJobs(), () => depsWith())).toEqual(expected);
+      expect(await hitsOf(store, 1, 2, 3)).toEqual(await hitsOf(reference, 1, 2, 3));
+      expect(expected[2].postbacks.map((postback) => postback.deliveryId)).toEqual(['JOB000000013:0']);
+      for (const each of groupJobs()) expect(await store.appliedRows(ACCOUNT, each.jobId)).toEqual(await reference.appliedRows(ACCOUNT, each.jobId));
+      await reference.close();
+    });
+
+    it('applied again, as a group or one by one, applies no row twice and reports the same results', async () => {
+      const first = await applyJobGroup(store, groupJobs(), () => depsWith());
+      const state = await hitsOf(store, 1, 2, 3);
+      expect(await applyJobGroup(store, groupJobs(), () => depsWith())).toEqual(first);
+      for (const [i, each] of groupJobs().entries()) expect(await applyReportingJob(store, each, depsWith())).toEqual(first[i]);
+      expect(await hitsOf(store, 1, 2, 3)).toEqual(state);
+    });
+
+    it('writes nothing when one of its jobs fails', async () => {
+      const before = await hitsOf(store, 1, 2, 3);
+      const failing = (each: { jobId: string }): ApplyDeps =>
+        each.jobId === 'JOB000000013' ? { trafficSource: () => Promise.reject(new Error('assets service unavailable')) } : depsWith();
+      await expect(applyJobGroup(store, groupJobs(), failing)).rejects.toThrow('assets service unavailable');
+      expect(await hitsOf(store, 1, 2, 3)).toEqual(before);
+      expect(await store.appliedRowsOfJobs(ACCOUNT, ['JOB000000011', 'JOB000000012', 'JOB000000013'])).toEqual(new Map());
+    });
+
+    it('takes only jobs whose rows each name a hit, of one account', async () => {
+      const cost = typed('cost', { funnelIDs: [], trafficSourceIDs: [], timeStart: QUEUED_AT, timeEnd: QUEUED_AT, segments: [] }, 'JOB000000014');
+      await expect(applyJobGroup(store, [groupJobs()[0], cost], () => depsWith())).rejects.toThrow('a cost job is applied on its own');
+      await expect(applyJobGroup(store, [groupJobs()[0], { ...groupJobs()[1], accountId: 'ACCOUNT00002' }], () => depsWith())).rejects.toThrow(
+        'a group holds jobs of one account',
+      );
     });
   });
 

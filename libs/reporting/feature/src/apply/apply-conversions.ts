@@ -6,7 +6,7 @@ import {
   type PostbackIntent,
   type TrafficSourcePostbackSettings,
 } from '@funnel/reporting-domain';
-import type { HitStore } from '../hits/hit-store';
+import type { JobStore } from '../hits/hit-store';
 import type { ApplyDeps, ApplyJob, ApplyResult, ConversionsJobPayload } from './apply-types';
 import { applyHitRows } from './job-rows';
 
@@ -17,7 +17,7 @@ import { applyHitRows } from './job-rows';
  * (`decidePostback`). Rows are applied in batches, each one store transaction that also records the
  * batch's rows, so a redelivered job skips what was applied and reports the same result.
  */
-export async function applyConversions(store: HitStore, job: ApplyJob<ConversionsJobPayload>, deps: ApplyDeps): Promise<ApplyResult> {
+export async function applyConversions(store: JobStore, job: ApplyJob<ConversionsJobPayload>, deps: ApplyDeps): Promise<ApplyResult> {
   const { accountId, jobId, payload } = job;
   const flags = {
     postbackCalls: payload.postbackCalls ?? 'none',

@@ -1,5 +1,5 @@
 import { entranceQueryOf, segmentCosts } from '@funnel/reporting-domain';
-import type { AppliedRow, HitState, HitStore } from '../hits/hit-store';
+import type { AppliedRow, HitState, JobStore } from '../hits/hit-store';
 import type { ApplyJob, ApplyResult, CostJobPayload } from './apply-types';
 import { betweenSlices, errorMessage, recordedRows, summarize } from './job-rows';
 
@@ -10,7 +10,7 @@ import { betweenSlices, errorMessage, recordedRows, summarize } from './job-rows
  * order. A segment without entrances is a noop. Segments are applied in order, so where two cover
  * the same entrance the later one's cost stands. The event loop runs between two segments.
  */
-export async function applyCost(store: HitStore, job: ApplyJob<CostJobPayload>): Promise<ApplyResult> {
+export async function applyCost(store: JobStore, job: ApplyJob<CostJobPayload>): Promise<ApplyResult> {
   const { accountId, jobId, payload } = job;
   const recorded = await recordedRows(store, accountId, jobId);
   for (let rowIndex = 0; rowIndex < payload.segments.length; rowIndex++) {

@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { JobCounts } from '@funnel/contracts';
 import type { PostbackIntent } from '@funnel/reporting-domain';
-import type { AppliedRow, HitState, HitStore } from '../hits/hit-store';
+import type { AppliedRow, HitState, JobStore } from '../hits/hit-store';
 import { ApplyResult, MAX_JOB_ERRORS, ROW_ERROR_CODES, RowError } from './apply-types';
 
 const DEFAULT_BATCH_SIZE = 1000;
@@ -19,7 +19,7 @@ export function betweenSlices(): Promise<void> {
 }
 
 /** The rows of a job already recorded by an earlier delivery, by index. */
-export async function recordedRows(store: HitStore, accountId: string, jobId: string): Promise<Map<number, AppliedRow>> {
+export async function recordedRows(store: JobStore, accountId: string, jobId: string): Promise<Map<number, AppliedRow>> {
   return new Map((await store.appliedRows(accountId, jobId)).map((row) => [row.rowIndex, row]));
 }
 
@@ -49,7 +49,7 @@ export function pendingBatches(count: number, recorded: Map<number, AppliedRow>,
  * postback); its errors stop the job, which is retried. The event loop runs between two batches.
  */
 export async function applyHitRows<Row extends { hitId: string }, Change extends { outcome: 'applied' | 'noop'; hit: HitState }>(
-  store: HitStore,
+  store: JobStore,
   job: { accountId: string; jobId: string; rows: readonly Row[]; batchSize?: number },
   change: (hit: HitState, row: Row) => Change,
   settle: (hit: HitState, applied: Change & { outcome: 'applied' }, rowIndex: number) => Promise<Settled> | Settled = (_hit, applied) => ({

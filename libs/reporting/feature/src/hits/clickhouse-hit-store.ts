@@ -2,7 +2,7 @@ import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { timeMs, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
 import { HIT_READ_COLUMNS, countsAsClick, hitFromRow, warehouseRow, type WarehouseValue } from './hit-row';
 import { CUSTOM_EVENT_ENTRIES, TRACKING_FIELD_ENTRIES, hitStateFromRow } from './hit-state';
-import type { AppliedRow, HitState, HitStore, HitWarehouse, InsertHitsResult } from './hit-store';
+import type { AppliedRow, HitState, HitStore, HitWarehouse, InsertHitsResult, JobWrites } from './hit-store';
 import { CUSTOM_EVENT_NUMBERS, TRACKING_SLOTS, WAREHOUSE_COLUMNS, customEventColumn, trackingColumn } from './warehouse-schema';
 
 /** Where the store connects: `CLICKHOUSE_URL`, or a client of the caller's (which the caller closes). */
@@ -253,6 +253,20 @@ export class ClickHouseHitStore implements HitStore {
     // Batches recorded before their hit rows were all written: write them again (see the class comment).
     await this.insertRecords(batches.flatMap((batch) => JSON.parse(batch.writes) as HitRecord[]));
     return batches.flatMap((batch) => JSON.parse(batch.rows) as AppliedRow[]).sort((a, b) => a.rowIndex - b.rowIndex);
+  }
+
+  async appliedRowsOfJobs(accountId: string, jobIds: readonly string[]): Promise<Map<string, AppliedRow[]>> {
+    const found = new Map<string, AppliedRow[]>();
+    for (const jobId of new Set(jobIds)) {
+      const rows = await this.appliedRows(accountId, jobId);
+      if (rows.length > 0) found.set(jobId, rows);
+    }
+    return found;
+  }
+
+  /** One job after the other: each job's rows are recorded with its own writes (see commitRows). */
+  async commitJobs(accountId: string, jobs: readonly JobWrites[]): Promise<void> {
+    for (const job of jobs) await this.commitRows(accountId, job.jobId, job.changed, job.rows);
   }
 
   async commitRows(accountId: string, jobId: string, changed: readonly HitState[], rows: readonly AppliedRow[]): Promise<void> {

@@ -302,6 +302,25 @@ export function describeHitStoreContract(adapterName: string, factory: HitStoreC
       expect(await store.appliedRows(ACCOUNT, 'JOB000000001')).toEqual([row(0), row(1)]);
     });
 
+    it('commits several jobs in order, each with its own rows, the later state of a hit standing, and reads their rows at once', async () => {
+      await store.insertHits([contractHit(1), contractHit(2), contractHit(1, { accountId: OTHER_ACCOUNT })]);
+      await store.commitRows(ACCOUNT, 'JOB000000005', [], [row(0)]);
+      await store.commitJobs(ACCOUNT, [
+        { jobId: 'JOB000000004', changed: [contractHit(1, { cost: '1' }), contractHit(2, { cost: '2' })], rows: [row(0), row(1)] },
+        { jobId: 'JOB000000005', changed: [contractHit(1, { cost: '5' })], rows: [row(0, { outcome: 'noop', hits: 0 }), row(1)] },
+        { jobId: 'JOB000000006', changed: [], rows: [row(0, { outcome: 'notFound', hits: 0 })] },
+      ]);
+      expect(byId(await store.getHits(ACCOUNT, [contractHit(1).hitId, contractHit(2).hitId])).map((hit) => hit.cost)).toEqual(['5', '2']);
+      expect(await store.getHits(OTHER_ACCOUNT, [contractHit(1).hitId])).toEqual([contractHit(1, { accountId: OTHER_ACCOUNT })]);
+      const recorded = await store.appliedRowsOfJobs(ACCOUNT, ['JOB000000004', 'JOB000000005', 'JOB000000006', 'JOB000000007']);
+      expect(Object.fromEntries(recorded)).toEqual({
+        JOB000000004: [row(0), row(1)],
+        JOB000000005: [row(0), row(1)],
+        JOB000000006: [row(0, { outcome: 'notFound', hits: 0 })],
+      });
+      expect(await store.appliedRowsOfJobs(OTHER_ACCOUNT, ['JOB000000004'])).toEqual(new Map());
+    });
+
     it('records a job row once across deliveries, after its rows were read and while another delivery commits', async () => {
       await store.insertHits([contractHit(1)]);
       expect(await store.appliedRows(ACCOUNT, 'JOB000000003')).toEqual([]);

@@ -39,6 +39,13 @@ export type HitState = Pick<
   'accountId' | 'hitId' | 'time' | 'idFunnel' | 'idTrafficSource' | 'trackingFields' | 'cost' | 'conversions' | 'customEvents' | 'postbackCalled'
 >;
 
+/** One job's writes in `commitJobs`: what it would pass to `commitRows`. */
+export interface JobWrites {
+  jobId: string;
+  changed: readonly HitState[];
+  rows: readonly AppliedRow[];
+}
+
 export interface InsertHitsResult {
   inserted: number;
   /** Hits whose hitId was already stored for the account: left as they are. */
@@ -54,6 +61,9 @@ export interface InsertHitsResult {
  */
 export type HitWarehouse =
   { engine: 'duckdb'; hitsTable: 'hits'; connect(): Promise<DuckDBConnection> } | { engine: 'clickhouse'; client: ClickHouseClient; hitsTable: string };
+
+/** What the appliers of reporting jobs use of a hit store. */
+export type JobStore = Pick<HitStore, 'appliedRows' | 'getHitStates' | 'findEntrances' | 'countHits' | 'commitRows' | 'deleteHits'>;
 
 export interface HitStore {
   /** The read side of the warehouse, for the reporting queries. */
@@ -83,12 +93,21 @@ export interface HitStore {
   countHits(accountId: string, filter: HitFilter): Promise<number>;
   /** The rows of job `jobId` already recorded, in rowIndex order. */
   appliedRows(accountId: string, jobId: string): Promise<AppliedRow[]>;
+  /** `appliedRows` of each of the account's `jobIds` at once (a job with no rows recorded is left out). */
+  appliedRowsOfJobs(accountId: string, jobIds: readonly string[]): Promise<Map<string, AppliedRow[]>>;
   /**
    * In one atomic write: stores the new state of the account's hits in `changed` (the fields updates
    * change: conversions, cost, customEvents, postbackCalled; hits no longer stored are skipped) and
    * records `rows` as applied for job `jobId`. A row already recorded is not recorded again.
    */
   commitRows(accountId: string, jobId: string, changed: readonly HitState[], rows: readonly AppliedRow[]): Promise<void>;
+  /**
+   * `commitRows` of several jobs of the account, in order (a later job's state of a hit stands over
+   * an earlier one's). Each job's rows are recorded in the same write as its changes, and no job's
+   * changes are stored without the rows of the jobs before it: the embedded store writes them all in
+   * one transaction, ClickHouse one job after the other.
+   */
+  commitJobs(accountId: string, jobs: readonly JobWrites[]): Promise<void>;
   /**
    * In one atomic write: removes the account's hits matching `filter` and records row `rowIndex` of
    * job `jobId` with the number removed. When that row is already recorded nothing is removed and

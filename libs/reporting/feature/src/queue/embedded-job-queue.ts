@@ -76,6 +76,9 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
   private readonly releaseLeases: Database.Statement<[number]>;
   private readonly countPending: Database.Statement<[], number>;
   private readonly earlierOfAccount: Database.Statement<[string, number], number>;
+  private readonly betweenOfAccount: Database.Statement<[string, number, number], number>;
+  /** The queue position (seq) of each delivery this queue handed out. */
+  private readonly positions = new WeakMap<JobDelivery<unknown>, number>();
   private readonly nextAvailable: Database.Statement<[], number | null>;
   private readonly prune: Database.Statement<[number]>;
   private consumer: { handler: (delivery: JobDelivery<P>) => Promise<void>; options: JobConsumerOptions<P>; slots: DeliverySlots } | undefined;
@@ -160,6 +163,9 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
     this.countPending = this.db.prepare<[], number>(`SELECT COUNT(*) FROM ${table} WHERE done_ms IS NULL`).pluck();
     this.earlierOfAccount = this.db
       .prepare<[string, number], number>(`SELECT EXISTS (SELECT 1 FROM ${table} WHERE account_id = ? AND done_ms IS NULL AND seq < ?)`)
+      .pluck();
+    this.betweenOfAccount = this.db
+      .prepare<[string, number, number], number>(`SELECT EXISTS (SELECT 1 FROM ${table} WHERE account_id = ? AND done_ms IS NULL AND seq > ? AND seq < ?)`)
       .pluck();
     this.nextAvailable = this.db.prepare<[], number | null>(`SELECT MIN(available_ms) FROM ${table} WHERE done_ms IS NULL`).pluck();
     this.prune = this.db.prepare(`DELETE FROM ${table} WHERE done_ms IS NOT NULL AND enqueued_ms < ?`);
@@ -259,6 +265,10 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
         maxRunMs: this.options.maxRunMs,
         onError: (error) => report(consumer.options, error, delivery),
         isFirstOfAccount: async () => this.earlierOfAccount.get(accountId, seq) === 0,
+        isNextOfAccountAfter: async (earlier) => {
+          const after = this.positions.get(earlier);
+          return after !== undefined && after < seq && earlier.job.accountId === accountId && this.betweenOfAccount.get(accountId, after, seq) === 0;
+        },
         accountChanges: this.accountChanges,
         accountPollMs: this.pollIntervalMs,
       });
@@ -268,6 +278,7 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
       this.finish.run(Date.now(), seq);
       return;
     }
+    this.positions.set(delivery, seq);
     consumer.slots.take();
     const stopKeepingAlive = delivery.keepAlive();
     const running: Promise<void> = runDelivery(delivery, consumer.handler, consumer.options, this.options)

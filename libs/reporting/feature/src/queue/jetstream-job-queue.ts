@@ -103,6 +103,8 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
   private readonly compressAboveBytes: number;
   private readonly accountPollMs: number;
   private readonly accountChanges = new AccountChanges();
+  /** The stream sequence of each delivery this queue handed out. */
+  private readonly positions = new WeakMap<JobDelivery<unknown>, number>();
   private readonly encoder = new TextEncoder();
   private readonly decoder = new TextDecoder();
   private setup: Promise<{ jsm: JetStreamManager; js: JetStreamClient }> | undefined;
@@ -336,9 +338,15 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
             maxRunMs: this.options.maxRunMs,
             onError: (error) => report(options, error, delivery),
             isFirstOfAccount: () => this.isFirstOfAccount(job.accountId, message.info.streamSequence),
+            isNextOfAccountAfter: async (earlier) => {
+              const after = this.positions.get(earlier);
+              if (after === undefined || after >= message.info.streamSequence || earlier.job.accountId !== job.accountId) return false;
+              return this.isFirstOfAccount(job.accountId, message.info.streamSequence, after + 1);
+            },
             accountChanges: this.accountChanges,
             accountPollMs: this.accountPollMs,
           });
+          this.positions.set(delivery, message.info.streamSequence);
           const stopKeepingAlive = delivery.keepAlive();
           return runDelivery(delivery, handler, options, this.options)
             .then((outcome) => this.settle(message, outcome))
@@ -361,12 +369,15 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
     this.inFlight.add(running);
   }
 
-  /** The account's oldest job still in the work-queue stream (acknowledged jobs are removed) is this one. */
-  private async isFirstOfAccount(accountId: string, sequence: number): Promise<boolean> {
+  /**
+   * The account's oldest job still in the work-queue stream (acknowledged jobs are removed) from
+   * stream sequence `from` on is this one.
+   */
+  private async isFirstOfAccount(accountId: string, sequence: number, from = 1): Promise<boolean> {
     const { jsm } = await this.ready();
     try {
       // The server's STREAM.MSG.GET takes `next_by_subj` (nats-server 2.9+); the client's type does not name it.
-      const request = { seq: 1, next_by_subj: this.subjectOf('*', accountId) } as unknown as { seq: number };
+      const request = { seq: from, next_by_subj: this.subjectOf('*', accountId) } as unknown as { seq: number };
       const oldest = await jsm.streams.getMessage(this.options.name, request);
       return oldest.seq >= sequence;
     } catch (error) {

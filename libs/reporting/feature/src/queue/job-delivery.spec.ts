@@ -7,6 +7,7 @@ const delivery = (attempt: number): JobDelivery<{ n: number }> => ({
   attempt,
   wait: (pending) => pending,
   isFirstOfAccount: async () => true,
+  isNextOfAccountAfter: async () => false,
   untilFirstOfAccount: async () => true,
 });
 const failing = async () => {

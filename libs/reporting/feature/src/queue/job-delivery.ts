@@ -171,8 +171,8 @@ export class AccountChanges {
     for (const wake of waiting) wake();
   }
 
-  /** The next change of the account's jobs, or `ms` passing, whichever comes first (subscribed at once). */
-  next(accountId: string): { within(ms: number): Promise<void>; cancel(): void } {
+  /** The next change of the account's jobs, or `ms` passing, or `signal` aborted, whichever comes first (subscribed at once). */
+  next(accountId: string): { within(ms: number, signal?: AbortSignal): Promise<void>; cancel(): void } {
     let wake!: () => void;
     const changed = new Promise<void>((resolve) => (wake = resolve));
     let waiting = this.waiters.get(accountId);
@@ -184,10 +184,16 @@ export class AccountChanges {
       if (set?.size === 0) this.waiters.delete(accountId);
     };
     return {
-      within: async (ms) => {
+      within: async (ms, signal) => {
         let timer: NodeJS.Timeout | undefined;
-        await Promise.race([changed, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+        let onAbort: (() => void) | undefined;
+        const aborted = new Promise<void>((resolve) => {
+          onAbort = () => resolve();
+          signal?.addEventListener('abort', onAbort, { once: true });
+        });
+        await Promise.race([changed, aborted, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
         clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort!);
         cancel();
       },
       cancel,
@@ -207,6 +213,8 @@ export interface DeliveryWaitHooks {
   onError(error: unknown): void;
   /** JobDelivery.isFirstOfAccount, answered by the adapter. */
   isFirstOfAccount(): Promise<boolean>;
+  /** JobDelivery.isNextOfAccountAfter, answered by the adapter. */
+  isNextOfAccountAfter(earlier: JobDelivery<unknown>): Promise<boolean>;
   /** The adapter's signal of jobs leaving the queue, by account. */
   accountChanges: AccountChanges;
   /** Longest wait between two looks of `untilFirstOfAccount` without a signal (jobs removed by other processes). */
@@ -234,10 +242,15 @@ export class QueueDelivery<P> implements JobDelivery<P> {
     return this.#hooks.isFirstOfAccount();
   }
 
-  async untilFirstOfAccount(timeoutMs: number): Promise<boolean> {
+  isNextOfAccountAfter(earlier: JobDelivery<P>): Promise<boolean> {
+    return this.#hooks.isNextOfAccountAfter(earlier);
+  }
+
+  async untilFirstOfAccount(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     const hooks = this.#hooks;
     const deadline = Date.now() + timeoutMs;
     for (;;) {
+      if (signal?.aborted) return false;
       // Subscribed before looking: a job that leaves while the look is under way still wakes it.
       const change = hooks.accountChanges.next(this.job.accountId);
       let first: boolean;
@@ -248,11 +261,11 @@ export class QueueDelivery<P> implements JobDelivery<P> {
         throw error;
       }
       const left = deadline - Date.now();
-      if (first || left <= 0) {
+      if (first || left <= 0 || signal?.aborted) {
         change.cancel();
-        return first;
+        return first && !signal?.aborted;
       }
-      await change.within(Math.min(left, hooks.accountPollMs));
+      await change.within(Math.min(left, hooks.accountPollMs), signal);
     }
   }
 

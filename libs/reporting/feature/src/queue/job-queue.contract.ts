@@ -311,6 +311,38 @@ export function describeJobQueueContract(adapterName: string, backendFactory: ()
       ]);
     });
 
+    it('tells a delivery whether it comes right after another delivery of its account', async () => {
+      const queue = await open();
+      await queue.enqueue([
+        job(1, { accountId: 'account-a' }),
+        job(2, { accountId: 'account-b' }),
+        job(3, { accountId: 'account-a' }),
+        job(4, { accountId: 'account-a' }),
+      ]);
+      const held = new Map<number, JobDelivery<ContractPayload>>();
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      await queue.consume(
+        async (delivery) => {
+          held.set(delivery.job.payload.n, delivery);
+          await gate;
+        },
+        { concurrency: 4 },
+      );
+      await waitFor(() => held.size === 4);
+      const [one, two, three, four] = [1, 2, 3, 4].map((n) => held.get(n)!);
+      const answers = {
+        threeAfterOne: await three.isNextOfAccountAfter(one),
+        fourAfterThree: await four.isNextOfAccountAfter(three),
+        fourAfterOne: await four.isNextOfAccountAfter(one),
+        oneAfterThree: await one.isNextOfAccountAfter(three),
+        threeAfterTwo: await three.isNextOfAccountAfter(two),
+      };
+      release();
+      await waitFor(async () => (await queue.depth()) === 0);
+      expect(answers).toEqual({ threeAfterOne: true, fourAfterThree: true, fourAfterOne: false, oneAfterThree: false, threeAfterTwo: false });
+    });
+
     it('close() waits for the handlers in flight', async () => {
       const queue = await open();
       await queue.enqueue([job(1)]);

@@ -37,13 +37,20 @@ export interface JobDelivery<P = unknown> {
    */
   isFirstOfAccount(): Promise<boolean>;
   /**
+   * Whether no job of this job's account enqueued after `earlier` and before this job is still on
+   * the queue: with `earlier` first of the account (or itself next after a first one, and so on) and
+   * not acknowledged yet, this job comes right after it in the account's order. `earlier` is a
+   * delivery of the same queue instance and account, enqueued before this job; false for any other.
+   */
+  isNextOfAccountAfter(earlier: JobDelivery<P>): Promise<boolean>;
+  /**
    * Resolves true once `isFirstOfAccount()` holds, false when it still does not after `timeoutMs`.
    * It looks again as soon as a job of the account leaves the queue through this process (acked,
    * given up, or put back for its backoff), so an account's next job starts right after the one
    * before it; a job that left through another process (JetStream: another replica) is seen within
-   * the adapter's account poll (`accountPollMs`).
+   * the adapter's account poll (`accountPollMs`). `signal` aborted: it resolves false at once.
    */
-  untilFirstOfAccount(timeoutMs: number): Promise<boolean>;
+  untilFirstOfAccount(timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
 }
 
 export interface JobQueueOptions {

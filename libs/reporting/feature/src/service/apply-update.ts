@@ -1,6 +1,7 @@
 import type { HitStore } from '../hits/hit-store';
-import { applyReportingJob } from '../apply/apply-job';
-import type { ApplyUpdate } from './reporting.tokens';
+import { applyJobGroup, applyReportingJob, rowHitIdsOf } from '../apply/apply-job';
+import type { ApplyDeps } from '../apply/apply-types';
+import type { AppliedJob, ApplyUpdate, UpdateJob } from './reporting.tokens';
 import { FunnelPostbackLookup, TrafficSourceLookup, cachedPerJob } from './traffic-sources';
 
 export interface ApplyUpdateDeps {
@@ -15,14 +16,20 @@ export interface ApplyUpdateDeps {
  * overrides read from assets-service (once per source, and per funnel and source, per job).
  */
 export function applyReportingUpdate({ hits, sources, funnelPostbacks, batchSize }: ApplyUpdateDeps): ApplyUpdate {
-  return async (job) => {
+  const depsOf = (job: UpdateJob): ApplyDeps => {
     const source = cachedPerJob(sources);
     const override = funnelPostbacks ? cachedPerJob(funnelPostbacks) : undefined;
-    const result = await applyReportingJob(hits, job, {
+    return {
       trafficSource: (id: string) => source(job.accountId, id),
       ...(override ? { funnelPostback: (idFunnel: string, idTrafficSource: string) => override(job.accountId, idFunnel, idTrafficSource) } : {}),
       ...(batchSize ? { batchSize } : {}),
-    });
-    return { counts: result.counts, errors: result.errors, postbacks: result.postbacks };
+    };
   };
+  const appliedJob = ({ counts, errors, postbacks }: AppliedJob): AppliedJob => ({ counts, errors, postbacks });
+  const apply: ApplyUpdate = async (job) => appliedJob(await applyReportingJob(hits, job, depsOf(job)));
+  apply.group = {
+    rows: (job) => rowHitIdsOf(job)?.length,
+    apply: async (jobs) => (await applyJobGroup(hits, jobs, (job) => depsOf(job as UpdateJob))).map(appliedJob),
+  };
+  return apply;
 }

@@ -38,7 +38,16 @@ export interface AppliedJob {
 }
 
 /** Applies one update job to the hit warehouse, idempotently (a redelivered job applies no row twice). */
-export type ApplyUpdate = (job: UpdateJob) => Promise<AppliedJob>;
+export interface ApplyUpdate {
+  (job: UpdateJob): Promise<AppliedJob>;
+  /**
+   * Consecutive jobs of one account applied as one write of the warehouse, when the appliers can:
+   * `rows` is a job's rows when it can join a group (undefined: it is applied on its own), `apply`
+   * applies the jobs in order and answers each one's result as applying it alone would (it rejects,
+   * writing nothing, when one of them fails).
+   */
+  group?: { rows(job: UpdateJob): number | undefined; apply(jobs: readonly UpdateJob[]): Promise<AppliedJob[]> };
+}
 
 export interface ReportingSettings {
   /** Update jobs applied at once by this process (default 2). */

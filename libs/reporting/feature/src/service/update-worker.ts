@@ -1,10 +1,12 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { ReportingUpdateType } from '@funnel/contracts';
 import type { JobDelivery, JobEnvelope } from '../queue/job-queue';
+import { AccountTurns, type GroupMember } from './account-turns';
 import { JobRecords } from './job-records';
 import { QueueConsumer } from './queue-consumer';
 import {
   AcceptedUpdate,
+  AppliedJob,
   ApplyUpdate,
   PostbackPayload,
   PostbacksQueue,
@@ -20,6 +22,9 @@ import {
 
 const DEFAULT_ORDER_WAIT_MS = 300_000;
 const DEFAULT_WAITING_JOBS = 32;
+/** The most rows, and jobs, a group of an account's jobs applies as one write of the warehouse. */
+const GROUP_ROWS = 1000;
+const GROUP_JOBS = 64;
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -33,6 +38,12 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
  * finished; only then is it acknowledged. A crash anywhere redelivers the job, which skips the rows
  * already applied and queues the same postback ids again (the queue drops duplicates). The queues
  * are closed by whoever opened them (the runtime), after the app has stopped.
+ *
+ * Groups: when a job's turn comes and the jobs right after it in its account's order are waiting
+ * here (small jobs of a type the appliers can group), it takes them and applies them all as one
+ * write of the warehouse (`ApplyUpdate.group`), each job with its own rows, result and records; each
+ * is acknowledged once its records are written. A group that fails writes nothing: its first job is
+ * then applied alone and the others wait for their turn again.
  */
 @Injectable()
 export class UpdateWorker implements OnApplicationBootstrap {
@@ -47,6 +58,7 @@ export class UpdateWorker implements OnApplicationBootstrap {
   ) {}
 
   private readonly consumer = new QueueConsumer(this.updates, this.settings);
+  private readonly turns = new AccountTurns<UpdatePayload>();
 
   async onApplicationBootstrap(): Promise<void> {
     await this.consumer.start((delivery) => this.handle(delivery), {
@@ -63,8 +75,46 @@ export class UpdateWorker implements OnApplicationBootstrap {
   }
 
   async handle(delivery: JobDelivery<UpdatePayload>): Promise<void> {
-    await delivery.wait(this.turn(delivery));
-    await this.applyJob(delivery);
+    for (;;) {
+      const turn = await delivery.wait(this.turns.turn(delivery, (signal) => this.turn(delivery, signal)));
+      if (turn.kind === 'applied') return this.finishJob(delivery.job, turn.result);
+      if (turn.kind === 'first') break;
+      // The group that took it failed: its turn again.
+    }
+    const group = this.apply.group;
+    const rows = group?.rows(delivery.job as UpdateJob);
+    if (!group || rows === undefined || rows > GROUP_ROWS) return this.applyJob(delivery);
+    let total = rows;
+    const members = await this.turns.gather(delivery, (next, count) => {
+      const more = group.rows(next.job as UpdateJob);
+      if (more === undefined || count + 2 > GROUP_JOBS || total + more > GROUP_ROWS) return false;
+      total += more;
+      return true;
+    });
+    if (members.length === 0) return this.applyJob(delivery);
+    await this.applyGroup(delivery, members);
+  }
+
+  /** The leader's job and its members' applied as one write; each member finishes its own job once settled. */
+  private async applyGroup(leader: JobDelivery<UpdatePayload>, members: GroupMember<UpdatePayload>[]): Promise<void> {
+    const deliveries = [leader, ...members.map((member) => member.delivery)];
+    let results: AppliedJob[];
+    try {
+      for (const { job, attempt } of deliveries) {
+        await this.recordQueued(job);
+        await this.records.started(job.accountId, job.jobId, attempt);
+      }
+      results = await this.apply.group!.apply(deliveries.map((delivery) => delivery.job as UpdateJob));
+    } catch (error) {
+      this.logger.warn(
+        { jobId: leader.job.jobId, jobs: deliveries.length, err: messageOf(error) },
+        'a group of reporting jobs failed: applying its jobs one by one',
+      );
+      for (const member of members) member.settle({ kind: 'alone' });
+      return this.applyJob(leader);
+    }
+    members.forEach((member, i) => member.settle({ kind: 'applied', result: results[i + 1] }));
+    await this.finishJob(leader.job, results[0]);
   }
 
   /**
@@ -74,16 +124,20 @@ export class UpdateWorker implements OnApplicationBootstrap {
    * one process). A job still not first after `orderWaitMs` (its earlier job cannot be taken: every
    * slot for waiting jobs is full) gives up this attempt and is retried after its backoff.
    */
-  private async turn(delivery: JobDelivery<UpdatePayload>): Promise<void> {
+  private async turn(delivery: JobDelivery<UpdatePayload>, signal?: AbortSignal): Promise<void> {
     const { accountId, jobId } = delivery.job;
-    if (!(await delivery.untilFirstOfAccount(this.settings.orderWaitMs ?? DEFAULT_ORDER_WAIT_MS)))
+    if (!(await delivery.untilFirstOfAccount(this.settings.orderWaitMs ?? DEFAULT_ORDER_WAIT_MS, signal)))
       throw new Error(`job ${jobId}: an earlier job of account ${accountId} is still queued`);
   }
 
   private async applyJob({ job, attempt }: JobDelivery<UpdatePayload>): Promise<void> {
     await this.recordQueued(job);
     await this.records.started(job.accountId, job.jobId, attempt);
-    const result = await this.apply(job as UpdateJob);
+    await this.finishJob(job, await this.apply(job as UpdateJob));
+  }
+
+  /** After the job's rows are applied: its postbacks recorded and queued, then the job recorded finished. */
+  private async finishJob(job: JobEnvelope<UpdatePayload>, result: AppliedJob): Promise<void> {
     const calls = result.postbacks.filter((p) => p.action === 'call');
     await this.records.postbacksDecided(job.accountId, job.jobId, result.postbacks);
     if (calls.length) {

@@ -5,7 +5,7 @@ import { ensurePrivateDirectory, openPrivateSqlite, tightenFile, writingTo } fro
 import { timeMs, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
 import { HIT_COLUMN_VALUES, HIT_READ_COLUMNS, countsAsClick, hitFromRow, updatedColumns, type WarehouseRow } from '../hit-row';
 import { CUSTOM_EVENT_ENTRIES, TRACKING_FIELD_ENTRIES, hitStateFromRow } from '../hit-state';
-import type { AppliedRow, HitState, HitStore, HitWarehouse, InsertHitsResult } from '../hit-store';
+import type { AppliedRow, HitState, HitStore, HitWarehouse, InsertHitsResult, JobWrites } from '../hit-store';
 import { CUSTOM_EVENT_NUMBERS, TRACKING_SLOTS, WAREHOUSE_COLUMNS, customEventColumn, trackingColumn } from '../warehouse-schema';
 import { HIT_WAREHOUSE, leaseInstance, storageErrorOfDuckDb, type InstanceLease } from './duckdb-instances';
 import { CHUNK_ROWS, ChunkWriter, dataChunkOf } from './hit-chunk';
@@ -303,52 +303,70 @@ export class DuckDbHitStore implements HitStore {
   }
 
   async appliedRows(accountId: string, jobId: string): Promise<AppliedRow[]> {
+    return (await this.appliedRowsOfJobs(accountId, [jobId])).get(jobId) ?? [];
+  }
+
+  async appliedRowsOfJobs(accountId: string, jobIds: readonly string[]): Promise<Map<string, AppliedRow[]>> {
     const generation = this.recordedIndexes.generation;
-    const rows = await this.reading((connection) => recordedRows(connection, accountId, jobId));
-    this.recordedIndexes.remember(
-      accountId,
-      jobId,
-      rows.map((row) => row.rowIndex),
-      generation,
-    );
-    return rows;
+    const found = await this.reading((connection) => recordedRowsOfJobs(connection, accountId, jobIds));
+    for (const jobId of jobIds)
+      this.recordedIndexes.remember(
+        accountId,
+        jobId,
+        (found.get(jobId) ?? []).map((row) => row.rowIndex),
+        generation,
+      );
+    return found;
   }
 
   async commitRows(accountId: string, jobId: string, changed: readonly HitState[], rows: readonly AppliedRow[]): Promise<void> {
-    if (changed.length === 0 && rows.length === 0) return;
+    return this.commitJobs(accountId, [{ jobId, changed, rows }]);
+  }
+
+  /** One transaction: the hits' last states with one UPDATE, each job's rows as one record. */
+  async commitJobs(accountId: string, jobs: readonly JobWrites[]): Promise<void> {
     // The last state of a hit named twice wins.
-    const latest = new Map(changed.filter((hit) => hit.accountId === accountId).map((hit) => [hit.hitId, hit]));
-    await this.recording(accountId, jobId, async (record) => {
-      if (latest.size > 0) {
-        const staged = [...latest.values()].map((hit) => ({ hit_id: hit.hitId, time_ms: timeMs(hit.time), ...updatedColumns(hit) }));
-        const times = staged.map((row) => row.time_ms);
-        for (let start = 0; start < staged.length; start += CHUNK_ROWS) {
-          const appender = await this.writer.createAppender('staged_updates');
-          appender.appendDataChunk(dataChunkOf(STAGED_COLUMNS, staged.slice(start, start + CHUNK_ROWS)));
-          appender.closeSync();
-        }
-        // Bounded by the hits' times: DuckDB reads only the row groups holding them.
-        await this.writer.run(
-          `UPDATE hits SET ${UPDATE_COLUMNS.map((column) => `${column} = s.${column}`).join(', ')}
-             FROM staged_updates s
-             WHERE hits.account_id = $1 AND hits.time_ms BETWEEN $2 AND $3 AND hits.hit_id = s.hit_id AND hits.time_ms = s.time_ms`,
-          [accountId, BigInt(Math.min(...times)), BigInt(Math.max(...times))],
-        );
-        await this.writer.run('DELETE FROM staged_updates');
-      }
-      await record(rows);
-    });
+    const latest = new Map<string, HitState>();
+    for (const job of jobs) for (const hit of job.changed) if (hit.accountId === accountId) latest.set(hit.hitId, hit);
+    if (latest.size === 0 && jobs.every((job) => job.rows.length === 0)) return;
+    await this.recording(
+      accountId,
+      jobs.map((job) => job.jobId),
+      async (record) => {
+        if (latest.size > 0) await this.updateStates(accountId, [...latest.values()]);
+        for (const job of jobs) record(job.jobId, job.rows);
+      },
+    );
+  }
+
+  /** Stages the hits' new states and writes them with one UPDATE (inside the caller's transaction). */
+  private async updateStates(accountId: string, hits: readonly HitState[]): Promise<void> {
+    const staged = hits.map((hit) => ({ hit_id: hit.hitId, time_ms: timeMs(hit.time), ...updatedColumns(hit) }));
+    const times = staged.map((row) => row.time_ms);
+    for (let start = 0; start < staged.length; start += CHUNK_ROWS) {
+      const appender = await this.writer.createAppender('staged_updates');
+      appender.appendDataChunk(dataChunkOf(STAGED_COLUMNS, staged.slice(start, start + CHUNK_ROWS)));
+      appender.closeSync();
+    }
+    // Bounded by the hits' times: DuckDB reads only the row groups holding them.
+    await this.writer.run(
+      `UPDATE hits SET ${UPDATE_COLUMNS.map((column) => `${column} = s.${column}`).join(', ')}
+         FROM staged_updates s
+         WHERE hits.account_id = $1 AND hits.time_ms BETWEEN $2 AND $3 AND hits.hit_id = s.hit_id AND hits.time_ms = s.time_ms`,
+      [accountId, BigInt(Math.min(...times)), BigInt(Math.max(...times))],
+    );
+    await this.writer.run('DELETE FROM staged_updates');
   }
 
   async deleteHits(accountId: string, jobId: string, rowIndex: number, filter: HitFilter): Promise<AppliedRow> {
-    const { row, removed } = await this.recording(accountId, jobId, async (record) => {
-      const recorded = (await recordedRows(this.writer, accountId, jobId)).find((entry) => entry.rowIndex === rowIndex);
+    const { row, removed } = await this.recording(accountId, [jobId], async (record) => {
+      const recorded = (await recordedRowsOfJobs(this.writer, accountId, [jobId])).get(jobId)?.find((entry) => entry.rowIndex === rowIndex);
       if (recorded) return { row: recorded, removed: [] as string[] };
       const sql = hitFilterSql(accountId, filter);
       const reader = await this.writer.runAndReadAll(`DELETE FROM hits WHERE ${sql.where.join(' AND ')} RETURNING hit_id`, sql.params);
       const ids = reader.getRows().map((values) => String(values[0]));
       const applied: AppliedRow = { rowIndex, outcome: ids.length > 0 ? 'applied' : 'noop', hits: ids.length, postbacks: [] };
-      await record([applied]);
+      record(jobId, [applied]);
       return { row: applied, removed: ids };
     });
     // After the commit: a crash before this line leaves keys without hits, which lookups skip.
@@ -418,48 +436,68 @@ export class DuckDbHitStore implements HitStore {
   }
 
   /**
-   * A transaction of its own that records rows of job `jobId` (`work` calls `record` once), after the
-   * writes before it: RecordedRowIndexes learns the rows once they are committed, or forgets the job
-   * when the transaction failed.
+   * A transaction of its own that records rows of jobs among `jobIds` (`work` calls `record` for
+   * them; the records are written after `work`, in the same transaction), after the writes before
+   * it: RecordedRowIndexes learns the rows once they are committed, or forgets the jobs when the
+   * transaction failed.
    */
-  private recording<T>(accountId: string, jobId: string, work: (record: (rows: readonly AppliedRow[]) => Promise<void>) => Promise<T>): Promise<T> {
+  private recording<T>(
+    accountId: string,
+    jobIds: readonly string[],
+    work: (record: (jobId: string, rows: readonly AppliedRow[]) => void) => Promise<T>,
+  ): Promise<T> {
     return this.exclusive(async () => {
-      let recorded: { fresh: number[]; known?: number[] } | undefined;
+      const pending = new Map<string, AppliedRow[]>();
+      let recorded = new Map<string, { fresh: number[]; known?: number[] }>();
       let result: T;
       try {
-        result = await this.inTransaction(() =>
-          work(async (rows) => {
-            recorded = await this.recordRows(accountId, jobId, rows);
-          }),
-        );
+        result = await this.inTransaction(async () => {
+          const value = await work((jobId, rows) => pending.set(jobId, [...(pending.get(jobId) ?? []), ...rows]));
+          recorded = await this.recordRows(accountId, pending);
+          return value;
+        });
       } catch (error) {
-        this.recordedIndexes.forget(accountId, jobId);
+        for (const jobId of jobIds) this.recordedIndexes.forget(accountId, jobId);
         throw error;
       }
-      if (recorded) this.recordedIndexes.recorded(accountId, jobId, recorded.fresh, recorded.known);
+      for (const [jobId, { fresh, known }] of recorded) this.recordedIndexes.recorded(accountId, jobId, fresh, known);
       return result;
     });
   }
 
   /**
-   * One record per batch of rows, leaving out rows recorded before (inside the caller's transaction):
-   * those RecordedRowIndexes holds for the job, else those the job's records hold (`known`, read here).
-   * Answers the indexes recorded now.
+   * One record per job of its rows, leaving out rows recorded before (inside the caller's
+   * transaction): those RecordedRowIndexes holds for the job, else those the job's records hold
+   * (`known`, read here, for every such job at once). Answers the indexes recorded now, by job.
    */
-  private async recordRows(accountId: string, jobId: string, rows: readonly AppliedRow[]): Promise<{ fresh: number[]; known?: number[] } | undefined> {
-    if (rows.length === 0) return undefined;
-    const held = this.recordedIndexes.get(accountId, jobId);
-    const known = held ? undefined : (await recordedRows(this.writer, accountId, jobId)).map((row) => row.rowIndex);
-    const recorded = held ?? new Set(known);
-    const fresh = rows.filter((row) => !recorded.has(row.rowIndex));
-    if (fresh.length === 0) return { fresh: [], known };
-    await this.writer.run('INSERT INTO job_batches (account_id, job_id, first_row, rows) VALUES ($1, $2, $3, $4)', [
-      accountId,
-      jobId,
-      Math.min(...fresh.map((row) => row.rowIndex)),
-      JSON.stringify(fresh),
-    ]);
-    return { fresh: fresh.map((row) => row.rowIndex), known };
+  private async recordRows(accountId: string, pending: Map<string, AppliedRow[]>): Promise<Map<string, { fresh: number[]; known?: number[] }>> {
+    const result = new Map<string, { fresh: number[]; known?: number[] }>();
+    const jobs = [...pending].filter(([, rows]) => rows.length > 0);
+    if (jobs.length === 0) return result;
+    const unheld = jobs.map(([jobId]) => jobId).filter((jobId) => !this.recordedIndexes.get(accountId, jobId));
+    const read = unheld.length > 0 ? await recordedRowsOfJobs(this.writer, accountId, unheld) : new Map<string, AppliedRow[]>();
+    const records: { jobId: string; firstRow: number; rows: string }[] = [];
+    for (const [jobId, rows] of jobs) {
+      const held = this.recordedIndexes.get(accountId, jobId);
+      const known = held ? undefined : (read.get(jobId) ?? []).map((row) => row.rowIndex);
+      const recorded = held ?? new Set(known);
+      const fresh = rows.filter((row) => !recorded.has(row.rowIndex));
+      result.set(jobId, { fresh: fresh.map((row) => row.rowIndex), known });
+      if (fresh.length > 0) records.push({ jobId, firstRow: Math.min(...fresh.map((row) => row.rowIndex)), rows: JSON.stringify(fresh) });
+    }
+    if (records.length === 1)
+      await this.writer.run('INSERT INTO job_batches (account_id, job_id, first_row, rows) VALUES ($1, $2, $3, $4)', [
+        accountId,
+        records[0].jobId,
+        records[0].firstRow,
+        records[0].rows,
+      ]);
+    else if (records.length > 1)
+      await this.writer.run(
+        'INSERT INTO job_batches (account_id, job_id, first_row, rows) SELECT $1, unnest($2::VARCHAR[]), unnest($3::INTEGER[]), unnest($4::VARCHAR[])',
+        [accountId, listValue(records.map((r) => r.jobId)), listValue(records.map((r) => r.firstRow)), listValue(records.map((r) => r.rows))],
+      );
+    return result;
   }
 
   /** Runs `work` after the writes before it (one write at a time on the writer connection). */
@@ -522,12 +560,24 @@ async function createTables(connection: DuckDBConnection): Promise<void> {
   await connection.run('CREATE TABLE IF NOT EXISTS warehouse_meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)');
 }
 
-async function recordedRows(connection: DuckDBConnection, accountId: string, jobId: string): Promise<AppliedRow[]> {
-  const reader = await connection.runAndReadAll('SELECT rows FROM job_batches WHERE account_id = $1 AND job_id = $2 ORDER BY first_row', [accountId, jobId]);
-  return reader
-    .getRows()
-    .flatMap((values) => JSON.parse(String(values[0])) as AppliedRow[])
-    .sort((a, b) => a.rowIndex - b.rowIndex);
+/** The recorded rows of each of the account's jobs among `jobIds` that has some, in rowIndex order. */
+async function recordedRowsOfJobs(connection: DuckDBConnection, accountId: string, jobIds: readonly string[]): Promise<Map<string, AppliedRow[]>> {
+  const found = new Map<string, AppliedRow[]>();
+  if (jobIds.length === 0) return found;
+  const reader =
+    jobIds.length === 1
+      ? await connection.runAndReadAll('SELECT job_id, rows FROM job_batches WHERE account_id = $1 AND job_id = $2', [accountId, jobIds[0]])
+      : await connection.runAndReadAll('SELECT job_id, rows FROM job_batches WHERE account_id = $1 AND job_id IN (SELECT unnest($2::VARCHAR[]))', [
+          accountId,
+          listValue([...jobIds]),
+        ]);
+  for (const [jobId, rows] of reader.getRows()) {
+    const list = found.get(String(jobId)) ?? [];
+    found.set(String(jobId), list);
+    list.push(...(JSON.parse(String(rows)) as AppliedRow[]));
+  }
+  for (const rows of found.values()) rows.sort((a, b) => a.rowIndex - b.rowIndex);
+  return found;
 }
 
 /**

@@ -37,7 +37,7 @@ export async function accountOf(base: string, email: string, password: string): 
 /**
  * Saves through the API, as a user builds it: a traffic source with a tracking field and a cost, a
  * country condition, two lander groups of two pages each, and the funnel
- *   root -> rotator (3:1) -> condition (US: the US landers, default: the main landers)
+ *   root -> rotator (0.75 : 0.25) -> condition (US: the US landers, default: the main landers)
  *                         -> the main landers
  * whose pages' URLs carry the hit, visitor and traffic source tokens.
  */
@@ -88,8 +88,8 @@ export async function seedEdgeFunnel(base: string, key: string): Promise<EdgeBen
     nodes: [root, rotator, condition, main, us],
     connections: [
       link(root, rotator, { connectionRotatorParams: { weight: 1 } }),
-      link(rotator, condition, { connectionRotatorParams: { weight: 3 } }),
-      link(rotator, main, { connectionRotatorParams: { weight: 1 } }),
+      link(rotator, condition, { connectionRotatorParams: { weight: 0.75 } }),
+      link(rotator, main, { connectionRotatorParams: { weight: 0.25 } }),
       link(condition, us, { connectionLogicParams: { onRouteKeys: ['us'] } }),
       link(condition, main, { connectionLogicParams: { onRouteKeys: ['default'] } }),
     ],

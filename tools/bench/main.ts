@@ -116,6 +116,8 @@ function appEnv(dataDir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessE
     // (its cost is part of the figures), but set far above what the load reaches.
     RATE_LIMIT_PER_SECOND: '1000000',
     RATE_LIMIT_BURST: '1000000',
+    // Standalone's tracking edge on a free port (its default 3001 may be taken on a bench machine).
+    EDGE_PORT: '0',
     ...extra,
   };
 }

@@ -32,7 +32,7 @@ describe('npm run cli -- users:create, next to a running standalone service on t
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'funnel-cli-'));
-    running = await startStandalone({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
+    running = await startStandalone({ DATA_DIR: dataDir, PORT: '0', EDGE_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
     baseUrl = `http://127.0.0.1:${running.port}/v1`;
     // The embedded stores, whatever this shell points the contract suites at.
     childEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn' };

@@ -2,7 +2,8 @@
  * `npm run dev:cluster`: the distributed mode on one machine. Starts nats-server (from PATH, with
  * JetStream, on a free port, secured as in production: each app has its own NATS user with only
  * the permissions it needs, fresh passwords on every start) and each app as its own process, wired
- * by environment: the gateway on PORT (default 3000); the services on EventStoreDB / MongoDB when
+ * by environment: the gateway on PORT (default 3000), the tracking edge's visitor links on EDGE_PORT
+ * (default 3001, default domain localhost: http://localhost:3001/a/<accountId>/fts/<token>); the services on EventStoreDB / MongoDB when
  * EVENTSTORE_URL / MONGO_URL are set, else on the embedded adapters under DATA_DIR (default
  * ./data/cluster), their ops ports (health, metrics) on 127.0.0.1 only. A process that crashes is
  * started again after a backoff (0.5 s doubling to 10 s, back to 0.5 s once it stayed up a
@@ -150,7 +151,19 @@ async function main(): Promise<void> {
     env: { ...common, ...natsEnv(gateway), PORT: port },
     cwd: root,
   });
-  log(`NATS ${natsUrl}${own ? ' (secured, a user per app)' : ''}; gateway on http://localhost:${port}/v1; data in ${dataDir}; Ctrl-C stops all`);
+  // The tracking edge: visitor links on EDGE_PORT (default 3001), e.g. http://localhost:3001/a/<accountId>/fts/<token>
+  // with EDGE_DEFAULT_DOMAIN=localhost.
+  const edgePort = process.env.EDGE_PORT ?? '3001';
+  supervisor.start({
+    name: 'tracking-edge',
+    command: node,
+    args: ['-r', register, join('apps', 'tracking-edge', 'src', 'main.ts')],
+    env: { EDGE_DEFAULT_DOMAIN: 'localhost', ...common, ...natsEnv('tracking-edge'), PORT: edgePort },
+    cwd: root,
+  });
+  log(
+    `NATS ${natsUrl}${own ? ' (secured, a user per app)' : ''}; gateway on http://localhost:${port}/v1; tracking edge on http://localhost:${edgePort}; data in ${dataDir}; Ctrl-C stops all`,
+  );
   log(`ops: ${opsPorts.join(', ')}`);
 }
 

@@ -21,7 +21,7 @@ function npmStart(
   dataDir: string,
   extraEnv: NodeJS.ProcessEnv = {},
 ): { npm: ChildProcess; lines: LogLine[]; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', ...extraEnv };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', EDGE_PORT: '0', LOG_LEVEL: 'info', ...extraEnv };
   // The embedded stores, whatever this shell points the contract suites at; the default interface.
   for (const name of ['EVENTSTORE_URL', 'MONGO_URL', 'MONGO_DB', 'NATS_URL', 'CLICKHOUSE_URL', 'HOST', 'OUTBOUND_ALLOW_PRIVATE']) {
     if (!(name in extraEnv)) delete env[name];

@@ -2,6 +2,7 @@ import { DynamicModule, LoggerService, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { trustProxyOption } from '@funnel/platform';
 import { HttpErrorFilter, answerClientError, correlationIdOf, sendHttpError } from './http-errors';
 import { MAX_BODY_BYTES, useJsonBodiesOnly } from './limits/json-body';
 import { registerRequestObservability } from './observability/request-observability';
@@ -58,7 +59,7 @@ export async function createGatewayApp(
     requestIdHeader: false,
     genReqId: correlationIdOf,
     clientErrorHandler: answerClientError,
-    trustProxy: options.trustedProxies?.length ? [...options.trustedProxies] : false,
+    trustProxy: trustProxyOption(options.trustedProxies),
     requestTimeout: timeouts.requestMs,
     keepAliveTimeout: timeouts.keepAliveMs,
     http: {

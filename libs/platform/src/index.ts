@@ -1,6 +1,7 @@
 export * from './config/config';
 export * from './config/duration';
 export * from './config/run-main';
+export * from './config/trusted-proxies';
 export * from './logging/logger';
 export * from './logging/nest-logger';
 export * from './logging/log-capture';

@@ -1,7 +1,6 @@
 import { API_KEY_PATTERN } from '@funnel/contracts';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import ipaddr from 'ipaddr.js';
 import {
   Config,
   ConfigError,
@@ -19,6 +18,7 @@ import {
   oneOf,
   port,
   string,
+  trustedProxiesRule,
   url,
 } from '@funnel/platform';
 import type { GatewayHttpOptions, RateLimitOptions } from '@funnel/gateway';
@@ -45,28 +45,6 @@ export const bootstrapConfig = {
   BOOTSTRAP_API_KEY: string({ optional: true }),
 };
 
-/** An IP address (IPv4 in dotted decimal, or IPv6) or a CIDR range of them. */
-function isAddressOrRange(entry: string): boolean {
-  const [address, bits, extra] = entry.split('/');
-  const valid = ipaddr.IPv4.isValidFourPartDecimal(address) || ipaddr.IPv6.isValid(address);
-  if (!valid || extra !== undefined) return false;
-  if (bits === undefined) return true;
-  return /^\d{1,3}$/.test(bits) && Number(bits) <= (ipaddr.parse(address).kind() === 'ipv4' ? 32 : 128);
-}
-
-/** TRUSTED_PROXIES: comma-separated addresses and CIDR ranges; unset or empty trusts none. */
-const trustedProxies: ConfigRule<string[]> = {
-  description: 'a comma-separated list of IP addresses and CIDR ranges such as 10.0.0.0/8,fd00::/8 (default none)',
-  read(raw) {
-    if (raw === undefined) return [];
-    const entries = raw
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter((entry) => entry !== '');
-    return entries.every(isAddressOrRange) ? entries : INVALID_CONFIG_VALUE;
-  },
-};
-
 /** A variable that no longer exists: any value stops the process with what to set instead. */
 function removed(instead: string): ConfigRule<undefined> {
   return { description: `unset (removed: ${instead})`, read: (raw) => (raw === undefined ? undefined : INVALID_CONFIG_VALUE) };
@@ -83,7 +61,7 @@ export const httpConfig = {
    * The proxies in front of the gateway (ingress, load balancer): the client address is the rightmost
    * X-Forwarded-For entry that is not one of them. Login throttling and credential limits count by it.
    */
-  TRUSTED_PROXIES: trustedProxies,
+  TRUSTED_PROXIES: trustedProxiesRule,
   /** It trusted the leftmost, client-chosen X-Forwarded-For entry. */
   TRUST_PROXY: removed("list your proxies' addresses or CIDR ranges in TRUSTED_PROXIES"),
   API_KEY_CACHE_MS: int({ min: 0, max: 5000, default: 2000 }),

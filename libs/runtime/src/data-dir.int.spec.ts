@@ -99,7 +99,7 @@ describe('DATA_DIR', () => {
 
   it('standalone refuses to start on a read-only volume with that line, before it listens', async () => {
     const dir = join(volume.path, 'data');
-    const started = startStandalone({ DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'fatal' });
+    const started = startStandalone({ DATA_DIR: dir, PORT: '0', EDGE_PORT: '0', LOG_LEVEL: 'fatal' });
     await expect(started).rejects.toBeInstanceOf(ConfigError);
     await expect(started).rejects.toThrow(`Invalid configuration: DATA_DIR "${dir}" cannot be created: ${volume.reason}`);
   });

@@ -8,3 +8,4 @@ export * from './reporting-config';
 export * from './hits-import';
 export * from './start-files';
 export * from './data-dir';
+export * from './tracking-edge';

@@ -26,6 +26,7 @@ async function startChild(
       ...process.env,
       DATA_DIR: dataDir,
       PORT: '0',
+      EDGE_PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'error',
       CRASH_AFTER_COMMITS: String(crashAfterCommits),

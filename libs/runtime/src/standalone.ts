@@ -14,7 +14,8 @@ import {
   measureRequestHandlers,
   OutboundHttp,
 } from '@funnel/platform';
-import { AssetSecretBox, AssetsFeatureModule, AssetsHealth, assetKindActions } from '@funnel/assets-feature';
+import { ASSET_REGISTRY, AssetSecretBox, AssetsFeatureModule, AssetsHealth, assetKindActions } from '@funnel/assets-feature';
+import type { AssetRegistry } from '@funnel/assets-domain';
 import { IdentityFeatureModule, IdentityHealth } from '@funnel/identity-feature';
 import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { BillingFeatureModule, BillingHealth } from '@funnel/billing-feature';
@@ -53,6 +54,7 @@ import {
   reportingFeatureOptions,
   reportingQueriesOptions,
 } from './reporting-config';
+import { standaloneEdgeConfig, startStandaloneEdge } from './tracking-edge';
 
 export const standaloneConfig = {
   ...commonConfig,
@@ -70,6 +72,8 @@ export const standaloneConfig = {
   ...assetsInboxConfig,
   ...assetEventsConfig,
   ...reportingConfig,
+  // The tracking edge's visitor routes on EDGE_PORT (EDGE_CHECK_TOKEN is billing's too: one value).
+  ...standaloneEdgeConfig,
 };
 export type StandaloneConfig = Config<typeof standaloneConfig>;
 
@@ -86,6 +90,8 @@ export interface RunningApp {
   context?: INestApplicationContext;
   /** Standalone: a client of the in-process bus, for internal subjects (`reporting.hits.*`) from tools and tests. */
   internal?: InProcessServiceClient;
+  /** Standalone: the tracking edge's port (the visitor links: EDGE_PORT, or the one picked for 0). */
+  edgePort?: number;
   close(): Promise<void>;
 }
 
@@ -157,13 +163,33 @@ export async function startStandalone(
       ? undefined
       : startAssetEventRelay({ eventStore: stores.eventStore, natsUrl: config.NATS_URL, access: natsAccess!, ...assetEvents, logger });
   if (relay) registerAssetEventRelayMetrics(metrics, relay, stores.eventStore);
+  // The visitor routes, once the services answer: their snapshot loads over the in-process bus.
+  const trackingEdge = await startStandaloneEdge({
+    config,
+    client,
+    eventStore: stores.eventStore,
+    assetRegistry: app.get<AssetRegistry>(ASSET_REGISTRY, { strict: false }),
+    registry: metrics,
+    logger,
+  }).catch(async (error: unknown) => {
+    await relay?.stop();
+    await app.close();
+    await reporting.close();
+    await outbound.close();
+    await stores.close();
+    await billing.close();
+    throw error;
+  });
   logger.info({ host, port, url, dataDir: config.DATA_DIR, assetEventRelay: relay !== undefined }, `funnel-service standalone listening on ${url}`);
   return {
     app,
     context: app,
     internal: client,
     port,
+    edgePort: trackingEdge.port,
     async close() {
+      // The edge first: its last hits reach reporting's inbox, which reporting drains as it closes.
+      await trackingEdge.close();
       await relay?.stop();
       await app.close();
       await reporting.close();

@@ -7,3 +7,7 @@ export * from './sessions';
 export * from './hits';
 // The asset snapshot: every routing asset by account as the asset events leave them, funnels' assets and compile cache, custom domains.
 export * from './snapshot';
+// Visitor context (issue 22): a request's attributes as routing and hits read them.
+export * from './visitor';
+// Visitor links (issue 22): entrance tokens, the account of a link (custom domain or /a/<accountId>/), action numbers, view tokens.
+export * from './links';

@@ -7,3 +7,7 @@ export * from './sessions';
 export * from './hits';
 // The asset snapshot: loads every routing asset and custom domain, follows the asset events, answers compiled funnels.
 export * from './snapshot';
+// Visitor context (issue 22): VisitorResolver, its configuration (GEOIP_DB, GEOIP_ISP_DB, USER_AGENT_CACHE_SIZE) and Nest provider.
+export * from './visitor';
+// Visitor routes (issue 22): /fts/<token>, /action/<n>, /js/funnel (custom domains and /a/<accountId>/ on EDGE_DEFAULT_DOMAIN), the domain check, probes; TrackingEdge assembles the parts.
+export * from './routes';

@@ -3,6 +3,7 @@ import { FUNNEL_NATS_LAYOUT, NatsServiceClient, ServiceClient, createLogger, cre
 import { startNatsServer, tempDir } from '@funnel/testing';
 import { RunningApp, startStandalone } from '../standalone';
 import { startAssetsService, startBillingService, startGateway, startIdentityService, startReportingService, startScriptsService } from '../services';
+import { type RunningTrackingEdge, startTrackingEdge } from '../tracking-edge';
 import { responseContract } from './response-contract';
 
 export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery', apiKey: 'test-admin-key-0123456789' };
@@ -85,6 +86,11 @@ export interface Deployment {
    * bus in standalone mode, the tracking edge's NATS user in distributed mode.
    */
   internal(): ServiceClient;
+  /**
+   * The tracking edge's base URL (`http://127.0.0.1:<port>`), loaded and serving: visitor links on the
+   * default domain 127.0.0.1 name their account, `${edgeUrl()}/a/<accountId>/fts/<token>`.
+   */
+  edgeUrl(): string;
   /** Distributed mode: the NATS server's URL and an app's user (as its process gets them), for a test that connects as that app. */
   natsAccess?(app: string): { url: string; user: string; password: string };
   /** Stops what still runs (each mode the same way), then removes DATA_DIR. */
@@ -100,6 +106,10 @@ function baseEnv(dataDir: string): NodeJS.ProcessEnv {
     BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
     BOOTSTRAP_API_KEY: ADMIN.apiKey,
     PORT: '0',
+    // Standalone's visitor links on a free port; links name their account on this default domain:
+    // http://127.0.0.1:<edge port>/a/<accountId>/fts/<token> (Deployment.edgeUrl()).
+    EDGE_PORT: '0',
+    EDGE_DEFAULT_DOMAIN: '127.0.0.1',
     HOST: '127.0.0.1',
     OPS_PORT: '0',
     API_KEY_CACHE_MS: '1000',
@@ -146,6 +156,10 @@ export async function standaloneDeployment(env: NodeJS.ProcessEnv = {}): Promise
       if (!running?.internal) throw new Error('the standalone deployment is stopped');
       return running.internal;
     },
+    edgeUrl: () => {
+      if (running?.edgePort === undefined) throw new Error('the standalone deployment is stopped');
+      return `http://127.0.0.1:${running.edgePort}`;
+    },
     stop,
     restart: start,
     // Stops the app too (its HTTP server, SQLite files and timers), unless a test stopped it already.
@@ -167,6 +181,7 @@ export async function distributedDeployment(extraEnv: NodeJS.ProcessEnv = {}): P
   const env = { ...baseEnv(dataDir), NATS_URL: nats.url, RPC_TIMEOUT_MS: '2000', ...extraEnv };
   const envOf = (app: string) => ({ ...env, ...natsUserEnv(natsUsers, app) });
   const apps: Record<string, RunningApp | undefined> = {};
+  let edge: RunningTrackingEdge | undefined;
   let api!: Api;
   let internal: NatsServiceClient | undefined;
   const start = async () => {
@@ -175,13 +190,18 @@ export async function distributedDeployment(extraEnv: NodeJS.ProcessEnv = {}): P
     apps.scripts = await startScriptsService(envOf('scripts-service'));
     apps.billing = await startBillingService(envOf('billing-service'));
     apps.reporting = await startReportingService(envOf('reporting-service'), { reporting: { queues: { backoffMs: [200] } } });
+    // After reporting-service, which creates the stream HITS the edge publishes to.
+    apps.edge = edge = await startTrackingEdge(envOf('tracking-edge'));
+    await edge.edge.whenReady();
     apps.gateway = await startGateway(envOf('gateway'));
     api = apiAt(`http://127.0.0.1:${apps.gateway.port}/v1`, ADMIN.apiKey);
   };
   const stop = async () => {
     await internal?.close();
     internal = undefined;
-    for (const name of ['gateway', 'reporting', 'billing', 'scripts', 'assets', 'identity']) {
+    edge = undefined;
+    // The edge before reporting: its last hits reach the stream HITS while reporting still consumes it.
+    for (const name of ['gateway', 'edge', 'reporting', 'billing', 'scripts', 'assets', 'identity']) {
       await apps[name]?.close();
       apps[name] = undefined;
     }
@@ -202,6 +222,10 @@ export async function distributedDeployment(extraEnv: NodeJS.ProcessEnv = {}): P
     },
     async startService(name) {
       if (name === 'reporting') apps.reporting = await startReportingService(envOf('reporting-service'), { reporting: { queues: { backoffMs: [200] } } });
+    },
+    edgeUrl() {
+      if (!edge) throw new Error('the distributed deployment is stopped');
+      return `http://127.0.0.1:${edge.port}`;
     },
     natsAccess(app) {
       const user = natsUserEnv(natsUsers, app);

@@ -13,6 +13,7 @@ const envFor = (dataDir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessE
   BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
   BOOTSTRAP_API_KEY: ADMIN.apiKey,
   PORT: '0',
+  EDGE_PORT: '0',
   HOST: '127.0.0.1',
   OPS_PORT: '0',
   ...extra,

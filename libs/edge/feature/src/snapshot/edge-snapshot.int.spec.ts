@@ -30,6 +30,7 @@ async function standaloneEdge(): Promise<Edge> {
     BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
     BOOTSTRAP_API_KEY: ADMIN.apiKey,
     PORT: '0',
+    EDGE_PORT: '0',
     HOST: '127.0.0.1',
     OPS_PORT: '0',
     RATE_LIMIT_PER_SECOND: '1000000',

@@ -1,0 +1,293 @@
+// What the visitor routes do, apart from HTTP: find the account, the funnel and the session, walk the
+// engine, keep the session and the hits, and say what to answer.
+import { Logger } from '@nestjs/common';
+import { TRAFFIC_SOURCE_KIND, generateAssetId } from '@funnel/contracts';
+import { PAGE_TYPE_OF_NODE } from '@funnel/assets-domain';
+import { type EdgeRoutingVisitor, linkAccountOf, parseActionNumber, parseEntranceToken, reportingHitsOf, urlParamsOf, viewTokensOf } from '@funnel/edge-domain';
+import {
+  type CompiledFunnel,
+  type IdSource,
+  type MiddlewareAnswer,
+  type RandomSource,
+  type RoutingSession,
+  type RoutingStep,
+  type WalkResult,
+  walk,
+} from '@funnel/routing';
+import type { EdgeSnapshot } from '../snapshot';
+import type { HitSink } from '../hits';
+import type { SessionStore } from '../sessions';
+import type { VisitorRequest, VisitorResolver } from '../visitor';
+import type { EdgeRouteMetrics, VisitorOutcome, VisitorRoute } from './edge-route-metrics';
+import { type VisitorAnswer, locationOf, metaRefreshAnswer, notFoundPage, redirectAnswer, unavailablePage } from './visitor-pages';
+
+/** Until issue 23 the edge calls no middleware destination: each middleware node takes its default route. */
+export const MIDDLEWARE_NOT_CALLED = 'the edge does not call middleware destinations yet';
+const noMiddlewareCalls = async (): Promise<MiddlewareAnswer> => ({ failure: MIDDLEWARE_NOT_CALLED });
+
+/** The URL parameter carrying the visitor id (sessions without cookies). */
+export const VISITOR_ID_PARAM = 'vid';
+
+export interface VisitorLinksOptions {
+  snapshot: Pick<EdgeSnapshot, 'funnel' | 'asset' | 'accountOfDomain'>;
+  sessions: SessionStore;
+  hits: HitSink;
+  visitors: Pick<VisitorResolver, 'resolve'>;
+  /** EDGE_DEFAULT_DOMAIN (normalised), whose links carry `/a/<accountId>/`. */
+  defaultDomain?: string;
+  metrics?: EdgeRouteMetrics;
+  logger?: Pick<Logger, 'warn'>;
+  /** Tests only: the engine's chance and ids (default Math.random and generateAssetId). */
+  random?: RandomSource;
+  ids?: IdSource;
+}
+
+/** An answer and how it is counted. */
+export type Answered<T = VisitorAnswer> = T & { outcome: VisitorOutcome };
+
+/** A JSON answer of POST /js/funnel. */
+export interface JsonAnswer {
+  status: number;
+  json: unknown;
+}
+
+/** The body of POST /js/funnel. */
+interface ViewBody {
+  url: string;
+  referrer?: string;
+  vid?: string;
+  token?: string;
+}
+
+/** What the visitor sees for a dead end, by the engine's warning code; the reason itself stays in the logs. */
+const DEAD_END_MESSAGES: Record<string, string> = {
+  noSession: 'Your visit has expired, or this link was opened without visiting the page before it.',
+  notOnPage: 'This link is not available from the page you came from.',
+  unknownAction: 'This link is not available from the page you came from.',
+};
+
+const MAX_VIEW_TEXT = 4096;
+
+export class VisitorLinks {
+  private readonly random: RandomSource;
+  private readonly ids: IdSource;
+  private readonly logger: Pick<Logger, 'warn'>;
+
+  constructor(private readonly options: VisitorLinksOptions) {
+    this.random = options.random ?? Math.random;
+    this.ids = options.ids ?? (() => generateAssetId());
+    this.logger = options.logger ?? new Logger('VisitorLinks');
+  }
+
+  /** `GET /fts/<token>`: a new entrance of the funnel for the traffic source (at the token's node, else the root). */
+  async entrance(request: VisitorRequest, accountInPath: string | undefined, tokenText: string): Promise<Answered> {
+    const started = performance.now();
+    const answer = await this.tryEntrance(request, accountInPath, tokenText);
+    this.options.metrics?.answered('entrance', answer.outcome, (performance.now() - started) / 1000);
+    return answer;
+  }
+
+  /** `GET /action/<n>?vid=<visitor>`: action n from the page the visitor is on. */
+  async action(request: VisitorRequest, accountInPath: string | undefined, actionText: string): Promise<Answered> {
+    const started = performance.now();
+    const answer = await this.tryAction(request, accountInPath, actionText);
+    this.options.metrics?.answered('action', answer.outcome, (performance.now() - started) / 1000);
+    return answer;
+  }
+
+  /** `POST /js/funnel`: a page view (`vid`) or a no-redirect entrance (`token`); answers the resolved tokens. */
+  async view(request: VisitorRequest, accountInPath: string | undefined, body: unknown): Promise<Answered<JsonAnswer>> {
+    const started = performance.now();
+    const answer = await this.tryView(request, accountInPath, body);
+    this.options.metrics?.answered('view', answer.outcome, (performance.now() - started) / 1000);
+    return answer;
+  }
+
+  private async tryEntrance(request: VisitorRequest, accountInPath: string | undefined, tokenText: string): Promise<Answered> {
+    const account = this.accountOf(request, accountInPath);
+    const parsed = parseEntranceToken(tokenText);
+    if (account === undefined || !parsed.ok) return { ...notFoundPage(), outcome: 'not_found' };
+    const { idFunnel, idTrafficSource, idNode } = parsed.token;
+    const funnel = this.liveFunnel(account, idFunnel);
+    if (funnel === undefined || this.options.snapshot.asset(account, TRAFFIC_SOURCE_KIND.kind, idTrafficSource) === undefined) {
+      return { ...notFoundPage(), outcome: 'not_found' };
+    }
+    const visitor = this.options.visitors.resolve(request);
+    this.entranceAttributes(visitor, idTrafficSource);
+    const session = await this.sessionOf(account, visitor.params[VISITOR_ID_PARAM]);
+    if (session === 'failed') return { ...unavailablePage(), outcome: 'unavailable' };
+    const step: RoutingStep = { entrance: { idTrafficSource, idNode, url: visitor.attributes.currentURL, cost: visitor.params['cost'] } };
+    const result = await this.walk('entrance', funnel, visitor, session, step);
+    return this.finish(account, visitor, result, this.redirectOf(result));
+  }
+
+  private async tryAction(request: VisitorRequest, accountInPath: string | undefined, actionText: string): Promise<Answered> {
+    const account = this.accountOf(request, accountInPath);
+    const action = parseActionNumber(actionText);
+    if (account === undefined || action === undefined) return { ...notFoundPage(), outcome: 'not_found' };
+    const visitor = this.options.visitors.resolve(request);
+    const session = await this.sessionOf(account, visitor.params[VISITOR_ID_PARAM]);
+    if (session === 'failed') return { ...unavailablePage(), outcome: 'unavailable' };
+    if (session === null) return { ...notFoundPage(DEAD_END_MESSAGES['noSession']), outcome: 'dead_end' };
+    const funnel = this.liveFunnel(account, session.idFunnel);
+    if (funnel === undefined) return { ...notFoundPage(), outcome: 'not_found' };
+    visitor.attributes = { ...visitor.attributes, trafficSourceID: session.idTrafficSource };
+    const result = await this.walk('action', funnel, visitor, session, { action });
+    return this.finish(account, visitor, result, this.redirectOf(result));
+  }
+
+  private async tryView(request: VisitorRequest, accountInPath: string | undefined, raw: unknown): Promise<Answered<JsonAnswer>> {
+    const body = viewBodyOf(raw);
+    if (typeof body === 'string') return { status: 400, json: { error: body }, outcome: 'bad_request' };
+    const account = this.accountOf(request, accountInPath);
+    if (account === undefined) return notFoundJson('this is not a tracking link of this service');
+    if (body.token === undefined) {
+      // A page view of a visitor the edge redirected: the redirect's hit is the page's view; nothing new is recorded.
+      if (body.vid === undefined) return { status: 400, json: { error: 'give vid (a view) or token (a no-redirect entrance)' }, outcome: 'bad_request' };
+      const session = await this.sessionOf(account, body.vid);
+      if (session === 'failed') return { status: 503, json: { error: 'briefly unavailable: please try again' }, outcome: 'unavailable' };
+      if (session === null) return notFoundJson('no visit is known for this vid (expired, or never started)');
+      return { status: 200, json: viewTokensOf(session), outcome: 'view' };
+    }
+    const parsed = parseEntranceToken(body.token);
+    if (!parsed.ok || parsed.token.idNode === undefined)
+      return notFoundJson('a no-redirect entrance token names a funnel, a traffic source and a lander or offer node');
+    const { idFunnel, idTrafficSource, idNode } = parsed.token;
+    const funnel = this.liveFunnel(account, idFunnel);
+    const node = funnel?.assets.funnel.nodes.find((candidate) => candidate.idNode === idNode);
+    if (
+      funnel === undefined ||
+      node === undefined ||
+      PAGE_TYPE_OF_NODE[node.nodeType] === undefined ||
+      this.options.snapshot.asset(account, TRAFFIC_SOURCE_KIND.kind, idTrafficSource) === undefined
+    ) {
+      return notFoundJson('this entrance token names no lander or offer of a live funnel');
+    }
+    const visitor = this.options.visitors.resolve(viewRequestOf(request, body));
+    visitor.attributes.currentURL = body.url;
+    this.entranceAttributes(visitor, idTrafficSource);
+    const session = await this.sessionOf(account, body.vid);
+    if (session === 'failed') return { status: 503, json: { error: 'briefly unavailable: please try again' }, outcome: 'unavailable' };
+    const step: RoutingStep = { entrance: { idTrafficSource, idNode, url: body.url, cost: visitor.params['cost'] } };
+    const result = await this.walk('view', funnel!, visitor, session, step);
+    const ok: Answered<JsonAnswer> =
+      result.destination.type === 'deadEnd' ? notFoundJson('this entrance led nowhere') : { status: 200, json: viewTokensOf(result.session), outcome: 'view' };
+    const kept = await this.keep(account, visitor, result);
+    return kept ? ok : { status: 503, json: { error: 'briefly unavailable: please try again' }, outcome: 'unavailable' };
+  }
+
+  private accountOf(request: VisitorRequest, accountInPath: string | undefined): string | undefined {
+    const { snapshot, defaultDomain } = this.options;
+    const found = linkAccountOf({ host: request.host, accountInPath, defaultDomain, accountOfDomain: (host) => snapshot.accountOfDomain(host) });
+    return found.ok ? found.accountId : undefined;
+  }
+
+  /** The account's funnel when it can be entered: not deleted, not archived. */
+  private liveFunnel(account: string, idFunnel: string): CompiledFunnel | undefined {
+    const funnel = this.options.snapshot.funnel(account, idFunnel);
+    return funnel === undefined || funnel.assets.funnel.status === 'archived' ? undefined : funnel;
+  }
+
+  /** The attributes only the link knows: the traffic source, and the visit's first referrer (this one). */
+  private entranceAttributes(visitor: EdgeRoutingVisitor, idTrafficSource: string): void {
+    visitor.attributes = { ...visitor.attributes, trafficSourceID: idTrafficSource, initialReferrer: visitor.attributes.referrer };
+  }
+
+  /** The visitor's session when `vid` names one; 'failed' when the store failed. */
+  private async sessionOf(account: string, vid: string | undefined): Promise<RoutingSession | null | 'failed'> {
+    if (vid === undefined || vid === '') return null;
+    try {
+      return await this.options.sessions.get(account, vid);
+    } catch (error) {
+      this.logger.warn(`session read failed: ${(error as Error).message}`);
+      return 'failed';
+    }
+  }
+
+  private async walk(
+    route: VisitorRoute,
+    funnel: CompiledFunnel,
+    visitor: EdgeRoutingVisitor,
+    session: RoutingSession | null,
+    step: RoutingStep,
+  ): Promise<WalkResult> {
+    const started = performance.now();
+    const result = await walk(funnel, { visitor, session, step, random: this.random, ids: this.ids }, noMiddlewareCalls);
+    this.options.metrics?.walked(route, (performance.now() - started) / 1000);
+    return result;
+  }
+
+  /** The answer of a walk's destination (before its hits are kept). */
+  private redirectOf(result: WalkResult): Answered {
+    const { destination } = result;
+    if (destination.type === 'deadEnd') {
+      const code = result.warnings.length > 0 ? result.warnings[result.warnings.length - 1].code : '';
+      return { ...notFoundPage(DEAD_END_MESSAGES[code]), outcome: 'dead_end' };
+    }
+    const location = locationOf(result.url ?? '');
+    if (location === undefined) return { ...notFoundPage(), outcome: 'dead_end' };
+    if (destination.type === 'url') return { ...redirectAnswer(302, location), outcome: 'redirect' };
+    switch (destination.redirectType) {
+      case '301':
+        return { ...redirectAnswer(301, location), outcome: 'redirect' };
+      case '307':
+        return { ...redirectAnswer(307, location), outcome: 'redirect' };
+      case 'umr':
+        return { ...metaRefreshAnswer(location), outcome: 'meta_refresh' };
+      default:
+        return { ...redirectAnswer(302, location), outcome: 'redirect' };
+    }
+  }
+
+  /** Keeps the session and the hits, then answers; a 503 instead when either could not be kept. */
+  private async finish(account: string, visitor: EdgeRoutingVisitor, result: WalkResult, answer: Answered): Promise<Answered> {
+    return (await this.keep(account, visitor, result)) ? answer : { ...unavailablePage(), outcome: 'unavailable' };
+  }
+
+  /** The session and the hits of a walk, written together; false when either failed (nothing is answered as done then). */
+  private async keep(account: string, visitor: EdgeRoutingVisitor, result: WalkResult): Promise<boolean> {
+    const writes: Promise<void>[] = [];
+    if (result.session.visitorId !== '') writes.push(this.options.sessions.put(account, result.session));
+    if (result.hits.length > 0) writes.push(this.options.hits.record(reportingHitsOf(account, visitor, result.hits)));
+    try {
+      await Promise.all(writes);
+      return true;
+    } catch (error) {
+      this.logger.warn(`a visitor request was answered 503: ${(error as Error).message}`);
+      return false;
+    }
+  }
+}
+
+function notFoundJson(error: string): Answered<JsonAnswer> {
+  return { status: 404, json: { error }, outcome: 'not_found' };
+}
+
+/** The body of POST /js/funnel, or why it is refused. */
+function viewBodyOf(raw: unknown): ViewBody | string {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'the body is a JSON object { url, referrer?, vid?, token? }';
+  const body = raw as Record<string, unknown>;
+  for (const field of ['url', 'referrer', 'vid', 'token'] as const) {
+    const value = body[field];
+    if (value !== undefined && value !== null && (typeof value !== 'string' || value.length > MAX_VIEW_TEXT)) {
+      return `${field} is a string of at most ${MAX_VIEW_TEXT} characters`;
+    }
+  }
+  if (typeof body['url'] !== 'string' || !/^https?:\/\//i.test(body['url']) || !URL.canParse(body['url'])) return 'url is the page address (http or https)';
+  const text = (field: string) => (typeof body[field] === 'string' && body[field] !== '' ? (body[field] as string) : undefined);
+  return { url: body['url'], referrer: text('referrer'), vid: text('vid'), token: text('token') };
+}
+
+/** A no-redirect entrance reads the page's URL parameters and the page's referrer, not the script request's. */
+function viewRequestOf(request: VisitorRequest, body: ViewBody): VisitorRequest {
+  const query: Record<string, string> = {};
+  for (const [name, value] of new URL(body.url).searchParams) query[name] = value;
+  return {
+    ip: request.ip,
+    headers: { 'user-agent': request.headers['user-agent'], 'accept-language': request.headers['accept-language'], referer: body.referrer },
+    query: urlParamsOf(query),
+    url: request.url,
+    protocol: request.protocol,
+    host: request.host,
+  };
+}

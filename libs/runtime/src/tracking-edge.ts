@@ -1,0 +1,194 @@
+// The tracking edge in each mode: distributed (its own process, NATS as user tracking-edge) and the
+// module of standalone mode (in-process snapshot, embedded sessions, reporting's inbox for hits).
+import { join } from 'node:path';
+import { connect } from 'nats';
+import {
+  type Config,
+  DEFAULT_TRACKING_EDGE_INBOX_PREFIX,
+  type InProcessServiceClient,
+  type Logger,
+  NatsServiceClient,
+  PinoNestLogger,
+  type Registry,
+  createLogger,
+  createMetricsRegistry,
+  loadConfig,
+  natsAccessOptions,
+  natsClientOptions,
+  port,
+  string,
+  trustedProxiesRule,
+} from '@funnel/platform';
+import type { EventStore } from '@funnel/eventstore';
+import type { AssetRegistry } from '@funnel/assets-domain';
+import { HitInbox } from '@funnel/reporting-feature';
+import {
+  EDGE_SNAPSHOT_CONFIG,
+  EdgeSnapshot,
+  EventStoreAssetEventFeed,
+  NatsAssetEventFeed,
+  SESSION_STORE_FILE,
+  TrackingEdge,
+  VisitorResolver,
+  edgeHitsConfig,
+  edgeRoutesConfig,
+  edgeRoutesOptionsFrom,
+  inboxHitSink,
+  jetStreamHitSink,
+  openSessionStore,
+  sessionConfig,
+  visitorConfig,
+  visitorResolverOptionsFrom,
+} from '@funnel/edge-feature';
+import { commonConfig, natsAccessFrom, natsConfig } from './config';
+import { dataDirFile } from './data-dir';
+import { REPORTING_FILE } from './reporting-config';
+import type { RunningApp } from './standalone';
+
+/** What the edge reads in both modes: visitor context, sessions, hits, snapshot and routes. */
+export const edgePartsConfig = {
+  ...visitorConfig,
+  ...sessionConfig,
+  ...edgeHitsConfig,
+  ...EDGE_SNAPSHOT_CONFIG,
+  ...edgeRoutesConfig,
+};
+
+/** Standalone mode serves the visitor routes on a port of their own beside the API. */
+export const standaloneEdgeConfig = {
+  ...edgePartsConfig,
+  /** The visitor routes' port (0 picks a free one: see the started app's `edgePort`). */
+  EDGE_PORT: port({ default: 3001 }),
+  /** The interface it binds; default HOST's. */
+  EDGE_HOST: string({ optional: true }),
+};
+
+/** apps/tracking-edge: NATS as user tracking-edge, the visitor routes on PORT. */
+export const trackingEdgeConfig = {
+  ...commonConfig,
+  ...natsConfig,
+  NATS_INBOX_PREFIX: string({ default: DEFAULT_TRACKING_EDGE_INBOX_PREFIX }),
+  PORT: port({ default: 3001 }),
+  /** Loopback by default, as the gateway; the image and the manifests set 0.0.0.0. */
+  HOST: string({ default: '127.0.0.1' }),
+  /** The proxies in front (ingress, load balancer): the visitor's address is the rightmost X-Forwarded-For entry that is not one of them. */
+  TRUSTED_PROXIES: trustedProxiesRule,
+  ...edgePartsConfig,
+};
+export type TrackingEdgeConfig = Config<typeof trackingEdgeConfig>;
+
+export interface RunningTrackingEdge extends RunningApp {
+  edge: TrackingEdge;
+}
+
+/**
+ * Distributed mode's tracking edge: the snapshot over NATS (`assets.internal.edgesnapshot`,
+ * `billing.internal.domains`, the asset events on `assets.events.>` on a connection of its own),
+ * sessions in the JetStream KV bucket EDGE_SESSIONS, hits published to the stream HITS; the visitor
+ * routes, probes and metrics on PORT. Not ready until the snapshot is loaded.
+ */
+export async function startTrackingEdge(env: NodeJS.ProcessEnv = process.env): Promise<RunningTrackingEdge> {
+  const config = loadConfig(trackingEdgeConfig, env);
+  const routes = edgeRoutesOptionsFrom(config);
+  const access = natsAccessFrom(config);
+  const logger = createLogger('tracking-edge', config.LOG_LEVEL);
+  const registry = createMetricsRegistry({ defaultLabels: { app: 'tracking-edge' } });
+  const visitors = await VisitorResolver.open(visitorResolverOptionsFrom(config));
+  const natsOptions = (name: string) => ({ ...natsClientOptions(config.NATS_URL, natsAccessOptions(access)).options, name });
+  const client = new NatsServiceClient(config.NATS_URL, { timeoutMs: config.RPC_TIMEOUT_MS, logger, access, maxMessageBytes: config.RPC_MAX_MESSAGE_BYTES });
+  client.warmUp();
+  const connection = await connect(natsOptions('tracking-edge'));
+  const release = async () => {
+    await client.close();
+    if (!connection.isClosed()) await connection.drain();
+  };
+  try {
+    const sessions = await openSessionStore({ mode: 'kv', connection, ttlMs: config.SESSION_TTL });
+    const edge = await TrackingEdge.start(
+      {
+        snapshot: new EdgeSnapshot({
+          client,
+          feed: new NatsAssetEventFeed(() => connect(natsOptions('tracking-edge-asset-events'))),
+          pageSize: config.EDGE_SNAPSHOT_PAGE_SIZE,
+          domainsRefreshMs: config.EDGE_DOMAINS_REFRESH_MS,
+          logger: new PinoNestLogger(logger),
+        }),
+        sessions,
+        hits: jetStreamHitSink(connection, config),
+        visitors,
+        registry,
+        routes,
+        trustedProxies: config.TRUSTED_PROXIES,
+        readiness: [{ name: 'nats', check: () => !connection.isClosed() && client.connected }],
+        onClose: release,
+        logger: new PinoNestLogger(logger),
+      },
+      { port: config.PORT, host: config.HOST },
+    );
+    logger.info({ port: edge.port, url: edge.url }, `tracking-edge listening on ${edge.url}`);
+    return { port: edge.port, edge, close: () => edge.close() };
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
+
+export interface StandaloneEdgeInput {
+  config: Config<typeof standaloneEdgeConfig> & { DATA_DIR: string; HOST: string; TRUSTED_PROXIES: string[] };
+  /** The in-process client (reaches `assets.internal.edgesnapshot` and `billing.internal.domains`). */
+  client: InProcessServiceClient;
+  eventStore: EventStore;
+  assetRegistry: AssetRegistry;
+  registry: Registry;
+  logger: Logger;
+}
+
+/**
+ * Standalone mode's edge: the snapshot over the in-process bus, following the event log itself;
+ * sessions in DATA_DIR/edge-sessions.sqlite; hits committed to reporting's inbox in
+ * DATA_DIR/reporting.sqlite (which this process's reporting drains into the warehouse). Resolves once
+ * listening and loaded. Close it before the stores and reporting close.
+ */
+export async function startStandaloneEdge(input: StandaloneEdgeInput): Promise<TrackingEdge> {
+  const { config, logger } = input;
+  const routes = edgeRoutesOptionsFrom(config);
+  const visitors = await VisitorResolver.open(visitorResolverOptionsFrom(config));
+  const sessions = await openSessionStore({
+    mode: 'embedded',
+    filename: dataDirFile(config.DATA_DIR, SESSION_STORE_FILE),
+    ttlMs: config.SESSION_TTL,
+    sweepIntervalMs: config.SESSION_SWEEP_INTERVAL,
+  });
+  const inbox = new HitInbox(join(config.DATA_DIR, REPORTING_FILE));
+  const nestLogger = new PinoNestLogger(logger);
+  let edge: TrackingEdge;
+  try {
+    edge = await TrackingEdge.start(
+      {
+        snapshot: new EdgeSnapshot({
+          client: input.client,
+          feed: new EventStoreAssetEventFeed(input.eventStore, input.assetRegistry),
+          pageSize: config.EDGE_SNAPSHOT_PAGE_SIZE,
+          domainsRefreshMs: config.EDGE_DOMAINS_REFRESH_MS,
+          logger: nestLogger,
+        }),
+        sessions,
+        hits: inboxHitSink(inbox, config),
+        visitors,
+        registry: input.registry,
+        routes,
+        trustedProxies: config.TRUSTED_PROXIES,
+        onClose: async () => inbox.close(),
+        logger: nestLogger,
+      },
+      { port: config.EDGE_PORT, host: config.EDGE_HOST ?? config.HOST },
+    );
+  } catch (error) {
+    await sessions.close();
+    inbox.close();
+    throw error;
+  }
+  await edge.whenReady();
+  logger.info({ edgePort: edge.port, url: edge.url }, `tracking edge (visitor links) listening on ${edge.url}`);
+  return edge;
+}

@@ -164,6 +164,13 @@ describe('deploy/k8s overlays, rendered and checked offline', () => {
     expect(named(objects, 'ConfigMap').map((config) => config['data'].REPORTING_STREAM_REPLICAS)).toEqual(['3']);
   });
 
+  it("dev: the tracking edge answers the domain check with the token billing-service's checks expect (one Secret for both)", () => {
+    const objects = rendered['dev'];
+    const tokenOf = (app: string) => environmentOf(objects, find(objects, 'Deployment', app)!['spec'].template.spec.containers[0])['EDGE_CHECK_TOKEN'];
+    expect(tokenOf('tracking-edge')).toBe('dev-edge-check-token');
+    expect(tokenOf('billing-service')).toBe(tokenOf('tracking-edge'));
+  });
+
   it('reporting-service refuses to start where ClickHouse is required and not given', () => {
     const objects = rendered['prod'];
     const workload = find(objects, 'Deployment', 'reporting-service')!;

@@ -52,27 +52,34 @@ interface PairedRedirects {
   baseline: LoadResult;
   ratios: number[];
   ratio: number;
-  /** Median CPU µs per answer of the edge's process and of the baseline's. */
-  cpu?: { measure: number; baseline: number };
+  /** Median CPU µs per answer of the edge's process, of the baseline's, and of every measured process (when several). */
+  cpu?: { measure: number; baseline: number; all?: number };
 }
 
 /** Alternates a baseline round and an edge round; the ratio of each pair cancels the neighbours' load. */
-async function pairedRedirects(kit: EdgeBenchKit, baselineUrl: string, edgeUrl: string, pids: { measure: number; baseline: number }): Promise<PairedRedirects> {
+async function pairedRedirects(
+  kit: EdgeBenchKit,
+  baselineUrl: string,
+  edgeUrl: string,
+  pids: { measure: number[]; baseline: number },
+): Promise<PairedRedirects> {
   const edge = { url: edgeUrl, headers: { host: DOMAIN } };
   await load({ ...edge, durationSeconds: 2 });
-  const rounds: { measure: LoadResult; baseline: LoadResult; cpu?: [number, number] }[] = [];
+  const rounds: { measure: LoadResult; baseline: LoadResult; cpu?: [number, number, number] }[] = [];
   for (let round = 0; round < kit.rounds; round++) {
     const b0 = cpuMs([pids.baseline]);
     const baseline = await load({ url: baselineUrl, durationSeconds: kit.durationSeconds });
     const b1 = cpuMs([pids.baseline]);
-    const m0 = cpuMs([pids.measure]);
+    const m0 = cpuMs(pids.measure.slice(0, 1));
+    const a0 = cpuMs(pids.measure);
     const measure = await load({ ...edge, durationSeconds: kit.durationSeconds });
-    const m1 = cpuMs([pids.measure]);
-    const known = b0 !== undefined && b1 !== undefined && m0 !== undefined && m1 !== undefined;
+    const m1 = cpuMs(pids.measure.slice(0, 1));
+    const a1 = cpuMs(pids.measure);
+    const known = b0 !== undefined && b1 !== undefined && m0 !== undefined && m1 !== undefined && a0 !== undefined && a1 !== undefined;
     rounds.push({
       measure,
       baseline,
-      cpu: known ? [((m1 - m0) * 1000) / measure.requests, ((b1 - b0) * 1000) / baseline.requests] : undefined,
+      cpu: known ? [((m1 - m0) * 1000) / measure.requests, ((b1 - b0) * 1000) / baseline.requests, ((a1 - a0) * 1000) / measure.requests] : undefined,
     });
   }
   const ratios = rounds.map((r) => r.measure.requestsPerSecond / r.baseline.requestsPerSecond);
@@ -84,7 +91,14 @@ async function pairedRedirects(kit: EdgeBenchKit, baselineUrl: string, edgeUrl: 
     baseline: chosen.baseline,
     ratios,
     ratio: middle,
-    cpu: cpus.length === rounds.length ? { measure: median(cpus.map((c) => c[0])), baseline: median(cpus.map((c) => c[1])) } : undefined,
+    cpu:
+      cpus.length === rounds.length
+        ? {
+            measure: median(cpus.map((c) => c[0])),
+            baseline: median(cpus.map((c) => c[1])),
+            all: pids.measure.length > 1 ? median(cpus.map((c) => c[2])) : undefined,
+          }
+        : undefined,
   };
 }
 
@@ -163,6 +177,40 @@ function recordSaveToUse(kit: EdgeBenchKit, mode: string, times: Awaited<ReturnT
   );
 }
 
+/**
+ * Entrance redirects of the realistic funnel, paired round by round with the baseline; `pids` are the
+ * processes whose CPU time counts (the first one is the edge's).
+ */
+async function redirectFigures(
+  kit: EdgeBenchKit,
+  mode: string,
+  at: { base: string; edgePort: number; accountId: string; pids: number[] },
+  baseline: Child,
+  baselineUrl: string,
+): Promise<void> {
+  const funnel = await seedEdgeFunnel(at.base, kit.key);
+  const path = `/a/${at.accountId}/fts/${funnel.token}?zone=bench&cost=0.02`;
+  const first = await waitForRedirect(at.edgePort, DOMAIN, path);
+  // The landers keep the pages' default redirect type, 307.
+  if (first.status !== 307 || !first.location?.startsWith(funnel.landerUrlPrefix))
+    throw new Error(`the edge answered ${first.status} ${first.location}, not a lander`);
+  const p = await pairedRedirects(kit, baselineUrl, `http://127.0.0.1:${at.edgePort}${path}`, { measure: at.pids, baseline: baseline.process.pid! });
+  const others = unexpected(p.measure, '307');
+  const what =
+    at.pids.length === 1
+      ? 'the whole standalone process: routing, session, hits into the warehouse'
+      : 'the edge process (routing, visitor context, session put, hit publish); nats-server and reporting-service (hits into the warehouse) add the rest';
+  const cpu = p.cpu
+    ? `; CPU ${p.cpu.measure.toFixed(0)} µs per redirect (${what})${p.cpu.all !== undefined ? `, ${p.cpu.all.toFixed(0)} µs in all its processes` : ''}, baseline ${p.cpu.baseline.toFixed(0)} µs`
+    : '';
+  kit.record(
+    `edge: entrance redirects (${mode}, root -> rotator -> condition -> lander group; a new visitor each, session and hits stored) vs raw Fastify answering a fixed 302`,
+    `${fmt(p.measure.requestsPerSecond)} redirects/s, p99 ${p.measure.p99Ms} ms${others ? `, other answers: ${others}` : ''} (baseline round ${fmt(p.baseline.requestsPerSecond)} req/s, p99 ${p.baseline.p99Ms} ms)${cpu}`,
+    `${p.ratio.toFixed(2)} of baseline; rounds ${p.ratios.map((r) => r.toFixed(2)).join(', ')}`,
+    mode === 'standalone' ? '>= 0.5' : '',
+  );
+}
+
 async function standaloneFigures(kit: EdgeBenchKit, baseline: Child, baselineUrl: string): Promise<void> {
   kit.log('edge (standalone): one process serving the API and, on EDGE_PORT, the visitor routes');
   const port = await freePort();
@@ -175,23 +223,7 @@ async function standaloneFigures(kit: EdgeBenchKit, baseline: Child, baselineUrl
   const base = `http://127.0.0.1:${port}/v1`;
   await waitForHttp(`${base}/visitortag/list/`, { 'x-api-key': kit.key });
   const accountId = await accountOf(base, kit.email, kit.password);
-  const funnel = await seedEdgeFunnel(base, kit.key);
-  const path = `/a/${accountId}/fts/${funnel.token}?zone=bench&cost=0.02`;
-  const first = await waitForRedirect(edgePort, DOMAIN, path);
-  if (first.status !== 302 || !first.location?.startsWith(funnel.landerUrlPrefix))
-    throw new Error(`the edge answered ${first.status} ${first.location}, not a lander`);
-
-  const p = await pairedRedirects(kit, baselineUrl, `http://127.0.0.1:${edgePort}${path}`, { measure: app.process.pid!, baseline: baseline.process.pid! });
-  const others = unexpected(p.measure, '302');
-  const cpu = p.cpu
-    ? `; CPU ${p.cpu.measure.toFixed(0)} µs per redirect (the whole standalone process: routing, session, hits into the warehouse), baseline ${p.cpu.baseline.toFixed(0)} µs`
-    : '';
-  kit.record(
-    'edge: entrance redirects (standalone, root -> rotator -> condition -> lander group; a new visitor each, hits stored) vs raw Fastify answering a fixed 302',
-    `${fmt(p.measure.requestsPerSecond)} redirects/s, p99 ${p.measure.p99Ms} ms${others ? `, other answers: ${others}` : ''} (baseline round ${fmt(p.baseline.requestsPerSecond)} req/s, p99 ${p.baseline.p99Ms} ms)${cpu}`,
-    `${p.ratio.toFixed(2)} of baseline; rounds ${p.ratios.map((r) => r.toFixed(2)).join(', ')}`,
-    '>= 0.5',
-  );
+  await redirectFigures(kit, 'standalone', { base, edgePort, accountId, pids: [app.process.pid!] }, baseline, baselineUrl);
 
   kit.log(`edge (standalone): ${SAVES} page saves, each until the edge's redirect shows it`);
   recordSaveToUse(kit, 'standalone', await saveToUse(base, kit.key, edgePort, accountId), 'p99 <= 1 s');
@@ -200,7 +232,7 @@ async function standaloneFigures(kit: EdgeBenchKit, baseline: Child, baselineUrl
 }
 
 /** The same save-to-use figure with every app in its own process over NATS (needs nats-server on PATH). */
-async function distributedFigures(kit: EdgeBenchKit): Promise<void> {
+async function distributedFigures(kit: EdgeBenchKit, baseline: Child, baselineUrl: string): Promise<void> {
   const edgeMain = 'apps/tracking-edge/src/main.ts';
   if (!existsSync(join(root, edgeMain))) return kit.log(`edge (distributed): skipped, ${edgeMain} does not exist`);
   kit.log('edge (distributed): NATS, identity, assets, billing, reporting, the gateway and the tracking edge, each its own process');
@@ -224,6 +256,15 @@ async function distributedFigures(kit: EdgeBenchKit): Promise<void> {
     const base = `http://127.0.0.1:${gatewayPort}/v1`;
     await waitForHttp(`${base}/visitortag/list/`, { 'x-api-key': kit.key });
     const accountId = await accountOf(base, kit.email, kit.password);
+    const edgeProcess = started[started.length - 1].process.pid!;
+    const cluster = started.map((child) => child.process.pid!).filter((pid) => pid !== edgeProcess);
+    await redirectFigures(
+      kit,
+      'distributed, the edge process over NATS',
+      { base, edgePort, accountId, pids: [edgeProcess, ...cluster] },
+      baseline,
+      baselineUrl,
+    );
     kit.log(`edge (distributed): ${SAVES} page saves, each until the edge's redirect shows it`);
     recordSaveToUse(kit, 'distributed, over NATS', await saveToUse(base, kit.key, edgePort, accountId), 'p99 <= 1 s');
   } finally {
@@ -241,9 +282,9 @@ export async function edgeSection(kit: EdgeBenchKit): Promise<void> {
   const baselineUrl = `http://127.0.0.1:${baseline.match![1]}/fts/0123456789ab0123456789ab`;
   try {
     await standaloneFigures(kit, baseline, baselineUrl);
+    await distributedFigures(kit, baseline, baselineUrl);
   } finally {
     kit.children.splice(kit.children.indexOf(baseline), 1);
     await baseline.stop();
   }
-  await distributedFigures(kit);
 }

@@ -6,7 +6,7 @@ import { paramsOf, visit } from './edge-visitor';
 /**
  * The tracking edge end to end (issue 22), in standalone and distributed mode: assets saved through
  * the API, a visitor following entrance -> lander -> action -> offer over HTTP on a tracking domain,
- * the redirects' tokens (the lander's `{visitor}` is the `vid` of its action link), the hits in reporting's raw events, visitor explorer and
+ * the redirects' tokens and `vid`, the hits in reporting's raw events, visitor explorer and
  * drilldown, a save that changes the next redirect, an unknown link, and the domain check.
  */
 
@@ -109,13 +109,15 @@ describeInBothModes(
       expect(atLander.ts).toBe(source.idTrafficSource);
       expect(atLander.h).toMatch(/^[0-9A-Za-z]{12}$/);
       expect(atLander.v).toMatch(/^[0-9A-Za-z]{12}$/);
+      // Every redirect carries the visitor as `vid`, which the page passes on to its action link.
+      expect(atLander.vid).toBe(atLander.v);
 
-      const action = await onEdge(`/a/${me.accountId}/action/1?vid=${atLander.v}`);
+      const action = await onEdge(`/a/${me.accountId}/action/1?vid=${atLander.vid}`);
       expect(action.status).toBe(307);
       expect(action.location).toMatch(/^https:\/\/offers\.example\.com\/go\?/);
       const atOffer = paramsOf(action.location);
       // The offer's URL names the same visitor: the lander's `vid` found the session.
-      expect(atOffer.v).toBe(atLander.v);
+      expect(atOffer).toMatchObject({ v: atLander.v, vid: atLander.v });
       expect(atOffer.h).not.toBe(atLander.h);
 
       // Reporting has both hits: the lander's entrance with its cost and tracking field, the offer's reached by action 1 from it.

@@ -21,7 +21,17 @@ describe('npm run -s cli -- hits:import into DATA_DIR while another process hold
   it('hands the hits to the running standalone through its inbox, which stores them and answers as ingest does', async () => {
     const standalone = spawn(process.execPath, ['-r', join(root, 'tools', 'register.js'), join(root, 'libs/runtime/src/fixtures/reporting-crash.fixture.ts')], {
       cwd: root,
-      env: { ...process.env, DATA_DIR: dir.path, PORT: '0', EDGE_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error', OPS_PORT: '0', OPS_HOST: '127.0.0.1', ACCOUNT_API_KEY: '' },
+      env: {
+        ...process.env,
+        DATA_DIR: dir.path,
+        PORT: '0',
+        EDGE_PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'error',
+        OPS_PORT: '0',
+        OPS_HOST: '127.0.0.1',
+        ACCOUNT_API_KEY: '',
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     try {

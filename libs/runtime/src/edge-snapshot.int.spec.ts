@@ -7,10 +7,9 @@ import type { AssetRegistry } from '@funnel/assets-domain';
 import { type ServiceClient, natsAccessOptions } from '@funnel/platform';
 import type { CompiledFunnel, FunnelAssets } from '@funnel/routing';
 import { tempDir } from '@funnel/testing';
-import { type RunningApp, startStandalone } from '../../../../runtime/src/standalone';
-import { ADMIN, type Api, type Deployment, apiAt, distributedDeployment } from '../../../../runtime/src/e2e/harness';
-import { type AssetEventFeed, EventStoreAssetEventFeed, NatsAssetEventFeed } from './asset-event-feeds';
-import { EdgeSnapshot } from './edge-snapshot';
+import { type RunningApp, startStandalone } from './standalone';
+import { ADMIN, type Api, type Deployment, apiAt, distributedDeployment } from './e2e/harness';
+import { type AssetEventFeed, EdgeSnapshot, EventStoreAssetEventFeed, NatsAssetEventFeed } from '@funnel/edge-feature';
 
 /** What the test needs of a deployment: its API, a client of the internal subjects, a feed, a restart of the services. */
 interface Edge {

@@ -6,6 +6,8 @@ export interface LoadResult {
   requests: number;
   p99Ms: number;
   non2xx: number;
+  /** Responses per status code (e.g. `{ '302': 41000 }`). */
+  statusCodes: Record<string, number>;
   errors: number;
 }
 
@@ -35,6 +37,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     requests: result.requests.total,
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
+    statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count ?? 0])),
     errors: result.errors,
   };
 }

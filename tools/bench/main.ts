@@ -10,18 +10,18 @@
  */
 // @funnel/contracts declares its DTOs with class-transformer decorators, which need the metadata API loaded first.
 import 'reflect-metadata';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateAssetId } from '@funnel/contracts';
 import { BENCH_FUNNEL_NODES, seedBenchFunnel } from './funnel.bench';
 import { LoadOptions, LoadResult, load } from './http-load';
-import { Child, freePort, runCommand, runTs, waitForHttp } from './processes';
+import { Child, cpuMs, freePort, runCommand, runTs, waitForHttp } from './processes';
 
 const KEY = 'bench-admin-key-0123456789';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-/** `BENCH_ONLY=funnel` (or a comma-separated list of standalone, funnel, distributed, replay, reporting, queries, relay, logic, routing): only those sections. */
+/** `BENCH_ONLY=funnel` (or a comma-separated list of standalone, funnel, distributed, edge, replay, reporting, queries, relay, logic, routing): only those sections. */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
 const runs = (section: string) => !ONLY || ONLY.has(section);
 const rows: { name: string; value: string; ratio: string; target: string }[] = [];
@@ -47,21 +47,6 @@ interface Paired {
 interface Servers {
   measure: number[];
   baseline: number[];
-}
-
-/** User + system CPU milliseconds the processes have used so far; undefined without /proc (not Linux). */
-function cpuMs(pids: number[]): number | undefined {
-  try {
-    let total = 0;
-    for (const pid of pids) {
-      // utime and stime, fields 14 and 15 of /proc/<pid>/stat, in clock ticks of 10 ms.
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) * 10;
-    }
-    return total;
-  } catch {
-    return undefined;
-  }
 }
 
 /** `; server CPU <n> µs/req` from two cpuMs readings around `requests` requests ("" without /proc). */
@@ -204,6 +189,21 @@ async function main(): Promise<void> {
     if (runs('funnel')) await funnelRows(base, tmp, children, standalone);
     if (runs('routing')) await simulateRows(base, standalone);
     await stopAll();
+    if (runs('edge')) {
+      const { edgeSection } = await import('./edge/edge.bench');
+      await edgeSection({
+        durationSeconds: DURATION,
+        rounds: ROUNDS,
+        key: KEY,
+        email: 'bench@example.com',
+        password: 'bench password',
+        appEnv,
+        tmp,
+        children,
+        record,
+        log: (line) => process.stdout.write(`${line}\n`),
+      });
+    }
     if (runs('distributed')) await distributedRows(tmp, children, helloUrl, hello.process.pid!, stopAll);
     await hello.stop();
     if (runs('replay')) {

@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { freePort } from '@funnel/testing';
 
@@ -63,5 +64,20 @@ export async function waitForHttp(url: string, headers: Record<string, string> =
     }
     if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** User + system CPU milliseconds the processes have used so far; undefined without /proc (not Linux). */
+export function cpuMs(pids: number[]): number | undefined {
+  try {
+    let total = 0;
+    for (const pid of pids) {
+      // utime and stime, fields 14 and 15 of /proc/<pid>/stat, in clock ticks of 10 ms.
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) * 10;
+    }
+    return total;
+  } catch {
+    return undefined;
   }
 }

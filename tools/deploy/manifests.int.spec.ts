@@ -142,6 +142,8 @@ describe('deploy/k8s overlays, rendered and checked offline', () => {
       'billing-service': [],
       // Hits in ClickHouse in prod (required there); dev keeps them in SQLite on a volume of their own.
       'reporting-service': overlay === 'dev' ? ['DATA_DIR /data/reporting.sqlite: PersistentVolumeClaim'] : [],
+      // Sessions in the JetStream bucket, hits to the stream HITS: nothing on disk.
+      'tracking-edge': [],
     };
     const withoutSecretNames = Object.fromEntries(
       Object.entries(places).map(([app, list]) => [app, list.map((place) => place.replace(/(: Secret) \S+$/, '$1'))]),
@@ -155,11 +157,18 @@ describe('deploy/k8s overlays, rendered and checked offline', () => {
     const scaled = named(objects, 'HorizontalPodAutoscaler').map(
       (hpa) => `${hpa['spec'].scaleTargetRef.name} ${hpa['spec'].minReplicas}..${hpa['spec'].maxReplicas}`,
     );
-    expect(scaled.sort()).toEqual(apps.map((app) => `${app} 3..${['gateway', 'scripts-service'].includes(app) ? 20 : 10}`).sort());
+    expect(scaled.sort()).toEqual(apps.map((app) => `${app} 3..${['gateway', 'scripts-service', 'tracking-edge'].includes(app) ? 20 : 10}`).sort());
     const budgets = named(objects, 'PodDisruptionBudget').map((pdb) => pdb['spec'].selector.matchLabels['app.kubernetes.io/name']);
     expect(budgets.sort()).toEqual([...apps].sort());
     expect(named(objects, 'Deployment').filter((workload) => workload['spec'].replicas !== undefined)).toEqual([]);
     expect(named(objects, 'ConfigMap').map((config) => config['data'].REPORTING_STREAM_REPLICAS)).toEqual(['3']);
+  });
+
+  it("dev: the tracking edge answers the domain check with the token billing-service's checks expect (one Secret for both)", () => {
+    const objects = rendered['dev'];
+    const tokenOf = (app: string) => environmentOf(objects, find(objects, 'Deployment', app)!['spec'].template.spec.containers[0])['EDGE_CHECK_TOKEN'];
+    expect(tokenOf('tracking-edge')).toBe('dev-edge-check-token');
+    expect(tokenOf('billing-service')).toBe(tokenOf('tracking-edge'));
   });
 
   it('reporting-service refuses to start where ClickHouse is required and not given', () => {

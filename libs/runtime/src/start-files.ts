@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import { EVENT_STORE_FILE } from '@funnel/eventstore';
+import { edgeRoutesOptionsFrom } from '@funnel/edge-feature';
 import { loadConfig } from '@funnel/platform';
 import { assetSecretsFileFrom, authOptionsFrom, bootstrapAdminFrom, edgeOptionsFrom, natsAccessFrom } from './config';
 import { assetEventsOptionsFrom } from './asset-events';
 import { REPORTING_FILE, checkReportingConfig } from './reporting-config';
 import { assetsServiceConfig, billingServiceConfig, gatewayConfig, identityServiceConfig, reportingServiceConfig, scriptsServiceConfig } from './services';
+import { trackingEdgeConfig } from './tracking-edge';
 import type { StoreSettings } from './stores';
 
 /** A file an app writes at start, as its configuration places it. */
@@ -62,5 +64,12 @@ export const APP_START_FILES: Record<string, (env: NodeJS.ProcessEnv) => StartFi
     natsAccessFrom(config);
     const hits: StartFile[] = config.CLICKHOUSE_URL ? [] : [{ variable: 'DATA_DIR', path: join(config.DATA_DIR, REPORTING_FILE), kind: 'data' }];
     return [...storeFiles(config), ...hits];
+  },
+  // Sessions in the JetStream bucket EDGE_SESSIONS, hits to the stream HITS: it writes no file.
+  'tracking-edge': (env) => {
+    const config = loadConfig(trackingEdgeConfig, env);
+    natsAccessFrom(config);
+    edgeRoutesOptionsFrom(config);
+    return [];
   },
 };

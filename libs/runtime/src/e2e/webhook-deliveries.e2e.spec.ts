@@ -1,7 +1,7 @@
 // Webhook deliveries end to end (issue 23): a webhook node walked through the tracking edge, a
 // conversion applied by reporting, delivered to a local receiver that verifies the signature, a
 // retry after a 500, and the webhook log counting exactly what the receiver saw.
-import { generateAssetId } from '@funnel/contracts';
+import { ReportingSubjects, generateAssetId } from '@funnel/contracts';
 import { verifyWebhook } from '@funnel/platform';
 import { eventually } from '@funnel/testing';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -106,7 +106,18 @@ describeInBothModes(
           return answer;
         }, 10_000);
         const location = new URL(res.headers.get('location')!);
-        return { landerHitId: location.searchParams.get('h')!, vid: location.searchParams.get('vid')! };
+        const landerHitId = location.searchParams.get('h')!;
+        // A conversion of a hit reporting has not stored yet is `notFound`: wait for it.
+        await eventually(async () => {
+          const reply = await d()
+            .internal()
+            .request<{ hits: unknown[] }>(ReportingSubjects.hitsGet, {
+              context: { accountId, userId: 'test', permissions: [], correlationId: 'test' },
+              body: { hitIds: [landerHitId] },
+            });
+          if (reply.hits.length !== 1) throw new Error('the hit is not stored yet');
+        }, 10_000);
+        return { landerHitId, vid: location.searchParams.get('vid')! };
       };
       const secretOf = async (id: string) => (await call('GET', `/webhookconfig/secret/?idWebhookConfig=${id}`)).body.signingSecret as string;
       return { accountId, call, save, funnel, hookNode: hook, enter, secretOf };

@@ -10,6 +10,9 @@ import {
   ID_PATTERN,
   POSTBACK_LOG_SCHEMA,
   PostbackLogRequestDto,
+  WEBHOOK_LOG_SCHEMA,
+  WEBHOOK_LOG_SUBJECT,
+  WebhookLogRequestDto,
   RAW_EVENTS_SCHEMA,
   REPORTING_QUERY_SCHEMAS,
   RawEventsRequestDto,
@@ -77,6 +80,13 @@ export function reportingQueryRoutes(): ForwardedRoute[] {
       summary: 'Get the postback log: outgoing postback deliveries in a window, newest first, filtered and paged',
       body: PostbackLogRequestDto,
       answer: POSTBACK_LOG_SCHEMA,
+    }),
+    route('POST', '/reporting/logs/webhooks', WEBHOOK_LOG_SUBJECT, {
+      summary: 'Get the webhook asset summary: per webhook config and node, the delivery attempts of a window, with the attempts listed newest first, paged',
+      description:
+        'Summary per config and node: deliveries, successes, failures by HTTP status ("none": no answer), deliveries given up, attempts, retries, average and p95 latency; `rows` lists the attempts.',
+      body: WebhookLogRequestDto,
+      answer: WEBHOOK_LOG_SCHEMA,
     }),
   ];
 }

@@ -11,9 +11,15 @@ import {
   PostbackPayload,
   ReportingFeatureOptions,
   UpdatePayload,
+  WEBHOOK_MAX_ATTEMPTS,
+  WebhookJobPayload,
+  WebhookLogStore,
+  WebhooksQueue,
   applyReportingUpdate,
   createHitStore,
   openPostbackLog,
+  openWebhookLog,
+  withWebhookEvents,
 } from '@funnel/reporting-feature';
 import { ensureDataDir } from './data-dir';
 import { HitInbox, HitsStreamConsumer, hitsStreamConfig, ingestHits } from '@funnel/reporting-feature';
@@ -62,6 +68,17 @@ export const POSTBACK_QUEUE_OPTIONS = {
   ...ReportingQueues.postbacks,
   maxAttempts: 5,
   backoffMs: [1000, 5000, 30_000, 120_000],
+  ackWaitMs: LEASE_MS,
+  maxRunMs: 60_000,
+};
+/**
+ * Webhook jobs: a delivery is attempted 6 times, the waits between attempts growing (seconds): 10,
+ * 60, 300, 1800, 7200 (about 2.5 hours in all), then given up; an event's fan-out is retried alike.
+ */
+export const WEBHOOK_QUEUE_OPTIONS = {
+  ...ReportingQueues.webhooks,
+  maxAttempts: WEBHOOK_MAX_ATTEMPTS,
+  backoffMs: [10_000, 60_000, 300_000, 1_800_000, 7_200_000],
   ackWaitMs: LEASE_MS,
   maxRunMs: 60_000,
 };
@@ -114,8 +131,10 @@ export async function embeddedReportingParts({ config, testing = {} }: PartsInpu
   const postbackLog = await openPostbackLog(hitStore.warehouse);
   const updates = new EmbeddedJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...testing.queues, filename });
   const postbacks = new EmbeddedJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...testing.queues, filename });
+  const webhooks = new EmbeddedJobQueue<WebhookJobPayload>({ ...WEBHOOK_QUEUE_OPTIONS, ...testing.queues, filename });
+  const webhookLog = await openWebhookLog(hitStore.warehouse);
   // The inbox also with ClickHouse: the standalone edge hands its hits to reporting through it.
-  return partsOf(config, { hitStore, postbackLog, inboxFile: filename }, updates, postbacks, testing, async () => undefined);
+  return partsOf(config, { hitStore, postbackLog, webhookLog, webhooks, inboxFile: filename }, updates, postbacks, testing, async () => undefined);
 }
 
 /** Distributed: the queues on JetStream (a connection of the service's own NATS user), hits in ClickHouse or DuckDB under DATA_DIR. */
@@ -133,11 +152,13 @@ export async function jetStreamReportingParts({
   const replicas = config.REPORTING_STREAM_REPLICAS;
   const updates = new JetStreamJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...timings, connection, replicas });
   const postbacks = new JetStreamJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...timings, connection, replicas });
+  const webhooks = new JetStreamJobQueue<WebhookJobPayload>({ ...WEBHOOK_QUEUE_OPTIONS, ...timings, connection, replicas });
+  const webhookLog = await openWebhookLog(hitStore.warehouse);
   const inboxFile = config.CLICKHOUSE_URL ? undefined : join(config.DATA_DIR, REPORTING_FILE);
   // The edge's hits: the stream HITS into the warehouse, acknowledged once stored (every replica shares the consumer).
   const hits = new HitsStreamConsumer({
     connection,
-    ingest: (inputs) => ingestHits(hitStore, inputs),
+    ingest: withWebhookEvents((inputs) => ingestHits(hitStore, inputs), webhooks),
     maxAgeMs: config.HITS_MAX_AGE_HOURS * 3600_000,
     maxBytes: config.HITS_MAX_BYTES,
     duplicateWindowMs: config.HITS_DUPLICATE_WINDOW_MS,
@@ -146,12 +167,28 @@ export async function jetStreamReportingParts({
     batchWaitMs: config.HITS_INGEST_WAIT_MS,
   });
   await hits.start();
-  return partsOf(config, { hitStore, postbackLog, inboxFile, stopHits: () => hits.close() }, updates, postbacks, testing, () => connection.drain());
+  return partsOf(config, { hitStore, postbackLog, webhookLog, webhooks, inboxFile, stopHits: () => hits.close() }, updates, postbacks, testing, () =>
+    connection.drain(),
+  );
 }
 
 function partsOf(
   config: Config<typeof reportingConfig>,
-  { hitStore, postbackLog, inboxFile, stopHits }: { hitStore: HitStore; postbackLog: PostbackLogStore; inboxFile?: string; stopHits?: () => Promise<void> },
+  {
+    hitStore,
+    postbackLog,
+    webhookLog,
+    webhooks,
+    inboxFile,
+    stopHits,
+  }: {
+    hitStore: HitStore;
+    postbackLog: PostbackLogStore;
+    webhookLog: WebhookLogStore;
+    webhooks: WebhooksQueue;
+    inboxFile?: string;
+    stopHits?: () => Promise<void>;
+  },
   updates: ReportingFeatureOptions['updates'],
   postbacks: ReportingFeatureOptions['postbacks'],
   testing: ReportingTesting,
@@ -159,13 +196,15 @@ function partsOf(
 ): ReportingParts {
   // The embedded warehouse opens in this process only: `hits:import` hands its batches to it through the inbox.
   const inbox = inboxFile ? new HitInbox(inboxFile) : undefined;
-  const stopInbox = inbox?.watch((inputs) => ingestHits(hitStore, inputs));
+  const stopInbox = inbox?.watch(withWebhookEvents((inputs) => ingestHits(hitStore, inputs), webhooks));
   return {
     options: {
       hitStore: testing.wrapHitStore ? testing.wrapHitStore(hitStore) : hitStore,
       postbackLog,
       updates,
       postbacks,
+      webhooks,
+      webhookLog,
       apply: (deps) => applyReportingUpdate({ ...deps, batchSize: testing.batchSize }),
       settings: {
         workerConcurrency: config.REPORTING_WORKERS,
@@ -180,7 +219,9 @@ function partsOf(
       inbox?.close();
       await updates.close();
       await postbacks.close();
+      await webhooks.close();
       await postbackLog.close();
+      await webhookLog.close();
       await hitStore.close();
       await closeConnection();
     },

@@ -136,7 +136,7 @@ export async function startAssetsService(env: NodeJS.ProcessEnv = process.env): 
   const logger = createLogger('assets-service', config.LOG_LEVEL);
   const stores = await openStores(config, logger);
   const secrets = AssetSecretBox.openOrCreate(assetSecretsFileFrom(config));
-  @Module({ imports: [AssetsFeatureModule.forRoot({ ...stores, secrets, actions: assetKindActions({ secrets, http: outbound }) })] })
+  @Module({ imports: [AssetsFeatureModule.forRoot({ ...stores, secrets, outbound, actions: assetKindActions({ secrets, http: outbound }) })] })
   class AssetsServiceModule {}
   // Every asset event to the JetStream stream ASSET_EVENTS (one active relay across the replicas).
   const relay = startAssetEventRelay({

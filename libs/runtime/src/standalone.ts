@@ -127,7 +127,7 @@ export async function startStandalone(
 
   @Module({
     imports: [
-      AssetsFeatureModule.forRoot({ ...stores, secrets, actions: assetKindActions({ secrets, http: outbound }) }),
+      AssetsFeatureModule.forRoot({ ...stores, secrets, outbound, actions: assetKindActions({ secrets, http: outbound }) }),
       IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin, auth: authOptionsFrom(config), events: bus }),
       ScriptsFeatureModule.forRoot({ assets: client }),
       BillingFeatureModule.forRoot({ ...stores, ...billing.options }),

@@ -18,6 +18,8 @@ import { DuplicateCompletion } from './duplicate-completion';
 import { RunAssetCommandHandler, RunAssetQueryHandler } from './asset-operations';
 import { createAssetsMessageController } from './assets.message.controller';
 import { EdgeSnapshotMessageController, EdgeSnapshotQuery } from './edge-snapshot';
+import { WEBHOOK_DISPATCH, WebhookDispatch, WebhookDispatchMessageController } from './webhook-dispatch';
+import type { OutboundHttp } from '@funnel/platform';
 
 export interface AssetsFeatureOptions {
   eventStore: EventStore;
@@ -28,6 +30,8 @@ export interface AssetsFeatureOptions {
   secrets?: SecretCipher;
   /** Kind-owned actions by kind name (see AssetActions); the registered defaults when absent. */
   actions?: Readonly<Record<string, KindActionSet>>;
+  /** The SSRF-guarded client webhook deliveries go through (`assets.internal.webhookdeliver`); without it they answer 503. */
+  outbound?: OutboundHttp;
 }
 
 /** Rebuilds or catches up the read model before the service answers, then keeps it live. */
@@ -60,7 +64,7 @@ export class AssetsFeatureModule {
     return {
       module: AssetsFeatureModule,
       imports: [CqrsModule.forRoot()],
-      controllers: [createAssetsMessageController(kinds), EdgeSnapshotMessageController],
+      controllers: [createAssetsMessageController(kinds), EdgeSnapshotMessageController, WebhookDispatchMessageController],
       providers: [
         { provide: EVENT_STORE, useValue: options.eventStore },
         { provide: READ_STORE, useValue: options.readStore },
@@ -82,6 +86,11 @@ export class AssetsFeatureModule {
         AssetsStartup,
         AssetsHealth,
         EdgeSnapshotQuery,
+        {
+          provide: WEBHOOK_DISPATCH,
+          useFactory: (readStore: ReadStore, secrets: SecretCipher) => new WebhookDispatch(readStore, secrets, options.outbound),
+          inject: [READ_STORE, SECRET_CIPHER],
+        },
       ],
       exports: [AssetsHealth, AssetProjector],
     };

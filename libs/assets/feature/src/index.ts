@@ -11,3 +11,4 @@ export type { KindActionAssets } from './asset-actions';
 export * from './actions';
 export * from './event-relay';
 export * from './edge-snapshot';
+export * from './webhook-dispatch';

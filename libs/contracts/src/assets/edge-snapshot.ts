@@ -1,3 +1,4 @@
+import { ASSETS_WEBHOOK_DELIVER_SUBJECT, ASSETS_WEBHOOK_TARGETS_SUBJECT } from './webhook-dispatch';
 /**
  * The tracking edge's load of every routing asset, across accounts (no gateway route: only the
  * `tracking-edge` NATS user may call it). The edge pages through it at start, then follows the asset
@@ -8,7 +9,7 @@
 export const ASSETS_EDGE_SNAPSHOT_SUBJECT = 'assets.internal.edgesnapshot';
 
 /** Subjects of the assets service that the gateway may not call (internal callers only). */
-export const ASSETS_INTERNAL_SUBJECTS: readonly string[] = [ASSETS_EDGE_SNAPSHOT_SUBJECT];
+export const ASSETS_INTERNAL_SUBJECTS: readonly string[] = [ASSETS_EDGE_SNAPSHOT_SUBJECT, ASSETS_WEBHOOK_TARGETS_SUBJECT, ASSETS_WEBHOOK_DELIVER_SUBJECT];
 
 /** The kinds a funnel walk may touch (short links and categories route nothing). */
 export const EDGE_SNAPSHOT_KINDS: readonly string[] = [

@@ -22,6 +22,7 @@ export * from './funnel-simulate';
 export * from './funnel-simulate-docs';
 export * from './asset-event-stream';
 export * from './edge-snapshot';
+export * from './webhook-dispatch';
 export * from './routing-keys';
 export * from './funnel-graph';
 export * from './condition-routes';

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, MaxLength, ValidateNested } from 'class-validator';
 import { AssetKindDescriptor, COMMON_ASSET_OPERATIONS } from './asset-kind';
 import { PlacedAssetDto } from './common-fields';
 import { IsAssetId } from './id-validators';
@@ -12,6 +12,24 @@ export const WEBHOOK_DESCRIPTION_MAX = 4096;
 export const WEBHOOK_URL_MAX = 4096;
 export const WEBHOOK_BASIC_AUTH_USERNAME_MAX = 256;
 export const WEBHOOK_BASIC_AUTH_PASSWORD_MAX = 1024;
+
+/**
+ * What a config delivers: `node_execution` (a visitor passed a webhook node naming it),
+ * `conversion_triggered` (reporting applied a conversion) and `custom_event_triggered` (reporting
+ * applied a custom event). Conversions and custom events reach a config when a webhook node of the
+ * hit's funnel names it, or for every funnel of the account when its `allFunnels` is true.
+ */
+export const WEBHOOK_TRIGGERS = ['node_execution', 'conversion_triggered', 'custom_event_triggered'] as const;
+export type WebhookTrigger = (typeof WEBHOOK_TRIGGERS)[number];
+/** The triggers of a config that names none (also of configs saved before triggers existed). */
+export const DEFAULT_WEBHOOK_TRIGGERS: readonly WebhookTrigger[] = ['node_execution'];
+
+/** A config's triggers as stored: its own, or the default for one saved before triggers existed. */
+export function webhookTriggersOf(record: object): WebhookTrigger[] {
+  const triggers = (record as { triggers?: unknown }).triggers;
+  const given = Array.isArray(triggers) ? triggers.filter((t): t is WebhookTrigger => (WEBHOOK_TRIGGERS as readonly unknown[]).includes(t)) : undefined;
+  return given ?? [...DEFAULT_WEBHOOK_TRIGGERS];
+}
 
 /** 409 of `test/`: the config's delivery switch is off. */
 export const WEBHOOK_DISABLED = 'WEBHOOK.DISABLED';
@@ -41,6 +59,16 @@ export class WebhookConfigDto extends PlacedAssetDto {
   @IsOptional() @IsString() @Length(1, WEBHOOK_URL_MAX) url?: string;
   @IsOptional() @IsObject() headers: Record<string, string> = {};
   @IsOptional() @ValidateNested() @Type(() => WebhookBasicAuthDto) basicAuth?: WebhookBasicAuthDto;
+  /** The events the config delivers (WEBHOOK_TRIGGERS, each at most once; default `["node_execution"]`; `[]` delivers nothing). */
+  @IsOptional() @IsArray() @ArrayMaxSize(WEBHOOK_TRIGGERS.length) @ArrayUnique() @IsIn(WEBHOOK_TRIGGERS, { each: true }) triggers: WebhookTrigger[] = [
+    ...DEFAULT_WEBHOOK_TRIGGERS,
+  ];
+  /**
+   * `conversion_triggered` and `custom_event_triggered` of every funnel of the account (default
+   * false: only of funnels with a webhook node naming the config). `node_execution` always comes
+   * from webhook nodes.
+   */
+  @IsOptional() @IsBoolean() allFunnels = false;
 }
 
 const SIGNING_SECRET_ANSWER = {

@@ -27,6 +27,8 @@ export const REPORTING_INTERNAL_SUBJECTS: readonly string[] = [ReportingSubjects
 export const ReportingQueues = {
   updates: { name: 'REPORTING_UPDATES', subjectPrefix: 'reporting.updates' },
   postbacks: { name: 'REPORTING_POSTBACKS', subjectPrefix: 'reporting.postbacks.deliver' },
+  /** Webhook events (fanned out to their configs) and deliveries. */
+  webhooks: { name: 'REPORTING_WEBHOOKS', subjectPrefix: 'reporting.webhooks.deliver' },
 } as const;
 
 /**

@@ -1,6 +1,8 @@
 import {
   ASSETS_EDGE_SNAPSHOT_SUBJECT,
   ASSETS_INTERNAL_SUBJECTS,
+  ASSETS_WEBHOOK_DELIVER_SUBJECT,
+  ASSETS_WEBHOOK_TARGETS_SUBJECT,
   ASSET_EVENTS_RELAY_BUCKET,
   ASSET_EVENTS_STREAM,
   EDGE_SESSIONS_BUCKET,
@@ -115,6 +117,9 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
           assetSubject('trafficsource', 'findById'),
           assetSubject('funnel', 'findById'),
           ...['funnelgroup', 'funnel', 'page', 'trafficsource', 'offersource', 'visitortag'].map((kind) => assetSubject(kind, 'findByIds')),
+          // Webhook deliveries: the configs an event goes to, and each signed delivery (assets holds the secrets).
+          ASSETS_WEBHOOK_TARGETS_SUBJECT,
+          ASSETS_WEBHOOK_DELIVER_SUBJECT,
         ],
         inboxPrefix: DEFAULT_REPORTING_INBOX_PREFIX,
       },
@@ -123,6 +128,7 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
         streams: [
           { stream: ReportingQueues.updates.name, subjectPrefix: ReportingQueues.updates.subjectPrefix, consumes: true },
           { stream: ReportingQueues.postbacks.name, subjectPrefix: ReportingQueues.postbacks.subjectPrefix, consumes: true },
+          { stream: ReportingQueues.webhooks.name, subjectPrefix: ReportingQueues.webhooks.subjectPrefix, consumes: true },
           // It creates the edge's stream of hits and consumes it into the warehouse; the edge only publishes there.
           { stream: HitsStream.name, consumes: true },
         ],

@@ -22,6 +22,8 @@ describe('NATS permissions', () => {
           deny: [
             'assets.events.>',
             'assets.internal.edgesnapshot',
+            'assets.internal.webhooktargets',
+            'assets.internal.webhookdeliver',
             'identity.events.>',
             'scripts.events.>',
             'billing.events.>',
@@ -31,6 +33,7 @@ describe('NATS permissions', () => {
             'reporting.hits.get',
             'reporting.updates.>',
             'reporting.postbacks.deliver.>',
+            'reporting.webhooks.deliver.>',
           ],
         },
         subscribe: { allow: ['_INBOX_gateway.>', 'assets.events.>', 'identity.events.>', 'scripts.events.>', 'billing.events.>', 'reporting.events.>'] },
@@ -73,10 +76,12 @@ describe('NATS permissions', () => {
             'assets.trafficsource.findById',
             'assets.funnel.findById',
             ...['funnelgroup', 'funnel', 'page', 'trafficsource', 'offersource', 'visitortag'].map((kind) => `assets.${kind}.findByIds`),
+            'assets.internal.webhooktargets',
+            'assets.internal.webhookdeliver',
             '$JS.API.INFO',
-            ...['REPORTING_UPDATES', 'REPORTING_POSTBACKS', 'HITS'].flatMap((stream, i) => [
+            ...['REPORTING_UPDATES', 'REPORTING_POSTBACKS', 'REPORTING_WEBHOOKS', 'HITS'].flatMap((stream, i) => [
               // It publishes to its job queues, never to the edge's hits.
-              ...[['reporting.updates.>'], ['reporting.postbacks.deliver.>'], []][i],
+              ...[['reporting.updates.>'], ['reporting.postbacks.deliver.>'], ['reporting.webhooks.deliver.>'], []][i],
               `$JS.API.STREAM.*.${stream}`,
               `$JS.API.STREAM.MSG.GET.${stream}`,
               `$JS.API.CONSUMER.*.${stream}`,

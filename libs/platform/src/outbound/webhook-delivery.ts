@@ -21,6 +21,12 @@ export interface WebhookDeliveryRequest {
   payload: unknown;
   /** Default 3000 ms (WEBHOOK_DELIVERY_TIMEOUT_MS). */
   timeoutMs?: number;
+  /** The whole JSON body, sent in place of `{ type, timestamp, data }` (a payload schema of its own). */
+  body?: Record<string, unknown>;
+  /** The `webhook-id` (the same on every attempt of one message, so receivers dedupe on it); a new one when absent. */
+  messageId?: string;
+  /** Headers the sender sets itself (schema, trigger, request id): they win over the config's `headers`. */
+  ownHeaders?: Record<string, string>;
 }
 
 export interface WebhookDeliveryResult {
@@ -67,7 +73,7 @@ export function isReservedDeliveryHeader(name: string): boolean {
  */
 export async function deliverWebhook(http: OutboundHttp, request: WebhookDeliveryRequest): Promise<WebhookDeliveryResult> {
   const timeoutMs = request.timeoutMs ?? WEBHOOK_DELIVERY_TIMEOUT_MS;
-  const body = JSON.stringify({ type: request.eventType, timestamp: new Date().toISOString(), data: request.payload ?? null });
+  const body = JSON.stringify(request.body ?? { type: request.eventType, timestamp: new Date().toISOString(), data: request.payload ?? null });
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers ?? {})) {
     if (isReservedDeliveryHeader(name) || !isHeaderName(name) || typeof value !== 'string' || !isHeaderValue(value)) continue;
@@ -78,7 +84,8 @@ export async function deliverWebhook(http: OutboundHttp, request: WebhookDeliver
     const { username, password } = request.basicAuth;
     headers.authorization = `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`;
   }
-  Object.assign(headers, { 'content-type': 'application/json' }, standardWebhookHeaders(request.signingSecret, body));
+  for (const [name, value] of Object.entries(request.ownHeaders ?? {})) headers[name.toLowerCase()] = value;
+  Object.assign(headers, { 'content-type': 'application/json' }, standardWebhookHeaders(request.signingSecret, body, { id: request.messageId }));
 
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);

@@ -20,6 +20,10 @@ import {
 } from './service/reporting.tokens';
 import { FunnelPostbackLookup, TrafficSourceLookup, funnelPostbacksFrom, trafficSourcesFrom } from './service/traffic-sources';
 import { UpdateWorker } from './service/update-worker';
+import { REPORTING_WEBHOOKS_QUEUE, type WebhooksQueue } from './webhooks/webhook-jobs';
+import { WEBHOOK_LOG_STORE, type WebhookLogStore } from './webhooks/webhook-log-store';
+import { REPORTING_ASSETS, WebhookSender } from './webhooks/webhook-sender';
+import { WebhookLogMessageController } from './webhooks/webhook-log.message.controller';
 
 export interface ReportingFeatureOptions {
   eventStore: EventStore;
@@ -28,6 +32,10 @@ export interface ReportingFeatureOptions {
   postbackLog: PostbackLogStore;
   updates: UpdatesQueue;
   postbacks: PostbacksQueue;
+  /** Webhook events and deliveries (REPORTING_WEBHOOKS). */
+  webhooks: WebhooksQueue;
+  /** The webhook delivery log (POST /reporting/logs/webhooks), one row per attempt. */
+  webhookLog: WebhookLogStore;
   /** Postback deliveries go through the SSRF guard. */
   outbound: OutboundHttp;
   /** The service bus to assets-service (traffic sources' postback settings). */
@@ -52,13 +60,16 @@ export class ReportingFeatureModule {
     const funnelPostbacks = funnelPostbacksFrom(options.assets);
     return {
       module: ReportingFeatureModule,
-      controllers: [ReportingMessageController, PostbackLogMessageController],
+      controllers: [ReportingMessageController, PostbackLogMessageController, WebhookLogMessageController],
       providers: [
         { provide: EVENT_STORE, useValue: options.eventStore },
         { provide: HIT_STORE, useValue: options.hitStore },
         { provide: POSTBACK_LOG_STORE, useValue: options.postbackLog },
         { provide: REPORTING_UPDATES_QUEUE, useValue: options.updates },
         { provide: REPORTING_POSTBACKS_QUEUE, useValue: options.postbacks },
+        { provide: REPORTING_WEBHOOKS_QUEUE, useValue: options.webhooks },
+        { provide: WEBHOOK_LOG_STORE, useValue: options.webhookLog },
+        { provide: REPORTING_ASSETS, useValue: options.assets },
         { provide: REPORTING_OUTBOUND, useValue: options.outbound },
         { provide: REPORTING_SETTINGS, useValue: options.settings ?? {} },
         { provide: REPORTING_APPLY, useValue: options.apply({ hits: options.hitStore, sources, funnelPostbacks }) },
@@ -71,6 +82,7 @@ export class ReportingFeatureModule {
         ReportingUpdates,
         UpdateWorker,
         PostbackSender,
+        WebhookSender,
         ReportingHealth,
       ],
       exports: [ReportingHealth],

@@ -101,7 +101,7 @@ function baseEnv(dataDir: string): NodeJS.ProcessEnv {
   return {
     DATA_DIR: dataDir,
     // Failed logins and refusals are logged at warn; the tests provoke hundreds of them.
-    LOG_LEVEL: 'error',
+    LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'error',
     BOOTSTRAP_ADMIN_EMAIL: ADMIN.email,
     BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
     BOOTSTRAP_API_KEY: ADMIN.apiKey,

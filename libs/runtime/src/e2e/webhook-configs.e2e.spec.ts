@@ -113,6 +113,8 @@ describeInBothModes(
           enabled: true,
           targetType: 'custom',
           headers: {},
+          triggers: ['node_execution'],
+          allFunnels: false,
           status: 'active',
           idCategory: '',
           categoryName: '',

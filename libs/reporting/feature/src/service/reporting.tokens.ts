@@ -64,6 +64,10 @@ export interface ReportingSettings {
   orderWaitMs?: number;
   /** Postback deliveries sent at once by this process (default 8). */
   postbackConcurrency?: number;
+  /** Webhook jobs (event fan-outs and deliveries) handled at once by this process (default 8). */
+  webhookConcurrency?: number;
+  /** Attempts of a webhook delivery, the webhook queue's maxAttempts (default 6). */
+  webhookMaxAttempts?: number;
   /** Don't consume the queues (a process that only accepts updates, e.g. the bench's baseline). */
   acceptOnly?: boolean;
 }

@@ -1,4 +1,6 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { REPORTING_WEBHOOKS_QUEUE, type WebhooksQueue } from '../webhooks/webhook-jobs';
+import { updateEventJobs } from '../webhooks/webhook-events';
 import type { ReportingUpdateType } from '@funnel/contracts';
 import type { JobDelivery, JobEnvelope } from '../queue/job-queue';
 import { AccountTurns, type GroupMember } from './account-turns';
@@ -55,6 +57,7 @@ export class UpdateWorker implements OnApplicationBootstrap {
     @Inject(REPORTING_APPLY) private readonly apply: ApplyUpdate,
     @Inject(REPORTING_SETTINGS) private readonly settings: ReportingSettings,
     private readonly records: JobRecords,
+    @Optional() @Inject(REPORTING_WEBHOOKS_QUEUE) private readonly webhooks?: WebhooksQueue,
   ) {}
 
   private readonly consumer = new QueueConsumer(this.updates, this.settings);
@@ -152,6 +155,9 @@ export class UpdateWorker implements OnApplicationBootstrap {
         })),
       );
     }
+    // Conversions and custom events applied: their webhook events (fanned out to the configs that take them).
+    const events = this.webhooks ? updateEventJobs(job) : [];
+    if (events.length) await this.webhooks!.enqueue(events);
     await this.records.finished(job.accountId, job.jobId, 'done', result.counts, result.errors);
   }
 

@@ -1,0 +1,2 @@
+export * from './webhook-dispatch';
+export * from './webhook-dispatch.message.controller';

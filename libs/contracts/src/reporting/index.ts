@@ -5,3 +5,4 @@ export * from './validate';
 export * from './docs';
 export * from './queries';
 export * from './queries-dto';
+export * from './incoming-postbacks';

@@ -14,6 +14,8 @@ import {
   applyReportingUpdate,
   createHitStore,
   openPostbackLog,
+  openIncomingLog,
+  type IncomingLogStore,
 } from '@funnel/reporting-feature';
 import { ensureDataDir } from './data-dir';
 import { HitInbox, HitsStreamConsumer, hitsStreamConfig, ingestHits } from '@funnel/reporting-feature';
@@ -112,10 +114,11 @@ export async function embeddedReportingParts({ config, testing = {} }: PartsInpu
   const filename = join(config.DATA_DIR, REPORTING_FILE);
   const hitStore = await openHitStore(config);
   const postbackLog = await openPostbackLog(hitStore.warehouse);
+  const incomingLog = await openIncomingLog(hitStore.warehouse);
   const updates = new EmbeddedJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...testing.queues, filename });
   const postbacks = new EmbeddedJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...testing.queues, filename });
   // The inbox also with ClickHouse: the standalone edge hands its hits to reporting through it.
-  return partsOf(config, { hitStore, postbackLog, inboxFile: filename }, updates, postbacks, testing, async () => undefined);
+  return partsOf(config, { hitStore, postbackLog, incomingLog, inboxFile: filename }, updates, postbacks, testing, async () => undefined);
 }
 
 /** Distributed: the queues on JetStream (a connection of the service's own NATS user), hits in ClickHouse or DuckDB under DATA_DIR. */
@@ -129,6 +132,7 @@ export async function jetStreamReportingParts({
   const connection: NatsConnection = await connect({ ...natsClientOptions(natsUrl, natsAccessOptions(access)).options, name: 'reporting-service-jobs' });
   const hitStore = await openHitStore(config);
   const postbackLog = await openPostbackLog(hitStore.warehouse);
+  const incomingLog = await openIncomingLog(hitStore.warehouse);
   const { pollIntervalMs: _poll, ...timings } = testing.queues ?? {};
   const replicas = config.REPORTING_STREAM_REPLICAS;
   const updates = new JetStreamJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...timings, connection, replicas });
@@ -146,12 +150,20 @@ export async function jetStreamReportingParts({
     batchWaitMs: config.HITS_INGEST_WAIT_MS,
   });
   await hits.start();
-  return partsOf(config, { hitStore, postbackLog, inboxFile, stopHits: () => hits.close() }, updates, postbacks, testing, () => connection.drain());
+  return partsOf(config, { hitStore, postbackLog, incomingLog, inboxFile, stopHits: () => hits.close() }, updates, postbacks, testing, () =>
+    connection.drain(),
+  );
 }
 
 function partsOf(
   config: Config<typeof reportingConfig>,
-  { hitStore, postbackLog, inboxFile, stopHits }: { hitStore: HitStore; postbackLog: PostbackLogStore; inboxFile?: string; stopHits?: () => Promise<void> },
+  {
+    hitStore,
+    postbackLog,
+    incomingLog,
+    inboxFile,
+    stopHits,
+  }: { hitStore: HitStore; postbackLog: PostbackLogStore; incomingLog: IncomingLogStore; inboxFile?: string; stopHits?: () => Promise<void> },
   updates: ReportingFeatureOptions['updates'],
   postbacks: ReportingFeatureOptions['postbacks'],
   testing: ReportingTesting,
@@ -164,6 +176,7 @@ function partsOf(
     options: {
       hitStore: testing.wrapHitStore ? testing.wrapHitStore(hitStore) : hitStore,
       postbackLog,
+      incomingLog,
       updates,
       postbacks,
       apply: (deps) => applyReportingUpdate({ ...deps, batchSize: testing.batchSize }),
@@ -181,6 +194,7 @@ function partsOf(
       await updates.close();
       await postbacks.close();
       await postbackLog.close();
+      await incomingLog.close();
       await hitStore.close();
       await closeConnection();
     },

@@ -19,3 +19,4 @@ export * from './apply/apply-job';
 export * from './postback-log';
 export * from './hits/inbox/hit-inbox';
 export * from './hits/stream';
+export * from './incoming-postbacks';

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import type { ReportingUpdateType } from '@funnel/contracts';
 import type { JobDelivery, JobEnvelope } from '../queue/job-queue';
 import { AccountTurns, type GroupMember } from './account-turns';
@@ -11,6 +11,8 @@ import {
   PostbackPayload,
   PostbacksQueue,
   REPORTING_APPLY,
+  REPORTING_JOB_OBSERVER,
+  ReportingJobObserver,
   REPORTING_POSTBACKS_QUEUE,
   REPORTING_SETTINGS,
   REPORTING_UPDATES_QUEUE,
@@ -55,6 +57,8 @@ export class UpdateWorker implements OnApplicationBootstrap {
     @Inject(REPORTING_APPLY) private readonly apply: ApplyUpdate,
     @Inject(REPORTING_SETTINGS) private readonly settings: ReportingSettings,
     private readonly records: JobRecords,
+    /** Told of each job applied or exhausted before it is recorded finished (the incoming postback log). */
+    @Optional() @Inject(REPORTING_JOB_OBSERVER) private readonly observer?: ReportingJobObserver,
   ) {}
 
   private readonly consumer = new QueueConsumer(this.updates, this.settings);
@@ -67,6 +71,7 @@ export class UpdateWorker implements OnApplicationBootstrap {
       onExhausted: async ({ job }, error) => {
         this.logger.error({ jobId: job.jobId, err: messageOf(error) }, 'reporting job failed on its last attempt');
         const rows = await this.recordQueued(job);
+        await this.observer?.exhausted(job, error);
         await this.records.finished(job.accountId, job.jobId, 'failed', { rows, applied: 0, noop: 0, notFound: 0, failed: rows }, [
           { rowIndex: null, code: 'REPORTING.JOB_FAILED', message: messageOf(error) },
         ]);
@@ -152,6 +157,7 @@ export class UpdateWorker implements OnApplicationBootstrap {
         })),
       );
     }
+    await this.observer?.applied(job, result);
     await this.records.finished(job.accountId, job.jobId, 'done', result.counts, result.errors);
   }
 

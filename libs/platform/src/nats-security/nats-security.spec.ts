@@ -29,6 +29,7 @@ describe('NATS permissions', () => {
             'reporting.events.>',
             'reporting.hits.ingest',
             'reporting.hits.get',
+            'reporting.internal.postback',
             'reporting.updates.>',
             'reporting.postbacks.deliver.>',
           ],
@@ -72,6 +73,7 @@ describe('NATS permissions', () => {
             'reporting.events.>',
             'assets.trafficsource.findById',
             'assets.funnel.findById',
+            'assets.page.findById',
             ...['funnelgroup', 'funnel', 'page', 'trafficsource', 'offersource', 'visitortag'].map((kind) => `assets.${kind}.findByIds`),
             '$JS.API.INFO',
             ...['REPORTING_UPDATES', 'REPORTING_POSTBACKS', 'HITS'].flatMap((stream, i) => [
@@ -96,6 +98,7 @@ describe('NATS permissions', () => {
           allow: [
             'reporting.hits.ingest',
             'reporting.hits.get',
+            'reporting.internal.postback',
             'assets.internal.edgesnapshot',
             'billing.internal.domains',
             'hits.*',

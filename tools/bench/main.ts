@@ -21,7 +21,7 @@ import { Child, cpuMs, freePort, runCommand, runTs, waitForHttp } from './proces
 const KEY = 'bench-admin-key-0123456789';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-/** `BENCH_ONLY=funnel` (or a comma-separated list of standalone, funnel, distributed, edge, replay, reporting, queries, relay, logic, routing): only those sections. */
+/** `BENCH_ONLY=funnel` (or a comma-separated list of standalone, funnel, distributed, edge, replay, reporting, queries, relay, logic, routing, postbacks-in): only those sections. */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
 const runs = (section: string) => !ONLY || ONLY.has(section);
 const rows: { name: string; value: string; ratio: string; target: string }[] = [];
@@ -243,6 +243,15 @@ async function main(): Promise<void> {
       );
     }
     if (runs('queries')) await reportingQueryRows();
+    if (runs('postbacks-in')) {
+      process.stdout.write('postbacks-in: incoming postbacks accepted on the edge (standalone): GET /pb/, each queued and logged before its 200\n');
+      const { postbacksInRate } = await import('./postbacks-in.bench');
+      const result = await postbacksInRate(DURATION);
+      record(
+        'postbacks-in: incoming postbacks accepted per second on the edge (standalone, 16 connections)',
+        `${fmt(result.requestsPerSecond)} postbacks/s, p99 ${result.p99Ms} ms${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}`,
+      );
+    }
     if (runs('relay')) {
       process.stdout.write('relay: 50,000 asset events from the embedded log into JetStream\n');
       const { relayRate } = await import('./relay.bench');

@@ -9,6 +9,8 @@ import {
   ExplorerVisitorRequestDto,
   ID_PATTERN,
   POSTBACK_LOG_SCHEMA,
+  INCOMING_POSTBACK_LOG_SCHEMA,
+  IncomingPostbackLogRequestDto,
   PostbackLogRequestDto,
   WEBHOOK_LOG_SCHEMA,
   WEBHOOK_LOG_SUBJECT,
@@ -87,6 +89,13 @@ export function reportingQueryRoutes(): ForwardedRoute[] {
         'Summary per config and node: deliveries, successes, failures by HTTP status ("none": no answer), deliveries given up, attempts, retries, average and p95 latency; `rows` lists the attempts.',
       body: WebhookLogRequestDto,
       answer: WEBHOOK_LOG_SCHEMA,
+    }),
+    route('POST', '/reporting/logs/incomingpostbacks', ReportingQuerySubjects.incomingPostbackLog, {
+      summary: 'Get the incoming postback log: postbacks received on the tracking domains in a window, newest first, filtered and paged',
+      description:
+        'Every `GET /pb/` (and every isConversion action of the edge) received in `[timeStart, timeEnd)` (at most 366 days), with its outcome: `queued` until its conversions job is applied, then `applied`, `removed`, `duplicate`, `unknownHit` or `failed`; `invalid` when nothing was queued. Filters: `outcomes`, `sources`, `trafficSourceIds`, `funnelIds`, `hitIds`; `paging { start, length <= 1000 }`.',
+      body: IncomingPostbackLogRequestDto,
+      answer: INCOMING_POSTBACK_LOG_SCHEMA,
     }),
   ];
 }

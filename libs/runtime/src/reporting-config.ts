@@ -20,6 +20,8 @@ import {
   openPostbackLog,
   openWebhookLog,
   withWebhookEvents,
+  openIncomingLog,
+  type IncomingLogStore,
 } from '@funnel/reporting-feature';
 import { ensureDataDir } from './data-dir';
 import { HitInbox, HitsStreamConsumer, hitsStreamConfig, ingestHits } from '@funnel/reporting-feature';
@@ -129,12 +131,13 @@ export async function embeddedReportingParts({ config, testing = {} }: PartsInpu
   const filename = join(config.DATA_DIR, REPORTING_FILE);
   const hitStore = await openHitStore(config);
   const postbackLog = await openPostbackLog(hitStore.warehouse);
+  const incomingLog = await openIncomingLog(hitStore.warehouse);
   const updates = new EmbeddedJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...testing.queues, filename });
   const postbacks = new EmbeddedJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...testing.queues, filename });
   const webhooks = new EmbeddedJobQueue<WebhookJobPayload>({ ...WEBHOOK_QUEUE_OPTIONS, ...testing.queues, filename });
   const webhookLog = await openWebhookLog(hitStore.warehouse);
   // The inbox also with ClickHouse: the standalone edge hands its hits to reporting through it.
-  return partsOf(config, { hitStore, postbackLog, webhookLog, webhooks, inboxFile: filename }, updates, postbacks, testing, async () => undefined);
+  return partsOf(config, { hitStore, postbackLog, incomingLog, webhookLog, webhooks, inboxFile: filename }, updates, postbacks, testing, async () => undefined);
 }
 
 /** Distributed: the queues on JetStream (a connection of the service's own NATS user), hits in ClickHouse or DuckDB under DATA_DIR. */
@@ -148,6 +151,7 @@ export async function jetStreamReportingParts({
   const connection: NatsConnection = await connect({ ...natsClientOptions(natsUrl, natsAccessOptions(access)).options, name: 'reporting-service-jobs' });
   const hitStore = await openHitStore(config);
   const postbackLog = await openPostbackLog(hitStore.warehouse);
+  const incomingLog = await openIncomingLog(hitStore.warehouse);
   const { pollIntervalMs: _poll, ...timings } = testing.queues ?? {};
   const replicas = config.REPORTING_STREAM_REPLICAS;
   const updates = new JetStreamJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...timings, connection, replicas });
@@ -167,8 +171,13 @@ export async function jetStreamReportingParts({
     batchWaitMs: config.HITS_INGEST_WAIT_MS,
   });
   await hits.start();
-  return partsOf(config, { hitStore, postbackLog, webhookLog, webhooks, inboxFile, stopHits: () => hits.close() }, updates, postbacks, testing, () =>
-    connection.drain(),
+  return partsOf(
+    config,
+    { hitStore, postbackLog, incomingLog, webhookLog, webhooks, inboxFile, stopHits: () => hits.close() },
+    updates,
+    postbacks,
+    testing,
+    () => connection.drain(),
   );
 }
 
@@ -177,6 +186,7 @@ function partsOf(
   {
     hitStore,
     postbackLog,
+    incomingLog,
     webhookLog,
     webhooks,
     inboxFile,
@@ -184,6 +194,7 @@ function partsOf(
   }: {
     hitStore: HitStore;
     postbackLog: PostbackLogStore;
+    incomingLog: IncomingLogStore;
     webhookLog: WebhookLogStore;
     webhooks: WebhooksQueue;
     inboxFile?: string;
@@ -201,6 +212,7 @@ function partsOf(
     options: {
       hitStore: testing.wrapHitStore ? testing.wrapHitStore(hitStore) : hitStore,
       postbackLog,
+      incomingLog,
       updates,
       postbacks,
       webhooks,
@@ -222,6 +234,7 @@ function partsOf(
       await webhooks.close();
       await postbackLog.close();
       await webhookLog.close();
+      await incomingLog.close();
       await hitStore.close();
       await closeConnection();
     },

@@ -6,3 +6,4 @@ export * from './docs';
 export * from './queries';
 export * from './queries-dto';
 export * from './webhook-log';
+export * from './incoming-postbacks';

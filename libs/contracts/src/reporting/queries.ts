@@ -19,6 +19,8 @@ export const ReportingQuerySubjects = {
   explorerHit: 'reporting.query.explorerHit',
   /** POST /reporting/logs/postbacks */
   postbackLog: 'reporting.query.postbackLog',
+  /** POST /reporting/logs/incomingpostbacks */
+  incomingPostbackLog: 'reporting.query.incomingPostbackLog',
 } as const;
 
 /** Error codes of the reporting queries (besides `REQUEST.VALIDATION` for a bad body). */

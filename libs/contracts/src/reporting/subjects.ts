@@ -18,10 +18,12 @@ export const ReportingSubjects = {
   hitsIngest: 'reporting.hits.ingest',
   /** Internal (no gateway route): an account's hits by id, for tests and tools. */
   hitsGet: 'reporting.hits.get',
+  /** Internal (no gateway route): the tracking edge hands over an incoming postback (IncomingPostback). */
+  postbackIn: 'reporting.internal.postback',
 } as const;
 
 /** Subjects of the reporting service that the gateway may not call (internal callers only). */
-export const REPORTING_INTERNAL_SUBJECTS: readonly string[] = [ReportingSubjects.hitsIngest, ReportingSubjects.hitsGet];
+export const REPORTING_INTERNAL_SUBJECTS: readonly string[] = [ReportingSubjects.hitsIngest, ReportingSubjects.hitsGet, ReportingSubjects.postbackIn];
 
 /** The durable queues of the reporting service: stream (or table) names and subject prefixes. */
 export const ReportingQueues = {

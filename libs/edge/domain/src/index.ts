@@ -11,3 +11,5 @@ export * from './snapshot';
 export * from './visitor';
 // Visitor links (issue 22): entrance tokens, the account of a link (custom domain or /a/<accountId>/), action numbers, view tokens.
 export * from './links';
+// Incoming postbacks (issue 23): the parameters of /pb/ under the names networks use.
+export * from './postbacks';

@@ -11,3 +11,5 @@ export * from './snapshot';
 export * from './visitor';
 // Visitor routes (issue 22): /fts/<token>, /action/<n>, /js/funnel (custom domains and /a/<accountId>/ on EDGE_DEFAULT_DOMAIN), the domain check, probes; TrackingEdge assembles the parts.
 export * from './routes';
+// Incoming postbacks (issue 23): /pb/ and isConversion actions handed to reporting (reporting.internal.postback).
+export * from './postbacks';

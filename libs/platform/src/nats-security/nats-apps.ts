@@ -116,6 +116,8 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
         subjects: [
           assetSubject('trafficsource', 'findById'),
           assetSubject('funnel', 'findById'),
+          // An incoming postback without revenue takes its hit's offer payout.
+          assetSubject('page', 'findById'),
           ...['funnelgroup', 'funnel', 'page', 'trafficsource', 'offersource', 'visitortag'].map((kind) => assetSubject(kind, 'findByIds')),
           // Webhook deliveries: the configs an event goes to, and each signed delivery (assets holds the secrets).
           ASSETS_WEBHOOK_TARGETS_SUBJECT,
@@ -142,7 +144,13 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
     {
       app: 'tracking-edge',
       calls: {
-        subjects: [ReportingSubjects.hitsIngest, ReportingSubjects.hitsGet, ASSETS_EDGE_SNAPSHOT_SUBJECT, BILLING_EDGE_DOMAINS_SUBJECT],
+        subjects: [
+          ReportingSubjects.hitsIngest,
+          ReportingSubjects.hitsGet,
+          ReportingSubjects.postbackIn,
+          ASSETS_EDGE_SNAPSHOT_SUBJECT,
+          BILLING_EDGE_DOMAINS_SUBJECT,
+        ],
         inboxPrefix: DEFAULT_TRACKING_EDGE_INBOX_PREFIX,
       },
       receives: [ASSET_EVENTS_SUBJECTS],

@@ -31,6 +31,7 @@ describe('NATS permissions', () => {
             'reporting.events.>',
             'reporting.hits.ingest',
             'reporting.hits.get',
+            'reporting.internal.postback',
             'reporting.updates.>',
             'reporting.postbacks.deliver.>',
             'reporting.webhooks.deliver.>',
@@ -75,6 +76,7 @@ describe('NATS permissions', () => {
             'reporting.events.>',
             'assets.trafficsource.findById',
             'assets.funnel.findById',
+            'assets.page.findById',
             ...['funnelgroup', 'funnel', 'page', 'trafficsource', 'offersource', 'visitortag'].map((kind) => `assets.${kind}.findByIds`),
             'assets.internal.webhooktargets',
             'assets.internal.webhookdeliver',
@@ -101,6 +103,7 @@ describe('NATS permissions', () => {
           allow: [
             'reporting.hits.ingest',
             'reporting.hits.get',
+            'reporting.internal.postback',
             'assets.internal.edgesnapshot',
             'billing.internal.domains',
             'hits.*',

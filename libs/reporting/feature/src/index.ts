@@ -20,3 +20,4 @@ export * from './postback-log';
 export * from './hits/inbox/hit-inbox';
 export * from './hits/stream';
 export * from './webhooks';
+export * from './incoming-postbacks';

@@ -5,6 +5,9 @@ import { HIT_STORE, HitStore } from './hits/hit-store';
 import { PostbackLogMessageController } from './postback-log/postback-log.message.controller';
 import { POSTBACK_LOG_STORE, PostbackLogStore } from './postback-log/postback-log-store';
 import { ReportingMessageController } from './reporting.message.controller';
+import { INCOMING_LOG_STORE, type IncomingLogStore } from './incoming-postbacks/incoming-log-store';
+import { INCOMING_ASSETS, IncomingPostbacks } from './incoming-postbacks/incoming-postbacks.service';
+import { IncomingPostbacksMessageController } from './incoming-postbacks/incoming-postbacks.message.controller';
 import { IdempotencyKeys, JobRecords } from './service/job-records';
 import { PostbackSender, REPORTING_OUTBOUND } from './service/postback-sender';
 import { ReportingUpdates } from './service/reporting-updates';
@@ -12,6 +15,7 @@ import {
   ApplyUpdate,
   PostbacksQueue,
   REPORTING_APPLY,
+  REPORTING_JOB_OBSERVER,
   REPORTING_POSTBACKS_QUEUE,
   REPORTING_SETTINGS,
   REPORTING_UPDATES_QUEUE,
@@ -30,6 +34,8 @@ export interface ReportingFeatureOptions {
   hitStore: HitStore;
   /** The outgoing postback log (POST /reporting/logs/postbacks), written as postbacks are decided and delivered. */
   postbackLog: PostbackLogStore;
+  /** The incoming postback log (POST /reporting/logs/incomingpostbacks); with it the service takes `reporting.internal.postback`. */
+  incomingLog?: IncomingLogStore;
   updates: UpdatesQueue;
   postbacks: PostbacksQueue;
   /** Webhook events and deliveries (REPORTING_WEBHOOKS). */
@@ -58,9 +64,22 @@ export class ReportingFeatureModule {
   static forRoot(options: ReportingFeatureOptions): DynamicModule {
     const sources = trafficSourcesFrom(options.assets);
     const funnelPostbacks = funnelPostbacksFrom(options.assets);
+    const incoming = options.incomingLog
+      ? [
+          { provide: INCOMING_LOG_STORE, useValue: options.incomingLog },
+          { provide: INCOMING_ASSETS, useValue: options.assets },
+          IncomingPostbacks,
+          { provide: REPORTING_JOB_OBSERVER, useExisting: IncomingPostbacks },
+        ]
+      : [];
     return {
       module: ReportingFeatureModule,
-      controllers: [ReportingMessageController, PostbackLogMessageController, WebhookLogMessageController],
+      controllers: [
+        ReportingMessageController,
+        PostbackLogMessageController,
+        WebhookLogMessageController,
+        ...(options.incomingLog ? [IncomingPostbacksMessageController] : []),
+      ],
       providers: [
         { provide: EVENT_STORE, useValue: options.eventStore },
         { provide: HIT_STORE, useValue: options.hitStore },
@@ -84,6 +103,7 @@ export class ReportingFeatureModule {
         PostbackSender,
         WebhookSender,
         ReportingHealth,
+        ...incoming,
       ],
       exports: [ReportingHealth],
     };

@@ -1,6 +1,7 @@
 import type { JsonSchema } from '../../assets/asset-kind';
 import { SCHEMA_REF_PREFIX } from '../../assets/routing-keys';
 import { POSTBACK_LOG_STATUSES } from './requests';
+import { INCOMING_POSTBACK_OUTCOMES, INCOMING_POSTBACK_SOURCES } from '../incoming-postbacks';
 
 /* The reporting queries' answers as the API document shows them (the TypeScript shapes are in
  * ../queries.ts). `REPORTING_QUERY_SCHEMAS` are named components the answers refer to by `$ref`
@@ -163,6 +164,31 @@ export const POSTBACK_LOG_SCHEMA = object({
       attempts: COUNT,
       lastError: { type: ['string', 'null'] },
       updatedAt: TIME,
+    }),
+  },
+  rowsReturned: COUNT,
+  rowsTotal: COUNT,
+});
+
+/** POST /reporting/logs/incomingpostbacks/ (IncomingPostbackLogReport). */
+export const INCOMING_POSTBACK_LOG_SCHEMA = object({
+  rows: {
+    type: 'array',
+    items: object({
+      time: { ...TIME, description: 'when the tracking edge received it' },
+      postbackId: STRING,
+      source: { type: 'string', enum: [...INCOMING_POSTBACK_SOURCES], description: "`postback` (a network's /pb/ call) or `action` (an isConversion action)" },
+      hitId: { type: 'string', description: 'as given' },
+      transactionId: STRING,
+      revenue: { type: 'string', description: 'as given; "" when absent (the offer payout was used)' },
+      payout: { type: 'string', description: 'the payout queued; "" when nothing was queued' },
+      ip: STRING,
+      outcome: { type: 'string', enum: [...INCOMING_POSTBACK_OUTCOMES] },
+      reason: { type: ['string', 'null'], description: 'why an invalid or failed postback was not applied' },
+      jobId: { type: ['string', 'null'], description: 'the conversions job (GET /reporting/jobs/?jobId=)' },
+      idFunnel: { type: 'string', description: 'the hit’s funnel, once the hit is known ("" before)' },
+      idTrafficSource: { type: 'string', description: 'the hit’s traffic source, once the hit is known ("" before)' },
+      updatedAt: { ...TIME, description: 'when the outcome was last set' },
     }),
   },
   rowsReturned: COUNT,

@@ -22,6 +22,13 @@ import { JSONSchema } from 'class-validator-jsonschema';
 import { IsAssetId } from '../../assets/id-validators';
 import { IsDateTime } from '../updates';
 import {
+  INCOMING_POSTBACK_OUTCOMES,
+  INCOMING_POSTBACK_SOURCES,
+  type IncomingPostbackLogRequest,
+  type IncomingPostbackOutcome,
+  type IncomingPostbackSource,
+} from '../incoming-postbacks';
+import {
   ColumnFilter,
   DrilldownRequest,
   ExplorerHitRequest,
@@ -234,5 +241,21 @@ export class PostbackLogRequestDto implements PostbackLogRequest {
   @IdList() trafficSourceIds?: string[];
   @IdList() funnelIds?: string[];
   @IsOptional() @IsArray() @ArrayMaxSize(POSTBACK_LOG_STATUSES.length) @IsIn(POSTBACK_LOG_STATUSES, { each: true }) statuses?: PostbackStatus[];
+  @IsOptional() @ValidateNested() @Type(() => PostbackLogPagingDto) paging?: PostbackLogPagingDto;
+}
+
+/** POST /reporting/logs/incomingpostbacks/ */
+export class IncomingPostbackLogRequestDto implements IncomingPostbackLogRequest {
+  @IsString() @IsDateTime() timeStart!: string;
+  @IsString() @IsDateTime() timeEnd!: string;
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(INCOMING_POSTBACK_OUTCOMES.length)
+  @IsIn(INCOMING_POSTBACK_OUTCOMES, { each: true })
+  outcomes?: IncomingPostbackOutcome[];
+  @IsOptional() @IsArray() @ArrayMaxSize(INCOMING_POSTBACK_SOURCES.length) @IsIn(INCOMING_POSTBACK_SOURCES, { each: true }) sources?: IncomingPostbackSource[];
+  @IdList() trafficSourceIds?: string[];
+  @IdList() funnelIds?: string[];
+  @IdList() hitIds?: string[];
   @IsOptional() @ValidateNested() @Type(() => PostbackLogPagingDto) paging?: PostbackLogPagingDto;
 }

@@ -88,6 +88,11 @@ export function createEdgeHttpApp(options: EdgeHttpAppOptions): FastifyInstance 
     }
   });
 
+  // Postbacks may come as a form.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: VIEW_BODY_LIMIT }, (_request, body, done) => {
+    done(null, parseQuery(body as string, '&', '=', { maxKeys: MAX_QUERY_KEYS }));
+  });
+
   app.addHook('onRequest', (request, reply, done) => {
     if (request.raw.url !== undefined && request.raw.url.length > limits.maxUrlBytes) {
       send(reply, badRequestPage(414, 'This link is longer than this service takes.'));
@@ -119,6 +124,8 @@ export function createEdgeHttpApp(options: EdgeHttpAppOptions): FastifyInstance 
     const answer: Answered<JsonAnswer> = await links.view(request, request.params.account, request.body);
     return sendJson(reply, answer);
   };
+  const postback = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) =>
+    send(reply, serving() ? await links.postback(request, request.params.account, request.body) : unavailablePage());
   const preflight = (_request: FastifyRequest, reply: FastifyReply) => reply.code(204).headers(CORS).send();
 
   for (const prefix of ['', '/a/:account']) {
@@ -126,6 +133,9 @@ export function createEdgeHttpApp(options: EdgeHttpAppOptions): FastifyInstance 
     app.get(`${prefix}/action/:n`, action);
     app.post(`${prefix}/js/funnel`, view);
     app.options(`${prefix}/js/funnel`, preflight);
+    // Incoming postbacks: GET with a query, or POST with a form (or query).
+    app.get(`${prefix}/pb`, postback);
+    app.post(`${prefix}/pb`, postback);
   }
 
   app.get(EDGE_DOMAIN_CHECK_PATH, (request, reply) => {

@@ -1,9 +1,9 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 
 /** What a visitor request ended in. */
-export type VisitorOutcome = 'redirect' | 'meta_refresh' | 'view' | 'not_found' | 'dead_end' | 'bad_request' | 'unavailable';
+export type VisitorOutcome = 'redirect' | 'meta_refresh' | 'view' | 'postback' | 'not_found' | 'dead_end' | 'bad_request' | 'unavailable';
 
-export type VisitorRoute = 'entrance' | 'action' | 'view';
+export type VisitorRoute = 'entrance' | 'action' | 'view' | 'postback';
 
 /**
  * The visitor routes' series: `edge_visitor_requests_total{route, outcome}` and
@@ -19,7 +19,7 @@ export class EdgeRouteMetrics {
   constructor(registry: Registry) {
     this.requests = new Counter({
       name: 'edge_visitor_requests_total',
-      help: 'Visitor requests of the tracking edge by route (entrance, action, view) and outcome',
+      help: 'Visitor requests of the tracking edge by route (entrance, action, view, postback) and outcome',
       labelNames: ['route', 'outcome'],
       registers: [registry],
     });

@@ -8,6 +8,7 @@ import type { ReadinessCheck } from '@funnel/platform';
 import type { IdSource, RandomSource } from '@funnel/routing';
 import { type EdgeSnapshot, registerEdgeSnapshotMetrics } from '../snapshot';
 import type { HitSink } from '../hits';
+import type { PostbackRelay } from '../postbacks';
 import type { SessionStore } from '../sessions';
 import type { VisitorResolver } from '../visitor';
 import type { EdgeHttpLimits } from './edge-routes-config';
@@ -22,6 +23,8 @@ export interface TrackingEdgeParts {
   sessions: SessionStore;
   /** Open; closed at close (the hits waiting are written first). */
   hits: HitSink;
+  /** Incoming postbacks (`/pb/`) and isConversion actions go to reporting through it. */
+  postbacks?: PostbackRelay;
   visitors: Pick<VisitorResolver, 'resolve'>;
   /** The app's registry: the edge's and the snapshot's series go there, and GET /metrics answers it. */
   registry: Registry;
@@ -75,6 +78,7 @@ export class TrackingEdge {
       snapshot,
       sessions: parts.sessions,
       hits: parts.hits,
+      postbacks: parts.postbacks,
       visitors: parts.visitors,
       defaultDomain: parts.routes.defaultDomain,
       metrics: new EdgeRouteMetrics(registry),

@@ -3,7 +3,17 @@
 import { Logger } from '@nestjs/common';
 import { TRAFFIC_SOURCE_KIND, generateAssetId } from '@funnel/contracts';
 import { PAGE_TYPE_OF_NODE } from '@funnel/assets-domain';
-import { type EdgeRoutingVisitor, linkAccountOf, parseActionNumber, parseEntranceToken, reportingHitsOf, urlParamsOf, viewTokensOf } from '@funnel/edge-domain';
+import {
+  type EdgeRoutingVisitor,
+  linkAccountOf,
+  parseActionNumber,
+  parseEntranceToken,
+  postbackParamsOf,
+  reportingHitsOf,
+  urlParamsOf,
+  viewTokensOf,
+} from '@funnel/edge-domain';
+import type { PostbackRelay } from '../postbacks';
 import {
   type CompiledFunnel,
   type IdSource,
@@ -32,6 +42,8 @@ export interface VisitorLinksOptions {
   snapshot: Pick<EdgeSnapshot, 'funnel' | 'asset' | 'accountOfDomain'>;
   sessions: SessionStore;
   hits: HitSink;
+  /** Incoming postbacks and isConversion actions go to reporting through it (absent: /pb/ is a 404 and conversions are not kept). */
+  postbacks?: PostbackRelay;
   visitors: Pick<VisitorResolver, 'resolve'>;
   /** EDGE_DEFAULT_DOMAIN (normalised), whose links carry `/a/<accountId>/`. */
   defaultDomain?: string;
@@ -101,6 +113,39 @@ export class VisitorLinks {
     const answer = await this.tryView(request, accountInPath, body);
     this.options.metrics?.answered('view', answer.outcome, (performance.now() - started) / 1000);
     return answer;
+  }
+
+  /**
+   * `GET|POST /pb/?hit=&tx=&rev=` (and the aliases of POSTBACK_PARAM_ALIASES): a network's postback,
+   * handed to reporting, which queues it and logs it before the answer. Any postback on a link of an
+   * account is answered 200 `OK` once kept, whatever its outcome (networks retry on errors): an
+   * unknown or another account's hit, or bad values, are logged, not refused. 503 when reporting
+   * could not keep it; 404 for a host that is no account's.
+   */
+  async postback(request: VisitorRequest, accountInPath: string | undefined, form: unknown): Promise<Answered> {
+    const started = performance.now();
+    const answer = await this.tryPostback(request, accountInPath, form);
+    this.options.metrics?.answered('postback', answer.outcome, (performance.now() - started) / 1000);
+    return answer;
+  }
+
+  private async tryPostback(request: VisitorRequest, accountInPath: string | undefined, form: unknown): Promise<Answered> {
+    const account = this.accountOf(request, accountInPath);
+    const relay = this.options.postbacks;
+    if (account === undefined || relay === undefined) return { ...notFoundPage(), outcome: 'not_found' };
+    const params = postbackParamsOf(request.query, form);
+    try {
+      await relay.hand({ accountId: account, source: 'postback', ...params, ip: request.ip ?? '', receivedAt: new Date().toISOString() });
+    } catch (error) {
+      this.logger.warn(`a postback was answered 503: ${(error as Error).message}`);
+      return { ...unavailablePage(), outcome: 'unavailable' };
+    }
+    return {
+      status: 200,
+      headers: { 'cache-control': 'no-store', 'x-robots-tag': 'noindex, nofollow', 'content-type': 'text/plain; charset=utf-8' },
+      body: 'OK',
+      outcome: 'postback',
+    };
   }
 
   private async tryEntrance(request: VisitorRequest, accountInPath: string | undefined, tokenText: string): Promise<Answered> {
@@ -249,6 +294,17 @@ export class VisitorLinks {
     const writes: Promise<void>[] = [];
     if (result.session.visitorId !== '') writes.push(this.options.sessions.put(account, result.session));
     if (result.hits.length > 0) writes.push(this.options.hits.record(reportingHitsOf(account, visitor, result.hits)));
+    // An isConversion action: a conversion of the offer's hit at the offer's payout, the way a network's postback goes.
+    const relay = this.options.postbacks;
+    for (const effect of result.effects) {
+      if (effect.type !== 'conversion' || relay === undefined) continue;
+      const receivedAt = new Date(visitor.time).toISOString();
+      writes.push(
+        relay
+          .hand({ accountId: account, source: 'action', hitId: effect.hitId, transactionId: '', revenue: effect.payout, ip: visitor.ip, receivedAt })
+          .then(() => undefined),
+      );
+    }
     try {
       await Promise.all(writes);
       return true;

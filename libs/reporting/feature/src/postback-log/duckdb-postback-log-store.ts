@@ -154,7 +154,7 @@ export class DuckDbPostbackLogStore implements PostbackLogStore {
 const deliveryKey = (p: { accountId: string; jobId: string; rowIndex: number }) => `${p.accountId}/${p.jobId}:${p.rowIndex}`;
 
 /** Runs the work given to it one at a time, in order. */
-class Serial {
+export class Serial {
   private tail: Promise<unknown> = Promise.resolve();
 
   run<T>(work: () => Promise<T>): Promise<T> {

@@ -6,6 +6,7 @@ export const REPORTING_UPDATES_QUEUE = Symbol.for('funnel.reporting.UpdatesQueue
 export const REPORTING_POSTBACKS_QUEUE = Symbol.for('funnel.reporting.PostbacksQueue');
 export const REPORTING_APPLY = Symbol.for('funnel.reporting.Apply');
 export const REPORTING_SETTINGS = Symbol.for('funnel.reporting.Settings');
+export const REPORTING_JOB_OBSERVER = Symbol.for('funnel.reporting.JobObserver');
 
 /** What an update job carries on the queue: the validated update of the job's type. */
 export type UpdatePayload = ConversionsUpdate | CustomEventsUpdate | CostUpdate | ResetUpdate;
@@ -70,4 +71,10 @@ export interface ReportingSettings {
   webhookMaxAttempts?: number;
   /** Don't consume the queues (a process that only accepts updates, e.g. the bench's baseline). */
   acceptOnly?: boolean;
+}
+
+/** Told of each update job applied or exhausted, before the job is recorded finished (the incoming postback log resolves its rows). */
+export interface ReportingJobObserver {
+  applied(job: JobEnvelope<UpdatePayload>, result: AppliedJob): Promise<void>;
+  exhausted(job: JobEnvelope<UpdatePayload>, error: unknown): Promise<void>;
 }

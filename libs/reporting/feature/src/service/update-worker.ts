@@ -13,6 +13,8 @@ import {
   PostbackPayload,
   PostbacksQueue,
   REPORTING_APPLY,
+  REPORTING_JOB_OBSERVER,
+  ReportingJobObserver,
   REPORTING_POSTBACKS_QUEUE,
   REPORTING_SETTINGS,
   REPORTING_UPDATES_QUEUE,
@@ -58,6 +60,8 @@ export class UpdateWorker implements OnApplicationBootstrap {
     @Inject(REPORTING_SETTINGS) private readonly settings: ReportingSettings,
     private readonly records: JobRecords,
     @Optional() @Inject(REPORTING_WEBHOOKS_QUEUE) private readonly webhooks?: WebhooksQueue,
+    /** Told of each job applied or exhausted before it is recorded finished (the incoming postback log). */
+    @Optional() @Inject(REPORTING_JOB_OBSERVER) private readonly observer?: ReportingJobObserver,
   ) {}
 
   private readonly consumer = new QueueConsumer(this.updates, this.settings);
@@ -70,6 +74,7 @@ export class UpdateWorker implements OnApplicationBootstrap {
       onExhausted: async ({ job }, error) => {
         this.logger.error({ jobId: job.jobId, err: messageOf(error) }, 'reporting job failed on its last attempt');
         const rows = await this.recordQueued(job);
+        await this.observer?.exhausted(job, error);
         await this.records.finished(job.accountId, job.jobId, 'failed', { rows, applied: 0, noop: 0, notFound: 0, failed: rows }, [
           { rowIndex: null, code: 'REPORTING.JOB_FAILED', message: messageOf(error) },
         ]);
@@ -158,6 +163,7 @@ export class UpdateWorker implements OnApplicationBootstrap {
     // Conversions and custom events applied: their webhook events (fanned out to the configs that take them).
     const events = this.webhooks ? updateEventJobs(job) : [];
     if (events.length) await this.webhooks!.enqueue(events);
+    await this.observer?.applied(job, result);
     await this.records.finished(job.accountId, job.jobId, 'done', result.counts, result.errors);
   }
 

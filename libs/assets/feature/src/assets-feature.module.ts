@@ -17,7 +17,7 @@ import { ChildrenCascade } from './children-cascade';
 import { DuplicateCompletion } from './duplicate-completion';
 import { RunAssetCommandHandler, RunAssetQueryHandler } from './asset-operations';
 import { createAssetsMessageController } from './assets.message.controller';
-import { EdgeSnapshotMessageController, EdgeSnapshotQuery } from './edge-snapshot';
+import { EdgeSnapshotMessageController, EdgeSnapshotQuery, MiddlewareSecretsMessageController, MiddlewareSecretsQuery } from './edge-snapshot';
 
 export interface AssetsFeatureOptions {
   eventStore: EventStore;
@@ -60,7 +60,7 @@ export class AssetsFeatureModule {
     return {
       module: AssetsFeatureModule,
       imports: [CqrsModule.forRoot()],
-      controllers: [createAssetsMessageController(kinds), EdgeSnapshotMessageController],
+      controllers: [createAssetsMessageController(kinds), EdgeSnapshotMessageController, MiddlewareSecretsMessageController],
       providers: [
         { provide: EVENT_STORE, useValue: options.eventStore },
         { provide: READ_STORE, useValue: options.readStore },
@@ -82,6 +82,7 @@ export class AssetsFeatureModule {
         AssetsStartup,
         AssetsHealth,
         EdgeSnapshotQuery,
+        MiddlewareSecretsQuery,
       ],
       exports: [AssetsHealth, AssetProjector],
     };

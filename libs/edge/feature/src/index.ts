@@ -11,3 +11,5 @@ export * from './snapshot';
 export * from './visitor';
 // Visitor routes (issue 22): /fts/<token>, /action/<n>, /js/funnel (custom domains and /a/<accountId>/ on EDGE_DEFAULT_DOMAIN), the domain check, probes; TrackingEdge assembles the parts.
 export * from './routes';
+// Middleware calls (issue 23): the destinations called through the SSRF guard, bounded per origin and by the request's budget; their secrets from the assets service.
+export * from './middleware';

@@ -1,5 +1,6 @@
 import {
   ASSETS_EDGE_SNAPSHOT_SUBJECT,
+  ASSETS_MIDDLEWARE_SECRETS_SUBJECT,
   ASSETS_INTERNAL_SUBJECTS,
   ASSET_EVENTS_RELAY_BUCKET,
   ASSET_EVENTS_STREAM,
@@ -136,7 +137,13 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
     {
       app: 'tracking-edge',
       calls: {
-        subjects: [ReportingSubjects.hitsIngest, ReportingSubjects.hitsGet, ASSETS_EDGE_SNAPSHOT_SUBJECT, BILLING_EDGE_DOMAINS_SUBJECT],
+        subjects: [
+          ReportingSubjects.hitsIngest,
+          ReportingSubjects.hitsGet,
+          ASSETS_EDGE_SNAPSHOT_SUBJECT,
+          ASSETS_MIDDLEWARE_SECRETS_SUBJECT,
+          BILLING_EDGE_DOMAINS_SUBJECT,
+        ],
         inboxPrefix: DEFAULT_TRACKING_EDGE_INBOX_PREFIX,
       },
       receives: [ASSET_EVENTS_SUBJECTS],

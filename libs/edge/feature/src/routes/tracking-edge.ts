@@ -8,6 +8,7 @@ import type { ReadinessCheck } from '@funnel/platform';
 import type { IdSource, RandomSource } from '@funnel/routing';
 import { type EdgeSnapshot, registerEdgeSnapshotMetrics } from '../snapshot';
 import type { HitSink } from '../hits';
+import type { EdgeMiddleware } from '../middleware';
 import type { SessionStore } from '../sessions';
 import type { VisitorResolver } from '../visitor';
 import type { EdgeHttpLimits } from './edge-routes-config';
@@ -23,6 +24,8 @@ export interface TrackingEdgeParts {
   /** Open; closed at close (the hits waiting are written first). */
   hits: HitSink;
   visitors: Pick<VisitorResolver, 'resolve'>;
+  /** Calls the middleware nodes' destinations (absent: each takes its default route). */
+  middleware?: EdgeMiddleware;
   /** The app's registry: the edge's and the snapshot's series go there, and GET /metrics answers it. */
   registry: Registry;
   routes: { defaultDomain?: string; checkToken?: string; limits: EdgeHttpLimits };
@@ -76,6 +79,7 @@ export class TrackingEdge {
       sessions: parts.sessions,
       hits: parts.hits,
       visitors: parts.visitors,
+      middleware: parts.middleware,
       defaultDomain: parts.routes.defaultDomain,
       metrics: new EdgeRouteMetrics(registry),
       logger,

@@ -10,6 +10,8 @@ import {
   ID_PATTERN,
   POSTBACK_LOG_SCHEMA,
   PostbackLogRequestDto,
+  MiddlewareLogRequestDto,
+  MIDDLEWARE_LOG_SCHEMA,
   RAW_EVENTS_SCHEMA,
   REPORTING_QUERY_SCHEMAS,
   RawEventsRequestDto,
@@ -77,6 +79,12 @@ export function reportingQueryRoutes(): ForwardedRoute[] {
       summary: 'Get the postback log: outgoing postback deliveries in a window, newest first, filtered and paged',
       body: PostbackLogRequestDto,
       answer: POSTBACK_LOG_SCHEMA,
+    }),
+    route('POST', '/reporting/logs/middleware', ReportingQuerySubjects.middlewareLog, {
+      summary:
+        'Get the middleware asset summary: per middleware config and funnel node, calls, routes matched, defaults taken by reason, timeouts and average latency in a window; with the calls listed (newest first, paged)',
+      body: MiddlewareLogRequestDto,
+      answer: MIDDLEWARE_LOG_SCHEMA,
     }),
   ];
 }

@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../../assets/asset-kind';
 import { SCHEMA_REF_PREFIX } from '../../assets/routing-keys';
+import { MIDDLEWARE_LOG_REASONS } from '../queries';
 import { POSTBACK_LOG_STATUSES } from './requests';
 
 /* The reporting queries' answers as the API document shows them (the TypeScript shapes are in
@@ -163,6 +164,44 @@ export const POSTBACK_LOG_SCHEMA = object({
       attempts: COUNT,
       lastError: { type: ['string', 'null'] },
       updatedAt: TIME,
+    }),
+  },
+  rowsReturned: COUNT,
+  rowsTotal: COUNT,
+});
+
+/** POST /reporting/logs/middleware/ (MiddlewareLogReport). */
+export const MIDDLEWARE_LOG_SCHEMA = object({
+  summary: {
+    type: 'array',
+    description: 'per middleware config and funnel node, by calls descending',
+    items: object({
+      idMiddlewareConfig: STRING,
+      idFunnel: STRING,
+      idNode: STRING,
+      calls: COUNT,
+      matched: { ...COUNT, description: 'calls whose matched route was followed' },
+      routes: { type: 'array', items: object({ matchedRouteID: STRING, calls: COUNT }) },
+      defaults: object(Object.fromEntries(MIDDLEWARE_LOG_REASONS.map((reason) => [reason, COUNT]))),
+      timeouts: COUNT,
+      averageLatencyMs: { type: 'number', minimum: 0 },
+    }),
+  },
+  rows: {
+    type: 'array',
+    description: 'the calls, newest first (paged)',
+    items: object({
+      time: TIME,
+      hitId: STRING,
+      visitorId: STRING,
+      idMiddlewareConfig: STRING,
+      idFunnel: STRING,
+      idNode: STRING,
+      matchedRouteID: { type: 'string', description: '"" when no route matched' },
+      defaultTaken: BOOLEAN,
+      defaultReason: { type: ['string', 'null'], enum: [...MIDDLEWARE_LOG_REASONS, null] },
+      status: { type: ['integer', 'null'], description: 'null when no answer came' },
+      latencyMs: COUNT,
     }),
   },
   rowsReturned: COUNT,

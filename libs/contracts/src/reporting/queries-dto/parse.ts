@@ -1,8 +1,23 @@
 import { ErrorCodes, ErrorDetail, ServiceError } from '../../errors';
 import { isValidAssetId, ID_RULE } from '../../ids';
-import { DrilldownRequest, ExplorerHitRequest, ExplorerVisitorRequest, PostbackLogRequest, RawEventsRequest, REPORTING_QUERY_LIMITS } from '../queries';
+import {
+  DrilldownRequest,
+  ExplorerHitRequest,
+  ExplorerVisitorRequest,
+  MiddlewareLogRequest,
+  PostbackLogRequest,
+  RawEventsRequest,
+  REPORTING_QUERY_LIMITS,
+} from '../queries';
 import { refuseBody, validateStrictBody } from '../validate';
-import { DrilldownRequestDto, ExplorerHitRequestDto, ExplorerVisitorRequestDto, PostbackLogRequestDto, RawEventsRequestDto } from './requests';
+import {
+  DrilldownRequestDto,
+  ExplorerHitRequestDto,
+  ExplorerVisitorRequestDto,
+  MiddlewareLogRequestDto,
+  PostbackLogRequestDto,
+  RawEventsRequestDto,
+} from './requests';
 
 /* The reporting service's first check of a query (the DTO's rules and the window); what names
  * attributes and metrics is resolved against the catalogue afterwards. Each throws the standard 400
@@ -56,6 +71,13 @@ export function parseExplorerHitRequest(body: unknown): ExplorerHitRequest {
 /** POST /reporting/logs/postbacks/ */
 export function parsePostbackLogRequest(body: unknown): PostbackLogRequest {
   const request = validateStrictBody(PostbackLogRequestDto, body);
+  checkQueryWindow(request.timeStart, request.timeEnd);
+  return request;
+}
+
+/** POST /reporting/logs/middleware/ */
+export function parseMiddlewareLogRequest(body: unknown): MiddlewareLogRequest {
+  const request = validateStrictBody(MiddlewareLogRequestDto, body);
   checkQueryWindow(request.timeStart, request.timeEnd);
   return request;
 }

@@ -25,6 +25,9 @@ import {
   ColumnFilter,
   DrilldownRequest,
   ExplorerHitRequest,
+  MIDDLEWARE_LOG_REASONS,
+  MiddlewareLogReason,
+  MiddlewareLogRequest,
   PostbackLogRequest,
   PostbackStatus,
   RawEventsRequest,
@@ -234,5 +237,20 @@ export class PostbackLogRequestDto implements PostbackLogRequest {
   @IdList() trafficSourceIds?: string[];
   @IdList() funnelIds?: string[];
   @IsOptional() @IsArray() @ArrayMaxSize(POSTBACK_LOG_STATUSES.length) @IsIn(POSTBACK_LOG_STATUSES, { each: true }) statuses?: PostbackStatus[];
+  @IsOptional() @ValidateNested() @Type(() => PostbackLogPagingDto) paging?: PostbackLogPagingDto;
+}
+
+/** POST /reporting/logs/middleware/ */
+export class MiddlewareLogRequestDto implements MiddlewareLogRequest {
+  @IsString() @IsDateTime() timeStart!: string;
+  @IsString() @IsDateTime() timeEnd!: string;
+  @IdList() middlewareConfigIds?: string[];
+  @IdList() funnelIds?: string[];
+  @IdList() nodeIds?: string[];
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MIDDLEWARE_LOG_REASONS.length)
+  @IsIn(MIDDLEWARE_LOG_REASONS, { each: true })
+  defaultReasons?: MiddlewareLogReason[];
   @IsOptional() @ValidateNested() @Type(() => PostbackLogPagingDto) paging?: PostbackLogPagingDto;
 }

@@ -22,6 +22,7 @@ describe('NATS permissions', () => {
           deny: [
             'assets.events.>',
             'assets.internal.edgesnapshot',
+            'assets.internal.middlewaresecrets',
             'identity.events.>',
             'scripts.events.>',
             'billing.events.>',
@@ -97,6 +98,7 @@ describe('NATS permissions', () => {
             'reporting.hits.ingest',
             'reporting.hits.get',
             'assets.internal.edgesnapshot',
+            'assets.internal.middlewaresecrets',
             'billing.internal.domains',
             'hits.*',
             '$JS.API.INFO',

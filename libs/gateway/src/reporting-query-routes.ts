@@ -15,6 +15,8 @@ import {
   WEBHOOK_LOG_SCHEMA,
   WEBHOOK_LOG_SUBJECT,
   WebhookLogRequestDto,
+  MiddlewareLogRequestDto,
+  MIDDLEWARE_LOG_SCHEMA,
   RAW_EVENTS_SCHEMA,
   REPORTING_QUERY_SCHEMAS,
   RawEventsRequestDto,
@@ -96,6 +98,12 @@ export function reportingQueryRoutes(): ForwardedRoute[] {
         'Every `GET /pb/` (and every isConversion action of the edge) received in `[timeStart, timeEnd)` (at most 366 days), with its outcome: `queued` until its conversions job is applied, then `applied`, `removed`, `duplicate`, `unknownHit` or `failed`; `invalid` when nothing was queued. Filters: `outcomes`, `sources`, `trafficSourceIds`, `funnelIds`, `hitIds`; `paging { start, length <= 1000 }`.',
       body: IncomingPostbackLogRequestDto,
       answer: INCOMING_POSTBACK_LOG_SCHEMA,
+    }),
+    route('POST', '/reporting/logs/middleware', ReportingQuerySubjects.middlewareLog, {
+      summary:
+        'Get the middleware asset summary: per middleware config and funnel node, calls, routes matched, defaults taken by reason, timeouts and average latency in a window; with the calls listed (newest first, paged)',
+      body: MiddlewareLogRequestDto,
+      answer: MIDDLEWARE_LOG_SCHEMA,
     }),
   ];
 }

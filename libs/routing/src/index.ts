@@ -5,3 +5,4 @@
 //   seededRandom(seed), seededIds(random, time) -> reproducible chance and ids (simulator, tests)
 export * from './model';
 export { compileFunnel, startWalk, walk, walkSync, seededRandom, seededIds } from './engine';
+export * from './middleware-answer';

@@ -8,7 +8,9 @@ import {
   type InProcessServiceClient,
   type Logger,
   NatsServiceClient,
+  OutboundHttp,
   PinoNestLogger,
+  type ServiceClient,
   type Registry,
   createLogger,
   createMetricsRegistry,
@@ -40,8 +42,12 @@ import {
   sessionConfig,
   visitorConfig,
   visitorResolverOptionsFrom,
+  EdgeMiddleware,
+  ServiceMiddlewareSecrets,
+  edgeMiddlewareConfig,
+  edgeMiddlewareLimitsFrom,
 } from '@funnel/edge-feature';
-import { commonConfig, natsAccessFrom, natsConfig } from './config';
+import { commonConfig, natsAccessFrom, natsConfig, outboundConfig, outboundHttpOptionsFrom, warnOnOutboundPrivate } from './config';
 import { dataDirFile } from './data-dir';
 import { REPORTING_FILE } from './reporting-config';
 import type { RunningApp } from './standalone';
@@ -53,7 +59,26 @@ export const edgePartsConfig = {
   ...edgeHitsConfig,
   ...EDGE_SNAPSHOT_CONFIG,
   ...edgeRoutesConfig,
+  ...edgeMiddlewareConfig,
+  ...outboundConfig,
 };
+
+/** The middleware calls of either mode: the SSRF-guarded client (a connect bound of 10 s, the longest config timeout), secrets over the service bus. */
+function edgeMiddlewareOf(
+  config: Config<typeof edgePartsConfig>,
+  client: ServiceClient,
+  registry: Registry,
+  rpcTimeoutMs?: number,
+): { middleware: EdgeMiddleware; http: OutboundHttp } {
+  const http = new OutboundHttp({ ...outboundHttpOptionsFrom(config), timeoutMs: 10_000 });
+  const middleware = new EdgeMiddleware({
+    http,
+    secrets: new ServiceMiddlewareSecrets(client, rpcTimeoutMs),
+    ...edgeMiddlewareLimitsFrom(config),
+    registry,
+  });
+  return { middleware, http };
+}
 
 /** Standalone mode serves the visitor routes on a port of their own beside the API. */
 export const standaloneEdgeConfig = {
@@ -99,7 +124,10 @@ export async function startTrackingEdge(env: NodeJS.ProcessEnv = process.env): P
   const client = new NatsServiceClient(config.NATS_URL, { timeoutMs: config.RPC_TIMEOUT_MS, logger, access, maxMessageBytes: config.RPC_MAX_MESSAGE_BYTES });
   client.warmUp();
   const connection = await connect(natsOptions('tracking-edge'));
+  warnOnOutboundPrivate(config, logger);
+  const { middleware, http } = edgeMiddlewareOf(config, client, registry, config.RPC_TIMEOUT_MS);
   const release = async () => {
+    await http.close();
     await client.close();
     if (!connection.isClosed()) await connection.drain();
   };
@@ -118,6 +146,7 @@ export async function startTrackingEdge(env: NodeJS.ProcessEnv = process.env): P
         hits: jetStreamHitSink(connection, config),
         postbacks: busPostbackRelay(client),
         visitors,
+        middleware,
         registry,
         routes,
         trustedProxies: config.TRUSTED_PROXIES,
@@ -163,6 +192,7 @@ export async function startStandaloneEdge(input: StandaloneEdgeInput): Promise<T
   });
   const inbox = new HitInbox(join(config.DATA_DIR, REPORTING_FILE));
   const nestLogger = new PinoNestLogger(logger);
+  const { middleware, http } = edgeMiddlewareOf(config, input.client, input.registry);
   let edge: TrackingEdge;
   try {
     edge = await TrackingEdge.start(
@@ -178,10 +208,14 @@ export async function startStandaloneEdge(input: StandaloneEdgeInput): Promise<T
         hits: inboxHitSink(inbox, config),
         postbacks: busPostbackRelay(input.client),
         visitors,
+        middleware,
         registry: input.registry,
         routes,
         trustedProxies: config.TRUSTED_PROXIES,
-        onClose: async () => inbox.close(),
+        onClose: async () => {
+          inbox.close();
+          await http.close();
+        },
         logger: nestLogger,
       },
       { port: config.EDGE_PORT, host: config.EDGE_HOST ?? config.HOST },
@@ -189,6 +223,7 @@ export async function startStandaloneEdge(input: StandaloneEdgeInput): Promise<T
   } catch (error) {
     await sessions.close();
     inbox.close();
+    await http.close();
     throw error;
   }
   await edge.whenReady();

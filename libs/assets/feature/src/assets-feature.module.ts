@@ -17,7 +17,7 @@ import { ChildrenCascade } from './children-cascade';
 import { DuplicateCompletion } from './duplicate-completion';
 import { RunAssetCommandHandler, RunAssetQueryHandler } from './asset-operations';
 import { createAssetsMessageController } from './assets.message.controller';
-import { EdgeSnapshotMessageController, EdgeSnapshotQuery } from './edge-snapshot';
+import { EdgeSnapshotMessageController, EdgeSnapshotQuery, MiddlewareSecretsMessageController, MiddlewareSecretsQuery } from './edge-snapshot';
 import { WEBHOOK_DISPATCH, WebhookDispatch, WebhookDispatchMessageController } from './webhook-dispatch';
 import type { OutboundHttp } from '@funnel/platform';
 
@@ -64,7 +64,7 @@ export class AssetsFeatureModule {
     return {
       module: AssetsFeatureModule,
       imports: [CqrsModule.forRoot()],
-      controllers: [createAssetsMessageController(kinds), EdgeSnapshotMessageController, WebhookDispatchMessageController],
+      controllers: [createAssetsMessageController(kinds), EdgeSnapshotMessageController, WebhookDispatchMessageController, MiddlewareSecretsMessageController],
       providers: [
         { provide: EVENT_STORE, useValue: options.eventStore },
         { provide: READ_STORE, useValue: options.readStore },
@@ -91,6 +91,7 @@ export class AssetsFeatureModule {
           useFactory: (readStore: ReadStore, secrets: SecretCipher) => new WebhookDispatch(readStore, secrets, options.outbound),
           inject: [READ_STORE, SECRET_CIPHER],
         },
+        MiddlewareSecretsQuery,
       ],
       exports: [AssetsHealth, AssetProjector],
     };

@@ -8,8 +8,40 @@ import { ASSETS_WEBHOOK_DELIVER_SUBJECT, ASSETS_WEBHOOK_TARGETS_SUBJECT } from '
 /** `assets.internal.edgesnapshot`: one page of the non-deleted assets of EDGE_SNAPSHOT_KINDS, every account. */
 export const ASSETS_EDGE_SNAPSHOT_SUBJECT = 'assets.internal.edgesnapshot';
 
+/**
+ * `assets.internal.middlewaresecrets`: the clear secrets of one middleware config's destination (and
+ * of a funnel node's destination overrides), which the edge needs to call it and which its snapshot
+ * lacks. No gateway route: only the `tracking-edge` NATS user may call it.
+ */
+export const ASSETS_MIDDLEWARE_SECRETS_SUBJECT = 'assets.internal.middlewaresecrets';
+
 /** Subjects of the assets service that the gateway may not call (internal callers only). */
-export const ASSETS_INTERNAL_SUBJECTS: readonly string[] = [ASSETS_EDGE_SNAPSHOT_SUBJECT, ASSETS_WEBHOOK_TARGETS_SUBJECT, ASSETS_WEBHOOK_DELIVER_SUBJECT];
+export const ASSETS_INTERNAL_SUBJECTS: readonly string[] = [
+  ASSETS_EDGE_SNAPSHOT_SUBJECT,
+  ASSETS_WEBHOOK_TARGETS_SUBJECT,
+  ASSETS_WEBHOOK_DELIVER_SUBJECT,
+  ASSETS_MIDDLEWARE_SECRETS_SUBJECT,
+];
+
+/** The body of `assets.internal.middlewaresecrets`: the config, and optionally the funnel node whose overrides are wanted. */
+export interface MiddlewareSecretsRequest {
+  accountId: string;
+  idMiddlewareConfig: string;
+  idFunnel?: string;
+  idNode?: string;
+}
+
+/** The secrets of one destination, in clear; null where none is stored. */
+export interface MiddlewareDestinationSecrets {
+  basicAuthPassword: string | null;
+  hmacSecret: string | null;
+}
+
+/** The answer: `config` null when the account has no such (non-deleted) config; `node` null when none was asked or the node has no overrides. */
+export interface MiddlewareSecretsAnswer {
+  config: MiddlewareDestinationSecrets | null;
+  node: MiddlewareDestinationSecrets | null;
+}
 
 /** The kinds a funnel walk may touch (short links and categories route nothing). */
 export const EDGE_SNAPSHOT_KINDS: readonly string[] = [

@@ -113,7 +113,7 @@ const WARNING: JsonSchema = {
   type: 'object',
   required: ['code', 'message'],
   description:
-    'weightsSum, noDefaultRoute, deadEnd, loopCut, missingAsset, emptyPageGroup, unknownAction, noSession, middlewareNotAnswered (no answer in the request: the default route), middlewareCallFailed ("call": the call failed, the default route) ...',
+    'weightsSum, noDefaultRoute, deadEnd, loopCut, missingAsset, emptyPageGroup, unknownAction, noSession, middlewareNotAnswered (no answer in the request: the default route), middlewareCallFailed ("call": the call failed or timed out, the default route), middlewareNoMatch ("call": the answer matched no route, the default route) ...',
   properties: { code: STRING, idNode: STRING, nodeName: NAME, message: STRING },
 };
 

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import {
+  Allow,
   ArrayMaxSize,
   IsArray,
   IsBoolean,
@@ -35,11 +36,44 @@ export const HMAC_SECRET_MIN = 16;
 export const HMAC_SECRET_MAX = 256;
 export const BASIC_AUTH_FIELD_MAX = 256;
 
-/** One route: its key (the label a funnel connection names), its priority, whether it is the default. Checked by the domain's middleware rules. */
+/** How a route's rule compares the answer's value with its own (see MiddlewareRouteRuleDto). */
+export const MIDDLEWARE_RULE_OPERATORS = ['is', 'isNot', 'contains', 'exists', 'gt', 'lt'] as const;
+export type MiddlewareRuleOperator = (typeof MIDDLEWARE_RULE_OPERATORS)[number];
+/** The answer's HTTP status as a rule field. */
+export const MIDDLEWARE_STATUS_FIELD = 'status_code';
+/** The answer's JSON body as a rule field: `body_json` itself, or `body_json.<path>` (dot-separated keys; a number picks an array item). */
+export const MIDDLEWARE_BODY_FIELD = 'body_json';
+export const MIDDLEWARE_RULES_MAX = 16;
+export const MIDDLEWARE_RULE_FIELD_MAX = 256;
+export const MIDDLEWARE_RULE_VALUE_MAX = 1024;
+
+/**
+ * One rule of a route, tested on the middleware server's answer: `field` is `status_code` or
+ * `body_json[.<path>]`, `operator` one of MIDDLEWARE_RULE_OPERATORS, `value` a string, number or
+ * boolean (none for `exists`). Checked by the domain's middleware rules.
+ */
+export class MiddlewareRouteRuleDto {
+  @IsString() @MaxLength(MIDDLEWARE_RULE_FIELD_MAX) field!: string;
+  @IsIn(MIDDLEWARE_RULE_OPERATORS) operator!: MiddlewareRuleOperator;
+  /** A string (at most 1,024 characters), a number or a boolean; checked by the domain's rules. */
+  @Allow() value?: string | number | boolean;
+}
+
+/**
+ * One route: its key (the label a funnel connection names), its priority, whether it is the default,
+ * and the rules an answer must all meet for it (none: the answer names it, `{ "route": "<idRoute>" }`).
+ * Checked by the domain's middleware rules.
+ */
 export class MiddlewareRouteDto {
   @IsString() @MaxLength(64) idRoute!: string;
   @IsOptional() @IsInt() @Min(0) @Max(MIDDLEWARE_PRIORITY_MAX) priority?: number;
   @IsOptional() @IsBoolean() isDefault?: boolean;
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MIDDLEWARE_RULES_MAX)
+  @ValidateNested({ each: true })
+  @Type(() => MiddlewareRouteRuleDto)
+  rules?: MiddlewareRouteRuleDto[];
 }
 
 /** Basic auth of a destination; the password is write-only. A user-id cannot hold a colon (RFC 7617). */

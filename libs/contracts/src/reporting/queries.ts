@@ -21,6 +21,8 @@ export const ReportingQuerySubjects = {
   postbackLog: 'reporting.query.postbackLog',
   /** POST /reporting/logs/incomingpostbacks */
   incomingPostbackLog: 'reporting.query.incomingPostbackLog',
+  /** POST /reporting/logs/middleware */
+  middlewareLog: 'reporting.query.middlewareLog',
 } as const;
 
 /** Error codes of the reporting queries (besides `REQUEST.VALIDATION` for a bad body). */
@@ -221,6 +223,62 @@ export interface ExplorerHitRequest {
 }
 
 export type PostbackStatus = 'pending' | 'delivered' | 'failed' | 'recorded';
+
+/** Why a middleware node took its default route (as the hit records it). */
+export const MIDDLEWARE_LOG_REASONS = ['noMatch', 'timeout', 'failure', 'overloaded', 'unconnected'] as const;
+export type MiddlewareLogReason = (typeof MIDDLEWARE_LOG_REASONS)[number];
+
+/** POST /reporting/logs/middleware: the middleware asset summary of a window. */
+export interface MiddlewareLogRequest {
+  timeStart: string;
+  timeEnd: string;
+  middlewareConfigIds?: string[];
+  funnelIds?: string[];
+  nodeIds?: string[];
+  /** Calls that took the default for one of these reasons only. */
+  defaultReasons?: MiddlewareLogReason[];
+  paging?: { start?: number; length?: number };
+}
+
+/** One middleware config on one funnel node: its calls in the window. */
+export interface MiddlewareLogSummaryRow {
+  idMiddlewareConfig: string;
+  idFunnel: string;
+  idNode: string;
+  calls: number;
+  /** Calls whose answer matched a route that was followed. */
+  matched: number;
+  /** Calls by the route their answer matched (the followed ones). */
+  routes: { matchedRouteID: string; calls: number }[];
+  /** Calls that took the default route, by reason. */
+  defaults: Record<MiddlewareLogReason, number>;
+  timeouts: number;
+  averageLatencyMs: number;
+}
+
+export interface MiddlewareLogCallRow {
+  time: string;
+  hitId: string;
+  visitorId: string;
+  idMiddlewareConfig: string;
+  idFunnel: string;
+  idNode: string;
+  /** The route the answer matched ("" when none). */
+  matchedRouteID: string;
+  defaultTaken: boolean;
+  /** Why the default was taken (null when it was not). */
+  defaultReason: MiddlewareLogReason | null;
+  /** The answer's status (null when no answer came). */
+  status: number | null;
+  latencyMs: number;
+}
+
+export interface MiddlewareLogReport {
+  summary: MiddlewareLogSummaryRow[];
+  rows: MiddlewareLogCallRow[];
+  rowsReturned: number;
+  rowsTotal: number;
+}
 
 export interface PostbackLogRequest {
   timeStart: string;

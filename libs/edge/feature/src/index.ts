@@ -13,3 +13,5 @@ export * from './visitor';
 export * from './routes';
 // Incoming postbacks (issue 23): /pb/ and isConversion actions handed to reporting (reporting.internal.postback).
 export * from './postbacks';
+// Middleware calls (issue 23): the destinations called through the SSRF guard, bounded per origin and by the request's budget; their secrets from the assets service.
+export * from './middleware';

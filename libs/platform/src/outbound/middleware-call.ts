@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { isHeaderName, isHeaderValue } from './http-headers';
-import type { OutboundHttp } from './outbound-http';
+import { OutboundFailure, type OutboundHttp } from './outbound-http';
 import { isReservedDeliveryHeader, outboundFailureSentence, statusError } from './webhook-delivery';
 
 /** The header carrying a middleware request's signature: the hex HMAC-SHA256 of the body under the config's hmacSecret. */
@@ -22,12 +22,14 @@ export interface MiddlewareCallRequest {
 }
 
 export interface MiddlewareCallResult {
-  /** The route the server answered (`{ "route": "<id>" }` with a 2xx status), or null. */
-  route: string | null;
+  /** The server's answer (its status and up to 64 KiB of its body as text); null when none came. */
+  answer: { status: number; body: string } | null;
   /** The server's status; null when no answer came (refused address, connection failure, timeout). */
   httpStatus: number | null;
   responseTimeMs: number;
-  /** null when a route came back, else one short sentence (never a secret, a header value or the URL's path). */
+  /** No answer came within the time bound. */
+  timedOut: boolean;
+  /** null for a 2xx answer, else one short sentence (never a secret, a header value or the URL's path). */
   error: string | null;
 }
 
@@ -39,9 +41,8 @@ export function middlewareSignature(secret: string, body: string): string {
 /**
  * Calls a middleware server once through the SSRF-guarded client: the JSON payload (POST), the
  * config's headers and basic auth, the HMAC signature, no redirects, the config's time bound. The
- * answer names the route as `{ "route": "<routeId>" }`; anything else (a non-2xx status, a body that
- * is not such JSON, a timeout, a refused address) is a failure, for which the caller takes the default
- * route. Never throws.
+ * caller matches the answer against the config's routes (`matchMiddlewareAnswer` of @funnel/routing);
+ * no answer (a timeout, a refused address, a failed connection) is a failure. Never throws.
  */
 export async function callMiddleware(http: OutboundHttp, request: MiddlewareCallRequest): Promise<MiddlewareCallResult> {
   const body = request.method === 'GET' ? '' : JSON.stringify(request.payload ?? null);
@@ -69,23 +70,16 @@ export async function callMiddleware(http: OutboundHttp, request: MiddlewareCall
       timeoutMs: request.timeoutMs,
       maxResponseBytes: 64 * 1024,
     });
-    if (response.status < 200 || response.status >= 300)
-      return { route: null, httpStatus: response.status, responseTimeMs: elapsed(), error: statusError(response.status) };
-    const route = routeOf(response.body.toString('utf8'));
-    return route === null
-      ? { route: null, httpStatus: response.status, responseTimeMs: elapsed(), error: 'the answer is not JSON with a "route" string' }
-      : { route, httpStatus: response.status, responseTimeMs: elapsed(), error: null };
+    const ok = response.status >= 200 && response.status < 300;
+    return {
+      answer: { status: response.status, body: response.body.toString('utf8') },
+      httpStatus: response.status,
+      responseTimeMs: elapsed(),
+      timedOut: false,
+      error: ok ? null : statusError(response.status),
+    };
   } catch (error) {
-    return { route: null, httpStatus: null, responseTimeMs: elapsed(), error: outboundFailureSentence(error, request.timeoutMs) };
-  }
-}
-
-function routeOf(text: string): string | null {
-  try {
-    const answer: unknown = JSON.parse(text);
-    const route = typeof answer === 'object' && answer !== null ? (answer as { route?: unknown }).route : undefined;
-    return typeof route === 'string' && route !== '' ? route : null;
-  } catch {
-    return null;
+    const timedOut = error instanceof OutboundFailure && error.code === 'OUTBOUND.TIMEOUT';
+    return { answer: null, httpStatus: null, responseTimeMs: elapsed(), timedOut, error: outboundFailureSentence(error, request.timeoutMs) };
   }
 }

@@ -81,6 +81,30 @@ export interface Hit {
    * this one as `previousHitId` with `action` > 0 is stored after it.
    */
   clicks: number;
+  /** A middleware node's call (absent on other hits, and on a middleware node's hit the edge did not call for). */
+  middleware?: HitMiddlewareCall;
+}
+
+/**
+ * Why a middleware node took its default route: no route matched a 2xx answer (`noMatch`), no answer
+ * in time (`timeout`), a non-2xx answer no route takes or no answer at all (`failure`), the
+ * destination's queue was full or its slot did not come in time (`overloaded`), or the matched route
+ * has no connection in the funnel (`unconnected`).
+ */
+export const HIT_MIDDLEWARE_DEFAULT_REASONS = ['noMatch', 'timeout', 'failure', 'overloaded', 'unconnected'] as const;
+export type HitMiddlewareDefaultReason = (typeof HIT_MIDDLEWARE_DEFAULT_REASONS)[number];
+
+/** The middleware call of a middleware node's hit, as the edge made it. */
+export interface HitMiddlewareCall {
+  idMiddlewareConfig: string;
+  /** The route the answer matched ("" when none). */
+  matchedRouteId: string;
+  /** "" when the matched route was followed, else why the default route was taken. */
+  defaultReason: HitMiddlewareDefaultReason | '';
+  /** The answer's HTTP status; 0 when no answer came. */
+  status: number;
+  /** From the call's start (its wait for a slot included) to its answer or end, in ms. */
+  latencyMs: number;
 }
 
 /** A visitor of whom nothing is known (every field ""). */

@@ -2,7 +2,7 @@ import { FUNNEL_NODE_TYPES, decimalText, isValidAssetId } from '@funnel/contract
 import { isISO31661Alpha2, isISO8601 } from 'class-validator';
 import ipaddr from 'ipaddr.js';
 import { MONEY_TEXT, normalizeDecimal } from './decimal';
-import { HIT_VISITOR_FIELDS, type Hit, type HitConversion, type HitVisitor } from './hit';
+import { HIT_MIDDLEWARE_DEFAULT_REASONS, HIT_VISITOR_FIELDS, type Hit, type HitConversion, type HitMiddlewareCall, type HitVisitor } from './hit';
 
 /** A problem with one field of an ingested hit. */
 export interface FieldError {
@@ -50,6 +50,7 @@ const HIT_FIELDS = new Set([
   'visitor',
   'visitorTags',
   'clicks',
+  'middleware',
 ]);
 
 // Lookups of the rules above (a hit is checked field by field at ingest rates, so no array scans).
@@ -225,6 +226,8 @@ export function parseHit(input: unknown): ParseResult<Hit> {
       else fail(`visitorTags[${index}]`, 'must be an asset id (12 characters of 0-9, A-Z, a-z)');
     });
 
+  const middleware = parseHitMiddleware(input['middleware'], fail);
+
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
@@ -253,6 +256,38 @@ export function parseHit(input: unknown): ParseResult<Hit> {
       visitor,
       visitorTags: visitorTags.size === 0 ? [] : [...visitorTags].sort(),
       clicks: clicks as number,
+      ...(middleware === undefined ? {} : { middleware }),
     },
+  };
+}
+
+/** A hit's middleware call: the config id, the route matched or "", the default's reason or "", the status (0..999) and the latency (ms, whole). */
+function parseHitMiddleware(raw: unknown, fail: (field: string, message: string) => void): HitMiddlewareCall | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!isPlainObject(raw)) {
+    fail('middleware', 'must be an object { idMiddlewareConfig, matchedRouteId, defaultReason, status, latencyMs }');
+    return undefined;
+  }
+  const errorsBefore = { count: 0 };
+  const bad = (field: string, message: string) => {
+    errorsBefore.count += 1;
+    fail(`middleware.${field}`, message);
+  };
+  for (const key of Object.keys(raw))
+    if (!['idMiddlewareConfig', 'matchedRouteId', 'defaultReason', 'status', 'latencyMs'].includes(key)) bad(key, 'is not a field of a middleware call');
+  const { idMiddlewareConfig, matchedRouteId = '', defaultReason = '', status = 0, latencyMs = 0 } = raw;
+  if (typeof idMiddlewareConfig !== 'string' || !isValidAssetId(idMiddlewareConfig)) bad('idMiddlewareConfig', 'must be an asset id');
+  if (typeof matchedRouteId !== 'string' || matchedRouteId.length > 64) bad('matchedRouteId', 'must be a route key of at most 64 characters, or ""');
+  if (defaultReason !== '' && !(HIT_MIDDLEWARE_DEFAULT_REASONS as readonly unknown[]).includes(defaultReason))
+    bad('defaultReason', `must be "" or one of ${HIT_MIDDLEWARE_DEFAULT_REASONS.join(', ')}`);
+  if (!Number.isInteger(status) || (status as number) < 0 || (status as number) > 999) bad('status', 'must be an HTTP status, or 0 (no answer)');
+  if (!Number.isInteger(latencyMs) || (latencyMs as number) < 0 || (latencyMs as number) > 3_600_000) bad('latencyMs', 'must be a whole number of ms >= 0');
+  if (errorsBefore.count > 0) return undefined;
+  return {
+    idMiddlewareConfig: idMiddlewareConfig as string,
+    matchedRouteId: matchedRouteId as string,
+    defaultReason: defaultReason as HitMiddlewareCall['defaultReason'],
+    status: status as number,
+    latencyMs: latencyMs as number,
   };
 }

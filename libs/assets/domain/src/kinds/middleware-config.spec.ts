@@ -124,6 +124,71 @@ describe('middleware config routes', () => {
   });
 });
 
+describe('middleware config route rules', () => {
+  const withRules = (...rules: unknown[]) => config({ routes: [{ idRoute: 'vip', priority: 1, rules }] });
+
+  it('stores rules with their routes, in priority order, and leaves routes without rules as they were', () => {
+    const record = stored(
+      config({
+        routes: [
+          { idRoute: 'late', priority: 9 },
+          {
+            idRoute: 'vip',
+            priority: 2,
+            rules: [
+              { field: 'body_json.tier', operator: 'is', value: 'gold' },
+              { field: 'status_code', operator: 'lt', value: 300 },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(record.routes).toEqual([
+      { idRoute: 'default', priority: 0, isDefault: true },
+      {
+        idRoute: 'vip',
+        priority: 2,
+        isDefault: false,
+        rules: [
+          { field: 'body_json.tier', operator: 'is', value: 'gold' },
+          { field: 'status_code', operator: 'lt', value: 300 },
+        ],
+      },
+      { idRoute: 'late', priority: 9, isDefault: false },
+    ]);
+  });
+
+  it.each([
+    ['exists without a value', { field: 'body_json.offer.items.0', operator: 'exists' }],
+    ['contains with text', { field: 'body_json.tags', operator: 'contains', value: 'eu' }],
+    ['is with a boolean', { field: 'body_json.vip', operator: 'is', value: true }],
+    ['isNot with a number', { field: 'body_json', operator: 'isNot', value: 3 }],
+    ['gt with a decimal', { field: 'body_json.score', operator: 'gt', value: 0.5 }],
+    ['a status rule', { field: 'status_code', operator: 'isNot', value: 204 }],
+  ])('accepts %s', (_what, rule) => expect(problemsOf(withRules(rule))).toEqual([]));
+
+  it.each([
+    ['an unknown field', { field: 'header.x', operator: 'is', value: 'a' }, 'routes[0].rules[0].field:pattern'],
+    ['an empty path key', { field: 'body_json..a', operator: 'is', value: 'a' }, 'routes[0].rules[0].field:pattern'],
+    ['an unknown operator', { field: 'body_json.a', operator: 'matches', value: 'a' }, 'routes.0.rules.0.operator:isIn'],
+    ['is without a value', { field: 'body_json.a', operator: 'is' }, 'routes[0].rules[0].value:ruleValue'],
+    ['exists with a value', { field: 'body_json.a', operator: 'exists', value: true }, 'routes[0].rules[0].value:ruleValue'],
+    ['gt with text', { field: 'body_json.a', operator: 'gt', value: '5' }, 'routes[0].rules[0].value:ruleValue'],
+    ['an object value', { field: 'body_json.a', operator: 'is', value: { a: 1 } }, 'routes[0].rules[0].value:ruleValue'],
+    ['a status that is no status', { field: 'status_code', operator: 'is', value: 42 }, 'routes[0].rules[0].value:ruleValue'],
+    ['contains on the status', { field: 'status_code', operator: 'contains', value: 200 }, 'routes[0].rules[0].operator:ruleOperator'],
+    ['a value over 1,024 characters', { field: 'body_json.a', operator: 'is', value: 'x'.repeat(1025) }, 'routes[0].rules[0].value:ruleValue'],
+  ])('refuses %s', (_what, rule, expected) => expect(problemsOf(withRules(rule))).toEqual([expected]));
+
+  it('refuses rules on the default route and more than 16 rules on a route', () => {
+    expect(problemsOf(config({ routes: [{ idRoute: 'default', rules: [{ field: 'status_code', operator: 'is', value: 200 }] }] }))).toEqual([
+      'routes[0].rules:defaultRoute',
+    ]);
+    const many = Array.from({ length: 17 }, () => ({ field: 'body_json.a', operator: 'exists' }));
+    expect(problemsOf(withRules(...many))).toEqual(['routes.0.rules:arrayMaxSize']);
+  });
+});
+
 describe('middleware config destination', () => {
   it('given only a URL, then type http, method POST, a 5000 ms timeout and no headers are stored', () => {
     expect(stored(config()).destination).toEqual({ type: 'http', method: 'POST', url: 'https://mw.example.com/check', timeoutMs: 5000, headers: {} });

@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../../assets/asset-kind';
 import { SCHEMA_REF_PREFIX } from '../../assets/routing-keys';
+import { MIDDLEWARE_LOG_REASONS } from '../queries';
 import { POSTBACK_LOG_STATUSES } from './requests';
 import { INCOMING_POSTBACK_OUTCOMES, INCOMING_POSTBACK_SOURCES } from '../incoming-postbacks';
 
@@ -189,6 +190,44 @@ export const INCOMING_POSTBACK_LOG_SCHEMA = object({
       idFunnel: { type: 'string', description: 'the hit’s funnel, once the hit is known ("" before)' },
       idTrafficSource: { type: 'string', description: 'the hit’s traffic source, once the hit is known ("" before)' },
       updatedAt: { ...TIME, description: 'when the outcome was last set' },
+    }),
+  },
+  rowsReturned: COUNT,
+  rowsTotal: COUNT,
+});
+
+/** POST /reporting/logs/middleware/ (MiddlewareLogReport). */
+export const MIDDLEWARE_LOG_SCHEMA = object({
+  summary: {
+    type: 'array',
+    description: 'per middleware config and funnel node, by calls descending',
+    items: object({
+      idMiddlewareConfig: STRING,
+      idFunnel: STRING,
+      idNode: STRING,
+      calls: COUNT,
+      matched: { ...COUNT, description: 'calls whose matched route was followed' },
+      routes: { type: 'array', items: object({ matchedRouteID: STRING, calls: COUNT }) },
+      defaults: object(Object.fromEntries(MIDDLEWARE_LOG_REASONS.map((reason) => [reason, COUNT]))),
+      timeouts: COUNT,
+      averageLatencyMs: { type: 'number', minimum: 0 },
+    }),
+  },
+  rows: {
+    type: 'array',
+    description: 'the calls, newest first (paged)',
+    items: object({
+      time: TIME,
+      hitId: STRING,
+      visitorId: STRING,
+      idMiddlewareConfig: STRING,
+      idFunnel: STRING,
+      idNode: STRING,
+      matchedRouteID: { type: 'string', description: '"" when no route matched' },
+      defaultTaken: BOOLEAN,
+      defaultReason: { type: ['string', 'null'], enum: [...MIDDLEWARE_LOG_REASONS, null] },
+      status: { type: ['integer', 'null'], description: 'null when no answer came' },
+      latencyMs: COUNT,
     }),
   },
   rowsReturned: COUNT,

@@ -1,12 +1,21 @@
 import { ErrorCodes, ErrorDetail, ServiceError } from '../../errors';
 import { isValidAssetId, ID_RULE } from '../../ids';
-import { DrilldownRequest, ExplorerHitRequest, ExplorerVisitorRequest, PostbackLogRequest, RawEventsRequest, REPORTING_QUERY_LIMITS } from '../queries';
+import {
+  DrilldownRequest,
+  ExplorerHitRequest,
+  ExplorerVisitorRequest,
+  MiddlewareLogRequest,
+  PostbackLogRequest,
+  RawEventsRequest,
+  REPORTING_QUERY_LIMITS,
+} from '../queries';
 import { refuseBody, validateStrictBody } from '../validate';
 import {
   DrilldownRequestDto,
   ExplorerHitRequestDto,
   ExplorerVisitorRequestDto,
   IncomingPostbackLogRequestDto,
+  MiddlewareLogRequestDto,
   PostbackLogRequestDto,
   RawEventsRequestDto,
 } from './requests';
@@ -71,6 +80,13 @@ export function parsePostbackLogRequest(body: unknown): PostbackLogRequest {
 /** POST /reporting/logs/incomingpostbacks/ */
 export function parseIncomingPostbackLogRequest(body: unknown): IncomingPostbackLogRequest {
   const request = validateStrictBody(IncomingPostbackLogRequestDto, body);
+  checkQueryWindow(request.timeStart, request.timeEnd);
+  return request;
+}
+
+/** POST /reporting/logs/middleware/ */
+export function parseMiddlewareLogRequest(body: unknown): MiddlewareLogRequest {
+  const request = validateStrictBody(MiddlewareLogRequestDto, body);
   checkQueryWindow(request.timeStart, request.timeEnd);
   return request;
 }

@@ -32,6 +32,9 @@ import {
   ColumnFilter,
   DrilldownRequest,
   ExplorerHitRequest,
+  MIDDLEWARE_LOG_REASONS,
+  MiddlewareLogReason,
+  MiddlewareLogRequest,
   PostbackLogRequest,
   PostbackStatus,
   RawEventsRequest,
@@ -257,5 +260,20 @@ export class IncomingPostbackLogRequestDto implements IncomingPostbackLogRequest
   @IdList() trafficSourceIds?: string[];
   @IdList() funnelIds?: string[];
   @IdList() hitIds?: string[];
+  @IsOptional() @ValidateNested() @Type(() => PostbackLogPagingDto) paging?: PostbackLogPagingDto;
+}
+
+/** POST /reporting/logs/middleware/ */
+export class MiddlewareLogRequestDto implements MiddlewareLogRequest {
+  @IsString() @IsDateTime() timeStart!: string;
+  @IsString() @IsDateTime() timeEnd!: string;
+  @IdList() middlewareConfigIds?: string[];
+  @IdList() funnelIds?: string[];
+  @IdList() nodeIds?: string[];
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MIDDLEWARE_LOG_REASONS.length)
+  @IsIn(MIDDLEWARE_LOG_REASONS, { each: true })
+  defaultReasons?: MiddlewareLogReason[];
   @IsOptional() @ValidateNested() @Type(() => PostbackLogPagingDto) paging?: PostbackLogPagingDto;
 }

@@ -9,6 +9,7 @@ import type { IdSource, RandomSource } from '@funnel/routing';
 import { type EdgeSnapshot, registerEdgeSnapshotMetrics } from '../snapshot';
 import type { HitSink } from '../hits';
 import type { PostbackRelay } from '../postbacks';
+import type { EdgeMiddleware } from '../middleware';
 import type { SessionStore } from '../sessions';
 import type { VisitorResolver } from '../visitor';
 import type { EdgeHttpLimits } from './edge-routes-config';
@@ -26,6 +27,8 @@ export interface TrackingEdgeParts {
   /** Incoming postbacks (`/pb/`) and isConversion actions go to reporting through it. */
   postbacks?: PostbackRelay;
   visitors: Pick<VisitorResolver, 'resolve'>;
+  /** Calls the middleware nodes' destinations (absent: each takes its default route). */
+  middleware?: EdgeMiddleware;
   /** The app's registry: the edge's and the snapshot's series go there, and GET /metrics answers it. */
   registry: Registry;
   routes: { defaultDomain?: string; checkToken?: string; limits: EdgeHttpLimits };
@@ -80,6 +83,7 @@ export class TrackingEdge {
       hits: parts.hits,
       postbacks: parts.postbacks,
       visitors: parts.visitors,
+      middleware: parts.middleware,
       defaultDomain: parts.routes.defaultDomain,
       metrics: new EdgeRouteMetrics(registry),
       logger,

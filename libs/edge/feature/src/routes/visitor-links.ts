@@ -24,6 +24,8 @@ import {
   type WalkResult,
   walk,
 } from '@funnel/routing';
+import type { Hit, HitMiddlewareCall } from '@funnel/reporting-domain';
+import { type EdgeMiddleware, settleMiddlewareCalls } from '../middleware';
 import type { EdgeSnapshot } from '../snapshot';
 import type { HitSink } from '../hits';
 import type { SessionStore } from '../sessions';
@@ -31,8 +33,8 @@ import type { VisitorRequest, VisitorResolver } from '../visitor';
 import type { EdgeRouteMetrics, VisitorOutcome, VisitorRoute } from './edge-route-metrics';
 import { type VisitorAnswer, locationOf, metaRefreshAnswer, notFoundPage, redirectAnswer, unavailablePage } from './visitor-pages';
 
-/** Until issue 23 the edge calls no middleware destination: each middleware node takes its default route. */
-export const MIDDLEWARE_NOT_CALLED = 'the edge does not call middleware destinations yet';
+/** Without an EdgeMiddleware (tests of other parts) the edge calls no middleware destination: each middleware node takes its default route. */
+export const MIDDLEWARE_NOT_CALLED = 'the edge calls no middleware destination here';
 const noMiddlewareCalls = async (): Promise<MiddlewareAnswer> => ({ failure: MIDDLEWARE_NOT_CALLED });
 
 /** The URL parameter carrying the visitor id (sessions without cookies). */
@@ -48,6 +50,8 @@ export interface VisitorLinksOptions {
   /** EDGE_DEFAULT_DOMAIN (normalised), whose links carry `/a/<accountId>/`. */
   defaultDomain?: string;
   metrics?: EdgeRouteMetrics;
+  /** Calls middleware destinations; absent: every middleware node takes its default route (MIDDLEWARE_NOT_CALLED). */
+  middleware?: EdgeMiddleware;
   logger?: Pick<Logger, 'warn'>;
   /** Tests only: the engine's chance and ids (default Math.random and generateAssetId). */
   random?: RandomSource;
@@ -162,7 +166,7 @@ export class VisitorLinks {
     const session = await this.sessionOf(account, visitor.params[VISITOR_ID_PARAM]);
     if (session === 'failed') return { ...unavailablePage(), outcome: 'unavailable' };
     const step: RoutingStep = { entrance: { idTrafficSource, idNode, url: visitor.attributes.currentURL, cost: visitor.params['cost'] } };
-    const result = await this.walk('entrance', funnel, visitor, session, step);
+    const result = await this.walk('entrance', account, funnel, visitor, session, step);
     return this.finish(account, visitor, result, this.redirectOf(result));
   }
 
@@ -177,7 +181,7 @@ export class VisitorLinks {
     const funnel = this.liveFunnel(account, session.idFunnel);
     if (funnel === undefined) return { ...notFoundPage(), outcome: 'not_found' };
     visitor.attributes = { ...visitor.attributes, trafficSourceID: session.idTrafficSource };
-    const result = await this.walk('action', funnel, visitor, session, { action });
+    const result = await this.walk('action', account, funnel, visitor, session, { action });
     return this.finish(account, visitor, result, this.redirectOf(result));
   }
 
@@ -214,7 +218,7 @@ export class VisitorLinks {
     const session = await this.sessionOf(account, body.vid);
     if (session === 'failed') return { status: 503, json: { error: 'briefly unavailable: please try again' }, outcome: 'unavailable' };
     const step: RoutingStep = { entrance: { idTrafficSource, idNode, url: body.url, cost: visitor.params['cost'] } };
-    const result = await this.walk('view', funnel!, visitor, session, step);
+    const result = await this.walk('view', account, funnel!, visitor, session, step);
     const ok: Answered<JsonAnswer> =
       result.destination.type === 'deadEnd' ? notFoundJson('this entrance led nowhere') : { status: 200, json: viewTokensOf(result.session), outcome: 'view' };
     const kept = await this.keep(account, visitor, result);
@@ -249,15 +253,19 @@ export class VisitorLinks {
     }
   }
 
+  /** The walk, its middleware nodes' destinations called (the request's budget counted from the walk's start). */
   private async walk(
     route: VisitorRoute,
+    account: string,
     funnel: CompiledFunnel,
     visitor: EdgeRoutingVisitor,
     session: RoutingSession | null,
     step: RoutingStep,
-  ): Promise<WalkResult> {
+  ): Promise<EdgeWalk> {
     const started = performance.now();
-    const result = await walk(funnel, { visitor, session, step, random: this.random, ids: this.ids }, noMiddlewareCalls);
+    const middleware = this.options.middleware?.forRequest(account, funnel.assets.funnel.idFunnel, started);
+    const result: EdgeWalk = await walk(funnel, { visitor, session, step, random: this.random, ids: this.ids }, middleware?.port ?? noMiddlewareCalls);
+    if (middleware !== undefined && middleware.calls.size > 0) result.middlewareCalls = settleMiddlewareCalls(middleware.calls, result.effects);
     this.options.metrics?.walked(route, (performance.now() - started) / 1000);
     return result;
   }
@@ -285,15 +293,16 @@ export class VisitorLinks {
   }
 
   /** Keeps the session and the hits, then answers; a 503 instead when either could not be kept. */
-  private async finish(account: string, visitor: EdgeRoutingVisitor, result: WalkResult, answer: Answered): Promise<Answered> {
+  private async finish(account: string, visitor: EdgeRoutingVisitor, result: EdgeWalk, answer: Answered): Promise<Answered> {
     return (await this.keep(account, visitor, result)) ? answer : { ...unavailablePage(), outcome: 'unavailable' };
   }
 
   /** The session and the hits of a walk, written together; false when either failed (nothing is answered as done then). */
-  private async keep(account: string, visitor: EdgeRoutingVisitor, result: WalkResult): Promise<boolean> {
+  private async keep(account: string, visitor: EdgeRoutingVisitor, result: EdgeWalk): Promise<boolean> {
     const writes: Promise<void>[] = [];
     if (result.session.visitorId !== '') writes.push(this.options.sessions.put(account, result.session));
-    if (result.hits.length > 0) writes.push(this.options.hits.record(reportingHitsOf(account, visitor, result.hits)));
+    if (result.hits.length > 0)
+      writes.push(this.options.hits.record(withMiddlewareCalls(reportingHitsOf(account, visitor, result.hits), result.middlewareCalls)));
     // An isConversion action: a conversion of the offer's hit at the offer's payout, the way a network's postback goes.
     const relay = this.options.postbacks;
     for (const effect of result.effects) {
@@ -313,6 +322,19 @@ export class VisitorLinks {
       return false;
     }
   }
+}
+
+/** A walk, with the middleware calls it made by their nodes' hit ids. */
+type EdgeWalk = WalkResult & { middlewareCalls?: Map<string, HitMiddlewareCall> };
+
+/** Each middleware node's hit carries its call (recorded with the hit: durable before the answer, counted once). */
+function withMiddlewareCalls(hits: Hit[], calls: Map<string, HitMiddlewareCall> | undefined): Hit[] {
+  if (calls === undefined) return hits;
+  for (const hit of hits) {
+    const call = calls.get(hit.hitId);
+    if (call !== undefined) hit.middleware = call;
+  }
+  return hits;
 }
 
 function notFoundJson(error: string): Answered<JsonAnswer> {

@@ -252,13 +252,14 @@ describe('the visitor routes', () => {
     expect(res.body).toContain(`<meta http-equiv="refresh" content="0;url=https://hidden.example.com/h?v=${vid}&amp;vid=${vid}">`);
   });
 
-  it('takes the default route at a middleware node (the edge calls no middleware yet)', async () => {
-    expect(MIDDLEWARE_NOT_CALLED).toContain('does not call middleware');
+  it('takes the default route at a middleware node when the edge has no middleware caller, and records no call', async () => {
+    expect(MIDDLEWARE_NOT_CALLED).toContain('no middleware destination');
     const { vid } = await enter();
     sink.hits = [];
     const res = await get(`/action/3?vid=${vid}`);
     expect(res.statusCode).toBe(200);
     expect(sink.hits.map((hit) => hit.idNode)).toEqual([nid('Mw'), nid('Hidden')]);
+    expect(sink.hits.map((hit) => hit.middleware)).toEqual([undefined, undefined]);
   });
 
   it.each([

@@ -1,5 +1,14 @@
-import { HIT_VISITOR_FIELDS, fromMicros, normalizeDecimal, timeMs, toMicros, type Hit, type HitVisitor } from '@funnel/reporting-domain';
-import { CUSTOM_EVENT_NUMBERS, TRACKING_SLOTS, VISITOR_COLUMNS, customEventColumn, trackingColumn } from './warehouse-schema';
+import {
+  HIT_VISITOR_FIELDS,
+  fromMicros,
+  normalizeDecimal,
+  timeMs,
+  toMicros,
+  type Hit,
+  type HitMiddlewareCall,
+  type HitVisitor,
+} from '@funnel/reporting-domain';
+import { CUSTOM_EVENT_NUMBERS, MIDDLEWARE_COLUMNS, TRACKING_SLOTS, VISITOR_COLUMNS, customEventColumn, trackingColumn } from './warehouse-schema';
 
 /** A warehouse column's value as both stores write it (decimals as text, times as epoch ms). */
 export type WarehouseValue = string | number | boolean | readonly string[] | readonly number[];
@@ -57,6 +66,11 @@ export const HIT_COLUMN_VALUES: Readonly<Record<string, HitColumnValue>> = {
   visitor_tags: (hit) => hit.visitorTags,
   ...UPDATED_COLUMN_VALUES,
   clicks: (hit) => hit.clicks,
+  mw_config: (hit) => hit.middleware?.idMiddlewareConfig ?? '',
+  mw_matched_route: (hit) => hit.middleware?.matchedRouteId ?? '',
+  mw_default_reason: (hit) => hit.middleware?.defaultReason ?? '',
+  mw_status: (hit) => hit.middleware?.status ?? 0,
+  mw_latency_ms: (hit) => hit.middleware?.latencyMs ?? 0,
 };
 
 /** A hit as the warehouse's columns (see HIT_COLUMN_VALUES). */
@@ -99,6 +113,7 @@ export const HIT_READ_COLUMNS: readonly string[] = [
   ...CUSTOM_EVENT_NUMBERS.map(customEventColumn),
   'postback_called',
   'clicks',
+  ...MIDDLEWARE_COLUMNS,
 ];
 
 /**
@@ -139,6 +154,18 @@ export function hitFromRow(row: Record<string, unknown>): Hit {
     visitor,
     visitorTags: [...((row['visitor_tags'] as string[] | undefined) ?? [])],
     clicks: Number(row['clicks'] ?? 0),
+    // Only a middleware node's hit has a call (read back as it was written).
+    ...(text('mw_config') !== ''
+      ? {
+          middleware: {
+            idMiddlewareConfig: text('mw_config'),
+            matchedRouteId: text('mw_matched_route'),
+            defaultReason: text('mw_default_reason') as HitMiddlewareCall['defaultReason'],
+            status: Number(row['mw_status'] ?? 0),
+            latencyMs: Number(row['mw_latency_ms'] ?? 0),
+          },
+        }
+      : {}),
   };
 }
 

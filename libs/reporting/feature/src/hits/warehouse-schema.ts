@@ -29,6 +29,9 @@ export const VISITOR_COLUMNS = {
   userAgent: 'user_agent',
 } as const;
 
+/** The columns of a middleware call: config id ("" on other hits), route matched, default's reason, status, latency. */
+export const MIDDLEWARE_COLUMNS = ['mw_config', 'mw_matched_route', 'mw_default_reason', 'mw_status', 'mw_latency_ms'] as const;
+
 /** Custom event number (1..10) -> column (`ce_1`..`ce_10`, counts). */
 export const customEventColumn = (n: number): string => `ce_${n}`;
 export const CUSTOM_EVENT_NUMBERS: readonly number[] = Array.from({ length: 10 }, (_, i) => i + 1);
@@ -70,4 +73,10 @@ export const WAREHOUSE_COLUMNS: readonly { name: string; duckdb: string; clickho
   ...CUSTOM_EVENT_NUMBERS.map((n) => ({ name: customEventColumn(n), duckdb: 'UINTEGER NOT NULL DEFAULT 0', clickhouse: 'UInt32 DEFAULT 0' })),
   { name: 'postback_called', duckdb: 'BOOLEAN NOT NULL', clickhouse: 'UInt8' },
   { name: 'clicks', duckdb: 'UINTEGER NOT NULL DEFAULT 0', clickhouse: 'UInt32 DEFAULT 0' },
+  // A middleware node's call (Hit.middleware): "" / 0 on every other hit. Added last, so older tables get them appended.
+  ...MIDDLEWARE_COLUMNS.map((name) =>
+    name === 'mw_status' || name === 'mw_latency_ms'
+      ? { name, duckdb: 'UINTEGER NOT NULL DEFAULT 0', clickhouse: 'UInt32 DEFAULT 0' }
+      : { name, duckdb: "VARCHAR NOT NULL DEFAULT ''", clickhouse: "String DEFAULT ''" },
+  ),
 ];

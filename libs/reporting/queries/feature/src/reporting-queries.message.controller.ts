@@ -8,6 +8,7 @@ import {
   parseDrilldownRequest,
   parseExplorerHitRequest,
   parseExplorerVisitorRequest,
+  parseMiddlewareLogRequest,
   parseRawEventsRequest,
   type CallerContext,
   type RpcRequest,
@@ -66,6 +67,13 @@ export class ReportingQueriesMessageController {
   explorerVisitor(@Payload() request: QueryRequest) {
     const context = callerOf(request);
     return this.queries.explorerVisitor(context, parseExplorerVisitorRequest(bodyOf(request)) as unknown as Record<string, unknown>);
+  }
+
+  /** POST /reporting/logs/middleware */
+  @MessagePattern(ReportingQuerySubjects.middlewareLog)
+  middlewareLog(@Payload() request: QueryRequest) {
+    const context = callerOf(request);
+    return this.queries.middlewareLog(context, parseMiddlewareLogRequest(bodyOf(request)));
   }
 
   /** POST /reporting/explorer/hit */

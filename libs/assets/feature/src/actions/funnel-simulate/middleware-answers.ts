@@ -1,11 +1,11 @@
 // How the simulator answers a middleware node: the route the request gives for it, or (`"call"`) the
-// answer of the configured destination called for real through the SSRF-guarded client with the
+// route the edge's matching (decideMiddlewareAnswer) takes on the answer of the configured destination called for real through the SSRF-guarded client with the
 // reference payload, the config's method, headers, basic auth and HMAC signature (the node's
 // destination overrides applied, stored secrets decrypted); no entry: the default route, warned.
 import { MIDDLEWARE_CALL, SimulateMiddlewareAnswer } from '@funnel/contracts';
 import { SecretCipher, isEncryptedSecret } from '@funnel/assets-domain';
 import { OutboundHttp, callMiddleware } from '@funnel/platform';
-import type { MiddlewareAnswer, MiddlewareCall, RoutingWarning } from '@funnel/routing';
+import { type MiddlewareAnswer, type MiddlewareCall, type RoutingWarning, decideMiddlewareAnswer, middlewareRoutesOf } from '@funnel/routing';
 
 interface Destination {
   url?: unknown;
@@ -67,12 +67,22 @@ export function simulatorMiddleware(
       payload: call.payload,
       timeoutMs: call.timeoutMs,
     });
-    if (result.route !== null) return { routeId: result.route };
+    // The same matching as the edge's: the config's routes in priority order, on the answer.
+    const decision = decideMiddlewareAnswer(
+      middlewareRoutesOf(call.config),
+      result.answer !== null
+        ? { kind: 'answered', answer: result.answer, error: result.error }
+        : { kind: result.timedOut ? 'timeout' : 'failure', error: result.error ?? 'the call failed' },
+    );
+    if ('routeId' in decision.answer) return decision.answer;
     warnings.push({
-      code: 'middlewareCallFailed',
+      code: decision.defaultReason === 'noMatch' ? 'middlewareNoMatch' : 'middlewareCallFailed',
       idNode: call.idNode,
-      message: `the call of middleware node ${call.idNode} failed (${result.error}): its default route was taken`,
+      message:
+        decision.defaultReason === 'noMatch'
+          ? `the answer of middleware node ${call.idNode} matches no route of its config: its default route was taken`
+          : `the call of middleware node ${call.idNode} failed (${decision.answer.failure}): its default route was taken`,
     });
-    return { failure: result.error ?? 'the call failed' };
+    return decision.answer;
   };
 }

@@ -6,7 +6,7 @@ import { timeMs, type EntranceQuery, type Hit, type HitFilter } from '@funnel/re
 import { HIT_COLUMN_VALUES, HIT_READ_COLUMNS, countsAsClick, hitFromRow, updatedColumns, type WarehouseRow } from '../hit-row';
 import { CUSTOM_EVENT_ENTRIES, TRACKING_FIELD_ENTRIES, hitStateFromRow } from '../hit-state';
 import type { AppliedRow, HitState, HitStore, HitWarehouse, InsertHitsResult, JobWrites } from '../hit-store';
-import { CUSTOM_EVENT_NUMBERS, TRACKING_SLOTS, WAREHOUSE_COLUMNS, customEventColumn, trackingColumn } from '../warehouse-schema';
+import { CUSTOM_EVENT_NUMBERS, MIDDLEWARE_COLUMNS, TRACKING_SLOTS, WAREHOUSE_COLUMNS, customEventColumn, trackingColumn } from '../warehouse-schema';
 import { HIT_WAREHOUSE, leaseInstance, storageErrorOfDuckDb, type InstanceLease } from './duckdb-instances';
 import { CHUNK_ROWS, ChunkWriter, dataChunkOf } from './hit-chunk';
 import { DAY_MS, HitKeyIndex, VisitorDayIndex, type VisitorDay } from './hit-key-index';
@@ -546,6 +546,10 @@ export class DuckDbHitStore implements HitStore {
 
 async function createTables(connection: DuckDBConnection): Promise<void> {
   await connection.run(`CREATE TABLE IF NOT EXISTS hits (${WAREHOUSE_COLUMNS.map((column) => `${column.name} ${column.duckdb}`).join(', ')})`);
+  // Columns added since (appended, in WAREHOUSE_COLUMNS' order, so the appender's order still holds;
+  // DuckDB adds no column with a constraint: the DEFAULT fills the rows already there).
+  for (const column of WAREHOUSE_COLUMNS.filter((candidate) => (MIDDLEWARE_COLUMNS as readonly string[]).includes(candidate.name)))
+    await connection.run(`ALTER TABLE hits ADD COLUMN IF NOT EXISTS ${column.name} ${column.duckdb.replace(' NOT NULL', '')}`);
   // Columns an earlier version kept (conversion times and payouts as lists, now read from `conversions`):
   // the appender writes exactly WAREHOUSE_COLUMNS.
   await connection.run(`CREATE TABLE IF NOT EXISTS staged_updates (${STAGED_COLUMNS.map((column) => `${column.name} ${column.duckdb}`).join(', ')})`);

@@ -1,3 +1,5 @@
+import type { MiddlewareLogReport, MiddlewareLogRequest } from '@funnel/contracts';
+import { middlewareLog } from './middleware-log';
 import {
   REPORTING_QUERY_LIMITS,
   ReportingQueryErrorCodes,
@@ -191,6 +193,11 @@ export class ReportQueries {
     const engineRows = rows.map((row) => ({ ...row, ...baseRow(row) }));
     const names = await this.assets.names(context, nameRequests(resolved, engineRows));
     return assembleDrilldown({ resolved, rows: engineRows, totals, rowsTotal, names });
+  }
+
+  /** POST /reporting/logs/middleware: the middleware asset summary of the window (see middlewareLog). */
+  middlewareLog(context: CallerContext, request: MiddlewareLogRequest): Promise<MiddlewareLogReport> {
+    return middlewareLog(this.warehouse, context, request);
   }
 
   /** Hits in the window that pass the filters, newest first; `nextCursor` continues after the page's last hit. */

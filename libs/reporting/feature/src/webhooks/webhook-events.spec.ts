@@ -75,10 +75,10 @@ describe('conversion and custom event events of applied update jobs', () => {
     payload: { hits, postbackCalls: 'none', overridePayout: null, disablePostbacks: false, forcePostbacks: false, ...fields },
   });
 
-  it('makes one conversion_triggered event per added or replaced conversion, none for a removal (payout -1)', () => {
+  it('makes one conversion_triggered event per added or replaced conversion (its time in UTC), none for a removal (payout -1)', () => {
     const jobs = updateEventJobs(
       conversions([
-        { hitId: 'HIT000000001', payout: '2.5', transactionId: 'T-1', time: '2026-03-01T09:00:00.000Z' },
+        { hitId: 'HIT000000001', payout: '2.5', transactionId: 'T-1', time: '2026-03-01T10:00:00+01:00' },
         { hitId: 'HIT000000002', payout: '-1', transactionId: 'T-2' },
         { hitId: 'HIT000000003', payout: 4 },
       ]),
@@ -120,7 +120,7 @@ describe('conversion and custom event events of applied update jobs', () => {
         queuedAt: QUEUED,
         payload: {
           hits: [
-            { hitId: 'HIT000000001', eventNumber: 3, count: 2, time: '2026-03-01T09:30:00.000Z' },
+            { hitId: 'HIT000000001', eventNumber: 3, count: 2, time: '2026-03-01T09:30:00Z' },
             { hitId: 'HIT000000002', eventNumber: 1, count: 1 },
             { hitId: 'HIT000000003', eventNumber: 10, count: 5 },
           ],

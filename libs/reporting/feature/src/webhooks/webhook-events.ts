@@ -79,7 +79,7 @@ export function updateEventJobs(job: JobEnvelope<unknown>, appliedRows?: readonl
       events.push({
         eventId: `${job.jobId}:${rowIndex}`,
         hitId: row.hitId,
-        conversion: { transactionId: row.transactionId ?? '', payout, time: row.time ?? job.queuedAt },
+        conversion: { transactionId: row.transactionId ?? '', payout, time: isoTime(row.time ?? job.queuedAt) },
       });
     });
   } else if (job.type === 'customevents') {
@@ -90,7 +90,7 @@ export function updateEventJobs(job: JobEnvelope<unknown>, appliedRows?: readonl
       events.push({
         eventId: `${job.jobId}:${rowIndex}`,
         hitId: row.hitId,
-        customEvent: { eventNumber: row.eventNumber, count: row.count ?? 1, time: row.time ?? job.queuedAt },
+        customEvent: { eventNumber: row.eventNumber, count: row.count ?? 1, time: isoTime(row.time ?? job.queuedAt) },
       });
     });
   } else {
@@ -107,6 +107,12 @@ export function updateEventJobs(job: JobEnvelope<unknown>, appliedRows?: readonl
     });
   }
   return jobs;
+}
+
+/** A row's time (validated RFC 3339, any offset) as the hits keep theirs: UTC with milliseconds. */
+function isoTime(text: string): string {
+  const time = new Date(text);
+  return Number.isNaN(time.getTime()) ? text : time.toISOString();
 }
 
 function digest(ids: readonly string[]): string {

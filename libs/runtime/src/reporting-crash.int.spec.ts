@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ReportingSubjects, generateAssetId } from '@funnel/contracts';
 import { NatsServiceClient, createLogger } from '@funnel/platform';
@@ -58,7 +60,8 @@ const api = (port: number) => async (method: string, path: string, body?: unknow
     headers: { 'x-api-key': API_KEY, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
-  return { status: response.status, body: (await response.json()) as any };
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as any };
 };
 
 describe('reporting: a crash of the service mid-job (standalone, a child process killed between two batches)', () => {
@@ -210,6 +213,82 @@ describe('reporting: a restart of nats-server with accepted jobs queued (distrib
       expect(hits.map((h) => h.customEvents)).toEqual(hitIds.map(() => ({ 3: 1 })));
     } finally {
       await client.close();
+    }
+  }, 120_000);
+});
+
+describe('webhooks: a crash of the process sending a webhook (standalone, killed while the receiver holds the request)', () => {
+  it('sends it again after the restart under the same webhook-id, and delivers it once', async () => {
+    const dir = tempDir('webhook-crash');
+    // The receiver holds the first request it gets (the sender waits for the answer), then answers 200.
+    const requests: { id: string; answered: number | null }[] = [];
+    let held: (() => void) | undefined;
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const entry = { id: String(req.headers['webhook-id']), answered: null as number | null };
+        requests.push(entry);
+        if (requests.length === 1) {
+          held = () => res.destroy();
+          return;
+        }
+        entry.answered = 200;
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const env = { OUTBOUND_ALLOW_PRIVATE: 'true' };
+    let running: Awaited<ReturnType<typeof startChild>> | undefined;
+    try {
+      running = await startChild(dir.path, 0, { ...env, REPORTING_WORKERS: '0', ACCOUNT_API_KEY: API_KEY });
+      const accountId = running.accountId;
+      const idWebhookConfig = generateAssetId();
+      const saved = await api(running.port)('POST', '/webhookconfig/save/', {
+        idWebhookConfig,
+        webhookConfigName: 'Every conversion',
+        url,
+        triggers: ['conversion_triggered'],
+        allFunnels: true,
+      });
+      expect(saved.status).toBe(200);
+      running.child.kill('SIGTERM');
+      await running.exited;
+      const hitId = generateAssetId();
+      const sink = await openHitSink({ DATA_DIR: dir.path });
+      await sink.write([hitOf(accountId, hitId)]);
+      await sink.close();
+
+      running = await startChild(dir.path, 0, env);
+      const update = await api(running.port)('PUT', '/reporting/update/conversions/', { hits: [{ hitId, payout: '4', transactionId: 'T-1' }] });
+      expect(update.status).toBe(200);
+      await eventually(async () => expect(requests).toHaveLength(1), 30_000);
+      // Killed while the delivery waits for its answer: nothing logged, the job not acknowledged.
+      running.child.kill('SIGKILL');
+      expect(await running.exited).toBe('SIGKILL');
+      held!();
+
+      running = await startChild(dir.path, 0, env);
+      const call = api(running.port);
+      await eventually(async () => expect(requests).toHaveLength(2), 30_000);
+      const window = { timeStart: new Date(Date.now() - 3600_000).toISOString(), timeEnd: new Date(Date.now() + 3600_000).toISOString() };
+      const log = await eventually(async () => {
+        const { body } = await call('POST', '/reporting/logs/webhooks', window);
+        expect(body.rowsTotal).toBe(1);
+        return body;
+      }, 10_000);
+      // Nothing more comes: delivered, it is never sent again.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(requests.map((r) => r.id)).toEqual([`${update.body.jobIds[0]}:0.${idWebhookConfig}`, `${update.body.jobIds[0]}:0.${idWebhookConfig}`]);
+      expect(requests.filter((r) => r.answered === 200)).toHaveLength(1);
+      expect(log.rows).toEqual([expect.objectContaining({ deliveryId: requests[0].id, outcome: 'delivered', httpStatus: 200 })]);
+      expect(log.summary).toEqual([expect.objectContaining({ idWebhookConfig, deliveries: 1, successes: 1, attempts: 1 })]);
+    } finally {
+      running?.child.kill('SIGKILL');
+      await running?.exited;
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+      dir.remove();
     }
   }, 120_000);
 });

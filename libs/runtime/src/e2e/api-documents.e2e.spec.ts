@@ -75,7 +75,16 @@ function samples(): { kind: string; make(made: Record<string, Body>): Body }[] {
       }),
     },
     { kind: 'logicscript', make: () => ({ idLogicScript: newId(), logicScriptName: 'Split', code: 'if country == "US" {\n\treturn "us"\n}\nreturn "other"' }) },
-    { kind: 'webhookconfig', make: () => ({ idWebhookConfig: newId(), webhookConfigName: 'Notify', url: 'https://hooks.example.com/in' }) },
+    {
+      kind: 'webhookconfig',
+      make: () => ({
+        idWebhookConfig: newId(),
+        webhookConfigName: 'Notify',
+        url: 'https://hooks.example.com/in',
+        triggers: ['node_execution', 'conversion_triggered', 'custom_event_triggered'],
+        allFunnels: true,
+      }),
+    },
     {
       kind: 'middlewareconfig',
       make: () => ({
@@ -195,6 +204,13 @@ describeInBothModes('the API document describes real answers', (d) => {
     // Both kinds of record with the complex fields, as saved: every node type, its params, the routes.
     expect(answers.funnel.nodes.map((n: Body) => n.nodeType).sort()).toEqual(made.funnel.nodes.map((n: Body) => n.nodeType).sort());
     expect(answers.condition.routes).toEqual(made.condition.routes);
+    // The webhook config's triggers and allFunnels, as saved and as the document shows them (a wrong one refused by both).
+    expect(answers.webhookconfig).toMatchObject({ triggers: made.webhookconfig.triggers, allFunnels: true });
+    for (const bad of [{ triggers: ['visit'] }, { allFunnels: 'yes' }]) {
+      const body = { ...made.webhookconfig, ...bad };
+      expect(contract.requestProblem('POST', '/webhookconfig/save/', body)).toBeDefined();
+      expect((await d().api.call('POST', '/webhookconfig/save/', { body })).status).toBe(400);
+    }
     await call('POST', '/funnel/validate/', made.funnel);
     await call('POST', '/condition/evaluate/', { idCondition: made.condition.idCondition, visitor: { country: 'US' } });
     const draft = { condition: { routes: made.condition.routes }, visitor: { country: 'CA' } };
@@ -254,6 +270,14 @@ describeInBothModes('the API document describes real answers', (d) => {
       expect(contract.requestProblem('POST', '/reporting/update/reset/', bad)).toBeDefined();
       expect((await d().api.call('POST', '/reporting/update/reset/', { body: bad })).status).toBe(400);
     }
+
+    // The webhook delivery log: its request and answer in the document.
+    const webhookLog = { ...window, triggers: ['conversion_triggered'], outcomes: ['failed'], paging: { start: 0, length: 10 } };
+    expect(contract.requestProblem('POST', '/reporting/logs/webhooks', webhookLog)).toBeUndefined();
+    expect((await call('POST', '/reporting/logs/webhooks', webhookLog)).body).toEqual({ summary: [], rows: [], rowsReturned: 0, rowsTotal: 0 });
+    const badLog = { ...webhookLog, outcomes: ['lost'] };
+    expect(contract.requestProblem('POST', '/reporting/logs/webhooks', badLog)).toBeDefined();
+    expect((await d().api.call('POST', '/reporting/logs/webhooks', { body: badLog })).status).toBe(400);
 
     await call('GET', '/billing/subscription');
     await call('GET', '/billing/invoices');

@@ -268,6 +268,67 @@ describeInBothModes(
       expect(receivedFor('/fail-once').slice(before).filter(ours)).toHaveLength(2);
     });
 
+    it('delivers custom_event_triggered to the config of the funnel webhook node that takes it; a conversion applied again unchanged fires nothing', async () => {
+      const idWebhookConfig = newId();
+      const path = `/events-${idWebhookConfig}`;
+      const { call, hookNode, enter, secretOf } = await setUp(idWebhookConfig, (save) =>
+        save('/webhookconfig', {
+          idWebhookConfig,
+          webhookConfigName: 'Events',
+          url: `http://127.0.0.1:${receiverPort}${path}`,
+          triggers: ['custom_event_triggered', 'conversion_triggered'],
+        }),
+      );
+      const secret = await secretOf(idWebhookConfig);
+      const { landerHitId } = await enter();
+      const trigger = (r: Received) => r.headers['x-webhook-trigger'];
+      const until = (count: number) =>
+        eventually(async () => {
+          const got = receivedFor(path);
+          if (got.length < count) throw new Error(`${got.length} of ${count} deliveries`);
+          return got;
+        }, 15_000);
+
+      const events = await call('PUT', '/reporting/update/customevents/', {
+        body: { hits: [{ hitId: landerHitId, eventNumber: 3, count: 2, time: '2026-03-01T10:00:00Z' }] },
+      });
+      expect(events.status).toBe(200);
+      const [custom] = await until(1);
+      // The walk through the webhook node sends nothing: the config does not take node_execution.
+      expect(trigger(custom)).toBe('custom_event_triggered');
+      expect(() => verifyWebhook(secret, custom.headers, custom.body)).not.toThrow();
+      expect(JSON.parse(custom.body)).toMatchObject({
+        schema_version: 'webhook_outbound_payload_v1',
+        event_type: 'custom_event_triggered',
+        event_id: `${events.body.jobIds[0]}:0`,
+        timestamp: '2026-03-01T10:00:00.000Z',
+        webhook: { id: idWebhookConfig, node_id: hookNode!.idNode },
+        hit: { id: landerHitId },
+        custom_event: { event_number: 3, count: 2, time: '2026-03-01T10:00:00.000Z' },
+      });
+
+      const conversion = { hits: [{ hitId: landerHitId, payout: '3', transactionId: 'T-9', time: '2026-03-01T11:00:00Z' }] };
+      expect((await call('PUT', '/reporting/update/conversions/', { body: conversion })).status).toBe(200);
+      await until(2);
+      // The same conversion again changes nothing (a noop row): no event. The custom event after it
+      // is applied after it (an account's jobs in order), so its delivery comes after the noop's would.
+      expect((await call('PUT', '/reporting/update/conversions/', { body: conversion })).status).toBe(200);
+      const last = await call('PUT', '/reporting/update/customevents/', { body: { hits: [{ hitId: landerHitId, eventNumber: 4 }] } });
+      expect(last.status).toBe(200);
+      await until(3);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(receivedFor(path).map(trigger)).toEqual(['custom_event_triggered', 'conversion_triggered', 'custom_event_triggered']);
+      expect(JSON.parse(receivedFor(path)[2].body)).toMatchObject({ event_id: `${last.body.jobIds[0]}:0`, custom_event: { event_number: 4, count: 1 } });
+
+      const log = await eventually(async () => {
+        const res = await call('POST', '/reporting/logs/webhooks', { body: { ...windowAround(), triggers: ['custom_event_triggered'] } });
+        if (res.body.rowsTotal < 2) throw new Error('not logged yet');
+        return res.body;
+      }, 10_000);
+      expect(log.rowsTotal).toBe(2);
+      expect(log.summary).toEqual([expect.objectContaining({ idWebhookConfig, idNode: hookNode!.idNode, deliveries: 2, successes: 2, attempts: 2 })]);
+    });
+
     it('answers the log only for the caller account, and refuses a bad window', async () => {
       const { call } = await setUp();
       const res = await call('POST', '/reporting/logs/webhooks', { body: windowAround() });

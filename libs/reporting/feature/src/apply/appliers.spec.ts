@@ -169,6 +169,8 @@ describe('reporting appliers', () => {
       );
       expect(second.counts).toEqual({ rows: 3, applied: 2, noop: 1, notFound: 0, failed: 0 });
       expect(second.postbacks.map((p) => p.payout)).toEqual(['3.5']);
+      // The rows that changed a hit (the webhook events'): the noop removal (hit 2 has no conversion) is not one.
+      expect(second.appliedRows).toEqual([0, 1]);
       expect((await hitsOf(store, 1))[0].conversions).toEqual([]);
     });
 
@@ -288,7 +290,7 @@ describe('reporting appliers', () => {
     it('counts, then removes once', async () => {
       expect(await countResetHits(store, ACCOUNT, params)).toBe(3);
       const result = await applyReset(store, job(params));
-      expect(result).toEqual({ counts: { rows: 1, applied: 1, noop: 0, notFound: 0, failed: 0 }, errors: [], postbacks: [], hits: 3 });
+      expect(result).toEqual({ counts: { rows: 1, applied: 1, noop: 0, notFound: 0, failed: 0 }, errors: [], postbacks: [], hits: 3, appliedRows: [0] });
       await store.insertHits([contractHit(7)]);
       expect(await applyReset(store, job(params))).toEqual(result);
       expect(await countResetHits(store, ACCOUNT, params)).toBe(1);

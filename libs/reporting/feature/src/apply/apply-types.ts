@@ -85,4 +85,6 @@ export interface ApplyResult {
   postbacks: PostbackIntent[];
   /** Hits the job changed (or, for a reset, removed). */
   hits: number;
+  /** The indexes of the rows applied (not noop, notFound or failed), ascending: what changed, for the webhook events. */
+  appliedRows: number[];
 }

@@ -119,9 +119,11 @@ export function summarize(rows: Iterable<AppliedRow>, hitIdOf: (rowIndex: number
   const sorted = [...rows].sort((a, b) => a.rowIndex - b.rowIndex);
   const counts: JobCounts = { rows: sorted.length, applied: 0, noop: 0, notFound: 0, failed: 0 };
   const errors: RowError[] = [];
+  const appliedRows: number[] = [];
   let hits = 0;
   for (const row of sorted) {
     counts[row.outcome]++;
+    if (row.outcome === 'applied') appliedRows.push(row.rowIndex);
     hits += row.hits;
     if ((row.outcome === 'notFound' || row.outcome === 'failed') && errors.length < MAX_JOB_ERRORS) {
       const hitId = hitIdOf(row.rowIndex);
@@ -133,7 +135,7 @@ export function summarize(rows: Iterable<AppliedRow>, hitIdOf: (rowIndex: number
       });
     }
   }
-  return { counts, errors, postbacks: sorted.flatMap((row) => row.postbacks), hits };
+  return { counts, errors, postbacks: sorted.flatMap((row) => row.postbacks), hits, appliedRows };
 }
 
 export function errorMessage(error: unknown): string {

@@ -25,7 +25,7 @@ export function applyReportingUpdate({ hits, sources, funnelPostbacks, batchSize
       ...(batchSize ? { batchSize } : {}),
     };
   };
-  const appliedJob = ({ counts, errors, postbacks }: AppliedJob): AppliedJob => ({ counts, errors, postbacks });
+  const appliedJob = ({ counts, errors, postbacks, appliedRows }: AppliedJob): AppliedJob => ({ counts, errors, postbacks, appliedRows });
   const apply: ApplyUpdate = async (job) => appliedJob(await applyReportingJob(hits, job, depsOf(job)));
   apply.group = {
     rows: (job) => rowHitIdsOf(job)?.length,

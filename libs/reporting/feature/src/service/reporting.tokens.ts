@@ -36,6 +36,8 @@ export interface AppliedJob {
   counts: JobCounts;
   errors: JobError[];
   postbacks: PostbackIntent[];
+  /** The indexes of the rows that changed a hit (noop, notFound and failed rows left out); absent: unknown, every row. */
+  appliedRows?: number[];
 }
 
 /** Applies one update job to the hit warehouse, idempotently (a redelivered job applies no row twice). */

@@ -161,7 +161,7 @@ export class UpdateWorker implements OnApplicationBootstrap {
       );
     }
     // Conversions and custom events applied: their webhook events (fanned out to the configs that take them).
-    const events = this.webhooks ? updateEventJobs(job) : [];
+    const events = this.webhooks ? updateEventJobs(job, result.appliedRows) : [];
     if (events.length) await this.webhooks!.enqueue(events);
     await this.observer?.applied(job, result);
     await this.records.finished(job.accountId, job.jobId, 'done', result.counts, result.errors);

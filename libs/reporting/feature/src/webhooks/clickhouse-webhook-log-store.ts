@@ -101,7 +101,7 @@ export class ClickHouseWebhookLogStore implements WebhookLogStore {
     const summaryRows = await run<StoredSummaryRow>(sql.summary);
     const failures = failuresByKey(await run(sql.failures));
     const summary = summaryRows.map((row) => summaryOf(row, failures.get(`${row.id_webhook_config}\n${row.id_node}`) ?? {}));
-    const rowsTotal = summary.reduce((sum, row) => sum + row.attempts, 0);
+    const rowsTotal = Number((await run<{ n: number | string }>(sql.total))[0]?.n ?? 0);
     if (rowsTotal <= query.start) return { summary, rows: [], rowsTotal };
     const rows = await run<StoredWebhookRow>(webhookPageSql(this.table, where.sql, query));
     return { summary, rows: rows.map(webhookRowOf), rowsTotal };

@@ -95,7 +95,8 @@ export class DuckDbWebhookLogStore implements WebhookLogStore {
       const summaryRows = (await this.reader.runAndReadAll(sql.summary, params)).getRowObjectsJS() as unknown as StoredSummaryRow[];
       const failures = failuresByKey((await this.reader.runAndReadAll(sql.failures, params)).getRowObjectsJS() as never);
       const summary = summaryRows.map((row) => summaryOf(row, failures.get(`${row.id_webhook_config}\n${row.id_node}`) ?? {}));
-      const rowsTotal = summary.reduce((sum, row) => sum + row.attempts, 0);
+      const total = (await this.reader.runAndReadAll(sql.total, params)).getRowObjectsJS()[0] as { n: number | bigint };
+      const rowsTotal = Number(total.n);
       if (rowsTotal <= query.start) return { summary, rows: [], rowsTotal };
       const page = await this.reader.runAndReadAll(webhookPageSql(TABLE, where.sql, query), params);
       return { summary, rows: (page.getRowObjectsJS() as unknown as StoredWebhookRow[]).map(webhookRowOf), rowsTotal };

@@ -60,32 +60,37 @@ export function withWebhookEvents(
 
 /**
  * `conversion_triggered` / `custom_event_triggered` events of an applied update job: each row that
- * adds or replaces a conversion (not a removal, payout -1), or adds a custom event, is one event,
- * its id `<jobId>:<rowIndex>`. Rows of unknown hits are dropped when the events fan out.
+ * changed its hit (`appliedRows`: a noop row, such as a conversion stored already, an unknown hit
+ * or a failed row fires nothing) by adding or replacing a conversion (not a removal, payout -1), or
+ * by adding a custom event, is one event, its id `<jobId>:<rowIndex>`. Without `appliedRows` every
+ * row is taken (rows of unknown hits are then dropped when the events fan out).
  */
-export function updateEventJobs(job: JobEnvelope<unknown>): JobEnvelope<WebhookJobPayload>[] {
+export function updateEventJobs(job: JobEnvelope<unknown>, appliedRows?: readonly number[]): JobEnvelope<WebhookJobPayload>[] {
+  const applied = appliedRows ? new Set(appliedRows) : undefined;
+  const changed = (rowIndex: number) => applied === undefined || applied.has(rowIndex);
   const events: WebhookEvent[] = [];
   let trigger: 'conversion_triggered' | 'custom_event_triggered';
   if (job.type === 'conversions') {
     trigger = 'conversion_triggered';
     const update = job.payload as ConversionsUpdate;
     update.hits.forEach((row, rowIndex) => {
-      if (String(row.payout) === '-1') return;
+      if (String(row.payout) === '-1' || !changed(rowIndex)) return;
       const payout = update.overridePayout !== undefined && update.overridePayout !== null ? String(update.overridePayout) : String(row.payout);
       events.push({
         eventId: `${job.jobId}:${rowIndex}`,
         hitId: row.hitId,
-        conversion: { transactionId: row.transactionId ?? '', payout, time: row.time ?? job.queuedAt },
+        conversion: { transactionId: row.transactionId ?? '', payout, time: isoTime(row.time ?? job.queuedAt) },
       });
     });
   } else if (job.type === 'customevents') {
     trigger = 'custom_event_triggered';
     const update = job.payload as CustomEventsUpdate;
     update.hits.forEach((row, rowIndex) => {
+      if (!changed(rowIndex)) return;
       events.push({
         eventId: `${job.jobId}:${rowIndex}`,
         hitId: row.hitId,
-        customEvent: { eventNumber: row.eventNumber, count: row.count ?? 1, time: row.time ?? job.queuedAt },
+        customEvent: { eventNumber: row.eventNumber, count: row.count ?? 1, time: isoTime(row.time ?? job.queuedAt) },
       });
     });
   } else {
@@ -102,6 +107,12 @@ export function updateEventJobs(job: JobEnvelope<unknown>): JobEnvelope<WebhookJ
     });
   }
   return jobs;
+}
+
+/** A row's time (validated RFC 3339, any offset) as the hits keep theirs: UTC with milliseconds. */
+function isoTime(text: string): string {
+  const time = new Date(text);
+  return Number.isNaN(time.getTime()) ? text : time.toISOString();
 }
 
 function digest(ids: readonly string[]): string {

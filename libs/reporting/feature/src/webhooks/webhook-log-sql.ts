@@ -2,9 +2,10 @@ import { WEBHOOK_SUMMARY_MAX, type WebhookLogQuery } from './webhook-log-store';
 
 /**
  * The summary's and failures' SQL over the table and a WHERE, in the dialect of each engine:
- * `p95` is nearest-rank (the ceil(0.95 n)-th smallest latency), the same in both.
+ * `p95` is nearest-rank (the ceil(0.95 n)-th smallest latency), the same in both; `total` counts
+ * the attempts (rowsTotal), whatever the number of (config, node) pairs the summary stops at.
  */
-export function webhookSummarySql(table: string, where: string, engine: 'duckdb' | 'clickhouse'): { summary: string; failures: string } {
+export function webhookSummarySql(table: string, where: string, engine: 'duckdb' | 'clickhouse'): { summary: string; failures: string; total: string } {
   const p95 =
     engine === 'duckdb'
       ? 'list_sort(list(latency_ms))[CAST(ceil(0.95 * count(*)) AS BIGINT)]'
@@ -24,6 +25,8 @@ export function webhookSummarySql(table: string, where: string, engine: 'duckdb'
     failures: `SELECT id_webhook_config, id_node, ${statusText} AS status, count(*) AS n
       FROM ${table} WHERE (${where}) AND outcome <> 'delivered'
       GROUP BY id_webhook_config, id_node, status`,
+    // Every attempt of the window, past the summary's first WEBHOOK_SUMMARY_MAX pairs too.
+    total: `SELECT count(*) AS n FROM ${table} WHERE ${where}`,
   };
 }
 

@@ -39,6 +39,30 @@ export interface FunnelAssets {
   aiScores?: Readonly<Record<string, Readonly<Record<string, number>>>>;
 }
 
+/** The FunnelAssets list each kind's records go into (the funnel and its funnel group have fields of their own), by kind name. */
+export const FUNNEL_ASSET_LISTS = {
+  pagegroup: 'pageGroups',
+  page: 'pages',
+  condition: 'conditions',
+  logicscript: 'logicScripts',
+  middlewareconfig: 'middlewareConfigs',
+  webhookconfig: 'webhookConfigs',
+  visitortag: 'visitorTags',
+  ainodesetting: 'aiNodeSettings',
+  trafficsource: 'trafficSources',
+  offersource: 'offerSources',
+} as const satisfies Record<string, keyof FunnelAssets>;
+
+/** A kind whose records go into one of FunnelAssets' lists. */
+export type FunnelAssetListKind = keyof typeof FUNNEL_ASSET_LISTS;
+
+/** The engine's FunnelAssets from a funnel, its funnel group and the records found per kind name (a kind with none: an empty list). */
+export function funnelAssetsOf(funnel: FunnelRecord, found: Readonly<Record<string, readonly AssetRecordLike[]>>, funnelGroup?: AssetRecordLike): FunnelAssets {
+  const lists = {} as Record<(typeof FUNNEL_ASSET_LISTS)[FunnelAssetListKind], readonly AssetRecordLike[]>;
+  for (const [kind, list] of Object.entries(FUNNEL_ASSET_LISTS)) lists[list] = found[kind] ?? [];
+  return { funnel, ...(funnelGroup ? { funnelGroup } : {}), ...lists };
+}
+
 /** A funnel ready to walk: nodes and connections indexed, scripts compiled, static warnings found. Immutable. */
 export interface CompiledFunnel {
   readonly idFunnel: string;

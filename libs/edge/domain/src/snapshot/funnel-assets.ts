@@ -1,21 +1,7 @@
 import { ASSET_KINDS, EDGE_SNAPSHOT_KINDS, FUNNEL_GROUP_KIND, FUNNEL_KIND, isValidAssetId } from '@funnel/contracts';
 import type { FunnelRecord } from '@funnel/assets-domain';
-import type { AssetRecordLike, FunnelAssets } from '@funnel/routing';
+import { type AssetRecordLike, type FunnelAssets, funnelAssetsOf } from '@funnel/routing';
 import type { AssetSnapshotState } from './asset-snapshot-state';
-
-/** The list of FunnelAssets each kind's records go into (the funnel and its funnel group have their own fields). */
-export const FUNNEL_ASSET_LISTS: Readonly<Record<string, Exclude<keyof FunnelAssets, 'funnel' | 'funnelGroup' | 'aiScores'>>> = {
-  pagegroup: 'pageGroups',
-  page: 'pages',
-  condition: 'conditions',
-  logicscript: 'logicScripts',
-  middlewareconfig: 'middlewareConfigs',
-  webhookconfig: 'webhookConfigs',
-  visitortag: 'visitorTags',
-  ainodesetting: 'aiNodeSettings',
-  trafficsource: 'trafficSources',
-  offersource: 'offerSources',
-};
 
 /**
  * Kinds a walk may use without the funnel naming them: an entrance link names its traffic source, so
@@ -43,8 +29,7 @@ const ID_FIELD_OF = new Map(ASSET_KINDS.map((kind) => [kind.kind, kind.idField])
 export function collectFunnelAssets(state: AssetSnapshotState, accountId: string, idFunnel: string): CollectedFunnelAssets | undefined {
   const funnel = state.get(accountId, FUNNEL_KIND.kind, idFunnel);
   if (!funnel) return undefined;
-  const lists: Record<string, AssetRecordLike[]> = {};
-  for (const list of Object.values(FUNNEL_ASSET_LISTS)) lists[list] = [];
+  const found: Record<string, AssetRecordLike[]> = {};
   let funnelGroup: AssetRecordLike | undefined;
   const names = new Set<string>([idFunnel]);
   const taken = new Set<string>();
@@ -54,7 +39,7 @@ export function collectFunnelAssets(state: AssetSnapshotState, accountId: string
     if (taken.has(key)) return;
     taken.add(key);
     if (kind === FUNNEL_GROUP_KIND.kind) funnelGroup = record;
-    else lists[FUNNEL_ASSET_LISTS[kind]]?.push(record);
+    else (found[kind] ??= []).push(record);
     collectIds(record, (id) => {
       if (!names.has(id)) {
         names.add(id);
@@ -76,7 +61,7 @@ export function collectFunnelAssets(state: AssetSnapshotState, accountId: string
       if (record) take(kind, record);
     }
   }
-  const assets = { funnel: funnel as unknown as FunnelRecord, funnelGroup, ...lists } as FunnelAssets;
+  const assets = funnelAssetsOf(funnel as unknown as FunnelRecord, found, funnelGroup);
   return { assets, names };
 }
 

@@ -1,7 +1,8 @@
 import { generateAssetId } from '@funnel/contracts';
 import type { FunnelAssets } from '@funnel/routing';
 import { assetNames, nameIds } from './asset-names';
-import { FUNNEL_ASSET_LISTS, toFunnelAssets } from './funnel-assets';
+import { FUNNEL_ASSET_LISTS } from '@funnel/routing';
+import { toFunnelAssets } from './funnel-assets';
 
 const id = () => generateAssetId();
 const idFunnel = id();

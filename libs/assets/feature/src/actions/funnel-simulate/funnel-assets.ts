@@ -3,49 +3,20 @@
 // its page groups, then the offer sources of those pages. Pure: the reads come in as a function.
 import type { AssetRecord } from '@funnel/assets-domain';
 import { type AssetReference, type FunnelRecord, funnelReferences, isInReferenceScope } from '@funnel/assets-domain';
-import type { AssetRecordLike, FunnelAssets } from '@funnel/routing';
+import { type AssetRecordLike, type FunnelAssets, funnelAssetsOf } from '@funnel/routing';
 import { assetKindByName } from '@funnel/contracts';
 
 /** Reads the live records of one kind among `ids` in the caller's account (missing ones left out). */
 export type AssetFinder = (kind: string, ids: readonly string[]) => Promise<AssetRecord[]>;
 
-/** The FunnelAssets list each kind's records go to (the funnel group is a single record). */
-export const FUNNEL_ASSET_LISTS = {
-  pagegroup: 'pageGroups',
-  page: 'pages',
-  condition: 'conditions',
-  logicscript: 'logicScripts',
-  middlewareconfig: 'middlewareConfigs',
-  webhookconfig: 'webhookConfigs',
-  visitortag: 'visitorTags',
-  ainodesetting: 'aiNodeSettings',
-  trafficsource: 'trafficSources',
-  offersource: 'offerSources',
-} as const satisfies Record<string, keyof FunnelAssets>;
-type ListKind = keyof typeof FUNNEL_ASSET_LISTS;
 const FUNNEL_GROUP_KIND = 'funnelgroup';
 
 /** Records found per kind name. */
 export type FoundRecords = Readonly<Record<string, readonly AssetRecordLike[]>>;
 
-/** The engine's FunnelAssets from a funnel and the records found for it (a kind with none found: an empty list). */
+/** The engine's FunnelAssets from a funnel and the records found for it (the funnel group among them). */
 export function toFunnelAssets(funnel: FunnelRecord, found: FoundRecords): FunnelAssets {
-  const list = (kind: ListKind) => found[kind] ?? [];
-  const [funnelGroup] = found[FUNNEL_GROUP_KIND] ?? [];
-  return {
-    funnel,
-    ...(funnelGroup ? { funnelGroup } : {}),
-    pageGroups: list('pagegroup'),
-    pages: list('page'),
-    conditions: list('condition'),
-    logicScripts: list('logicscript'),
-    middlewareConfigs: list('middlewareconfig'),
-    webhookConfigs: list('webhookconfig'),
-    visitorTags: list('visitortag'),
-    aiNodeSettings: list('ainodesetting'),
-    trafficSources: list('trafficsource'),
-    offerSources: list('offersource'),
-  };
+  return funnelAssetsOf(funnel, found, found[FUNNEL_GROUP_KIND]?.[0]);
 }
 
 /** The ids of a list of objects' `field` (strings only), e.g. a page group's pages' idPage. */

@@ -1,6 +1,6 @@
 export { simulateFunnel } from './simulate-funnel';
 export type { SimulateOptions } from './simulate-funnel';
-export { loadFunnelAssets, toFunnelAssets, FUNNEL_ASSET_LISTS } from './funnel-assets';
+export { loadFunnelAssets, toFunnelAssets } from './funnel-assets';
 export type { AssetFinder, FoundRecords } from './funnel-assets';
 export { assetNames, nameIds } from './asset-names';
 export type { AssetNames } from './asset-names';

@@ -5,9 +5,9 @@
 import { AssetKindDescriptor, CallerContext, ErrorCodes, ServiceError } from '@funnel/contracts';
 import type { FunnelRecord, SecretCipher } from '@funnel/assets-domain';
 import type { OutboundHttp } from '@funnel/platform';
-import { RoutingSession, RoutingWarning, compileFunnel, seededIds, seededRandom, walk } from '@funnel/routing';
+import { FUNNEL_ASSET_LISTS, RoutingSession, RoutingWarning, compileFunnel, seededIds, seededRandom, walk } from '@funnel/routing';
 import type { KindActionAssets } from '../../asset-actions';
-import { FUNNEL_ASSET_LISTS, loadFunnelAssets } from './funnel-assets';
+import { loadFunnelAssets } from './funnel-assets';
 import { assetNames, nameIds } from './asset-names';
 import { simulatorMiddleware } from './middleware-answers';
 import { SimulationRequest, parseSimulationRequest } from './simulate-request';

@@ -21,7 +21,7 @@ import { Child, cpuMs, freePort, runCommand, runTs, waitForHttp } from './proces
 const KEY = 'bench-admin-key-0123456789';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-/** `BENCH_ONLY=funnel` (or a comma-separated list of standalone, funnel, distributed, edge, replay, reporting, queries, relay, logic, routing, postbacks-in): only those sections. */
+/** `BENCH_ONLY=funnel` (or a comma-separated list of standalone, funnel, distributed, edge, replay, reporting, queries, relay, logic, routing, postbacks-in, middleware): only those sections. */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
 const runs = (section: string) => !ONLY || ONLY.has(section);
 const rows: { name: string; value: string; ratio: string; target: string }[] = [];
@@ -189,20 +189,25 @@ async function main(): Promise<void> {
     if (runs('funnel')) await funnelRows(base, tmp, children, standalone);
     if (runs('routing')) await simulateRows(base, standalone);
     await stopAll();
+    const edgeKit = {
+      durationSeconds: DURATION,
+      rounds: ROUNDS,
+      key: KEY,
+      email: 'bench@example.com',
+      password: 'bench password',
+      appEnv,
+      tmp,
+      children,
+      record,
+      log: (line: string) => process.stdout.write(`${line}\n`),
+    };
     if (runs('edge')) {
       const { edgeSection } = await import('./edge/edge.bench');
-      await edgeSection({
-        durationSeconds: DURATION,
-        rounds: ROUNDS,
-        key: KEY,
-        email: 'bench@example.com',
-        password: 'bench password',
-        appEnv,
-        tmp,
-        children,
-        record,
-        log: (line) => process.stdout.write(`${line}\n`),
-      });
+      await edgeSection(edgeKit);
+    }
+    if (runs('middleware')) {
+      const { middlewareSection } = await import('./edge/middleware.bench');
+      await middlewareSection(edgeKit);
     }
     if (runs('distributed')) await distributedRows(tmp, children, helloUrl, hello.process.pid!, stopAll);
     await hello.stop();

@@ -20,6 +20,7 @@ export async function postbacksInRate(seconds = 3, connections = 16): Promise<Lo
     OPS_PORT: '0',
     EDGE_PORT: '0',
     EDGE_DEFAULT_DOMAIN: '127.0.0.1',
+    ...(process.env.REPORTING_WORKERS ? { REPORTING_WORKERS: process.env.REPORTING_WORKERS } : {}),
   });
   try {
     const { accountId } = await running.context!.get(IdentityService).createUserWithAccount({ email: 'pb@example.com', password: 'another password' });

@@ -2,6 +2,7 @@
 // `GET /a/<accountId>/pb/?hit=&tx=&rev=`, each answered once its conversions job is queued and its
 // log row written (the workers apply them meanwhile, as in production). The hits are not stored, so
 // each job applies as `unknownHit`: the figure is the edge's and the hand-off's, not the warehouse's.
+// REPORTING_WORKERS=0 in the bench's environment: the intake alone (no worker applying meanwhile).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -2,6 +2,7 @@
 // `GET /a/<accountId>/pb/?hit=&tx=&rev=`, each answered once its conversions job is queued and its
 // log row written (the workers apply them meanwhile, as in production). The hits are not stored, so
 // each job applies as `unknownHit`: the figure is the edge's and the hand-off's, not the warehouse's.
+// REPORTING_WORKERS=0 in the bench's environment: the intake alone (no worker applying meanwhile).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,7 @@ export async function postbacksInRate(seconds = 3, connections = 16): Promise<Lo
     OPS_PORT: '0',
     EDGE_PORT: '0',
     EDGE_DEFAULT_DOMAIN: '127.0.0.1',
+    ...(process.env.REPORTING_WORKERS ? { REPORTING_WORKERS: process.env.REPORTING_WORKERS } : {}),
   });
   try {
     const { accountId } = await running.context!.get(IdentityService).createUserWithAccount({ email: 'pb@example.com', password: 'another password' });

@@ -1,5 +1,5 @@
 import type { Hit } from '@funnel/reporting-domain';
-import { GroupCommit, type GroupCommitOptions } from './group-commit';
+import { GroupCommit, type GroupCommitOptions } from '@funnel/platform';
 import type { HitBatchWriter, HitSink } from './hit-sink';
 
 /** A HitSink whose concurrent `record` calls share the writer's durable writes (group commit). */

@@ -1,7 +1,7 @@
 export { HIT_SINK } from './hit-sink';
 export type { HitSink, HitBatchWriter } from './hit-sink';
-export { GroupCommit, GroupCommitClosedError, GroupCommitOverloadedError, GROUP_COMMIT_DEFAULTS } from './group-commit';
-export type { GroupCommitOptions } from './group-commit';
+export { GroupCommit, GroupCommitClosedError, GroupCommitOverloadedError, GROUP_COMMIT_DEFAULTS } from '@funnel/platform';
+export type { GroupCommitOptions } from '@funnel/platform';
 export { GroupCommitHitSink } from './group-commit-hit-sink';
 export { JetStreamHitWriter } from './jetstream-hit-writer';
 export type { JetStreamHitWriterOptions } from './jetstream-hit-writer';

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import {
   type CallerContext,
   INCOMING_POSTBACK_LIMITS as LIMITS,
@@ -15,6 +15,7 @@ import { type ServiceClient, requestAssetRecord } from '@funnel/platform';
 import { HIT_STORE, type HitStore } from '../hits/hit-store';
 import type { JobEnvelope } from '../queue/job-queue';
 import { type AppliedJob, REPORTING_UPDATES_QUEUE, type ReportingJobObserver, type UpdatePayload, type UpdatesQueue } from '../service/reporting.tokens';
+import { IncomingIntake, IncomingOutcomes } from './incoming-batches';
 import { INCOMING_LOG_STORE, type IncomingLogEntry, type IncomingLogStore } from './incoming-log-store';
 import { type IncomingConversionsPayload, incomingEntryOf, outcomeOf } from './incoming-jobs';
 
@@ -28,6 +29,9 @@ const cut = (text: unknown, max: number) => (typeof text === 'string' ? text.sli
  * rules, the traffic source's postback decided with `postbackCalls: all`), then a row of the
  * incoming postback log; the answer comes once both are durable. Queue first, log second: a crash
  * between leaves a job whose row is written when it is applied, never a row without a job.
+ * Concurrent postbacks share their writes (IncomingIntake: one enqueue and one log write for all the
+ * postbacks that arrived while the previous write was under way), as do the outcomes written back
+ * when their jobs are applied (IncomingOutcomes).
  *
  * - A revenue given is the conversion's payout (`-1` removes); without one the hit's offer payout
  *   is used, which needs the hit: a hit the account does not have is logged `unknownHit` at once.
@@ -36,15 +40,28 @@ const cut = (text: unknown, max: number) => (typeof text === 'string' ? text.sli
  *   keep the postback does.
  */
 @Injectable()
-export class IncomingPostbacks implements ReportingJobObserver {
+export class IncomingPostbacks implements ReportingJobObserver, OnModuleDestroy {
   private readonly logger = new Logger('IncomingPostbacks');
+  private readonly intake: IncomingIntake;
+  private readonly outcomes: IncomingOutcomes;
 
   constructor(
-    @Inject(REPORTING_UPDATES_QUEUE) private readonly queue: UpdatesQueue,
-    @Inject(INCOMING_LOG_STORE) private readonly log: IncomingLogStore,
+    @Inject(REPORTING_UPDATES_QUEUE) queue: UpdatesQueue,
+    @Inject(INCOMING_LOG_STORE) log: IncomingLogStore,
     @Inject(HIT_STORE) private readonly hits: HitStore,
     @Inject(INCOMING_ASSETS) private readonly assets: ServiceClient,
-  ) {}
+  ) {
+    this.intake = new IncomingIntake(queue, log);
+    this.outcomes = new IncomingOutcomes(log, hits);
+  }
+
+  /**
+   * Writes the postbacks waiting, then refuses new ones (before the runtime closes the queue and the
+   * log). Outcomes stay open: the jobs under way when the runtime closes the queue still write theirs.
+   */
+  async onModuleDestroy(): Promise<void> {
+    await this.intake.close();
+  }
 
   async receive(postback: IncomingPostback): Promise<IncomingPostbackAccepted> {
     if (typeof postback !== 'object' || postback === null || typeof postback.accountId !== 'string' || !isValidAssetId(postback.accountId)) {
@@ -95,8 +112,10 @@ export class IncomingPostbacks implements ReportingJobObserver {
     entry.payout = update.hits[0].payout;
     entry.jobId = generateAssetId();
     const payload: IncomingConversionsPayload = { ...update, incoming: entry };
-    await this.queue.enqueue([{ jobId: entry.jobId, type: 'conversions', accountId: entry.accountId, queuedAt: new Date(now).toISOString(), payload }]);
-    await this.log.received([entry]);
+    await this.intake.keep({
+      entry,
+      job: { jobId: entry.jobId, type: 'conversions', accountId: entry.accountId, queuedAt: new Date(now).toISOString(), payload },
+    });
     return { postbackId: entry.postbackId, outcome: 'queued', jobId: entry.jobId };
   }
 
@@ -104,12 +123,7 @@ export class IncomingPostbacks implements ReportingJobObserver {
   async applied(job: JobEnvelope<UpdatePayload>, result: AppliedJob): Promise<void> {
     const entry = incomingEntryOf(job);
     if (!entry) return;
-    const resolved: IncomingLogEntry = { ...entry, ...outcomeOf(entry, result), updatedMs: Date.now() };
-    if (resolved.outcome !== 'unknownHit' && resolved.idFunnel === '') {
-      const [hit] = await this.hits.getHits(entry.accountId, [entry.hitId]);
-      if (hit) Object.assign(resolved, { idFunnel: hit.idFunnel, idTrafficSource: hit.idTrafficSource });
-    }
-    await this.log.resolved([resolved]);
+    await this.outcomes.resolve({ ...entry, ...outcomeOf(entry, result), updatedMs: Date.now() });
   }
 
   /** A job whose every attempt failed: its postback's row says so. */
@@ -117,11 +131,11 @@ export class IncomingPostbacks implements ReportingJobObserver {
     const entry = incomingEntryOf(job);
     if (!entry) return;
     const reason = (error instanceof Error ? error.message : String(error)).slice(0, LIMITS.reasonMax);
-    await this.log.resolved([{ ...entry, outcome: 'failed', reason, updatedMs: Date.now() }]);
+    await this.outcomes.resolve({ ...entry, outcome: 'failed', reason, updatedMs: Date.now() });
   }
 
   private async final(entry: IncomingLogEntry): Promise<IncomingPostbackAccepted> {
-    await this.log.received([entry]);
+    await this.intake.keep({ entry });
     if (entry.outcome === 'invalid') this.logger.debug?.(`incoming postback ${entry.postbackId} invalid: ${entry.reason}`);
     return { postbackId: entry.postbackId, outcome: entry.outcome, jobId: null };
   }

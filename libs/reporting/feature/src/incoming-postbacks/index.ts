@@ -5,3 +5,4 @@ export * from './open-incoming-log';
 export * from './incoming-jobs';
 export * from './incoming-postbacks.service';
 export * from './incoming-postbacks.message.controller';
+export * from './incoming-batches';

@@ -15,13 +15,13 @@ export const GROUP_COMMIT_DEFAULTS: Required<GroupCommitOptions> = { maxItems: 2
 /** More items wait than the writer can take: the caller should shed load rather than queue without bound. */
 export class GroupCommitOverloadedError extends Error {
   constructor(queued: number) {
-    super(`${queued} hits already wait to be written: the hit store does not keep up`);
+    super(`${queued} items already wait to be written: the store does not keep up`);
   }
 }
 
 export class GroupCommitClosedError extends Error {
   constructor() {
-    super('the hit sink is closed');
+    super('the group commit is closed');
   }
 }
 

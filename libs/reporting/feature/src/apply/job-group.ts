@@ -36,7 +36,8 @@ export class JobGroupStore implements JobStore {
     return [...rows.values()].sort((a, b) => a.rowIndex - b.rowIndex);
   }
 
-  async getHitStates(accountId: string, hitIds: readonly string[]): Promise<HitState[]> {
+  /** Every tracking field is read (the group reads once for all its jobs), whatever `_trackingSlots` asks. */
+  async getHitStates(accountId: string, hitIds: readonly string[], _trackingSlots?: readonly string[]): Promise<HitState[]> {
     this.checkAccount(accountId);
     await this.readStates(hitIds);
     const states: HitState[] = [];

@@ -47,10 +47,11 @@ export function pendingBatches(count: number, recorded: Map<number, AppliedRow>,
  * stand over what that read answers, so a row sees every earlier row's change, committed or not. A row whose hit is missing is `notFound`; one whose `change` throws is `failed` with
  * that error. `settle` gives an applied row's final hit and postbacks (default: the changed hit, no
  * postback); its errors stop the job, which is retried. The event loop runs between two batches.
+ * `reads` narrows the tracking fields read (all of them by default), see StateReads.
  */
 export async function applyHitRows<Row extends { hitId: string }, Change extends { outcome: 'applied' | 'noop'; hit: HitState }>(
   store: JobStore,
-  job: { accountId: string; jobId: string; rows: readonly Row[]; batchSize?: number },
+  job: { accountId: string; jobId: string; rows: readonly Row[]; batchSize?: number; reads?: StateReads },
   change: (hit: HitState, row: Row) => Change,
   settle: (hit: HitState, applied: Change & { outcome: 'applied' }, rowIndex: number) => Promise<Settled> | Settled = (_hit, applied) => ({
     hit: applied.hit,
@@ -63,7 +64,9 @@ export async function applyHitRows<Row extends { hitId: string }, Change extends
   // The states this delivery wrote, newest: they stand over what a read answers, which may come before their commit.
   const written = new Map<string, HitState>();
   const read = (batch: number[]) => {
-    const reading = store.getHitStates(accountId, [...new Set(batch.map((index) => jobRows[index].hitId))]);
+    const ids = [...new Set(batch.map((index) => jobRows[index].hitId))];
+    const slots = job.reads?.trackingSlots();
+    const reading = store.getHitStates(accountId, ids, slots).then((states) => (job.reads ? job.reads.complete(states, slots) : states));
     // A batch whose commit fails stops the job before this read is awaited: its failure is not the job's.
     reading.catch(() => undefined);
     return reading;
@@ -103,6 +106,16 @@ export async function applyHitRows<Row extends { hitId: string }, Change extends
     for (const row of rows) recorded.set(row.rowIndex, row);
   }
   return summarize(recorded.values(), (rowIndex) => jobRows[rowIndex]?.hitId);
+}
+
+/**
+ * Which tracking fields a job reads with its hits' states (`getHitStates`' `trackingSlots`):
+ * `trackingSlots` is asked before each batch's read, and `complete` gets the states read with those
+ * slots and answers them with every slot the job's rows need (reading the missing ones).
+ */
+export interface StateReads {
+  trackingSlots(): readonly string[] | undefined;
+  complete(states: HitState[], trackingSlots: readonly string[] | undefined): Promise<HitState[]>;
 }
 
 /** An applied row's hit as it is stored and the postbacks the row decided. */

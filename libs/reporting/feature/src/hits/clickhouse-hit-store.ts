@@ -1,7 +1,7 @@
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { timeMs, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
 import { HIT_READ_COLUMNS, countsAsClick, hitFromRow, warehouseRow, type WarehouseValue } from './hit-row';
-import { CUSTOM_EVENT_ENTRIES, TRACKING_FIELD_ENTRIES, hitStateFromRow } from './hit-state';
+import { CUSTOM_EVENT_ENTRIES, hitStateFromRow, hitStateSelects } from './hit-state';
 import type { AppliedRow, HitState, HitStore, HitWarehouse, InsertHitsResult, JobWrites } from './hit-store';
 import { CUSTOM_EVENT_NUMBERS, TRACKING_SLOTS, WAREHOUSE_COLUMNS, customEventColumn, trackingColumn } from './warehouse-schema';
 
@@ -28,19 +28,21 @@ const SELECT_HIT = HIT_READ_COLUMNS.map((column) =>
 const mapOf = (entries: readonly [string, string][], keep: string) =>
   `mapFilter((k, v) -> ${keep}, map(${entries.map(([key, column]) => `'${key}', ${column}`).join(', ')}))`;
 
-/** HIT_STATE_COLUMNS. */
-const SELECT_HIT_STATE = [
-  'account_id',
-  'hit_id',
-  'toUnixTimestamp64Milli(time) AS time_ms',
-  'id_funnel',
-  'id_traffic_source',
-  `${mapOf(TRACKING_FIELD_ENTRIES, "v != ''")} AS tracking_fields`,
-  'toString(cost) AS cost',
-  'conversions',
-  `${mapOf(CUSTOM_EVENT_ENTRIES, 'v > 0')} AS custom_events`,
-  'postback_called',
-].join(', ');
+/** HIT_STATE_COLUMNS, with the tracking fields of the given slots (none: an empty map). */
+const selectHitState = hitStateSelects((trackingEntries) =>
+  [
+    'account_id',
+    'hit_id',
+    'toUnixTimestamp64Milli(time) AS time_ms',
+    'id_funnel',
+    'id_traffic_source',
+    `${trackingEntries.length > 0 ? mapOf(trackingEntries, "v != ''") : 'map()'} AS tracking_fields`,
+    'toString(cost) AS cost',
+    'conversions',
+    `${mapOf(CUSTOM_EVENT_ENTRIES, 'v > 0')} AS custom_events`,
+    'postback_called',
+  ].join(', '),
+);
 
 /** The columns of the first version's table; the others are added to it (with values computed from these for the rows it holds). */
 const FIRST_COLUMNS = new Set([
@@ -202,10 +204,10 @@ export class ClickHouseHitStore implements HitStore {
     return this.selectHits('hit_id IN {hitIds:Array(String)}', { accountId, hitIds: [...hitIds] });
   }
 
-  async getHitStates(accountId: string, hitIds: readonly string[]): Promise<HitState[]> {
+  async getHitStates(accountId: string, hitIds: readonly string[], trackingSlots?: readonly string[]): Promise<HitState[]> {
     if (hitIds.length === 0) return [];
     const result = await this.client.query({
-      query: `SELECT ${SELECT_HIT_STATE} FROM ${this.hitsTable} FINAL
+      query: `SELECT ${selectHitState(trackingSlots)} FROM ${this.hitsTable} FINAL
         WHERE account_id = {accountId:String} AND deleted = 0 AND hit_id IN {hitIds:Array(String)}`,
       query_params: { accountId, hitIds: [...hitIds] },
       format: 'JSONEachRow',

@@ -24,6 +24,28 @@ export const HIT_STATE_COLUMNS = [
 export const TRACKING_FIELD_ENTRIES: readonly [string, string][] = TRACKING_SLOTS.map((slot) => [slot, trackingColumn(slot)]);
 export const CUSTOM_EVENT_ENTRIES: readonly [string, string][] = CUSTOM_EVENT_NUMBERS.map((n) => [String(n), customEventColumn(n)]);
 
+/** TRACKING_FIELD_ENTRIES of the slots among `slots` (unknown names left out), in slot order; absent: all of them. */
+export function trackingFieldEntries(slots?: readonly string[]): readonly [string, string][] {
+  if (slots === undefined) return TRACKING_FIELD_ENTRIES;
+  const wanted = new Set(slots);
+  return TRACKING_FIELD_ENTRIES.filter(([slot]) => wanted.has(slot));
+}
+
+/** A cache of the SELECT lists of hit states by the tracking slots read (`select` builds one from the entries). */
+export function hitStateSelects(select: (trackingEntries: readonly [string, string][]) => string): (slots?: readonly string[]) => string {
+  const selects = new Map<string, string>();
+  return (slots) => {
+    const entries = trackingFieldEntries(slots);
+    const key = slots === undefined ? '*' : entries.map(([slot]) => slot).join(',');
+    let sql = selects.get(key);
+    if (sql === undefined) {
+      sql = select(entries);
+      selects.set(key, sql);
+    }
+    return sql;
+  };
+}
+
 /**
  * Reads a selected row (HIT_STATE_COLUMNS) back into a hit state. Numbers may come as integer text or
  * bigints, booleans as 0/1, `cost` as decimal text (ClickHouse may keep trailing zeros).

@@ -257,6 +257,13 @@ export function describeHitStoreContract(adapterName: string, factory: HitStoreC
       });
       expect(states).toEqual([project(hit), project(contractHit(2))]);
       expect(await store.getHitStates(ACCOUNT, [])).toEqual([]);
+      // Only the tracking fields of the slots asked for (unknown slot names are no fields).
+      const narrow = byId(await store.getHitStates(ACCOUNT, [hit.hitId, contractHit(2).hitId], ['c20', 'external', 'c99']));
+      expect(narrow).toEqual([
+        { ...project(hit), trackingFields: { external: 'click/1', c20: 'last' } },
+        { ...project(contractHit(2)), trackingFields: {} },
+      ]);
+      expect(byId(await store.getHitStates(ACCOUNT, [hit.hitId], []))).toEqual([{ ...project(hit), trackingFields: {} }]);
     });
 
     it('commits changed hits with their job rows, and reads the rows back for that job and account only', async () => {

@@ -84,9 +84,12 @@ export interface HitStore {
   visitorDays?(accountId: string, visitorId: string, startMs: number, endMs: number): Promise<number[]>;
   /**
    * The states of the account's hits among `hitIds` (unknown ids are left out), in no particular
-   * order: the apply path's read, about half the columns of `getHits`.
+   * order: the apply path's read, about half the columns of `getHits`. `trackingSlots`: the
+   * tracking-field slots to read (each state's `trackingFields` then holds only those; updates never
+   * write tracking fields, so such a state may be committed); absent: every slot. Tracking fields
+   * are 22 of the read's columns: a job that builds no postback reads none.
    */
-  getHitStates(accountId: string, hitIds: readonly string[]): Promise<HitState[]>;
+  getHitStates(accountId: string, hitIds: readonly string[], trackingSlots?: readonly string[]): Promise<HitState[]>;
   /** The account's entrance hits a cost segment covers, in hitId order. */
   findEntrances(accountId: string, query: EntranceQuery): Promise<Hit[]>;
   /** The number of the account's hits a reset with `filter` would remove now. */

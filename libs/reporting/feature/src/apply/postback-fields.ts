@@ -61,7 +61,7 @@ export function postbackFieldReads(
           await store.getHitStates(
             accountId,
             incomplete.map((hit) => hit.hitId),
-            missing,
+            { trackingSlots: missing, fields: [] },
           )
         ).map((hit) => [hit.hitId, hit.trackingFields]),
       );

@@ -1,5 +1,5 @@
 import { postbackSlots, type TrafficSourcePostbackSettings } from '@funnel/reporting-domain';
-import type { HitState, JobStore } from '../hits/hit-store';
+import type { JobStore } from '../hits/hit-store';
 import type { StateReads } from './job-rows';
 
 /** Accounts whose postback slots are remembered at most (the oldest learned is forgotten first). */

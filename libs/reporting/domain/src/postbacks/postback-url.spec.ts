@@ -1,4 +1,4 @@
-import { buildPostbackUrl, maskPostbackUrl } from './postback-url';
+import { buildPostbackUrl, maskPostbackUrl, postbackSlots } from './postback-url';
 
 const values = {
   payout: '12.5',
@@ -13,6 +13,17 @@ describe('postback URL', () => {
     expect(buildPostbackUrl('https://ts.example/pb?cid={external}&p={payout}&tx={txid}&h={hitid}&z={trackingField.zone}&c={c3}', values)).toBe(
       'https://ts.example/pb?cid=click%2F42%3F&p=12.5&tx=tx%201%262&h=HIT000000001&z=%C3%BCn%C3%AF&c=%C3%BCn%C3%AF',
     ));
+
+  it("names the tracking-field slots a postback uses, each once, by slot token or by the source's field name", () => {
+    expect(
+      postbackSlots(
+        'https://ts.example/?a={external}&b={trackingField.zone}&c={c3}&d={external}&p={payout}&x={c21}&y={trackingField.nope}',
+        values.trackingFieldSlots,
+      ),
+    ).toEqual(['external', 'c3']);
+    expect(postbackSlots('https://ts.example/?p={payout}&tx={txid}')).toEqual([]);
+    expect(postbackSlots('https://ts.example/?z={trackingField.zone}&k={campaign}')).toEqual(['campaign']);
+  });
 
   it('gives "" for a tracking field the hit has no value for, and keeps unknown tokens', () =>
     expect(buildPostbackUrl('https://ts.example/?a={campaign}&b={c20}&c={unknown}&d={trackingField.nope}', values)).toBe(

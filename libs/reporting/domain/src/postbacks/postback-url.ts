@@ -41,8 +41,30 @@ function tokenValue(token: string, values: PostbackTokenValues, bySlotName: Map<
     const slot = bySlotName.get(token.slice(TRACKING_FIELD_PREFIX.length));
     return slot === undefined ? undefined : (values.trackingFields[slot] ?? '');
   }
-  if (token === 'campaign' || token === 'external' || /^c([1-9]|1\d|20)$/.test(token)) return values.trackingFields[token] ?? '';
+  if (isSlotToken(token)) return values.trackingFields[token] ?? '';
   return undefined;
+}
+
+/**
+ * The tracking-field slots whose values `buildPostbackUrl` puts into `code` (`{external}`, `{c3}`, or
+ * `{trackingField.<name>}` of one of `trackingFieldSlots`), each once: what a hit must have read of
+ * its tracking fields for the postback.
+ */
+export function postbackSlots(code: string, trackingFieldSlots?: Record<string, { name: string }>): string[] {
+  const bySlotName = new Map<string, string>();
+  for (const [slot, field] of Object.entries(trackingFieldSlots ?? {})) bySlotName.set(field.name, slot);
+  const slots = new Set<string>();
+  for (const [, token] of code.matchAll(TOKEN)) {
+    if (token.startsWith(TRACKING_FIELD_PREFIX)) {
+      const slot = bySlotName.get(token.slice(TRACKING_FIELD_PREFIX.length));
+      if (slot !== undefined) slots.add(slot);
+    } else if (isSlotToken(token)) slots.add(token);
+  }
+  return [...slots];
+}
+
+function isSlotToken(token: string): boolean {
+  return token === 'campaign' || token === 'external' || /^c([1-9]|1\d|20)$/.test(token);
 }
 
 /** Query parameter names whose values are treated as secrets when a postback is listed. */

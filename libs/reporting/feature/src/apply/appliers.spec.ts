@@ -7,6 +7,7 @@ import { applyCost } from './apply-cost';
 import { applyCustomEvents } from './apply-custom-events';
 import { applyJobGroup, applyReportingJob } from './apply-job';
 import { applyReset, countResetHits } from './apply-reset';
+import { forgetPostbackSlots } from './postback-fields';
 import type { ApplyDeps, ConversionsJobPayload, CostJobPayload, CustomEventsJobPayload } from './apply-types';
 
 const ACCOUNT = 'ACCOUNT00001';
@@ -131,6 +132,45 @@ describe('reporting appliers', () => {
         depsWith(),
       );
       expect(disabled.postbacks).toEqual([]);
+    });
+
+    it("fills each postback with the tracking fields its source's postback names, whichever slots the account's postbacks used before", async () => {
+      const zone = {
+        ...SOURCE,
+        idTrafficSource: 'TSOURCE00003',
+        postback: { postbackType: 'postbackUrl' as const, postbackCode: 'https://zone.example/?z={trackingField.zone}&k={campaign}&c={external}' },
+        trackingFieldSlots: { c3: { name: 'zone' } },
+      };
+      await store.insertHits([
+        contractHit(5, { idTrafficSource: 'TSOURCE00003', trackingFields: { c3: 'z/9', campaign: 'spring', external: 'e5' } }),
+        contractHit(6, { idTrafficSource: 'TSOURCE00003', trackingFields: { c3: 'z7' } }),
+      ]);
+      const deps = depsWith({ TSOURCE00001: SOURCE, TSOURCE00003: zone });
+      // The account's first job: only source 1's slot ({external}) is used.
+      const first = await applyConversions(store, job({ postbackCalls: 'all', hits: [{ hitId: hitId(1), payout: '2', transactionId: 'F' }] }), deps);
+      expect(first.postbacks.map((p) => p.target)).toEqual(['https://ts.example/pb?cid=click%2F1&p=1&tx=F&token=s3cret']);
+      // A later job meets a source whose postback names other slots (c3 by its field name, campaign).
+      const hits = [5, 1, 6].map((n, i) => ({ hitId: hitId(n), payout: '2', transactionId: `T${i}` }));
+      const second = await applyConversions(store, job({ postbackCalls: 'all', hits }, 'JOB000000002'), deps);
+      expect(second.postbacks.map((p) => p.target)).toEqual([
+        'https://zone.example/?z=z%2F9&k=spring&c=e5',
+        'https://ts.example/pb?cid=click%2F1&p=1&tx=T1&token=s3cret',
+        'https://zone.example/?z=z7&k=&c=',
+      ]);
+      // And so does a job of one batch per hit in a process that knows nothing of the account yet.
+      forgetPostbackSlots();
+      const again = hits.map((row, i) => ({ ...row, transactionId: `U${i}` }));
+      const third = await applyConversions(store, job({ postbackCalls: 'all', hits: again }, 'JOB000000003'), { ...deps, batchSize: 1 });
+      expect(third.postbacks.map((p) => p.target)).toEqual([
+        'https://zone.example/?z=z%2F9&k=spring&c=e5',
+        'https://ts.example/pb?cid=click%2F1&p=1&tx=U1&token=s3cret',
+        'https://zone.example/?z=z7&k=&c=',
+      ]);
+      // A job sending no postback reads no tracking field, and the hits keep theirs.
+      await applyConversions(store, job({ postbackCalls: 'none', hits }, 'JOB000000004'), deps);
+      const [five] = await hitsOf(store, 5);
+      expect(five.trackingFields).toEqual({ c3: 'z/9', campaign: 'spring', external: 'e5' });
+      expect(five.conversions.map((c) => c.transactionId)).toEqual(['T0', 'U0']);
     });
 
     it("uses the funnel's postback override for its traffic source", async () => {

@@ -9,13 +9,16 @@ import {
 import type { JobStore } from '../hits/hit-store';
 import type { ApplyDeps, ApplyJob, ApplyResult, ConversionsJobPayload } from './apply-types';
 import { applyHitRows } from './job-rows';
+import { postbackFieldReads } from './postback-fields';
 
 /**
  * Applies a conversions job: each row adds, replaces or removes the hit's conversions (domain rule
  * `applyConversion`; a row without a time takes the job's `queuedAt`, the moment the update was
  * accepted) and, for a conversion added or replaced, decides the hit's traffic-source postback
  * (`decidePostback`). Rows are applied in batches, each one store transaction that also records the
- * batch's rows, so a redelivered job skips what was applied and reports the same result.
+ * batch's rows, so a redelivered job skips what was applied and reports the same result. Only
+ * the hits' conversions (and postbackCalled) are read and written, their tracking fields only for the
+ * slots their postbacks use (`postbackFieldReads`).
  */
 export async function applyConversions(store: JobStore, job: ApplyJob<ConversionsJobPayload>, deps: ApplyDeps): Promise<ApplyResult> {
   const { accountId, jobId, payload } = job;
@@ -27,9 +30,17 @@ export async function applyConversions(store: JobStore, job: ApplyJob<Conversion
   const now = new Date(job.queuedAt);
   const random = deps.random ?? Math.random;
   const sources = trafficSourceCache(deps);
+  const sendsPostbacks = !flags.disablePostbacks && flags.postbackCalls !== 'none';
   return applyHitRows(
     store,
-    { accountId, jobId, rows: payload.hits, batchSize: deps.batchSize },
+    {
+      accountId,
+      jobId,
+      rows: payload.hits,
+      batchSize: deps.batchSize,
+      fields: ['conversions'],
+      reads: postbackFieldReads(store, accountId, sendsPostbacks, sources),
+    },
     (hit, row) => applyConversion(hit, row, { overridePayout: payload.overridePayout ?? null, now }),
     async (hit, result, rowIndex) => {
       if (result.kind === 'removed') return { hit: result.hit, postbacks: [] };

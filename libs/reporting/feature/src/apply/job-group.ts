@@ -1,5 +1,5 @@
 import type { EntranceQuery, HitFilter } from '@funnel/reporting-domain';
-import type { AppliedRow, HitState, HitStore, JobStore, JobWrites } from '../hits/hit-store';
+import type { AppliedRow, HitState, HitStore, JobStore, JobWrites, StateRead, UpdatedField } from '../hits/hit-store';
 
 /**
  * The hit store as a group of consecutive jobs of one account sees it while they are applied
@@ -36,7 +36,8 @@ export class JobGroupStore implements JobStore {
     return [...rows.values()].sort((a, b) => a.rowIndex - b.rowIndex);
   }
 
-  async getHitStates(accountId: string, hitIds: readonly string[]): Promise<HitState[]> {
+  /** Whole states (the group reads once for all its jobs), whatever `_read` leaves out. */
+  async getHitStates(accountId: string, hitIds: readonly string[], _read?: StateRead): Promise<HitState[]> {
     this.checkAccount(accountId);
     await this.readStates(hitIds);
     const states: HitState[] = [];
@@ -47,10 +48,17 @@ export class JobGroupStore implements JobStore {
     return states;
   }
 
-  async commitRows(accountId: string, jobId: string, changed: readonly HitState[], rows: readonly AppliedRow[]): Promise<void> {
+  async commitRows(
+    accountId: string,
+    jobId: string,
+    changed: readonly HitState[],
+    rows: readonly AppliedRow[],
+    fields?: readonly UpdatedField[],
+  ): Promise<void> {
     this.checkAccount(accountId);
     const mine = changed.filter((hit) => hit.accountId === accountId);
-    this.writes.push({ jobId, changed: mine, rows });
+    // The states are whole (read so): the next jobs of the group see them as they are.
+    this.writes.push({ jobId, changed: mine, rows, fields });
     for (const hit of mine) this.states.set(hit.hitId, hit);
   }
 

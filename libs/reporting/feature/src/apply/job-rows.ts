@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { JobCounts } from '@funnel/contracts';
 import type { PostbackIntent } from '@funnel/reporting-domain';
-import type { AppliedRow, HitState, JobStore } from '../hits/hit-store';
+import type { AppliedRow, HitState, JobStore, UpdatedField } from '../hits/hit-store';
 import { ApplyResult, MAX_JOB_ERRORS, ROW_ERROR_CODES, RowError } from './apply-types';
 
 const DEFAULT_BATCH_SIZE = 1000;
@@ -47,10 +47,12 @@ export function pendingBatches(count: number, recorded: Map<number, AppliedRow>,
  * stand over what that read answers, so a row sees every earlier row's change, committed or not. A row whose hit is missing is `notFound`; one whose `change` throws is `failed` with
  * that error. `settle` gives an applied row's final hit and postbacks (default: the changed hit, no
  * postback); its errors stop the job, which is retried. The event loop runs between two batches.
+ * `fields`: the updated fields the job's rows read and change (StateRead; default all), the only ones
+ * read and stored; `reads` narrows the tracking fields read (all of them by default), see StateReads.
  */
 export async function applyHitRows<Row extends { hitId: string }, Change extends { outcome: 'applied' | 'noop'; hit: HitState }>(
   store: JobStore,
-  job: { accountId: string; jobId: string; rows: readonly Row[]; batchSize?: number },
+  job: { accountId: string; jobId: string; rows: readonly Row[]; batchSize?: number; fields?: readonly UpdatedField[]; reads?: StateReads },
   change: (hit: HitState, row: Row) => Change,
   settle: (hit: HitState, applied: Change & { outcome: 'applied' }, rowIndex: number) => Promise<Settled> | Settled = (_hit, applied) => ({
     hit: applied.hit,
@@ -63,7 +65,11 @@ export async function applyHitRows<Row extends { hitId: string }, Change extends
   // The states this delivery wrote, newest: they stand over what a read answers, which may come before their commit.
   const written = new Map<string, HitState>();
   const read = (batch: number[]) => {
-    const reading = store.getHitStates(accountId, [...new Set(batch.map((index) => jobRows[index].hitId))]);
+    const ids = [...new Set(batch.map((index) => jobRows[index].hitId))];
+    const slots = job.reads?.trackingSlots();
+    const reading = store
+      .getHitStates(accountId, ids, { trackingSlots: slots, fields: job.fields })
+      .then((states) => (job.reads ? job.reads.complete(states, slots) : states));
     // A batch whose commit fails stops the job before this read is awaited: its failure is not the job's.
     reading.catch(() => undefined);
     return reading;
@@ -98,11 +104,21 @@ export async function applyHitRows<Row extends { hitId: string }, Change extends
     }
     // The next batch's hits are read while this one commits.
     reading = n + 1 < batches.length ? read(batches[n + 1]) : undefined;
-    await store.commitRows(accountId, jobId, [...changed.values()], rows);
+    await store.commitRows(accountId, jobId, [...changed.values()], rows, job.fields);
     for (const [hitId, hit] of changed) written.set(hitId, hit);
     for (const row of rows) recorded.set(row.rowIndex, row);
   }
   return summarize(recorded.values(), (rowIndex) => jobRows[rowIndex]?.hitId);
+}
+
+/**
+ * Which tracking fields a job reads with its hits' states (`getHitStates`' `trackingSlots`):
+ * `trackingSlots` is asked before each batch's read, and `complete` gets the states read with those
+ * slots and answers them with every slot the job's rows need (reading the missing ones).
+ */
+export interface StateReads {
+  trackingSlots(): readonly string[] | undefined;
+  complete(states: HitState[], trackingSlots: readonly string[] | undefined): Promise<HitState[]>;
 }
 
 /** An applied row's hit as it is stored and the postbacks the row decided. */

@@ -1,8 +1,18 @@
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { timeMs, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
 import { HIT_READ_COLUMNS, countsAsClick, hitFromRow, warehouseRow, type WarehouseValue } from './hit-row';
-import { CUSTOM_EVENT_ENTRIES, TRACKING_FIELD_ENTRIES, hitStateFromRow } from './hit-state';
-import type { AppliedRow, HitState, HitStore, HitWarehouse, InsertHitsResult, JobWrites } from './hit-store';
+import { CUSTOM_EVENT_ENTRIES, hitStateFromRow, hitStateSelects } from './hit-state';
+import {
+  UPDATED_FIELDS,
+  type AppliedRow,
+  type HitState,
+  type HitStore,
+  type HitWarehouse,
+  type InsertHitsResult,
+  type JobWrites,
+  type StateRead,
+  type UpdatedField,
+} from './hit-store';
 import { CUSTOM_EVENT_NUMBERS, TRACKING_SLOTS, WAREHOUSE_COLUMNS, customEventColumn, trackingColumn } from './warehouse-schema';
 
 /** Where the store connects: `CLICKHOUSE_URL`, or a client of the caller's (which the caller closes). */
@@ -28,19 +38,20 @@ const SELECT_HIT = HIT_READ_COLUMNS.map((column) =>
 const mapOf = (entries: readonly [string, string][], keep: string) =>
   `mapFilter((k, v) -> ${keep}, map(${entries.map(([key, column]) => `'${key}', ${column}`).join(', ')}))`;
 
-/** HIT_STATE_COLUMNS. */
-const SELECT_HIT_STATE = [
-  'account_id',
-  'hit_id',
-  'toUnixTimestamp64Milli(time) AS time_ms',
-  'id_funnel',
-  'id_traffic_source',
-  `${mapOf(TRACKING_FIELD_ENTRIES, "v != ''")} AS tracking_fields`,
-  'toString(cost) AS cost',
-  'conversions',
-  `${mapOf(CUSTOM_EVENT_ENTRIES, 'v > 0')} AS custom_events`,
-  'postback_called',
-].join(', ');
+/** HIT_STATE_COLUMNS, or those of a StateRead (no tracking field: an empty map). */
+const selectHitState = hitStateSelects(({ trackingEntries, fields }) =>
+  [
+    'account_id',
+    'hit_id',
+    'toUnixTimestamp64Milli(time) AS time_ms',
+    'id_funnel',
+    'id_traffic_source',
+    `${trackingEntries.length > 0 ? mapOf(trackingEntries, "v != ''") : 'map()'} AS tracking_fields`,
+    ...(fields.has('cost') ? ['toString(cost) AS cost'] : []),
+    ...(fields.has('conversions') ? ['conversions', 'postback_called'] : []),
+    ...(fields.has('customEvents') ? [`${mapOf(CUSTOM_EVENT_ENTRIES, 'v > 0')} AS custom_events`] : []),
+  ].join(', '),
+);
 
 /** The columns of the first version's table; the others are added to it (with values computed from these for the rows it holds). */
 const FIRST_COLUMNS = new Set([
@@ -202,10 +213,10 @@ export class ClickHouseHitStore implements HitStore {
     return this.selectHits('hit_id IN {hitIds:Array(String)}', { accountId, hitIds: [...hitIds] });
   }
 
-  async getHitStates(accountId: string, hitIds: readonly string[]): Promise<HitState[]> {
+  async getHitStates(accountId: string, hitIds: readonly string[], read?: StateRead): Promise<HitState[]> {
     if (hitIds.length === 0) return [];
     const result = await this.client.query({
-      query: `SELECT ${SELECT_HIT_STATE} FROM ${this.hitsTable} FINAL
+      query: `SELECT ${selectHitState(read)} FROM ${this.hitsTable} FINAL
         WHERE account_id = {accountId:String} AND deleted = 0 AND hit_id IN {hitIds:Array(String)}`,
       query_params: { accountId, hitIds: [...hitIds] },
       format: 'JSONEachRow',
@@ -266,10 +277,16 @@ export class ClickHouseHitStore implements HitStore {
 
   /** One job after the other: each job's rows are recorded with its own writes (see commitRows). */
   async commitJobs(accountId: string, jobs: readonly JobWrites[]): Promise<void> {
-    for (const job of jobs) await this.commitRows(accountId, job.jobId, job.changed, job.rows);
+    for (const job of jobs) await this.commitRows(accountId, job.jobId, job.changed, job.rows, job.fields);
   }
 
-  async commitRows(accountId: string, jobId: string, changed: readonly HitState[], rows: readonly AppliedRow[]): Promise<void> {
+  async commitRows(
+    accountId: string,
+    jobId: string,
+    changed: readonly HitState[],
+    rows: readonly AppliedRow[],
+    fields?: readonly UpdatedField[],
+  ): Promise<void> {
     if (rows.length === 0 && changed.length === 0) return;
     const recorded = new Set((await this.batches(accountId, jobId)).flatMap((batch) => (JSON.parse(batch.rows) as AppliedRow[]).map((row) => row.rowIndex)));
     const fresh = rows.filter((row) => !recorded.has(row.rowIndex));
@@ -286,13 +303,7 @@ export class ClickHouseHitStore implements HitStore {
     const version = this.nextVersion();
     const writes = changed
       .filter((hit) => stored.has(hit.hitId))
-      .map((hit) =>
-        toRecord(
-          { ...stored.get(hit.hitId)!, conversions: hit.conversions, cost: hit.cost, customEvents: hit.customEvents, postbackCalled: hit.postbackCalled },
-          version,
-          0,
-        ),
-      );
+      .map((hit) => toRecord({ ...stored.get(hit.hitId)!, ...updatedFieldsOf(hit, fields) }, version, 0));
     await this.recordBatch(accountId, jobId, fresh, writes, version);
     await this.insertRecords(writes);
   }
@@ -410,4 +421,15 @@ function hitFilterSql(filter: HitFilter): { where: string; params: Record<string
     params[`values${index}`] = [...values];
   });
   return { where: where.join(' AND '), params };
+}
+
+/** The values of a hit state's `fields` (absent: all), as a Hit has them. */
+function updatedFieldsOf(hit: HitState, fields: readonly UpdatedField[] = UPDATED_FIELDS): Partial<HitState> {
+  const values: Partial<HitState> = {};
+  for (const field of fields) {
+    if (field === 'conversions') Object.assign(values, { conversions: hit.conversions, postbackCalled: hit.postbackCalled });
+    else if (field === 'cost') values.cost = hit.cost;
+    else values.customEvents = hit.customEvents;
+  }
+  return values;
 }

@@ -257,6 +257,49 @@ export function describeHitStoreContract(adapterName: string, factory: HitStoreC
       });
       expect(states).toEqual([project(hit), project(contractHit(2))]);
       expect(await store.getHitStates(ACCOUNT, [])).toEqual([]);
+      // Only the tracking fields of the slots asked for (unknown slot names are no fields), only the updated fields asked for.
+      const narrow = byId(await store.getHitStates(ACCOUNT, [hit.hitId, contractHit(2).hitId], { trackingSlots: ['c20', 'external', 'c99'] }));
+      expect(narrow).toEqual([
+        { ...project(hit), trackingFields: { external: 'click/1', c20: 'last' } },
+        { ...project(contractHit(2)), trackingFields: {} },
+      ]);
+      const empty = { cost: '0', conversions: [], customEvents: {}, postbackCalled: false };
+      expect(byId(await store.getHitStates(ACCOUNT, [hit.hitId], { trackingSlots: [], fields: [] }))).toEqual([
+        { ...project(hit), ...empty, trackingFields: {} },
+      ]);
+      expect(byId(await store.getHitStates(ACCOUNT, [hit.hitId], { fields: ['conversions'] }))).toEqual([{ ...project(hit), cost: '0', customEvents: {} }]);
+      expect(byId(await store.getHitStates(ACCOUNT, [hit.hitId], { trackingSlots: ['campaign'], fields: ['cost', 'customEvents'] }))).toEqual([
+        { ...project(hit), conversions: [], postbackCalled: false, trackingFields: { campaign: 'spring' } },
+      ]);
+    });
+
+    it('stores only the fields a commit names, leaving the others as they are', async () => {
+      const hit = contractHit(1, {
+        cost: '0.125',
+        conversions: [{ transactionId: 'T1', payout: '2.5', time: '2026-01-10T12:00:00.000Z' }],
+        customEvents: { '2': 4 },
+        postbackCalled: true,
+      });
+      await store.insertHits([hit]);
+      const [read] = await store.getHitStates(ACCOUNT, [hit.hitId], { trackingSlots: [], fields: ['customEvents'] });
+      await store.commitRows(
+        ACCOUNT,
+        'JOB000000001',
+        [{ ...read, customEvents: { '2': 5 } }],
+        [{ rowIndex: 0, outcome: 'applied', hits: 1, postbacks: [] }],
+        ['customEvents'],
+      );
+      const conversion = { transactionId: 'T2', payout: '1', time: '2026-01-11T00:00:00.000Z' };
+      const [again] = await store.getHitStates(ACCOUNT, [hit.hitId], { fields: ['conversions'] });
+      await store.commitRows(
+        ACCOUNT,
+        'JOB000000002',
+        [{ ...again, conversions: [...again.conversions, conversion], postbackCalled: false }],
+        [{ rowIndex: 0, outcome: 'applied', hits: 1, postbacks: [] }],
+        ['conversions'],
+      );
+      const [stored] = await store.getHits(ACCOUNT, [hit.hitId]);
+      expect(stored).toEqual({ ...hit, customEvents: { '2': 5 }, conversions: [...hit.conversions, conversion], postbackCalled: false });
     });
 
     it('commits changed hits with their job rows, and reads the rows back for that job and account only', async () => {

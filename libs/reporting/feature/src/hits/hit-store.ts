@@ -39,11 +39,32 @@ export type HitState = Pick<
   'accountId' | 'hitId' | 'time' | 'idFunnel' | 'idTrafficSource' | 'trackingFields' | 'cost' | 'conversions' | 'customEvents' | 'postbackCalled'
 >;
 
+/**
+ * The groups of fields updates change, each read and written as one: `conversions` (with
+ * postbackCalled, and the count and revenue the warehouse keeps beside them), `cost`, `customEvents`.
+ */
+export type UpdatedField = 'conversions' | 'cost' | 'customEvents';
+export const UPDATED_FIELDS: readonly UpdatedField[] = ['conversions', 'cost', 'customEvents'];
+
+/**
+ * What a read of hit states leaves out (`getHitStates`), each absent part meaning all of it:
+ * `trackingSlots` the tracking-field slots read (a state's `trackingFields` then holds only those),
+ * `fields` the updated fields read (the others come empty: no conversions, postbackCalled false, cost
+ * "0", no custom events). Such a state is committed with the same `fields` (tracking fields are never
+ * written). Each column a read names costs the embedded store a scan of it.
+ */
+export interface StateRead {
+  trackingSlots?: readonly string[];
+  fields?: readonly UpdatedField[];
+}
+
 /** One job's writes in `commitJobs`: what it would pass to `commitRows`. */
 export interface JobWrites {
   jobId: string;
   changed: readonly HitState[];
   rows: readonly AppliedRow[];
+  /** The fields of `changed` stored (absent: all). */
+  fields?: readonly UpdatedField[];
 }
 
 export interface InsertHitsResult {
@@ -84,9 +105,11 @@ export interface HitStore {
   visitorDays?(accountId: string, visitorId: string, startMs: number, endMs: number): Promise<number[]>;
   /**
    * The states of the account's hits among `hitIds` (unknown ids are left out), in no particular
-   * order: the apply path's read, about half the columns of `getHits`.
+   * order: the apply path's read, about half the columns of `getHits`; `read` narrows it (StateRead):
+   * tracking fields are 22 of its columns and custom events 10, so a conversions job that builds no
+   * postback reads 7.
    */
-  getHitStates(accountId: string, hitIds: readonly string[]): Promise<HitState[]>;
+  getHitStates(accountId: string, hitIds: readonly string[], read?: StateRead): Promise<HitState[]>;
   /** The account's entrance hits a cost segment covers, in hitId order. */
   findEntrances(accountId: string, query: EntranceQuery): Promise<Hit[]>;
   /** The number of the account's hits a reset with `filter` would remove now. */
@@ -99,8 +122,9 @@ export interface HitStore {
    * In one atomic write: stores the new state of the account's hits in `changed` (the fields updates
    * change: conversions, cost, customEvents, postbackCalled; hits no longer stored are skipped) and
    * records `rows` as applied for job `jobId`. A row already recorded is not recorded again.
+   * `fields`: the fields of `changed` stored, the others left as they are (absent: all; see StateRead).
    */
-  commitRows(accountId: string, jobId: string, changed: readonly HitState[], rows: readonly AppliedRow[]): Promise<void>;
+  commitRows(accountId: string, jobId: string, changed: readonly HitState[], rows: readonly AppliedRow[], fields?: readonly UpdatedField[]): Promise<void>;
   /**
    * `commitRows` of several jobs of the account, in order (a later job's state of a hit stands over
    * an earlier one's). Each job's rows are recorded in the same write as its changes, and no job's

@@ -4,8 +4,18 @@ import type Database from 'better-sqlite3';
 import { ensurePrivateDirectory, openPrivateSqlite, tightenFile, writingTo } from '@funnel/eventstore';
 import { timeMs, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
 import { HIT_COLUMN_VALUES, HIT_READ_COLUMNS, countsAsClick, hitFromRow, updatedColumns, type WarehouseRow } from '../hit-row';
-import { CUSTOM_EVENT_ENTRIES, TRACKING_FIELD_ENTRIES, hitStateFromRow } from '../hit-state';
-import type { AppliedRow, HitState, HitStore, HitWarehouse, InsertHitsResult, JobWrites } from '../hit-store';
+import { CUSTOM_EVENT_ENTRIES, hitStateFromRow, hitStateSelects } from '../hit-state';
+import {
+  UPDATED_FIELDS,
+  type AppliedRow,
+  type HitState,
+  type HitStore,
+  type HitWarehouse,
+  type InsertHitsResult,
+  type JobWrites,
+  type StateRead,
+  type UpdatedField,
+} from '../hit-store';
 import { CUSTOM_EVENT_NUMBERS, MIDDLEWARE_COLUMNS, TRACKING_SLOTS, WAREHOUSE_COLUMNS, customEventColumn, trackingColumn } from '../warehouse-schema';
 import { HIT_WAREHOUSE, leaseInstance, storageErrorOfDuckDb, type InstanceLease } from './duckdb-instances';
 import { CHUNK_ROWS, ChunkWriter, dataChunkOf } from './hit-chunk';
@@ -22,8 +32,23 @@ export interface DuckDbHitStoreOptions {
   indexFileName?: string;
 }
 
-/** The columns a reporting update changes, staged per commit and written with one UPDATE. */
+/** The columns a reporting update changes, staged per commit and written with one UPDATE (those of the fields a commit stores). */
 const UPDATE_COLUMNS = ['cost', 'conversions', 'conversion_count', 'revenue', ...CUSTOM_EVENT_NUMBERS.map(customEventColumn), 'postback_called'];
+const UPDATED_FIELD_OF_COLUMN: Record<string, UpdatedField> = {
+  cost: 'cost',
+  conversions: 'conversions',
+  conversion_count: 'conversions',
+  revenue: 'conversions',
+  postback_called: 'conversions',
+  ...Object.fromEntries(CUSTOM_EVENT_NUMBERS.map((n) => [customEventColumn(n), 'customEvents' as const])),
+};
+
+/** The fields any of the jobs stores (a job without `fields` stores all). */
+function updatedFieldsOf(jobs: readonly JobWrites[]): ReadonlySet<UpdatedField> {
+  const fields = new Set<UpdatedField>();
+  for (const job of jobs) for (const field of job.fields ?? UPDATED_FIELDS) fields.add(field);
+  return fields;
+}
 const STAGED_COLUMNS = WAREHOUSE_COLUMNS.filter((column) => ['hit_id', 'time_ms', ...UPDATE_COLUMNS].includes(column.name)).map((column) => ({
   ...column,
   duckdb: column.duckdb.split(' ')[0],
@@ -48,19 +73,20 @@ const SELECT_HIT = HIT_READ_COLUMNS.map((column) => (column === 'cost' ? 'cost::
 const mapOf = (entries: readonly [string, string][], keep: string) =>
   `map_from_entries(list_filter([${entries.map(([key, column]) => `{'k': '${key}', 'v': ${column}}`).join(', ')}], lambda e: ${keep}))`;
 
-/** HIT_STATE_COLUMNS. */
-const SELECT_HIT_STATE = [
-  'account_id',
-  'hit_id',
-  'time_ms',
-  'id_funnel',
-  'id_traffic_source',
-  `${mapOf(TRACKING_FIELD_ENTRIES, "e.v <> ''")} AS tracking_fields`,
-  'cost::VARCHAR AS cost',
-  'conversions',
-  `${mapOf(CUSTOM_EVENT_ENTRIES, 'e.v > 0')} AS custom_events`,
-  'postback_called',
-].join(', ');
+/** HIT_STATE_COLUMNS, or those of a StateRead (no tracking field: NULL, read as none). */
+const selectHitState = hitStateSelects(({ trackingEntries, fields }) =>
+  [
+    'account_id',
+    'hit_id',
+    'time_ms',
+    'id_funnel',
+    'id_traffic_source',
+    `${trackingEntries.length > 0 ? mapOf(trackingEntries, "e.v <> ''") : 'NULL'} AS tracking_fields`,
+    ...(fields.has('cost') ? ['cost::VARCHAR AS cost'] : []),
+    ...(fields.has('conversions') ? ['conversions', 'postback_called'] : []),
+    ...(fields.has('customEvents') ? [`${mapOf(CUSTOM_EVENT_ENTRIES, 'e.v > 0')} AS custom_events`] : []),
+  ].join(', '),
+);
 
 /**
  * The embedded hit warehouse: DuckDB, one columnar file `DATA_DIR/reporting.duckdb` (0600).
@@ -76,7 +102,10 @@ const SELECT_HIT_STATE = [
  *   are kept in memory (RecordedRowIndexes), so recording a batch reads the job's records only for a job
  *   it does not hold.
  * - The apply path reads hit states (`getHitStates`: 10 values a hit, tracking fields and event counts
- *   as maps) rather than whole hits (~75 columns): about half the read's time.
+ *   as maps) rather than whole hits (~75 columns): about half the read's time. DuckDB decompresses
+ *   every column a read names for every row of the row groups the time bounds leave (the ids are
+ *   matched after the scan), so the read's time follows its column count: the tracking fields
+ *   (22 columns) are read only for the slots the caller asks for.
  * - Writes run one at a time on the store's own connection; reads, and the queries of the reporting
  *   side (`warehouse.connect()`), on connections of their own, which see committed data only.
  *   DuckDB allows one process per file: a second process gets a WarehouseInUseError.
@@ -267,12 +296,12 @@ export class DuckDbHitStore implements HitStore {
     return this.reading((connection) => this.selectByKeys(connection, accountId, keys));
   }
 
-  async getHitStates(accountId: string, hitIds: readonly string[]): Promise<HitState[]> {
+  async getHitStates(accountId: string, hitIds: readonly string[], read?: StateRead): Promise<HitState[]> {
     const keys = this.index.lookup(accountId, hitIds);
     if (keys.size === 0) return [];
     return this.reading(async (connection) => {
       const reader = await connection.runAndReadAll(
-        `SELECT to_json(h)::VARCHAR FROM (SELECT ${SELECT_HIT_STATE} FROM hits
+        `SELECT to_json(h)::VARCHAR FROM (SELECT ${selectHitState(read)} FROM hits
            WHERE account_id = $1 AND time_ms BETWEEN $2 AND $3 AND hit_id IN (SELECT unnest($4::VARCHAR[]))) AS h`,
         boundsParams(accountId, keys),
       );
@@ -319,8 +348,14 @@ export class DuckDbHitStore implements HitStore {
     return found;
   }
 
-  async commitRows(accountId: string, jobId: string, changed: readonly HitState[], rows: readonly AppliedRow[]): Promise<void> {
-    return this.commitJobs(accountId, [{ jobId, changed, rows }]);
+  async commitRows(
+    accountId: string,
+    jobId: string,
+    changed: readonly HitState[],
+    rows: readonly AppliedRow[],
+    fields?: readonly UpdatedField[],
+  ): Promise<void> {
+    return this.commitJobs(accountId, [{ jobId, changed, rows, fields }]);
   }
 
   /** One transaction: the hits' last states with one UPDATE, each job's rows as one record. */
@@ -333,14 +368,15 @@ export class DuckDbHitStore implements HitStore {
       accountId,
       jobs.map((job) => job.jobId),
       async (record) => {
-        if (latest.size > 0) await this.updateStates(accountId, [...latest.values()]);
+        if (latest.size > 0) await this.updateStates(accountId, [...latest.values()], updatedFieldsOf(jobs));
         for (const job of jobs) record(job.jobId, job.rows);
       },
     );
   }
 
-  /** Stages the hits' new states and writes them with one UPDATE (inside the caller's transaction). */
-  private async updateStates(accountId: string, hits: readonly HitState[]): Promise<void> {
+  /** Stages the hits' new states and writes the columns of `fields` with one UPDATE (inside the caller's transaction). */
+  private async updateStates(accountId: string, hits: readonly HitState[], fields: ReadonlySet<UpdatedField>): Promise<void> {
+    const columns = UPDATE_COLUMNS.filter((column) => fields.has(UPDATED_FIELD_OF_COLUMN[column]));
     const staged = hits.map((hit) => ({ hit_id: hit.hitId, time_ms: timeMs(hit.time), ...updatedColumns(hit) }));
     const times = staged.map((row) => row.time_ms);
     for (let start = 0; start < staged.length; start += CHUNK_ROWS) {
@@ -350,7 +386,7 @@ export class DuckDbHitStore implements HitStore {
     }
     // Bounded by the hits' times: DuckDB reads only the row groups holding them.
     await this.writer.run(
-      `UPDATE hits SET ${UPDATE_COLUMNS.map((column) => `${column} = s.${column}`).join(', ')}
+      `UPDATE hits SET ${columns.map((column) => `${column} = s.${column}`).join(', ')}
          FROM staged_updates s
          WHERE hits.account_id = $1 AND hits.time_ms BETWEEN $2 AND $3 AND hits.hit_id = s.hit_id AND hits.time_ms = s.time_ms`,
       [accountId, BigInt(Math.min(...times)), BigInt(Math.max(...times))],

@@ -32,8 +32,12 @@ export const IntegrationErrorCodes = {
   AUTHORIZATION_FAILED: 'INTEGRATION.AUTHORIZATION_FAILED',
   /** The integration's token is expired or revoked: reauthorize it. */
   NEEDS_REAUTH: 'INTEGRATION.NEEDS_REAUTH',
-  /** The provider answered an error or did not answer (503). */
-  PROVIDER_FAILED: 'INTEGRATION.PROVIDER_FAILED',
+  /** The provider did not answer, or answered a server error (503). */
+  PROVIDER_UNAVAILABLE: 'INTEGRATION.PROVIDER_UNAVAILABLE',
+  /** The provider refused the request (400, with its message). */
+  PROVIDER_REFUSED: 'INTEGRATION.PROVIDER_REFUSED',
+  /** The provider's rate limit (429, with Retry-After when it said). */
+  PROVIDER_RATE_LIMITED: 'INTEGRATION.PROVIDER_RATE_LIMITED',
   /** Another request changed the integration meanwhile: try again. */
   CONFLICT: 'INTEGRATION.CONCURRENT_MODIFICATION',
 } as const;

@@ -22,7 +22,8 @@ const isLoopback = (url: string) => ['127.0.0.1', '[::1]', 'localhost'].includes
  * (the local servers of tests and development).
  */
 export class OAuthClient {
-  private readonly config: oidc.Configuration;
+  private readonly scopeSeparator: string;
+  private configuration?: oidc.Configuration;
 
   constructor(
     private readonly settings: ProviderSettings,
@@ -30,17 +31,23 @@ export class OAuthClient {
     options: { scopeSeparator?: string } = {},
   ) {
     this.scopeSeparator = options.scopeSeparator ?? ' ';
-    const issuer = new URL(settings.authUrl).origin;
-    this.config = new oidc.Configuration(
-      { issuer, authorization_endpoint: settings.authUrl, token_endpoint: settings.tokenUrl },
-      settings.clientId ?? '',
-      { client_secret: settings.clientSecret, timeout: Math.ceil(settings.timeoutMs / 1000) },
-      oidc.ClientSecretPost(settings.clientSecret ?? ''),
-    );
-    if (isLoopback(settings.authUrl) || isLoopback(settings.tokenUrl)) oidc.allowInsecureRequests(this.config);
   }
 
-  private readonly scopeSeparator: string;
+  /** Made on first use: a provider without a client id (not configured) is never called. */
+  private get config(): oidc.Configuration {
+    if (!this.configuration) {
+      const { settings } = this;
+      if (!settings.clientId || !settings.clientSecret) throw new AdPlatformError('refused', 'the provider has no client id and secret configured');
+      this.configuration = new oidc.Configuration(
+        { issuer: new URL(settings.authUrl).origin, authorization_endpoint: settings.authUrl, token_endpoint: settings.tokenUrl },
+        settings.clientId,
+        { client_secret: settings.clientSecret, timeout: Math.ceil(settings.timeoutMs / 1000) },
+        oidc.ClientSecretPost(settings.clientSecret),
+      );
+      if (isLoopback(settings.authUrl) || isLoopback(settings.tokenUrl)) oidc.allowInsecureRequests(this.configuration);
+    }
+    return this.configuration;
+  }
 
   authorizationUrl(request: AuthorizationRequest, extra: Record<string, string> = {}): URL {
     return oidc.buildAuthorizationUrl(this.config, {

@@ -26,6 +26,8 @@ export default [
             { sourceTag: 'scope:identity', onlyDependOnLibsWithTags: ['scope:identity', 'scope:shared'] },
             { sourceTag: 'scope:billing', onlyDependOnLibsWithTags: ['scope:billing', 'scope:shared'] },
             { sourceTag: 'scope:reporting', onlyDependOnLibsWithTags: ['scope:reporting', 'scope:shared'] },
+            // Integrations keep their tokens with the assets' write-only-secret mechanism and feed reporting's cost and conversion updates.
+            { sourceTag: 'scope:integrations', onlyDependOnLibsWithTags: ['scope:integrations', 'scope:assets', 'scope:reporting', 'scope:shared'] },
             { sourceTag: 'scope:scripts', onlyDependOnLibsWithTags: ['scope:scripts', 'scope:shared'] },
             { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared'] },
             // The tracking edge routes with the engine over asset records and hands hits to reporting.

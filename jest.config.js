@@ -2,6 +2,9 @@
 //   npx jest --selectProjects unit|integration|e2e
 const { pathsToModuleNameMapper } = require('./tools/jest/paths');
 
+// ESM-only packages: jose, otpauth; openid-client 6 and its oauth4webapi; oauth2-mock-server (tests) and its is-plain-obj.
+const ESM_PACKAGES = 'jose|otpauth|openid-client|oauth4webapi|oauth2-mock-server|is-plain-obj';
+
 const transform = {
   '^.+\\.ts$': [
     '@swc/jest',
@@ -16,9 +19,9 @@ const transform = {
     },
   ],
   // ESM-only packages (Node loads them with require(esm); jest on Node 20 cannot): compiled to CommonJS.
-  '/node_modules/(jose|otpauth)/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+  [`/node_modules/(${ESM_PACKAGES})/.+\\.m?js$`]: ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
 };
-const transformIgnorePatterns = ['/node_modules/(?!(jose|otpauth)/)'];
+const transformIgnorePatterns = [`/node_modules/(?!(${ESM_PACKAGES})/)`];
 
 const common = {
   rootDir: __dirname,
@@ -28,7 +31,7 @@ const common = {
   transform,
   transformIgnorePatterns,
   moduleNameMapper: pathsToModuleNameMapper(),
-  moduleFileExtensions: ['ts', 'js', 'json'],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/tmp/'],
   setupFiles: ['reflect-metadata', '<rootDir>/tools/jest/fast-check.js'],
 };

@@ -14,3 +14,4 @@ export * from './serialized-json';
 export * from './reporting';
 export * from './idempotency';
 export * from './edge';
+export * from './integrations';

@@ -1,3 +1,4 @@
+import { integrationRoutes } from './integration-routes';
 import { DynamicModule, Module } from '@nestjs/common';
 import { ReadinessCheck, Registry, ServiceClient } from '@funnel/platform';
 import { ForwardedRoute, RouteTable, assetRoutes } from './route-table';
@@ -36,7 +37,16 @@ export interface GatewayOptions {
 }
 
 export function gatewayRoutes(extra: ForwardedRoute[] = []): ForwardedRoute[] {
-  return [...assetRoutes(), ...scriptRoutes(), ...identityRoutes(), ...billingRoutes(), ...reportingRoutes(), ...reportingQueryRoutes(), ...extra];
+  return [
+    ...assetRoutes(),
+    ...scriptRoutes(),
+    ...identityRoutes(),
+    ...billingRoutes(),
+    ...reportingRoutes(),
+    ...reportingQueryRoutes(),
+    ...integrationRoutes(),
+    ...extra,
+  ];
 }
 
 @Module({})

@@ -8,6 +8,7 @@ export * from './credentials';
 export * from './identity-routes';
 export * from './billing-routes';
 export * from './reporting-routes';
+export * from './integration-routes';
 export * from './limits/rate-limiter';
 export * from './limits/credential-rate-limit';
 export * from './docs/openapi';

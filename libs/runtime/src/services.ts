@@ -26,6 +26,7 @@ import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { BillingFeatureModule, BillingHealth } from '@funnel/billing-feature';
 import { ReportingFeatureModule } from '@funnel/reporting-feature';
 import { ReportingQueriesModule } from '@funnel/reporting-queries-feature';
+import { IntegrationsFeatureModule, IntegrationsHealth } from '@funnel/integrations-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
 import {
   accessTokenConfig,
@@ -54,6 +55,7 @@ import {
 import { Stores, openStores, storageReadinessCheck } from './stores';
 import { assetEventsConfig, assetEventsOptionsFrom, assetsInboxConfig, registerAssetEventRelayMetrics, startAssetEventRelay } from './asset-events';
 import { billingConfig, billingOptionsFrom } from './billing-config';
+import { integrationsConfig, integrationsOptionsFrom } from './integrations-config';
 import { RunningApp, listeningAddress } from './standalone';
 import {
   ReportingTesting,
@@ -229,7 +231,14 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env):
   });
 }
 
-export const reportingServiceConfig = { ...serviceConfig, ...storeConfig, ...outboundConfig, ...reportingConfig, ...reportingInboxConfig };
+export const reportingServiceConfig = {
+  ...serviceConfig,
+  ...storeConfig,
+  ...outboundConfig,
+  ...reportingConfig,
+  ...reportingInboxConfig,
+  ...integrationsConfig,
+};
 
 /**
  * The reporting service: update routes and workers. Jobs on JetStream (its own NATS user's
@@ -244,11 +253,14 @@ export async function startReportingService(env: NodeJS.ProcessEnv = process.env
   const assets = new NatsServiceClient(config.NATS_URL, { timeoutMs: config.RPC_TIMEOUT_MS, logger, access, maxMessageBytes: config.RPC_MAX_MESSAGE_BYTES });
   const outbound = new OutboundHttp(outboundHttpOptionsFrom(config));
   const stores = await openStores(config, logger);
+  const integrations = integrationsOptionsFrom(config);
   const reporting = await jetStreamReportingParts({ config, natsUrl: config.NATS_URL, access, testing: testing.reporting });
   @Module({
     imports: [
       ReportingFeatureModule.forRoot(reportingFeatureOptions(reporting, { eventStore: stores.eventStore, assets, outbound })),
       ReportingQueriesModule.forRoot(reportingQueriesOptions(reporting, config, assets)),
+      // Ad-platform integrations: their cost sync and conversion upload feed this service's queues.
+      IntegrationsFeatureModule.forRoot({ ...stores, ...integrations, assets }),
     ],
   })
   class ReportingServiceModule {}
@@ -257,7 +269,7 @@ export async function startReportingService(env: NodeJS.ProcessEnv = process.env
     service: 'reporting',
     module: ReportingServiceModule,
     config,
-    checks: () => [storageReadinessCheck(stores)],
+    checks: (app) => [{ name: 'integrations', check: () => app.get(IntegrationsHealth).ready() }, storageReadinessCheck(stores)],
     async onClose() {
       await reporting.close();
       await assets.close();

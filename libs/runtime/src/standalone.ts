@@ -21,6 +21,7 @@ import { ScriptsFeatureModule } from '@funnel/scripts-feature';
 import { BillingFeatureModule, BillingHealth } from '@funnel/billing-feature';
 import { ReportingFeatureModule } from '@funnel/reporting-feature';
 import { ReportingQueriesModule } from '@funnel/reporting-queries-feature';
+import { IntegrationsFeatureModule, IntegrationsHealth } from '@funnel/integrations-feature';
 import { GatewayModule, createGatewayApp } from '@funnel/gateway';
 import { registerProjectionLagMetric } from '@funnel/projections';
 import {
@@ -46,6 +47,7 @@ import {
 import { openStores, storageReadinessCheck } from './stores';
 import { assetEventsConfig, assetEventsOptionsFrom, assetsInboxConfig, registerAssetEventRelayMetrics, startAssetEventRelay } from './asset-events';
 import { billingConfig, billingOptionsFrom } from './billing-config';
+import { integrationsConfig, integrationsOptionsFrom } from './integrations-config';
 import {
   ReportingTesting,
   checkReportingConfig,
@@ -72,6 +74,7 @@ export const standaloneConfig = {
   ...assetsInboxConfig,
   ...assetEventsConfig,
   ...reportingConfig,
+  ...integrationsConfig,
   // The tracking edge's visitor routes on EDGE_PORT (EDGE_CHECK_TOKEN is billing's too: one value).
   ...standaloneEdgeConfig,
 };
@@ -122,6 +125,7 @@ export async function startStandalone(
   const started: { app?: NestFastifyApplication } = {};
   const secrets = AssetSecretBox.openOrCreate(assetSecretsFileFrom(config));
   const outbound = new OutboundHttp(outboundHttpOptionsFrom(config));
+  const integrations = integrationsOptionsFrom(config);
   // The reporting queues (DATA_DIR/reporting.sqlite) and hit warehouse (DATA_DIR/reporting.duckdb; ClickHouse with CLICKHOUSE_URL).
   const reporting = await embeddedReportingParts({ config, testing: testing.reporting });
 
@@ -133,6 +137,7 @@ export async function startStandalone(
       BillingFeatureModule.forRoot({ ...stores, ...billing.options }),
       ReportingFeatureModule.forRoot(reportingFeatureOptions(reporting, { eventStore: stores.eventStore, assets: client, outbound })),
       ReportingQueriesModule.forRoot(reportingQueriesOptions(reporting, config, client)),
+      IntegrationsFeatureModule.forRoot({ ...stores, ...integrations, assets: client }),
       GatewayModule.forRoot({
         client,
         metrics,
@@ -142,6 +147,7 @@ export async function startStandalone(
           { name: 'assets', check: () => started.app?.get(AssetsHealth).ready() ?? false },
           { name: 'identity', check: () => started.app?.get(IdentityHealth).ready() ?? false },
           { name: 'billing', check: () => started.app?.get(BillingHealth).ready() ?? false },
+          { name: 'integrations', check: () => started.app?.get(IntegrationsHealth).ready() ?? false },
           storageReadinessCheck(stores),
         ],
       }),

@@ -1,3 +1,4 @@
+import { integrationStartFiles } from './integrations-config';
 import { join } from 'node:path';
 import { EVENT_STORE_FILE } from '@funnel/eventstore';
 import { edgeRoutesOptionsFrom } from '@funnel/edge-feature';
@@ -63,7 +64,7 @@ export const APP_START_FILES: Record<string, (env: NodeJS.ProcessEnv) => StartFi
     checkReportingConfig(config);
     natsAccessFrom(config);
     const hits: StartFile[] = config.CLICKHOUSE_URL ? [] : [{ variable: 'DATA_DIR', path: join(config.DATA_DIR, REPORTING_FILE), kind: 'data' }];
-    return [...storeFiles(config), ...hits];
+    return [...storeFiles(config), ...hits, ...integrationStartFiles(config)];
   },
   // Sessions in the JetStream bucket EDGE_SESSIONS, hits to the stream HITS: it writes no file.
   'tracking-edge': (env) => {

@@ -1,0 +1,3 @@
+export * from './subjects';
+export * from './integration.dto';
+export * from './docs';

@@ -1,0 +1,3 @@
+export * from './ad-platform';
+export * from './integration';
+export * from './authorization';

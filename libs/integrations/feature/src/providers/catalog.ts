@@ -1,0 +1,16 @@
+import type { AdPlatform } from '@funnel/integrations-domain';
+import type { ProviderSettings } from './provider-settings';
+import { META_DEFAULTS, MetaAdPlatform } from './meta/meta-ad-platform';
+
+/**
+ * Every provider the service has an adapter for: its name (the `<PROVIDER>` of its
+ * `INTEGRATION_<PROVIDER>_*` settings), its documented addresses, and how its adapter is made.
+ * A new provider is one more entry.
+ */
+export interface ProviderEntry {
+  provider: string;
+  defaults: { authUrl: string; tokenUrl: string; apiUrl: string };
+  create(settings: ProviderSettings): AdPlatform;
+}
+
+export const PROVIDER_CATALOG: readonly ProviderEntry[] = [{ provider: 'meta', defaults: META_DEFAULTS, create: (settings) => new MetaAdPlatform(settings) }];

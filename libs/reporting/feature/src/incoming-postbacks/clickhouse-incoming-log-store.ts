@@ -1,9 +1,8 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import { readClickHouse } from '../warehouse-log/clickhouse-log-reads';
+import { openClickHouseLogTable, readClickHouse } from '../warehouse-log/clickhouse-log';
 import { POSTBACK_LOG_QUERY_TIMEOUT_MS } from '../warehouse-log/log-query-timeout';
-import { clickhouseCreateTable, clickhouseTableName } from '../warehouse-log/log-table';
-import { CLICKHOUSE_PLACEHOLDER, readWindowPage, windowPageSql } from '../warehouse-log/log-window';
-import { incomingLogSql, incomingRowOf, INCOMING_LOG_COLUMNS, type StoredIncomingRow } from './incoming-log-sql';
+import { CLICKHOUSE_PLACEHOLDER, readWindowPage } from '../warehouse-log/log-window';
+import { incomingLogSql, incomingRowOf, INCOMING_LOG_COLUMNS } from './incoming-log-sql';
 import type { IncomingLogEntry, IncomingLogPage, IncomingLogQuery, IncomingLogStore } from './incoming-log-store';
 
 /**
@@ -19,9 +18,9 @@ export class ClickHouseIncomingLogStore implements IncomingLogStore {
   ) {}
 
   static async on(client: ClickHouseClient, options: { tablePrefix?: string } = {}): Promise<ClickHouseIncomingLogStore> {
-    const table = clickhouseTableName('incoming_postback_log', options.tablePrefix);
-    await client.command({
-      query: clickhouseCreateTable(table, INCOMING_LOG_COLUMNS, { engine: 'ReplacingMergeTree(version)', orderBy: ['account_id', 'time_ms', 'postback_id'] }),
+    const table = await openClickHouseLogTable(client, 'incoming_postback_log', options.tablePrefix, INCOMING_LOG_COLUMNS, {
+      engine: 'ReplacingMergeTree(version)',
+      orderBy: ['account_id', 'time_ms', 'postback_id'],
     });
     return new ClickHouseIncomingLogStore(client, table);
   }
@@ -61,13 +60,8 @@ export class ClickHouseIncomingLogStore implements IncomingLogStore {
   }
 
   find(query: IncomingLogQuery, timeoutMs = POSTBACK_LOG_QUERY_TIMEOUT_MS): Promise<IncomingLogPage> {
-    const { sql, params } = incomingLogSql(`${this.table} FINAL`, query, CLICKHOUSE_PLACEHOLDER);
-    return readClickHouse(
-      this.client,
-      params,
-      (run) => readWindowPage(run, windowPageSql(sql, query), query.start, (row: StoredIncomingRow) => incomingRowOf(row)),
-      timeoutMs,
-    );
+    const sql = incomingLogSql(`${this.table} FINAL`, query, CLICKHOUSE_PLACEHOLDER);
+    return readClickHouse(this.client, sql.params, (run) => readWindowPage(run, sql, query.start, incomingRowOf), timeoutMs);
   }
 
   /** The client is the hit store's: it closes it. */

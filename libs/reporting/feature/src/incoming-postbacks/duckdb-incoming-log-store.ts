@@ -3,8 +3,8 @@ import { GroupCommit } from '@funnel/platform';
 import { DuckDbLogConnections, type DuckDbDatabase } from '../warehouse-log/duckdb-log-connections';
 import { POSTBACK_LOG_QUERY_TIMEOUT_MS } from '../warehouse-log/log-query-timeout';
 import { columnNames, duckdbCreateTable } from '../warehouse-log/log-table';
-import { DUCKDB_PLACEHOLDER, readWindowPage, windowPageSql } from '../warehouse-log/log-window';
-import { incomingLogSql, incomingRowOf, INCOMING_LOG_COLUMNS, type StoredIncomingRow } from './incoming-log-sql';
+import { DUCKDB_PLACEHOLDER, readWindowPage } from '../warehouse-log/log-window';
+import { incomingLogSql, incomingRowOf, INCOMING_LOG_COLUMNS } from './incoming-log-sql';
 import type { IncomingLogEntry, IncomingLogPage, IncomingLogQuery, IncomingLogStore } from './incoming-log-store';
 
 const TABLE = 'incoming_postback_rows';
@@ -91,12 +91,8 @@ export class DuckDbIncomingLogStore implements IncomingLogStore {
     // The window's latest version of each postback (account, start and end are parameters 1 to 3), then the filters.
     const latest = `(SELECT * FROM ${TABLE} WHERE account_id = $1 AND time_ms >= $2 AND time_ms < $3
       QUALIFY row_number() OVER (PARTITION BY postback_id ORDER BY version DESC, updated_ms DESC) = 1) AS latest`;
-    const { sql, params } = incomingLogSql(latest, query, DUCKDB_PLACEHOLDER);
-    return this.connections.read(
-      params,
-      (run) => readWindowPage(run, windowPageSql(sql, query), query.start, (row: StoredIncomingRow) => incomingRowOf(row)),
-      timeoutMs,
-    );
+    const sql = incomingLogSql(latest, query, DUCKDB_PLACEHOLDER);
+    return this.connections.read(sql.params, (run) => readWindowPage(run, sql, query.start, incomingRowOf), timeoutMs);
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 import type { IncomingPostbackLogRow, IncomingPostbackOutcome, IncomingPostbackSource } from '@funnel/contracts';
 import type { LogColumn } from '../warehouse-log/log-table';
-import { windowWhere, type LogFilter, type Placeholder, type WindowPageSql } from '../warehouse-log/log-window';
+import { windowQuery, type Placeholder, type WindowQuery } from '../warehouse-log/log-window';
 import type { IncomingLogQuery } from './incoming-log-store';
 
 /** The log's columns, the same in both engines: each write appends a whole row and its version (0 received, 1 resolved). */
@@ -61,27 +61,25 @@ export function incomingRowOf(row: StoredIncomingRow): IncomingPostbackLogRow {
   };
 }
 
-const filtersOf = (query: IncomingLogQuery): LogFilter[] => [
-  ['outcome', query.outcomes],
-  ['source', query.sources],
-  ['id_traffic_source', query.trafficSourceIds],
-  ['id_funnel', query.funnelIds],
-  ['hit_id', query.hitIds],
-];
-
 /**
  * The window query over `from`, newest first: `from` holds each postback's latest version
  * (ClickHouse's `table FINAL`, a subquery in DuckDB).
  */
-export function incomingLogSql(from: string, query: IncomingLogQuery, placeholder: Placeholder): { sql: WindowPageSql; params: Array<string | number> } {
-  const where = windowWhere(query, filtersOf(query), placeholder);
-  return {
-    sql: {
+export function incomingLogSql(from: string, query: IncomingLogQuery, placeholder: Placeholder): WindowQuery {
+  return windowQuery(
+    query,
+    {
       from,
-      where: where.sql,
       select: 'time_ms, postback_id, source, hit_id, transaction_id, revenue, payout, ip, outcome, reason, job_id, id_funnel, id_traffic_source, updated_ms',
       orderBy: 'time_ms DESC, postback_id DESC',
+      filters: [
+        ['outcome', query.outcomes],
+        ['source', query.sources],
+        ['id_traffic_source', query.trafficSourceIds],
+        ['id_funnel', query.funnelIds],
+        ['hit_id', query.hitIds],
+      ],
     },
-    params: where.params,
-  };
+    placeholder,
+  );
 }

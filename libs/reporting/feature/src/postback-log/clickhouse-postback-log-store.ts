@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import { readClickHouse } from '../warehouse-log/clickhouse-log-reads';
-import { clickhouseCreateTable, clickhouseTableName, columnNames } from '../warehouse-log/log-table';
-import { CLICKHOUSE_PLACEHOLDER, readWindowPage, windowPageSql } from '../warehouse-log/log-window';
+import { openClickHouseLogTable, readClickHouse } from '../warehouse-log/clickhouse-log';
+import { columnNames } from '../warehouse-log/log-table';
+import { CLICKHOUSE_PLACEHOLDER, readWindowPage } from '../warehouse-log/log-window';
 import {
   POSTBACK_LOG_QUERY_TIMEOUT_MS,
   statusAfter,
@@ -11,7 +11,7 @@ import {
   type PostbackLogQuery,
   type PostbackLogStore,
 } from './postback-log-store';
-import { logRowOf, POSTBACK_LOG_COLUMNS, postbackLogSql, type StoredLogRow } from './postback-log-sql';
+import { logRowOf, POSTBACK_LOG_COLUMNS, postbackLogSql } from './postback-log-sql';
 
 export interface ClickHousePostbackLogOptions {
   /** Table name prefix (default `reporting_`, as the hit store's); tests use their own. */
@@ -43,13 +43,10 @@ export class ClickHousePostbackLogStore implements PostbackLogStore {
   ) {}
 
   static async on(client: ClickHouseClient, options: ClickHousePostbackLogOptions = {}): Promise<ClickHousePostbackLogStore> {
-    const table = clickhouseTableName('postback_log', options.tablePrefix);
-    await client.command({
-      query: clickhouseCreateTable(table, POSTBACK_LOG_COLUMNS, {
-        engine: 'ReplacingMergeTree(version)',
-        orderBy: ['account_id', 'time_ms', 'job_id', 'row_index'],
-        indexes: ['job_id_bloom job_id TYPE bloom_filter GRANULARITY 4'],
-      }),
+    const table = await openClickHouseLogTable(client, 'postback_log', options.tablePrefix, POSTBACK_LOG_COLUMNS, {
+      engine: 'ReplacingMergeTree(version)',
+      orderBy: ['account_id', 'time_ms', 'job_id', 'row_index'],
+      indexes: ['job_id_bloom job_id TYPE bloom_filter GRANULARITY 4'],
     });
     return new ClickHousePostbackLogStore(client, table, options.ownsClient ?? false);
   }
@@ -117,13 +114,8 @@ export class ClickHousePostbackLogStore implements PostbackLogStore {
   }
 
   find(query: PostbackLogQuery, timeoutMs = POSTBACK_LOG_QUERY_TIMEOUT_MS): Promise<PostbackLogPage> {
-    const { sql, params } = postbackLogSql(`${this.table} FINAL`, query, CLICKHOUSE_PLACEHOLDER);
-    return readClickHouse(
-      this.client,
-      params,
-      (run) => readWindowPage(run, windowPageSql(sql, query), query.start, (row: StoredLogRow) => logRowOf(row)),
-      timeoutMs,
-    );
+    const sql = postbackLogSql(`${this.table} FINAL`, query, CLICKHOUSE_PLACEHOLDER);
+    return readClickHouse(this.client, sql.params, (run) => readWindowPage(run, sql, query.start, logRowOf), timeoutMs);
   }
 
   async close(): Promise<void> {

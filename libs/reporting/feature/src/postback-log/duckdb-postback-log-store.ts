@@ -1,7 +1,7 @@
 import { listValue } from '@duckdb/node-api';
 import { DuckDbLogConnections, type DuckDbDatabase } from '../warehouse-log/duckdb-log-connections';
 import { duckdbCreateTable } from '../warehouse-log/log-table';
-import { DUCKDB_PLACEHOLDER, readWindowPage, windowPageSql } from '../warehouse-log/log-window';
+import { DUCKDB_PLACEHOLDER, readWindowPage } from '../warehouse-log/log-window';
 import {
   POSTBACK_LOG_QUERY_TIMEOUT_MS,
   statusAfter,
@@ -11,7 +11,7 @@ import {
   type PostbackLogQuery,
   type PostbackLogStore,
 } from './postback-log-store';
-import { logRowOf, POSTBACK_LOG_COLUMNS, postbackLogSql, type StoredLogRow } from './postback-log-sql';
+import { logRowOf, POSTBACK_LOG_COLUMNS, postbackLogSql } from './postback-log-sql';
 
 const TABLE = 'postback_log';
 
@@ -73,8 +73,8 @@ export class DuckDbPostbackLogStore implements PostbackLogStore {
   }
 
   find(query: PostbackLogQuery, timeoutMs = POSTBACK_LOG_QUERY_TIMEOUT_MS): Promise<PostbackLogPage> {
-    const { sql, params } = postbackLogSql(TABLE, query, DUCKDB_PLACEHOLDER);
-    return this.connections.read(params, (run) => readWindowPage(run, windowPageSql(sql, query), query.start, (row: StoredLogRow) => logRowOf(row)), timeoutMs);
+    const sql = postbackLogSql(TABLE, query, DUCKDB_PLACEHOLDER);
+    return this.connections.read(sql.params, (run) => readWindowPage(run, sql, query.start, logRowOf), timeoutMs);
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 import type { PostbackLogRow } from '@funnel/contracts';
 import type { LogColumn } from '../warehouse-log/log-table';
-import { windowWhere, type LogFilter, type Placeholder, type WindowPageSql } from '../warehouse-log/log-window';
+import { windowQuery, type Placeholder, type WindowQuery } from '../warehouse-log/log-window';
 import type { PostbackLogQuery } from './postback-log-store';
 
 /** The log's columns: DuckDB keys a row by one column, ClickHouse versions it. */
@@ -56,22 +56,20 @@ export function logRowOf(row: StoredLogRow): PostbackLogRow {
   };
 }
 
-const filtersOf = (query: PostbackLogQuery): LogFilter[] => [
-  ['id_traffic_source', query.trafficSourceIds],
-  ['id_funnel', query.funnelIds],
-  ['status', query.statuses],
-];
-
 /** The window query of the log in `from` (the table, or ClickHouse's `table FINAL`), newest first. */
-export function postbackLogSql(from: string, query: PostbackLogQuery, placeholder: Placeholder): { sql: WindowPageSql; params: Array<string | number> } {
-  const where = windowWhere(query, filtersOf(query), placeholder);
-  return {
-    sql: {
+export function postbackLogSql(from: string, query: PostbackLogQuery, placeholder: Placeholder): WindowQuery {
+  return windowQuery(
+    query,
+    {
       from,
-      where: where.sql,
       select: 'time_ms, job_id, row_index, hit_id, id_traffic_source, id_funnel, url, kind, status, attempts, last_error, updated_ms',
       orderBy: 'time_ms DESC, job_id DESC, row_index DESC',
+      filters: [
+        ['id_traffic_source', query.trafficSourceIds],
+        ['id_funnel', query.funnelIds],
+        ['status', query.statuses],
+      ],
     },
-    params: where.params,
-  };
+    placeholder,
+  );
 }

@@ -33,7 +33,7 @@ PARTITION BY toYYYYMM(fromUnixTimestamp64Milli(time_ms, 'UTC'))
 ORDER BY (${layout.orderBy.join(', ')})`;
 }
 
-/** `<prefix><name>` (prefix `reporting_` by default, as the hit store's); the prefix must be an identifier. */
+/** `<prefix><name>`; the prefix must be an identifier. */
 export function clickhouseTableName(name: string, prefix = 'reporting_'): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(prefix)) throw new Error(`ClickHouse table prefix must be an identifier: ${prefix}`);
   return `${prefix}${name}`;

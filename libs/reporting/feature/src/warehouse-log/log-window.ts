@@ -25,12 +25,27 @@ export function clickhouseParams(params: readonly (string | number)[]): Record<s
   return Object.fromEntries(params.map((value, i) => [`p${i + 1}`, value]));
 }
 
-/**
- * The WHERE of a window query, the same text for both engines but for its placeholders: the
- * account, the window on `time_ms` (parameters 1, 2 and 3, in that order), and each filter given as
- * an IN list.
- */
-export function windowWhere(window: LogWindow, filters: readonly LogFilter[], placeholder: Placeholder): { sql: string; params: Array<string | number> } {
+/** What a log's window query reads: the FROM item (a table, or a subquery), its columns, its order and filters. */
+export interface WindowQuerySpec {
+  from: string;
+  select: string;
+  /** Newest first, ties broken so that pages never overlap. */
+  orderBy: string;
+  filters: readonly LogFilter[];
+}
+
+export interface WindowQuery {
+  /** The account, the window on `time_ms` (parameters 1, 2 and 3, in that order) and each filter given as an IN list. */
+  where: string;
+  /** The count of the window's rows, as `n`. */
+  total: string;
+  /** One page of them. */
+  page: string;
+  params: Array<string | number>;
+}
+
+/** A window query, the same text for both engines but for its placeholders. */
+export function windowQuery(window: LogWindow, spec: WindowQuerySpec, placeholder: Placeholder): WindowQuery {
   const params: Array<string | number> = [];
   const bind = (value: string | number, type: ParamType) => {
     params.push(value);
@@ -41,27 +56,16 @@ export function windowWhere(window: LogWindow, filters: readonly LogFilter[], pl
     `time_ms >= ${bind(window.startMs, 'Int64')}`,
     `time_ms < ${bind(window.endMs, 'Int64')}`,
   ];
-  for (const [column, values] of filters) {
+  for (const [column, values] of spec.filters) {
     if (values?.length) clauses.push(`${column} IN (${values.map((v) => bind(v, 'String')).join(', ')})`);
   }
-  return { sql: clauses.join(' AND '), params };
-}
-
-export interface WindowPageSql {
-  /** The FROM item: the table, or a subquery. */
-  from: string;
-  where: string;
-  select: string;
-  /** Newest first, ties broken so that pages never overlap. */
-  orderBy: string;
-}
-
-/** The window's count (`n`) and one page of its rows. */
-export function windowPageSql(sql: WindowPageSql, window: Pick<LogWindow, 'start' | 'length'>): { total: string; page: string } {
+  const where = clauses.join(' AND ');
   return {
-    total: `SELECT count(*) AS n FROM ${sql.from} WHERE ${sql.where}`,
-    page: `SELECT ${sql.select} FROM ${sql.from} WHERE ${sql.where}
-      ORDER BY ${sql.orderBy} LIMIT ${Math.trunc(window.length)} OFFSET ${Math.trunc(window.start)}`,
+    where,
+    total: `SELECT count(*) AS n FROM ${spec.from} WHERE ${where}`,
+    page: `SELECT ${spec.select} FROM ${spec.from} WHERE ${where}
+      ORDER BY ${spec.orderBy} LIMIT ${Math.trunc(window.length)} OFFSET ${Math.trunc(window.start)}`,
+    params,
   };
 }
 
@@ -71,11 +75,11 @@ export type RunSql = <T>(sql: string) => Promise<T[]>;
 /** The count, then the page's rows unless the page starts past it. */
 export async function readWindowPage<Stored, Row>(
   run: RunSql,
-  sql: { total: string; page: string },
+  query: Pick<WindowQuery, 'total' | 'page'>,
   start: number,
   rowOf: (row: Stored) => Row,
 ): Promise<{ rows: Row[]; rowsTotal: number }> {
-  const rowsTotal = Number((await run<{ n: number | bigint | string }>(sql.total))[0]?.n ?? 0);
+  const rowsTotal = Number((await run<{ n: number | bigint | string }>(query.total))[0]?.n ?? 0);
   if (rowsTotal <= start) return { rows: [], rowsTotal };
-  return { rows: (await run<Stored>(sql.page)).map(rowOf), rowsTotal };
+  return { rows: (await run<Stored>(query.page)).map(rowOf), rowsTotal };
 }

@@ -1,8 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import { readClickHouse } from '../warehouse-log/clickhouse-log-reads';
-import { clickhouseCreateTable, clickhouseTableName } from '../warehouse-log/log-table';
-import { CLICKHOUSE_PLACEHOLDER, readWindowPage, windowPageSql } from '../warehouse-log/log-window';
-import { readWebhookSummary, WEBHOOK_LOG_COLUMNS, webhookLogSql, webhookRowOf, type StoredWebhookRow } from './webhook-log-sql';
+import { openClickHouseLogTable, readClickHouse } from '../warehouse-log/clickhouse-log';
+import { CLICKHOUSE_PLACEHOLDER, readWindowPage } from '../warehouse-log/log-window';
+import { readWebhookSummary, WEBHOOK_LOG_COLUMNS, webhookLogSql, webhookRowOf } from './webhook-log-sql';
 import type { WebhookAttempt, WebhookLogPage, WebhookLogQuery, WebhookLogStore } from './webhook-log-store';
 
 export interface ClickHouseWebhookLogOptions {
@@ -24,13 +23,10 @@ export class ClickHouseWebhookLogStore implements WebhookLogStore {
   ) {}
 
   static async on(client: ClickHouseClient, options: ClickHouseWebhookLogOptions = {}): Promise<ClickHouseWebhookLogStore> {
-    const table = clickhouseTableName('webhook_log', options.tablePrefix);
-    await client.command({
-      query: clickhouseCreateTable(table, WEBHOOK_LOG_COLUMNS, {
-        engine: 'MergeTree',
-        orderBy: ['account_id', 'time_ms', 'delivery_id', 'attempt'],
-        indexes: ['delivery_bloom delivery_id TYPE bloom_filter GRANULARITY 4'],
-      }),
+    const table = await openClickHouseLogTable(client, 'webhook_log', options.tablePrefix, WEBHOOK_LOG_COLUMNS, {
+      engine: 'MergeTree',
+      orderBy: ['account_id', 'time_ms', 'delivery_id', 'attempt'],
+      indexes: ['delivery_bloom delivery_id TYPE bloom_filter GRANULARITY 4'],
     });
     return new ClickHouseWebhookLogStore(client, table, options.ownsClient ?? false);
   }
@@ -74,7 +70,7 @@ export class ClickHouseWebhookLogStore implements WebhookLogStore {
     const sql = webhookLogSql(this.table, query, CLICKHOUSE_PLACEHOLDER, 'clickhouse');
     return readClickHouse(this.client, sql.params, async (run) => {
       const summary = await readWebhookSummary(run, sql);
-      return { summary, ...(await readWindowPage(run, windowPageSql(sql.sql, query), query.start, (row: StoredWebhookRow) => webhookRowOf(row))) };
+      return { summary, ...(await readWindowPage(run, sql, query.start, webhookRowOf)) };
     });
   }
 

@@ -1,7 +1,7 @@
 import { DuckDbLogConnections, type DuckDbDatabase } from '../warehouse-log/duckdb-log-connections';
 import { duckdbCreateTable } from '../warehouse-log/log-table';
-import { DUCKDB_PLACEHOLDER, readWindowPage, windowPageSql } from '../warehouse-log/log-window';
-import { readWebhookSummary, WEBHOOK_LOG_COLUMNS, webhookLogSql, webhookRowOf, type StoredWebhookRow } from './webhook-log-sql';
+import { DUCKDB_PLACEHOLDER, readWindowPage } from '../warehouse-log/log-window';
+import { readWebhookSummary, WEBHOOK_LOG_COLUMNS, webhookLogSql, webhookRowOf } from './webhook-log-sql';
 import type { WebhookAttempt, WebhookLogPage, WebhookLogQuery, WebhookLogStore } from './webhook-log-store';
 
 const TABLE = 'webhook_log';
@@ -59,7 +59,7 @@ export class DuckDbWebhookLogStore implements WebhookLogStore {
     const sql = webhookLogSql(TABLE, query, DUCKDB_PLACEHOLDER, 'duckdb');
     return this.connections.read(sql.params, async (run) => {
       const summary = await readWebhookSummary(run, sql);
-      return { summary, ...(await readWindowPage(run, windowPageSql(sql.sql, query), query.start, (row: StoredWebhookRow) => webhookRowOf(row))) };
+      return { summary, ...(await readWindowPage(run, sql, query.start, webhookRowOf)) };
     });
   }
 

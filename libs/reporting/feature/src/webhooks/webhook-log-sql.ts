@@ -1,6 +1,6 @@
 import type { WebhookAttemptOutcome, WebhookLogRow, WebhookLogSummary, WebhookTrigger } from '@funnel/contracts';
 import type { LogColumn, LogEngine } from '../warehouse-log/log-table';
-import { windowWhere, type LogFilter, type Placeholder, type RunSql, type WindowPageSql } from '../warehouse-log/log-window';
+import { windowQuery, type Placeholder, type RunSql, type WindowQuery } from '../warehouse-log/log-window';
 import { WEBHOOK_SUMMARY_MAX, type WebhookLogQuery } from './webhook-log-store';
 
 /** The log's columns: one row per attempt; DuckDB finds a delivery's attempts by one indexed key column. */
@@ -86,27 +86,34 @@ export function summaryOf(row: StoredSummaryRow, failures: Record<string, number
   };
 }
 
-const filtersOf = (query: WebhookLogQuery): LogFilter[] => [
-  ['id_webhook_config', query.webhookConfigIds],
-  ['id_funnel', query.funnelIds],
-  ['id_node', query.nodeIds],
-  ['trigger', query.triggers],
-  ['outcome', query.outcomes],
-];
-
 /**
- * The window's attempts in `table`, newest first, and the summary's and failures' SQL over them in
- * the dialect of each engine: `p95` is nearest-rank (the ceil(0.95 n)-th smallest latency), the
- * same in both. The page's count (rowsTotal) is every attempt of the window, whatever the number of
- * (config, node) pairs the summary stops at.
+ * The window's attempts in `table`, newest first (their count, rowsTotal, is every attempt of the
+ * window, whatever the number of (config, node) pairs the summary stops at), and the summary's and
+ * failures' SQL over them in the dialect of each engine: `p95` is nearest-rank (the
+ * ceil(0.95 n)-th smallest latency), the same in both.
  */
 export function webhookLogSql(
   table: string,
   query: WebhookLogQuery,
   placeholder: Placeholder,
   engine: LogEngine,
-): { sql: WindowPageSql; summary: string; failures: string; params: Array<string | number> } {
-  const where = windowWhere(query, filtersOf(query), placeholder);
+): WindowQuery & { summary: string; failures: string } {
+  const attempts = windowQuery(
+    query,
+    {
+      from: table,
+      select: 'time_ms, delivery_id, event_id, trigger, id_webhook_config, id_node, id_funnel, hit_id, attempt, outcome, http_status, latency_ms, error',
+      orderBy: 'time_ms DESC, delivery_id DESC, attempt DESC',
+      filters: [
+        ['id_webhook_config', query.webhookConfigIds],
+        ['id_funnel', query.funnelIds],
+        ['id_node', query.nodeIds],
+        ['trigger', query.triggers],
+        ['outcome', query.outcomes],
+      ],
+    },
+    placeholder,
+  );
   const p95 =
     engine === 'duckdb'
       ? 'list_sort(list(latency_ms))[CAST(ceil(0.95 * count(*)) AS BIGINT)]'
@@ -114,12 +121,7 @@ export function webhookLogSql(
   const distinct = engine === 'duckdb' ? 'count(DISTINCT delivery_id)' : 'uniqExact(delivery_id)';
   const statusText = engine === 'duckdb' ? "coalesce(CAST(http_status AS VARCHAR), 'none')" : "ifNull(toString(http_status), 'none')";
   return {
-    sql: {
-      from: table,
-      where: where.sql,
-      select: 'time_ms, delivery_id, event_id, trigger, id_webhook_config, id_node, id_funnel, hit_id, attempt, outcome, http_status, latency_ms, error',
-      orderBy: 'time_ms DESC, delivery_id DESC, attempt DESC',
-    },
+    ...attempts,
     summary: `SELECT id_webhook_config, id_node, ${distinct} AS deliveries,
         sum(CASE WHEN outcome = 'delivered' THEN 1 ELSE 0 END) AS successes,
         sum(CASE WHEN outcome = 'failed' THEN 1 ELSE 0 END) AS failed_deliveries,
@@ -127,12 +129,11 @@ export function webhookLogSql(
         sum(CASE WHEN attempt > 1 THEN 1 ELSE 0 END) AS retries,
         avg(latency_ms) AS average_latency_ms,
         ${p95} AS p95_latency_ms
-      FROM ${table} WHERE ${where.sql}
+      FROM ${table} WHERE ${attempts.where}
       GROUP BY id_webhook_config, id_node ORDER BY id_webhook_config, id_node LIMIT ${WEBHOOK_SUMMARY_MAX}`,
     failures: `SELECT id_webhook_config, id_node, ${statusText} AS status, count(*) AS n
-      FROM ${table} WHERE (${where.sql}) AND outcome <> 'delivered'
+      FROM ${table} WHERE (${attempts.where}) AND outcome <> 'delivered'
       GROUP BY id_webhook_config, id_node, status`,
-    params: where.params,
   };
 }
 

@@ -1,6 +1,23 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { PostbackLogQueryTimeout } from './log-query-timeout';
+import { clickhouseCreateTable, clickhouseTableName, type ClickHouseTableLayout, type LogColumn } from './log-table';
 import { clickhouseParams, type RunSql } from './log-window';
+
+/**
+ * Creates the log table `<prefix><name>` (prefix `reporting_` by default, as the hit store's; tests
+ * use their own) unless it is there, and answers its name.
+ */
+export async function openClickHouseLogTable(
+  client: ClickHouseClient,
+  name: string,
+  prefix: string | undefined,
+  columns: readonly LogColumn[],
+  layout: ClickHouseTableLayout,
+): Promise<string> {
+  const table = clickhouseTableName(name, prefix);
+  await client.command({ query: clickhouseCreateTable(table, columns, layout) });
+  return table;
+}
 
 /** ClickHouse's error code for a query stopped at `max_execution_time`. */
 const TIMEOUT_EXCEEDED = '159';

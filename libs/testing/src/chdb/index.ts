@@ -1,1 +1,2 @@
 export * from './chdb-client';
+export * from './clickhouse-suite';

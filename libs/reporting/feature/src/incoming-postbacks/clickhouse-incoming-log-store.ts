@@ -1,18 +1,9 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import { POSTBACK_LOG_QUERY_TIMEOUT_MS, PostbackLogQueryTimeout } from '../postback-log/postback-log-store';
-import {
-  INCOMING_SELECT,
-  incomingRowOf,
-  incomingWhereOf,
-  type IncomingLogEntry,
-  type IncomingLogPage,
-  type IncomingLogQuery,
-  type IncomingLogStore,
-  type StoredIncomingRow,
-} from './incoming-log-store';
-
-/** ClickHouse's error code for a query stopped at `max_execution_time`. */
-const TIMEOUT_EXCEEDED = '159';
+import { openClickHouseLogTable, readClickHouse } from '../warehouse-log/clickhouse-log';
+import { POSTBACK_LOG_QUERY_TIMEOUT_MS } from '../warehouse-log/log-query-timeout';
+import { CLICKHOUSE_PLACEHOLDER, readWindowPage } from '../warehouse-log/log-window';
+import { incomingLogSql, incomingRowOf, INCOMING_LOG_COLUMNS } from './incoming-log-sql';
+import type { IncomingLogEntry, IncomingLogPage, IncomingLogQuery, IncomingLogStore } from './incoming-log-store';
 
 /**
  * The incoming postback log on ClickHouse: `<prefix>incoming_postback_log`, a
@@ -27,30 +18,9 @@ export class ClickHouseIncomingLogStore implements IncomingLogStore {
   ) {}
 
   static async on(client: ClickHouseClient, options: { tablePrefix?: string } = {}): Promise<ClickHouseIncomingLogStore> {
-    const prefix = options.tablePrefix ?? 'reporting_';
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(prefix)) throw new Error(`ClickHouse table prefix must be an identifier: ${prefix}`);
-    const table = `${prefix}incoming_postback_log`;
-    await client.command({
-      query: `CREATE TABLE IF NOT EXISTS ${table} (
-        account_id        String,
-        postback_id       String,
-        time_ms           Int64,
-        source            LowCardinality(String),
-        hit_id            String,
-        transaction_id    String,
-        revenue           String,
-        payout            String,
-        ip                String,
-        outcome           LowCardinality(String),
-        reason            Nullable(String),
-        job_id            Nullable(String),
-        id_funnel         String,
-        id_traffic_source String,
-        updated_ms        Int64,
-        version           UInt8
-      ) ENGINE = ReplacingMergeTree(version)
-      PARTITION BY toYYYYMM(fromUnixTimestamp64Milli(time_ms, 'UTC'))
-      ORDER BY (account_id, time_ms, postback_id)`,
+    const table = await openClickHouseLogTable(client, 'incoming_postback_log', options.tablePrefix, INCOMING_LOG_COLUMNS, {
+      engine: 'ReplacingMergeTree(version)',
+      orderBy: ['account_id', 'time_ms', 'postback_id'],
     });
     return new ClickHouseIncomingLogStore(client, table);
   }
@@ -89,29 +59,9 @@ export class ClickHouseIncomingLogStore implements IncomingLogStore {
     });
   }
 
-  async find(query: IncomingLogQuery, timeoutMs = POSTBACK_LOG_QUERY_TIMEOUT_MS): Promise<IncomingLogPage> {
-    const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), timeoutMs);
-    try {
-      const where = incomingWhereOf(query, (n, type) => `{p${n}:${type}}`);
-      const query_params = Object.fromEntries(where.params.map((value, i) => [`p${i + 1}`, value]));
-      const clickhouse_settings = { max_execution_time: Math.max(1, Math.ceil(timeoutMs / 1000)), cancel_http_readonly_queries_on_client_close: 1 } as const;
-      const run = async <T>(sql: string) =>
-        (await this.client.query({ query: sql, query_params, format: 'JSONEachRow', abort_signal: abort.signal, clickhouse_settings })).json<T>();
-      const total = await run<{ n: string }>(`SELECT count() AS n FROM ${this.table} FINAL WHERE ${where.sql}`);
-      const rowsTotal = Number(total[0]?.n ?? 0);
-      if (rowsTotal <= query.start) return { rows: [], rowsTotal };
-      const rows = await run<StoredIncomingRow>(
-        `SELECT ${INCOMING_SELECT} FROM ${this.table} FINAL WHERE ${where.sql}
-          ORDER BY time_ms DESC, postback_id DESC LIMIT ${query.length} OFFSET ${query.start}`,
-      );
-      return { rows: rows.map(incomingRowOf), rowsTotal };
-    } catch (error) {
-      if (abort.signal.aborted || (error as { code?: string }).code === TIMEOUT_EXCEEDED) throw new PostbackLogQueryTimeout(timeoutMs);
-      throw error;
-    } finally {
-      clearTimeout(timer);
-    }
+  find(query: IncomingLogQuery, timeoutMs = POSTBACK_LOG_QUERY_TIMEOUT_MS): Promise<IncomingLogPage> {
+    const sql = incomingLogSql(`${this.table} FINAL`, query, CLICKHOUSE_PLACEHOLDER);
+    return readClickHouse(this.client, sql.params, (run) => readWindowPage(run, sql, query.start, incomingRowOf), timeoutMs);
   }
 
   /** The client is the hit store's: it closes it. */

@@ -5,15 +5,13 @@ import {
   type IncomingPostback,
   type IncomingPostbackAccepted,
   type IncomingPostbackLogReport,
-  ReportingQueryErrorCodes,
   ReportingQuerySubjects,
   ReportingSubjects,
   type RpcRequest,
-  ServiceError,
   parseIncomingPostbackLogRequest,
 } from '@funnel/contracts';
-import { PostbackLogQueryTimeout } from '../postback-log/postback-log-store';
 import { DEFAULT_POSTBACK_LOG_ROWS } from '../postback-log/postback-log.message.controller';
+import { accountOf, answerInTime, windowOf } from '../warehouse-log/log-route';
 import { INCOMING_LOG_STORE, type IncomingLogStore } from './incoming-log-store';
 import { IncomingPostbacks } from './incoming-postbacks.service';
 
@@ -37,26 +35,12 @@ export class IncomingPostbacksMessageController {
 
   @MessagePattern(ReportingQuerySubjects.incomingPostbackLog)
   async incomingPostbackLog(@Payload() request: RpcRequest<{ body?: unknown }>): Promise<IncomingPostbackLogReport> {
-    const accountId = request?.context?.accountId;
-    if (typeof accountId !== 'string' || accountId === '') throw ServiceError.unauthorized();
-    const { timeStart, timeEnd, outcomes, sources, trafficSourceIds, funnelIds, hitIds, paging } = parseIncomingPostbackLogRequest(request?.body?.body);
-    try {
-      const { rows, rowsTotal } = await this.log.find({
-        accountId,
-        startMs: Date.parse(timeStart),
-        endMs: Date.parse(timeEnd),
-        outcomes,
-        sources,
-        trafficSourceIds,
-        funnelIds,
-        hitIds,
-        start: paging?.start ?? 0,
-        length: paging?.length ?? DEFAULT_POSTBACK_LOG_ROWS,
-      });
-      return { rows, rowsReturned: rows.length, rowsTotal };
-    } catch (error) {
-      if (error instanceof PostbackLogQueryTimeout) throw new ServiceError(503, ReportingQueryErrorCodes.QUERY_TIMEOUT, error.message);
-      throw error;
-    }
+    const accountId = accountOf(request);
+    const parsed = parseIncomingPostbackLogRequest(request?.body?.body);
+    const { outcomes, sources, trafficSourceIds, funnelIds, hitIds } = parsed;
+    const { rows, rowsTotal } = await answerInTime(
+      this.log.find({ ...windowOf(accountId, parsed, DEFAULT_POSTBACK_LOG_ROWS), outcomes, sources, trafficSourceIds, funnelIds, hitIds }),
+    );
+    return { rows, rowsReturned: rows.length, rowsTotal };
   }
 }

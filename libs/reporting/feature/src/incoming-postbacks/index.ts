@@ -1,4 +1,5 @@
 export * from './incoming-log-store';
+export * from './incoming-log-sql';
 export * from './duckdb-incoming-log-store';
 export * from './clickhouse-incoming-log-store';
 export * from './open-incoming-log';

@@ -1,7 +1,9 @@
 import type { ClickHouseClient } from '@clickhouse/client';
+import { openClickHouseLogTable, readClickHouse } from '../warehouse-log/clickhouse-log';
+import { columnNames } from '../warehouse-log/log-table';
+import { CLICKHOUSE_PLACEHOLDER, readWindowPage } from '../warehouse-log/log-window';
 import {
   POSTBACK_LOG_QUERY_TIMEOUT_MS,
-  PostbackLogQueryTimeout,
   statusAfter,
   type DecidedPostback,
   type PostbackAttempt,
@@ -9,7 +11,7 @@ import {
   type PostbackLogQuery,
   type PostbackLogStore,
 } from './postback-log-store';
-import { logRowOf, whereOf, type StoredLogRow } from './postback-log-sql';
+import { logRowOf, POSTBACK_LOG_COLUMNS, postbackLogSql } from './postback-log-sql';
 
 export interface ClickHousePostbackLogOptions {
   /** Table name prefix (default `reporting_`, as the hit store's); tests use their own. */
@@ -18,10 +20,7 @@ export interface ClickHousePostbackLogOptions {
   ownsClient?: boolean;
 }
 
-/** ClickHouse's error code for a query stopped at `max_execution_time`. */
-const TIMEOUT_EXCEEDED = '159';
-
-const COLUMNS = 'account_id, job_id, row_index, time_ms, hit_id, id_traffic_source, id_funnel, url, kind, status, attempts, last_error, updated_ms, version';
+const COLUMNS = columnNames(POSTBACK_LOG_COLUMNS, 'clickhouse');
 
 /**
  * The postback log on ClickHouse, written the ClickHouse way: a row is never updated in place.
@@ -44,29 +43,10 @@ export class ClickHousePostbackLogStore implements PostbackLogStore {
   ) {}
 
   static async on(client: ClickHouseClient, options: ClickHousePostbackLogOptions = {}): Promise<ClickHousePostbackLogStore> {
-    const prefix = options.tablePrefix ?? 'reporting_';
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(prefix)) throw new Error(`ClickHouse table prefix must be an identifier: ${prefix}`);
-    const table = `${prefix}postback_log`;
-    await client.command({
-      query: `CREATE TABLE IF NOT EXISTS ${table} (
-        account_id        String,
-        job_id            String,
-        row_index         UInt32,
-        time_ms           Int64,
-        hit_id            String,
-        id_traffic_source String,
-        id_funnel         String,
-        url               String,
-        kind              LowCardinality(String),
-        status            LowCardinality(String),
-        attempts          UInt32,
-        last_error        Nullable(String),
-        updated_ms        Int64,
-        version           UInt64,
-        INDEX job_id_bloom job_id TYPE bloom_filter GRANULARITY 4
-      ) ENGINE = ReplacingMergeTree(version)
-      PARTITION BY toYYYYMM(fromUnixTimestamp64Milli(time_ms, 'UTC'))
-      ORDER BY (account_id, time_ms, job_id, row_index)`,
+    const table = await openClickHouseLogTable(client, 'postback_log', options.tablePrefix, POSTBACK_LOG_COLUMNS, {
+      engine: 'ReplacingMergeTree(version)',
+      orderBy: ['account_id', 'time_ms', 'job_id', 'row_index'],
+      indexes: ['job_id_bloom job_id TYPE bloom_filter GRANULARITY 4'],
     });
     return new ClickHousePostbackLogStore(client, table, options.ownsClient ?? false);
   }
@@ -133,39 +113,9 @@ export class ClickHousePostbackLogStore implements PostbackLogStore {
     });
   }
 
-  /**
-   * Both statements under the time limit: the client aborts its request at the deadline (and the
-   * server cancels a read-only query whose client went away), the server stops at
-   * `max_execution_time` besides.
-   */
-  async find(query: PostbackLogQuery, timeoutMs = POSTBACK_LOG_QUERY_TIMEOUT_MS): Promise<PostbackLogPage> {
-    const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), timeoutMs);
-    try {
-      return await this.page(query, abort.signal, timeoutMs);
-    } catch (error) {
-      if (abort.signal.aborted || (error as { code?: string }).code === TIMEOUT_EXCEEDED) throw new PostbackLogQueryTimeout(timeoutMs);
-      throw error;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  private async page(query: PostbackLogQuery, abort_signal: AbortSignal, timeoutMs: number): Promise<PostbackLogPage> {
-    const where = whereOf(query, (n, type) => `{p${n}:${type}}`);
-    const query_params = Object.fromEntries(where.params.map((value, i) => [`p${i + 1}`, value]));
-    const clickhouse_settings = { max_execution_time: Math.max(1, Math.ceil(timeoutMs / 1000)), cancel_http_readonly_queries_on_client_close: 1 } as const;
-    const run = async <T>(sql: string) =>
-      (await this.client.query({ query: sql, query_params, format: 'JSONEachRow', abort_signal, clickhouse_settings })).json<T>();
-    const total = await run<{ n: string }>(`SELECT count() AS n FROM ${this.table} FINAL WHERE ${where.sql}`);
-    const rowsTotal = Number(total[0]?.n ?? 0);
-    if (rowsTotal <= query.start) return { rows: [], rowsTotal };
-    const rows = await run<StoredLogRow>(
-      `SELECT time_ms, job_id, row_index, hit_id, id_traffic_source, id_funnel, url, kind, status, attempts, last_error, updated_ms
-        FROM ${this.table} FINAL WHERE ${where.sql}
-        ORDER BY time_ms DESC, job_id DESC, row_index DESC LIMIT ${query.length} OFFSET ${query.start}`,
-    );
-    return { rows: rows.map(logRowOf), rowsTotal };
+  find(query: PostbackLogQuery, timeoutMs = POSTBACK_LOG_QUERY_TIMEOUT_MS): Promise<PostbackLogPage> {
+    const sql = postbackLogSql(`${this.table} FINAL`, query, CLICKHOUSE_PLACEHOLDER);
+    return readClickHouse(this.client, sql.params, (run) => readWindowPage(run, sql, query.start, logRowOf), timeoutMs);
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,27 @@
 import type { PostbackLogRow } from '@funnel/contracts';
+import type { LogColumn } from '../warehouse-log/log-table';
+import { windowQuery, type Placeholder, type WindowQuery } from '../warehouse-log/log-window';
 import type { PostbackLogQuery } from './postback-log-store';
+
+/** The log's columns: DuckDB keys a row by one column, ClickHouse versions it. */
+export const POSTBACK_LOG_COLUMNS: readonly LogColumn[] = [
+  // [name, DuckDB type, ClickHouse type]
+  ['delivery_key', 'VARCHAR PRIMARY KEY', null],
+  ['account_id', 'VARCHAR NOT NULL', 'String'],
+  ['job_id', 'VARCHAR NOT NULL', 'String'],
+  ['row_index', 'INTEGER NOT NULL', 'UInt32'],
+  ['time_ms', 'BIGINT NOT NULL', 'Int64'],
+  ['hit_id', 'VARCHAR NOT NULL', 'String'],
+  ['id_traffic_source', 'VARCHAR NOT NULL', 'String'],
+  ['id_funnel', 'VARCHAR NOT NULL', 'String'],
+  ['url', 'VARCHAR NOT NULL', 'String'],
+  ['kind', 'VARCHAR NOT NULL', 'LowCardinality(String)'],
+  ['status', 'VARCHAR NOT NULL', 'LowCardinality(String)'],
+  ['attempts', 'INTEGER NOT NULL', 'UInt32'],
+  ['last_error', 'VARCHAR', 'Nullable(String)'],
+  ['updated_ms', 'BIGINT NOT NULL', 'Int64'],
+  ['version', null, 'UInt64'],
+];
 
 /** A log row as both engines return it (64-bit integers as bigint from DuckDB, as text from ClickHouse's JSON). */
 export interface StoredLogRow {
@@ -34,25 +56,20 @@ export function logRowOf(row: StoredLogRow): PostbackLogRow {
   };
 }
 
-export type ParamType = 'String' | 'Int64';
-
-/**
- * The WHERE of a window query, the same text for both engines but for its placeholders
- * (`placeholder(n, type)`: `$n` in DuckDB, `{pn:type}` in ClickHouse): the account, the window on
- * `time_ms`, and each filter given as an IN list.
- */
-export function whereOf(query: PostbackLogQuery, placeholder: (n: number, type: ParamType) => string): { sql: string; params: Array<string | number> } {
-  const params: Array<string | number> = [];
-  const bind = (value: string | number, type: ParamType) => {
-    params.push(value);
-    return placeholder(params.length, type);
-  };
-  const clauses = [`account_id = ${bind(query.accountId, 'String')}`, `time_ms >= ${bind(query.startMs, 'Int64')}`, `time_ms < ${bind(query.endMs, 'Int64')}`];
-  const list = (column: string, values: readonly string[] | undefined) => {
-    if (values?.length) clauses.push(`${column} IN (${values.map((v) => bind(v, 'String')).join(', ')})`);
-  };
-  list('id_traffic_source', query.trafficSourceIds);
-  list('id_funnel', query.funnelIds);
-  list('status', query.statuses);
-  return { sql: clauses.join(' AND '), params };
+/** The window query of the log in `from` (the table, or ClickHouse's `table FINAL`), newest first. */
+export function postbackLogSql(from: string, query: PostbackLogQuery, placeholder: Placeholder): WindowQuery {
+  return windowQuery(
+    query,
+    {
+      from,
+      select: 'time_ms, job_id, row_index, hit_id, id_traffic_source, id_funnel, url, kind, status, attempts, last_error, updated_ms',
+      orderBy: 'time_ms DESC, job_id DESC, row_index DESC',
+      filters: [
+        ['id_traffic_source', query.trafficSourceIds],
+        ['id_funnel', query.funnelIds],
+        ['status', query.statuses],
+      ],
+    },
+    placeholder,
+  );
 }

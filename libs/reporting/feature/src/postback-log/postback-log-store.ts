@@ -1,4 +1,7 @@
 import type { PostbackLogRow, PostbackStatus } from '@funnel/contracts';
+import type { LogWindow } from '../warehouse-log/log-window';
+
+export { POSTBACK_LOG_QUERY_TIMEOUT_MS, PostbackLogQueryTimeout } from '../warehouse-log/log-query-timeout';
 
 /** A postback as it is decided: one row of the log, keyed by (accountId, jobId, rowIndex). */
 export interface DecidedPostback {
@@ -30,17 +33,10 @@ export interface PostbackAttempt {
 }
 
 /** A window query of one account's log (already validated). */
-export interface PostbackLogQuery {
-  accountId: string;
-  /** Inclusive, epoch ms. */
-  startMs: number;
-  /** Exclusive, epoch ms. */
-  endMs: number;
+export interface PostbackLogQuery extends LogWindow {
   trafficSourceIds?: readonly string[];
   funnelIds?: readonly string[];
   statuses?: readonly PostbackStatus[];
-  start: number;
-  length: number;
 }
 
 export interface PostbackLogPage {
@@ -69,17 +65,6 @@ export interface PostbackLogStore {
    */
   find(query: PostbackLogQuery, timeoutMs?: number): Promise<PostbackLogPage>;
   close(): Promise<void>;
-}
-
-/** The time limit of a log query when the caller gives none. */
-export const POSTBACK_LOG_QUERY_TIMEOUT_MS = 10_000;
-
-/** A log query ran past its time limit; the engine stopped it. */
-export class PostbackLogQueryTimeout extends Error {
-  constructor(readonly timeoutMs: number) {
-    super(`the postback log query ran past its time limit (${timeoutMs} ms)`);
-    this.name = 'PostbackLogQueryTimeout';
-  }
 }
 
 export const POSTBACK_LOG_STORE = Symbol.for('funnel.reporting.PostbackLogStore');

@@ -1,8 +1,9 @@
 import { Controller, Inject, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { RpcErrorFilter } from '@funnel/platform';
-import { ReportingQueryErrorCodes, ReportingQuerySubjects, RpcRequest, ServiceError, parsePostbackLogRequest, type PostbackLogReport } from '@funnel/contracts';
-import { POSTBACK_LOG_STORE, PostbackLogQueryTimeout, type PostbackLogStore } from './postback-log-store';
+import { ReportingQuerySubjects, RpcRequest, parsePostbackLogRequest, type PostbackLogReport } from '@funnel/contracts';
+import { accountOf, answerInTime, windowOf } from '../warehouse-log/log-route';
+import { POSTBACK_LOG_STORE, type PostbackLogStore } from './postback-log-store';
 
 /** Rows per page when `paging.length` is absent (at most REPORTING_QUERY_LIMITS.maxPostbackRows). */
 export const DEFAULT_POSTBACK_LOG_ROWS = 100;
@@ -20,24 +21,12 @@ export class PostbackLogMessageController {
 
   @MessagePattern(ReportingQuerySubjects.postbackLog)
   async postbackLog(@Payload() request: RpcRequest<{ body?: unknown }>): Promise<PostbackLogReport> {
-    const accountId = request?.context?.accountId;
-    if (typeof accountId !== 'string' || accountId === '') throw ServiceError.unauthorized();
-    const { timeStart, timeEnd, trafficSourceIds, funnelIds, statuses, paging } = parsePostbackLogRequest(request?.body?.body);
-    try {
-      const { rows, rowsTotal } = await this.log.find({
-        accountId,
-        startMs: Date.parse(timeStart),
-        endMs: Date.parse(timeEnd),
-        trafficSourceIds,
-        funnelIds,
-        statuses,
-        start: paging?.start ?? 0,
-        length: paging?.length ?? DEFAULT_POSTBACK_LOG_ROWS,
-      });
-      return { rows, rowsReturned: rows.length, rowsTotal };
-    } catch (error) {
-      if (error instanceof PostbackLogQueryTimeout) throw new ServiceError(503, ReportingQueryErrorCodes.QUERY_TIMEOUT, error.message);
-      throw error;
-    }
+    const accountId = accountOf(request);
+    const parsed = parsePostbackLogRequest(request?.body?.body);
+    const { trafficSourceIds, funnelIds, statuses } = parsed;
+    const { rows, rowsTotal } = await answerInTime(
+      this.log.find({ ...windowOf(accountId, parsed, DEFAULT_POSTBACK_LOG_ROWS), trafficSourceIds, funnelIds, statuses }),
+    );
+    return { rows, rowsReturned: rows.length, rowsTotal };
   }
 }

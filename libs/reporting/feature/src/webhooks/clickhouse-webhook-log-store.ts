@@ -1,16 +1,8 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import {
-  summaryOf,
-  webhookRowOf,
-  webhookWhereOf,
-  type StoredSummaryRow,
-  type StoredWebhookRow,
-  type WebhookAttempt,
-  type WebhookLogPage,
-  type WebhookLogQuery,
-  type WebhookLogStore,
-} from './webhook-log-store';
-import { failuresByKey, webhookPageSql, webhookSummarySql } from './webhook-log-sql';
+import { openClickHouseLogTable, readClickHouse } from '../warehouse-log/clickhouse-log';
+import { CLICKHOUSE_PLACEHOLDER, readWindowPage } from '../warehouse-log/log-window';
+import { readWebhookSummary, WEBHOOK_LOG_COLUMNS, webhookLogSql, webhookRowOf } from './webhook-log-sql';
+import type { WebhookAttempt, WebhookLogPage, WebhookLogQuery, WebhookLogStore } from './webhook-log-store';
 
 export interface ClickHouseWebhookLogOptions {
   /** Table name prefix (default `reporting_`, as the hit store's); tests use their own. */
@@ -31,29 +23,10 @@ export class ClickHouseWebhookLogStore implements WebhookLogStore {
   ) {}
 
   static async on(client: ClickHouseClient, options: ClickHouseWebhookLogOptions = {}): Promise<ClickHouseWebhookLogStore> {
-    const prefix = options.tablePrefix ?? 'reporting_';
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(prefix)) throw new Error(`ClickHouse table prefix must be an identifier: ${prefix}`);
-    const table = `${prefix}webhook_log`;
-    await client.command({
-      query: `CREATE TABLE IF NOT EXISTS ${table} (
-        time_ms           Int64,
-        account_id        String,
-        delivery_id       String,
-        event_id          String,
-        trigger           LowCardinality(String),
-        id_webhook_config String,
-        id_node           String,
-        id_funnel         String,
-        hit_id            String,
-        attempt           UInt32,
-        outcome           LowCardinality(String),
-        http_status       Nullable(UInt16),
-        latency_ms        UInt32,
-        error             Nullable(String),
-        INDEX delivery_bloom delivery_id TYPE bloom_filter GRANULARITY 4
-      ) ENGINE = MergeTree
-      PARTITION BY toYYYYMM(fromUnixTimestamp64Milli(time_ms, 'UTC'))
-      ORDER BY (account_id, time_ms, delivery_id, attempt)`,
+    const table = await openClickHouseLogTable(client, 'webhook_log', options.tablePrefix, WEBHOOK_LOG_COLUMNS, {
+      engine: 'MergeTree',
+      orderBy: ['account_id', 'time_ms', 'delivery_id', 'attempt'],
+      indexes: ['delivery_bloom delivery_id TYPE bloom_filter GRANULARITY 4'],
     });
     return new ClickHouseWebhookLogStore(client, table, options.ownsClient ?? false);
   }
@@ -93,18 +66,12 @@ export class ClickHouseWebhookLogStore implements WebhookLogStore {
     return rows[0]?.outcome as 'delivered' | 'failed' | undefined;
   }
 
-  async find(query: WebhookLogQuery): Promise<WebhookLogPage> {
-    const where = webhookWhereOf(query, (n, type) => `{p${n}:${type === 'text' ? 'String' : type === 'int' ? 'Int64' : 'Array(String)'}}`);
-    const query_params = Object.fromEntries(where.params.map((value, i) => [`p${i + 1}`, value]));
-    const run = async <T>(sql: string) => (await this.client.query({ query: sql, query_params, format: 'JSONEachRow' })).json<T>();
-    const sql = webhookSummarySql(this.table, where.sql, 'clickhouse');
-    const summaryRows = await run<StoredSummaryRow>(sql.summary);
-    const failures = failuresByKey(await run(sql.failures));
-    const summary = summaryRows.map((row) => summaryOf(row, failures.get(`${row.id_webhook_config}\n${row.id_node}`) ?? {}));
-    const rowsTotal = Number((await run<{ n: number | string }>(sql.total))[0]?.n ?? 0);
-    if (rowsTotal <= query.start) return { summary, rows: [], rowsTotal };
-    const rows = await run<StoredWebhookRow>(webhookPageSql(this.table, where.sql, query));
-    return { summary, rows: rows.map(webhookRowOf), rowsTotal };
+  find(query: WebhookLogQuery): Promise<WebhookLogPage> {
+    const sql = webhookLogSql(this.table, query, CLICKHOUSE_PLACEHOLDER, 'clickhouse');
+    return readClickHouse(this.client, sql.params, async (run) => {
+      const summary = await readWebhookSummary(run, sql);
+      return { summary, ...(await readWindowPage(run, sql, query.start, webhookRowOf)) };
+    });
   }
 
   async close(): Promise<void> {

@@ -2,6 +2,7 @@ export * from './webhook-jobs';
 export * from './webhook-events';
 export * from './webhook-payload';
 export * from './webhook-log-store';
+export * from './webhook-log-sql';
 export * from './duckdb-webhook-log-store';
 export * from './clickhouse-webhook-log-store';
 export * from './open-webhook-log';

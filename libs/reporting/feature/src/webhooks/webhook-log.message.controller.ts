@@ -1,7 +1,8 @@
 import { Controller, Inject, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { RpcErrorFilter } from '@funnel/platform';
-import { RpcRequest, ServiceError, WEBHOOK_LOG_LIMITS, WEBHOOK_LOG_SUBJECT, parseWebhookLogRequest, type WebhookLogReport } from '@funnel/contracts';
+import { RpcRequest, WEBHOOK_LOG_LIMITS, WEBHOOK_LOG_SUBJECT, parseWebhookLogRequest, type WebhookLogReport } from '@funnel/contracts';
+import { accountOf, windowOf } from '../warehouse-log/log-route';
 import { WEBHOOK_LOG_STORE, type WebhookLogStore } from './webhook-log-store';
 
 /**
@@ -16,16 +17,11 @@ export class WebhookLogMessageController {
 
   @MessagePattern(WEBHOOK_LOG_SUBJECT)
   async webhookLog(@Payload() request: RpcRequest<{ body?: unknown }>): Promise<WebhookLogReport> {
-    const accountId = request?.context?.accountId;
-    if (typeof accountId !== 'string' || accountId === '') throw ServiceError.unauthorized();
+    const accountId = accountOf(request);
     const { timeStart, timeEnd, paging, ...filters } = parseWebhookLogRequest(request?.body?.body);
     const { summary, rows, rowsTotal } = await this.log.find({
-      accountId,
-      startMs: Date.parse(timeStart),
-      endMs: Date.parse(timeEnd),
+      ...windowOf(accountId, { timeStart, timeEnd, paging }, WEBHOOK_LOG_LIMITS.defaultRows),
       ...filters,
-      start: paging?.start ?? 0,
-      length: paging?.length ?? WEBHOOK_LOG_LIMITS.defaultRows,
     });
     return { summary, rows, rowsReturned: rows.length, rowsTotal };
   }

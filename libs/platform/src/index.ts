@@ -27,3 +27,4 @@ export { DEFAULT_RPC_MAX_MESSAGE_BYTES } from './rpc/nats-chunking';
 export * from './outbound';
 export * from './nats-security';
 export * from './jetstream/kv-compare-and-set';
+export * from './jetstream/jetstream-pipeline';

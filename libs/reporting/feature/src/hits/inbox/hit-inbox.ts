@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { openPrivateSqlite, writingTo } from '@funnel/eventstore';
 import type { IngestHitsResult } from '../ingest-hits';
+import { packPostedBatch, unpackPostedBatch } from './posted-batch';
 
 /** Answered batches are kept this long for their submitter to read, then removed. */
 const ANSWER_KEPT_MS = 60 * 60_000;
@@ -38,7 +39,7 @@ export class InboxTimeoutError extends Error {
  * it again when it restarts: its hits are then already stored (`ignored`), never stored twice.
  *
  * Posted batches (`post`, the standalone tracking edge) wait for no answer: they are durable once
- * `post` returns, the holder ingests consecutive ones together (up to POSTED_HITS_PER_INGEST hits per
+ * `post` returns (one row each, a visitor shared by several hits written once: see posted-batch.ts), the holder ingests consecutive ones together (up to POSTED_HITS_PER_INGEST hits per
  * warehouse write) and deletes them once stored; a batch that could not be stored stays to be
  * retried at the next drain.
  */
@@ -100,7 +101,7 @@ export class HitInbox {
    */
   post(inputs: readonly unknown[]): void {
     if (inputs.length === 0) return;
-    writingTo('hits inbox', () => this.insertPosted.run(JSON.stringify(inputs)));
+    writingTo('hits inbox', () => this.insertPosted.run(packPostedBatch(inputs)));
   }
 
   /** Posted hits waiting for the holder. */
@@ -122,7 +123,7 @@ export class HitInbox {
       let last = 0;
       for (const row of rows) {
         if (inputs.length >= POSTED_HITS_PER_INGEST) break;
-        for (const input of JSON.parse(row.hits) as unknown[]) inputs.push(input);
+        for (const input of unpackPostedBatch(row.hits)) inputs.push(input);
         last = row.id;
         taken++;
       }

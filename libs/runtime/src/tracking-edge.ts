@@ -21,7 +21,7 @@ import {
 } from '@funnel/platform';
 import type { EventStore } from '@funnel/eventstore';
 import type { AssetRegistry } from '@funnel/assets-domain';
-import { HitInbox } from '@funnel/reporting-feature';
+import { ThreadedInboxPoster } from '@funnel/reporting-feature';
 import {
   EDGE_SNAPSHOT_CONFIG,
   EdgeSnapshot,
@@ -159,7 +159,8 @@ export async function startStandaloneEdge(input: StandaloneEdgeInput): Promise<T
     ttlMs: config.SESSION_TTL,
     sweepIntervalMs: config.SESSION_SWEEP_INTERVAL,
   });
-  const inbox = new HitInbox(join(config.DATA_DIR, REPORTING_FILE));
+  // Batches committed from a writer thread: the event loop only packs them.
+  const inbox = new ThreadedInboxPoster(join(config.DATA_DIR, REPORTING_FILE));
   const nestLogger = new PinoNestLogger(logger);
   let edge: TrackingEdge;
   try {
@@ -178,14 +179,14 @@ export async function startStandaloneEdge(input: StandaloneEdgeInput): Promise<T
         registry: input.registry,
         routes,
         trustedProxies: config.TRUSTED_PROXIES,
-        onClose: async () => inbox.close(),
+        onClose: () => inbox.close(),
         logger: nestLogger,
       },
       { port: config.EDGE_PORT, host: config.EDGE_HOST ?? config.HOST },
     );
   } catch (error) {
     await sessions.close();
-    inbox.close();
+    await inbox.close();
     throw error;
   }
   await edge.whenReady();

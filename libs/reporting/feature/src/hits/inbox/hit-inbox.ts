@@ -12,6 +12,9 @@ export const POSTED_HITS_PER_INGEST = 10_000;
 /** The process that holds the warehouse took no batch within this time: the submitter gives up. */
 export const INBOX_ANSWER_TIMEOUT_MS = 60_000;
 
+/** A posted batch's row: its text (see posted-batch.ts). */
+export const POSTED_INSERT_SQL = 'INSERT INTO hit_inbox_posted (hits) VALUES (?)';
+
 /** Posted batches read per look at the inbox. */
 const POSTED_BATCHES_PER_READ = 256;
 
@@ -67,7 +70,7 @@ export class HitInbox {
       id   INTEGER PRIMARY KEY AUTOINCREMENT,
       hits TEXT    NOT NULL
     )`);
-    this.insertPosted = this.db.prepare('INSERT INTO hit_inbox_posted (hits) VALUES (?)');
+    this.insertPosted = this.db.prepare(POSTED_INSERT_SQL);
     this.selectPosted = this.db.prepare('SELECT id, hits FROM hit_inbox_posted ORDER BY id LIMIT ?');
     this.removePosted = this.db.prepare('DELETE FROM hit_inbox_posted WHERE id <= ?');
     this.insert = this.db.prepare('INSERT INTO hit_inbox (hits, submitted_ms) VALUES (?, ?)');

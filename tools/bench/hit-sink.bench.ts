@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { connect } from 'nats';
 import { GroupCommitHitSink, InboxHitWriter, JetStreamHitWriter, type HitSink } from '@funnel/edge-feature';
 import { aHit, type Hit } from '@funnel/reporting-domain';
-import { HitInbox, ensureHitsStream } from '@funnel/reporting-feature';
+import { HitInbox, ThreadedInboxPoster, ensureHitsStream } from '@funnel/reporting-feature';
 import { startNatsServer } from '@funnel/testing';
 
 export interface HitSinkBenchRow {
@@ -14,7 +14,7 @@ export interface HitSinkBenchRow {
   hitsPerSecond: number;
   /** Mean wall time of one record() call (3 hits), µs. */
   recordMicros: number;
-  /** Process CPU per record() call, µs. */
+  /** Process CPU per record() call, µs (writer threads included). */
   cpuMicrosPerRecord: number;
   writes: number;
 }
@@ -63,6 +63,13 @@ export async function hitSinkBench(seconds = 5, concurrency = 256): Promise<HitS
       rows.push(await drive(`inbox (standalone), wait ${maxWaitMs} ms`, sink, concurrency, seconds));
       await sink.close();
       inbox.close();
+    }
+    {
+      const poster = new ThreadedInboxPoster(join(dir, 'reporting-threaded.sqlite'));
+      const sink = new GroupCommitHitSink(new InboxHitWriter(poster), { maxWaitMs: 2, maxConcurrentWrites: 1 });
+      rows.push(await drive('inbox (standalone) from a writer thread, wait 2 ms', sink, concurrency, seconds));
+      await sink.close();
+      await poster.close();
     }
     const server = await startNatsServer();
     const nc = await connect({ servers: server.url });

@@ -7,7 +7,8 @@ import { type NatsConnection, connect, nanos } from 'nats';
 import { ASSET_KINDS, generateAssetId } from '@funnel/contracts';
 import { SqliteEventStore } from '@funnel/eventstore';
 import { AssetRegistry } from '@funnel/assets-domain';
-import { AssetEventRelay, JetStreamPipeline, assetEventMessage } from '@funnel/assets-feature';
+import { AssetEventRelay, assetEventMessage } from '@funnel/assets-feature';
+import { JetStreamPipeline } from '@funnel/platform';
 import { startNatsServer } from '@funnel/testing';
 
 const MAX_IN_FLIGHT = 4096;

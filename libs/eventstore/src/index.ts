@@ -6,5 +6,6 @@ export * from './create-event-store';
 export * from './event-store.contract';
 export * from './private-files';
 export * from './private-sqlite';
+export * from './sqlite-writer-thread';
 export * from './fold-stream';
 export * from './storage-health';

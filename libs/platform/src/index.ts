@@ -28,3 +28,4 @@ export * from './outbound';
 export * from './nats-security';
 export * from './jetstream/kv-compare-and-set';
 export * from './batching/group-commit';
+export * from './jetstream/jetstream-pipeline';

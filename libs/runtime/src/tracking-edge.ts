@@ -23,7 +23,7 @@ import {
 } from '@funnel/platform';
 import type { EventStore } from '@funnel/eventstore';
 import type { AssetRegistry } from '@funnel/assets-domain';
-import { HitInbox } from '@funnel/reporting-feature';
+import { ThreadedInboxPoster } from '@funnel/reporting-feature';
 import {
   EDGE_SNAPSHOT_CONFIG,
   EdgeSnapshot,
@@ -190,7 +190,8 @@ export async function startStandaloneEdge(input: StandaloneEdgeInput): Promise<T
     ttlMs: config.SESSION_TTL,
     sweepIntervalMs: config.SESSION_SWEEP_INTERVAL,
   });
-  const inbox = new HitInbox(join(config.DATA_DIR, REPORTING_FILE));
+  // Batches committed from a writer thread: the event loop only packs them.
+  const inbox = new ThreadedInboxPoster(join(config.DATA_DIR, REPORTING_FILE));
   const nestLogger = new PinoNestLogger(logger);
   const { middleware, http } = edgeMiddlewareOf(config, input.client, input.registry);
   let edge: TrackingEdge;
@@ -213,7 +214,7 @@ export async function startStandaloneEdge(input: StandaloneEdgeInput): Promise<T
         routes,
         trustedProxies: config.TRUSTED_PROXIES,
         onClose: async () => {
-          inbox.close();
+          await inbox.close();
           await http.close();
         },
         logger: nestLogger,
@@ -222,7 +223,7 @@ export async function startStandaloneEdge(input: StandaloneEdgeInput): Promise<T
     );
   } catch (error) {
     await sessions.close();
-    inbox.close();
+    await inbox.close();
     await http.close();
     throw error;
   }

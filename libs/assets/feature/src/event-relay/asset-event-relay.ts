@@ -16,9 +16,8 @@ import {
 import { ASSET_EVENTS_RELAY_BUCKET, ASSET_EVENTS_STREAM, ASSET_EVENTS_SUBJECTS } from '@funnel/contracts';
 import { EventStore, GlobalPosition, Subscription, comparePositions, positionToString } from '@funnel/eventstore';
 import { AssetRegistry } from '@funnel/assets-domain';
-import { jetStreamReaderDeliverSubject } from '@funnel/platform';
+import { JetStreamPipeline, jetStreamReaderDeliverSubject } from '@funnel/platform';
 import { assetEventMessage } from './asset-event-message';
-import { JetStreamPipeline } from './jetstream-pipeline';
 import { HeldLease, RelayLease, RelayLeaseLost } from './relay-lease';
 
 export interface AssetEventRelayOptions {

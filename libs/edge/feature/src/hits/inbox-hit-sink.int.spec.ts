@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { HitInbox, createHitStore, ingestHits, type HitStore } from '@funnel/reporting-feature';
+import { HitInbox, ThreadedInboxPoster, createHitStore, ingestHits, type HitStore } from '@funnel/reporting-feature';
 import { tempDir, type TempDir } from '@funnel/testing';
 import { ACCOUNT, WINDOW, eventually, someHits } from './fixtures';
 import { GroupCommitHitSink } from './group-commit-hit-sink';
@@ -76,5 +76,21 @@ describe('the standalone hit sink: batches committed to the reporting hits inbox
     });
     expect(stored).toHaveLength(5);
     expect(inbox.postedWaiting()).toBe(0);
+  });
+
+  it('commits from a writer thread: a record resolves once its batch is in the inbox, and the holder stores each hit once', async () => {
+    const poster = new ThreadedInboxPoster(reportingFile());
+    const sink = new GroupCommitHitSink(new InboxHitWriter(poster), { maxWaitMs: 0 });
+    closers.push(() => poster.close());
+    closers.push(() => sink.close());
+    const inbox = new HitInbox(reportingFile());
+    closers.push(() => inbox.close());
+    await Promise.all(Array.from({ length: 50 }, (_, i) => sink.record(someHits(4, 4 * i))));
+    expect(inbox.postedWaiting()).toBe(sink.writes);
+    expect(sink.writes).toBeLessThan(50);
+    const holder = await startHolder();
+    closers.push(holder.stop);
+    await eventually(() => inbox.postedWaiting() === 0, 'the inbox is drained');
+    expect(await holder.store.countHits(ACCOUNT, WINDOW)).toBe(200);
   });
 });

@@ -3,8 +3,12 @@ import type { HitBatchWriter } from './hit-sink';
 
 /** The side of reporting's HitInbox (@funnel/reporting-feature) the standalone edge writes to. */
 export interface HitInboxPoster {
-  /** Commits a batch to the inbox (durable on return); the process holding the warehouse ingests it later. */
-  post(inputs: readonly unknown[]): void;
+  /**
+   * Commits a batch to the inbox (durable once it returns or, when it answers a promise, once that
+   * resolves); the process holding the warehouse ingests it later. HitInbox writes on the event
+   * loop, ThreadedInboxPoster (the standalone edge's) in a writer thread.
+   */
+  post(inputs: readonly unknown[]): void | Promise<void>;
 }
 
 /**
@@ -17,7 +21,7 @@ export interface HitInboxPoster {
 export class InboxHitWriter implements HitBatchWriter {
   constructor(private readonly inbox: HitInboxPoster) {}
 
-  write(hits: Hit[]): void {
-    this.inbox.post(hits);
+  write(hits: Hit[]): void | Promise<void> {
+    return this.inbox.post(hits);
   }
 }

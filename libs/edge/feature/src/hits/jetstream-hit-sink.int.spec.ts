@@ -1,4 +1,4 @@
-import { HitsStreamConsumer, createHitStore, ingestHits, type HitStore, type IngestHitsResult } from '@funnel/reporting-feature';
+import { HitsStreamConsumer, createHitStore, ensureHitsStream, ingestHits, type HitStore, type IngestHitsResult } from '@funnel/reporting-feature';
 import { startNatsServer, tempDir, type RunningNatsServer, type TempDir } from '@funnel/testing';
 import { connect, type NatsConnection } from 'nats';
 import { ACCOUNT, WINDOW, eventually, someHits } from './fixtures';
@@ -41,11 +41,14 @@ describe('the JetStream hit sink and reporting’s consumer of the stream HITS',
     closers.push(() => started.close());
     return started;
   };
-  const sink = async (stream: string) => {
-    const opened = new GroupCommitHitSink(new JetStreamHitWriter({ connection: await connection(), stream, subjectPrefix: stream.toLowerCase() }), {
-      maxWaitMs: 0,
-      maxConcurrentWrites: 64,
-    });
+  const sink = async (stream: string, maxInFlight?: number) => {
+    const opened = new GroupCommitHitSink(
+      new JetStreamHitWriter({ connection: await connection(), stream, subjectPrefix: stream.toLowerCase(), maxInFlight }),
+      {
+        maxWaitMs: 0,
+        maxConcurrentWrites: 64,
+      },
+    );
     closers.push(() => opened.close());
     return opened;
   };
@@ -95,5 +98,26 @@ describe('the JetStream hit sink and reporting’s consumer of the stream HITS',
   it('refuses to record when the stream does not exist (the redirect must not be answered)', async () => {
     const edge = await sink('HITS_MISSING');
     await expect(edge.record(someHits(1))).rejects.toThrow();
+  });
+
+  it('resolves a record only once the stream holds every one of its hits, also with more hits than may be in flight', async () => {
+    const jsm = await (await connection()).jetstreamManager();
+    await ensureHitsStream(jsm, { ...settings, stream: 'HITS_HELD', subjectPrefix: 'hits_held' });
+    const edge = await sink('HITS_HELD', 8);
+    const hits = someHits(300);
+    // 30 requests of 10 hits at once, through at most 8 unacknowledged publishes.
+    await Promise.all(Array.from({ length: 30 }, (_, i) => edge.record(hits.slice(10 * i, 10 * i + 10))));
+    expect((await jsm.streams.info('HITS_HELD')).state.messages).toBe(300);
+    await edge.record(someHits(1, 300));
+    expect((await jsm.streams.info('HITS_HELD')).state.messages).toBe(301);
+  });
+
+  it('records again after a refused publish, once the stream exists', async () => {
+    const edge = await sink('HITS_LATE');
+    await expect(edge.record(someHits(3))).rejects.toThrow();
+    const jsm = await (await connection()).jetstreamManager();
+    await ensureHitsStream(jsm, { ...settings, stream: 'HITS_LATE', subjectPrefix: 'hits_late' });
+    await edge.record(someHits(3));
+    expect((await jsm.streams.info('HITS_LATE')).state.messages).toBe(3);
   });
 });

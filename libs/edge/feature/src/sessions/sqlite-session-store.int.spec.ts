@@ -5,6 +5,7 @@ import { tempDir } from '@funnel/testing';
 import { describeSessionStoreContract, sampleSession } from './session-store.contract';
 import { SqliteSessionStore } from './sqlite-session-store';
 import { SESSION_STORE_FILE } from './session-config';
+import { SessionWriterThread, type SessionRow } from './session-writer-thread';
 
 describeSessionStoreContract('embedded SQLite', async () => {
   const dir = tempDir('edge-sessions');
@@ -38,6 +39,46 @@ describe('SqliteSessionStore', () => {
     expect(await store.get('ACC1', session.visitorId)).toEqual(next);
     await store.close();
     expect(await open(filename, Date.now).get('ACC1', session.visitorId)).toEqual(next);
+  });
+
+  it('writes the puts made while a write is under way together, in the next write, each resolving once written', async () => {
+    const filename = join(tempDir('edge-sessions').path, SESSION_STORE_FILE);
+    const store = open(filename, Date.now);
+    const write = SessionWriterThread.prototype.write;
+    const writes: string[][] = [];
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const spy = jest.spyOn(SessionWriterThread.prototype, 'write').mockImplementation(async function (this: SessionWriterThread, rows: readonly SessionRow[]) {
+      writes.push(rows.map((row) => row[1]));
+      if (writes.length === 1) await held;
+      return write.call(this, rows);
+    });
+    try {
+      const turn = () => new Promise((resolve) => setImmediate(resolve));
+      const visitor = (n: number) => ({ ...sampleSession(), visitorId: `VISITOR0000${n}` });
+      const first = store.put('ACC1', visitor(1));
+      await turn();
+      await turn();
+      // The first write is held: puts of three later turns wait for it.
+      const later: Promise<void>[] = [];
+      for (const n of [2, 3, 4]) {
+        later.push(store.put('ACC1', visitor(n)));
+        await turn();
+      }
+      expect(writes).toEqual([['VISITOR00001']]);
+      release();
+      await Promise.all([first, ...later]);
+      expect(writes).toEqual([['VISITOR00001'], ['VISITOR00002', 'VISITOR00003', 'VISITOR00004']]);
+      const reader = new Database(filename, { readonly: true });
+      try {
+        expect(reader.prepare('SELECT count(*) FROM edge_sessions').pluck().get()).toBe(4);
+      } finally {
+        reader.close();
+      }
+    } finally {
+      release();
+      spy.mockRestore();
+    }
   });
 
   it('keeps its file private to the service user', () => {

@@ -48,8 +48,10 @@ interface PendingPut {
  * deletes them in small batches.
  *
  * Reads are one indexed SELECT on the event loop (a few µs). Writes leave it: the puts of one turn
- * of the event loop go to a writer thread as one transaction, and are answered from memory until
- * written, so the visitor's next request sees them at once; a put resolves once its row is written.
+ * of the event loop, and of the turns after it while the previous write is under way (group
+ * commit: one write in flight, so batches grow with the load), go to a writer thread as one
+ * transaction, and are answered from memory until written, so the visitor's next request sees
+ * them at once; a put resolves once its row is written.
  */
 export class SqliteSessionStore implements SessionStore {
   private readonly db: Database.Database;
@@ -59,6 +61,8 @@ export class SqliteSessionStore implements SessionStore {
   private readonly now: () => number;
   private readonly pending = new Map<string, PendingPut>();
   private batch: { rows: SessionRow[]; written: Promise<void> } | undefined;
+  /** The last batch sent (settled either way): the next one is sent after it. */
+  private lastWrite: Promise<unknown> = Promise.resolve();
   private readonly writing = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<number> | undefined;
@@ -101,16 +105,20 @@ export class SqliteSessionStore implements SessionStore {
     });
   }
 
-  /** The batch of this turn of the event loop, sent to the writer at the end of the turn. */
+  /** The batch puts join: sent to the writer at the end of this turn of the event loop, or once the write before it is done. */
   private currentBatch(): { rows: SessionRow[]; written: Promise<void> } {
     if (this.batch) return this.batch;
     const rows: SessionRow[] = [];
-    const written = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      if (this.batch?.rows === rows) this.batch = undefined;
-      return this.writer.write(rows).catch((error: unknown) => {
-        throw storageErrorOf(error, STORE_NAME) ?? error;
+    const previous = this.lastWrite;
+    const written = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => previous)
+      .then(() => {
+        if (this.batch?.rows === rows) this.batch = undefined;
+        return this.writer.write(rows).catch((error: unknown) => {
+          throw storageErrorOf(error, STORE_NAME) ?? error;
+        });
       });
-    });
+    this.lastWrite = written.catch(() => undefined);
     const tracked = written.catch(() => undefined);
     this.writing.add(tracked);
     void tracked.finally(() => this.writing.delete(tracked));

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { openPrivateSqlite, writingTo } from '@funnel/eventstore';
 import type { IngestHitsResult } from '../ingest-hits';
+import { packPostedBatch, unpackPostedBatch } from './posted-batch';
 
 /** Answered batches are kept this long for their submitter to read, then removed. */
 const ANSWER_KEPT_MS = 60 * 60_000;
@@ -10,6 +11,9 @@ export const POSTED_HITS_PER_INGEST = 10_000;
 
 /** The process that holds the warehouse took no batch within this time: the submitter gives up. */
 export const INBOX_ANSWER_TIMEOUT_MS = 60_000;
+
+/** A posted batch's row: its text (see posted-batch.ts). */
+export const POSTED_INSERT_SQL = 'INSERT INTO hit_inbox_posted (hits) VALUES (?)';
 
 /** Posted batches read per look at the inbox. */
 const POSTED_BATCHES_PER_READ = 256;
@@ -38,7 +42,7 @@ export class InboxTimeoutError extends Error {
  * it again when it restarts: its hits are then already stored (`ignored`), never stored twice.
  *
  * Posted batches (`post`, the standalone tracking edge) wait for no answer: they are durable once
- * `post` returns, the holder ingests consecutive ones together (up to POSTED_HITS_PER_INGEST hits per
+ * `post` returns (one row each, a visitor shared by several hits written once: see posted-batch.ts), the holder ingests consecutive ones together (up to POSTED_HITS_PER_INGEST hits per
  * warehouse write) and deletes them once stored; a batch that could not be stored stays to be
  * retried at the next drain.
  */
@@ -66,7 +70,7 @@ export class HitInbox {
       id   INTEGER PRIMARY KEY AUTOINCREMENT,
       hits TEXT    NOT NULL
     )`);
-    this.insertPosted = this.db.prepare('INSERT INTO hit_inbox_posted (hits) VALUES (?)');
+    this.insertPosted = this.db.prepare(POSTED_INSERT_SQL);
     this.selectPosted = this.db.prepare('SELECT id, hits FROM hit_inbox_posted ORDER BY id LIMIT ?');
     this.removePosted = this.db.prepare('DELETE FROM hit_inbox_posted WHERE id <= ?');
     this.insert = this.db.prepare('INSERT INTO hit_inbox (hits, submitted_ms) VALUES (?, ?)');
@@ -100,7 +104,7 @@ export class HitInbox {
    */
   post(inputs: readonly unknown[]): void {
     if (inputs.length === 0) return;
-    writingTo('hits inbox', () => this.insertPosted.run(JSON.stringify(inputs)));
+    writingTo('hits inbox', () => this.insertPosted.run(packPostedBatch(inputs)));
   }
 
   /** Posted hits waiting for the holder. */
@@ -122,7 +126,7 @@ export class HitInbox {
       let last = 0;
       for (const row of rows) {
         if (inputs.length >= POSTED_HITS_PER_INGEST) break;
-        for (const input of JSON.parse(row.hits) as unknown[]) inputs.push(input);
+        for (const input of unpackPostedBatch(row.hits)) inputs.push(input);
         last = row.id;
         taken++;
       }

@@ -9,6 +9,10 @@ export interface JetStreamPipelineOptions<T> {
   ackTimeoutMs?: number;
   /** Called in publish order with each message's tag once it and every earlier one are acknowledged. */
   onAcked: (tag: T) => void;
+  /** Called once when the pipeline fails (a refused or unanswered publish, or close()): nothing in flight will be reported acknowledged. */
+  onFailed?: (error: Error) => void;
+  /** The stream every message must be stored in (`Nats-Expected-Stream`): JetStream refuses a message whose subject another stream holds. */
+  expectedStream?: string;
 }
 
 const DECODER = new TextDecoder();
@@ -99,6 +103,7 @@ export class JetStreamPipeline<T> {
     this.queue.push({ tag, sentAt: Date.now(), acked: false });
     const h: MsgHdrs = headers();
     h.set('Nats-Msg-Id', msgId);
+    if (this.options.expectedStream) h.set('Nats-Expected-Stream', this.options.expectedStream);
     try {
       this.nc.publish(subject, data, { reply: `${this.inbox}.${number}`, headers: h });
     } catch (error) {
@@ -175,6 +180,7 @@ export class JetStreamPipeline<T> {
   private fail(error: Error): void {
     if (this.failure) return;
     this.failure = error;
+    this.options.onFailed?.(error);
     this.wakeWaiters();
   }
 

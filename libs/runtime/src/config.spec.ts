@@ -3,6 +3,7 @@ import { selfSignedCertificate, tempDir } from '@funnel/testing';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
+import { standaloneEdgeConfig, trackingEdgeConfig } from './tracking-edge';
 import {
   bootstrapAdminFrom,
   edgeConfig,
@@ -213,5 +214,14 @@ describe('outbound configuration', () => {
       /OUTBOUND_CA_FILE must name a readable file/,
     );
     dir.remove();
+  });
+});
+
+describe('tracking edge default domain', () => {
+  it('serves 127.0.0.1 links in standalone unless told otherwise, and none by default in the distributed edge', () => {
+    expect(loadConfig(standaloneEdgeConfig, {}).EDGE_DEFAULT_DOMAIN).toBe('127.0.0.1');
+    expect(loadConfig(standaloneEdgeConfig, { EDGE_DEFAULT_DOMAIN: 'Edge.Example.net' }).EDGE_DEFAULT_DOMAIN).toBe('edge.example.net');
+    expect(loadConfig(trackingEdgeConfig, { NATS_URL: 'nats://n:4222' }).EDGE_DEFAULT_DOMAIN).toBeUndefined();
+    expect(() => loadConfig(standaloneEdgeConfig, { EDGE_DEFAULT_DOMAIN: 'https://edge.example.net/' })).toThrow(/EDGE_DEFAULT_DOMAIN/);
   });
 });

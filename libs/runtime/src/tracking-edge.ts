@@ -34,6 +34,7 @@ import {
   VisitorResolver,
   edgeHitsConfig,
   edgeRoutesConfig,
+  domainRule,
   busPostbackRelay,
   edgeRoutesOptionsFrom,
   inboxHitSink,
@@ -83,6 +84,8 @@ function edgeMiddlewareOf(
 /** Standalone mode serves the visitor routes on a port of their own beside the API. */
 export const standaloneEdgeConfig = {
   ...edgePartsConfig,
+  /** On one machine the links live on 127.0.0.1: `http://127.0.0.1:<EDGE_PORT>/a/<accountId>/fts/<token>`. */
+  EDGE_DEFAULT_DOMAIN: domainRule('127.0.0.1'),
   /** The visitor routes' port (0 picks a free one: see the started app's `edgePort`). */
   EDGE_PORT: port({ default: 3001 }),
   /** The interface it binds; default HOST's. */

@@ -2,24 +2,26 @@
 import { ConfigError, INVALID_CONFIG_VALUE, int, string, type Config, type ConfigRule } from '@funnel/platform';
 import { normaliseHost } from '@funnel/edge-domain';
 
-/** A host name (no scheme, path or port), lower case; optional. */
-const domainRule: ConfigRule<string | undefined> = {
-  description: 'a host name such as edge.example.net (no scheme, port or path), or unset',
-  read(raw) {
-    if (raw === undefined || raw.trim() === '') return undefined;
-    const name = normaliseHost(raw);
-    return /^[a-z0-9](?:[a-z0-9-]{0,62})(?:\.[a-z0-9](?:[a-z0-9-]{0,62}))*$/.test(name) && raw.trim().toLowerCase().replace(/\.$/, '') === name
-      ? name
-      : INVALID_CONFIG_VALUE;
-  },
-};
+/** A host name (no scheme, path or port), lower case; unset without a default. */
+export function domainRule(defaultDomain?: string): ConfigRule<string | undefined> {
+  return {
+    description: `a host name such as edge.example.net (no scheme, port or path), or unset (default ${defaultDomain ?? 'unset'})`,
+    read(raw) {
+      if (raw === undefined || raw.trim() === '') return defaultDomain;
+      const name = normaliseHost(raw);
+      return /^[a-z0-9](?:[a-z0-9-]{0,62})(?:\.[a-z0-9](?:[a-z0-9-]{0,62}))*$/.test(name) && raw.trim().toLowerCase().replace(/\.$/, '') === name
+        ? name
+        : INVALID_CONFIG_VALUE;
+    },
+  };
+}
 
 export const edgeRoutesConfig = {
   /**
    * The shared tracking domain whose links name their account in the path:
    * `https://<EDGE_DEFAULT_DOMAIN>/a/<accountId>/fts/<token>`. Unset: only custom domains serve links.
    */
-  EDGE_DEFAULT_DOMAIN: domainRule,
+  EDGE_DEFAULT_DOMAIN: domainRule(),
   /** Answered as `token` by GET /debug/domain-check, so that billing's domain check knows our edge (same value there). */
   EDGE_CHECK_TOKEN: string({ optional: true }),
   /** The longest request target (path and query) served; longer ones are answered 414. */

@@ -170,12 +170,12 @@ describe('observability in standalone mode', () => {
       expect(await refused!.json()).toMatchObject({ code: 'STORE.FULL', error: expect.stringContaining('storage is full') });
       const notReady = await get(app.port, '/health/ready');
       expect(notReady.status).toBe(503);
-      expect(JSON.parse(notReady.text)).toEqual({ ready: false, checks: { assets: true, identity: true, billing: true, storage: false } });
+      expect(JSON.parse(notReady.text)).toEqual({ ready: false, checks: { assets: true, identity: true, billing: true, integrations: true, storage: false } });
     } finally {
       db.pragma('max_page_count = 1073741823');
     }
     const ready = await get(app.port, '/health/ready');
-    expect(JSON.parse(ready.text)).toEqual({ ready: true, checks: { assets: true, identity: true, billing: true, storage: true } });
+    expect(JSON.parse(ready.text)).toEqual({ ready: true, checks: { assets: true, identity: true, billing: true, integrations: true, storage: true } });
     expect((await save()).status).toBe(200);
   });
 });

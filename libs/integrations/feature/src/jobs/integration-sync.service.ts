@@ -69,6 +69,7 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
   private readonly logger = new Logger('IntegrationJobs');
   private readonly jobs: SyncJobs;
   private timer?: NodeJS.Timeout;
+  private started = false;
 
   constructor(
     private readonly integrations: IntegrationsService,
@@ -81,6 +82,9 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    // A service app and its transport may both bootstrap the module: consume once.
+    if (this.started) return;
+    this.started = true;
     await this.settings.queue.consume((delivery) => this.handle(delivery), {
       concurrency: this.settings.concurrency ?? 2,
       onExhausted: async ({ job, attempt }, error) => {

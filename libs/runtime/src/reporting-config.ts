@@ -1,4 +1,10 @@
-import { IntegrationSync, appliedConversionsOf, type IntegrationJobPayload, type IntegrationJobQueue, type IntegrationJobsSettings } from '@funnel/integrations-feature';
+import {
+  IntegrationSync,
+  appliedConversionsOf,
+  type IntegrationJobPayload,
+  type IntegrationJobQueue,
+  type IntegrationJobsSettings,
+} from '@funnel/integrations-feature';
 import type { ReportingQueriesOptions } from '@funnel/reporting-queries-feature';
 import { join } from 'node:path';
 import { connect, NatsConnection } from 'nats';

@@ -219,7 +219,13 @@ describe.each([
       if (job.status !== 'queued' && job.status !== 'running') break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect(job).toMatchObject({ idIntegration: id, kind: 'cost', trigger: 'request', status: 'done', parts: [{ adAccountId: 'act_101', rows: 1, error: null }] });
+    expect(job).toMatchObject({
+      idIntegration: id,
+      kind: 'cost',
+      trigger: 'request',
+      status: 'done',
+      parts: [{ adAccountId: 'act_101', rows: 1, error: null }],
+    });
     const costJobId = job.parts[0].costJobIds[0];
     for (let i = 0; i < 200; i++) {
       const record = await api.call('GET', `/reporting/jobs/?jobId=${costJobId}`, { key: me.apiKey });
@@ -227,7 +233,11 @@ describe.each([
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const insights = graph.requests.filter((r) => r.path === '/act_101/insights');
-    expect(insights.at(-1)!.query).toMatchObject({ level: 'campaign', time_increment: '1', time_range: JSON.stringify({ since: '2026-03-10', until: '2026-03-11' }) });
+    expect(insights.at(-1)!.query).toMatchObject({
+      level: 'campaign',
+      time_increment: '1',
+      time_range: JSON.stringify({ since: '2026-03-10', until: '2026-03-11' }),
+    });
     const stored = await internal.request<{ hits: Hit[] }>(ReportingSubjects.hitsGet, {
       context: { accountId: me.accountId, userId: 'test', permissions: [], correlationId: 'test' },
       body: { hitIds: [...paid, ...others].map((h) => h.hitId) },

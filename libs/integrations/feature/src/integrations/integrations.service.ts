@@ -314,7 +314,12 @@ export class IntegrationsService {
    * expired or refused token marks the integration needs_reauth and fails NEEDS_REAUTH; a rate limit
    * is a 429 with the provider's Retry-After).
    */
-  async callAsJob<T>(accountId: string, idIntegration: string, correlationId: string, call: (platform: AdPlatform, tokens: AdPlatformTokens) => Promise<T>): Promise<T> {
+  async callAsJob<T>(
+    accountId: string,
+    idIntegration: string,
+    correlationId: string,
+    call: (platform: AdPlatform, tokens: AdPlatformTokens) => Promise<T>,
+  ): Promise<T> {
     const context: CallerContext = { accountId, userId: 'integration-jobs', permissions: [], correlationId };
     return (await this.withTokens(context, await this.load(context, idIntegration), call)).value;
   }
@@ -323,7 +328,12 @@ export class IntegrationsService {
   async trackingFieldNames(accountId: string, idTrafficSource: string): Promise<Record<string, string>> {
     const context: CallerContext = { accountId, userId: 'integration-jobs', permissions: ['assets:read'], correlationId: 'integration-jobs' };
     try {
-      const source = await requestAssetRecord<{ trackingFieldSlots?: Record<string, { name?: string }> }>(this.assets, TRAFFIC_SOURCE_KIND, context, idTrafficSource);
+      const source = await requestAssetRecord<{ trackingFieldSlots?: Record<string, { name?: string }> }>(
+        this.assets,
+        TRAFFIC_SOURCE_KIND,
+        context,
+        idTrafficSource,
+      );
       return Object.fromEntries(Object.entries(source?.trackingFieldSlots ?? {}).map(([slot, field]) => [slot, String(field?.name ?? '')]));
     } catch (error) {
       if ((error as { status?: number })?.status === 404) return {};

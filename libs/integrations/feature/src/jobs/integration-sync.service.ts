@@ -109,12 +109,16 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
     const start = Date.parse(input.timeStart);
     const end = Date.parse(input.timeEnd);
     if (!(end > start)) throw ServiceError.invalidField('timeEnd', 'isAfter', 'timeEnd must be after timeStart');
-    if (end - start > SYNC_MAX_WINDOW_DAYS * DAY_MS) throw ServiceError.invalidField('timeEnd', 'maxWindow', `the window is at most ${SYNC_MAX_WINDOW_DAYS} days`);
+    if (end - start > SYNC_MAX_WINDOW_DAYS * DAY_MS)
+      throw ServiceError.invalidField('timeEnd', 'maxWindow', `the window is at most ${SYNC_MAX_WINDOW_DAYS} days`);
     const record = await this.integrations.recordFor(context, idIntegration);
     const platform = this.integrations.platformFor(record);
     if (input.kind === 'conversions') {
       // Conversions go out as reporting applies them; sending a past window again needs a query of the warehouse's conversions by window (not built yet).
-      throw ServiceError.badRequest(IntegrationErrorCodes.SYNC_NOT_POSSIBLE, 'conversions are uploaded as they are applied; an upload of a past window is not available yet');
+      throw ServiceError.badRequest(
+        IntegrationErrorCodes.SYNC_NOT_POSSIBLE,
+        'conversions are uploaded as they are applied; an upload of a past window is not available yet',
+      );
     }
     if (!platform.capabilities.costSync) throw ServiceError.badRequest(IntegrationErrorCodes.SYNC_NOT_POSSIBLE, `${platform.name} has no cost sync`);
     if (!Object.keys(record.adAccountLinks).length)
@@ -152,9 +156,11 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
   async schedule(): Promise<number> {
     const slot = Math.floor(this.clock() / COST_SYNC_INTERVAL_MS);
     try {
-      await this.eventStore.append(`integrationsync-${slot}`, [
-        { type: 'CostSyncScheduled', data: { slot }, metadata: { occurredAt: new Date(this.clock()).toISOString(), schemaVersion: 1 } as never },
-      ], { expectedRevision: 'no_stream' });
+      await this.eventStore.append(
+        `integrationsync-${slot}`,
+        [{ type: 'CostSyncScheduled', data: { slot }, metadata: { occurredAt: new Date(this.clock()).toISOString(), schemaVersion: 1 } as never }],
+        { expectedRevision: 'no_stream' },
+      );
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError) return 0;
       throw error;
@@ -225,7 +231,12 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
   /** One cost sync: per linked ad account, its days pulled and one reporting cost update queued per day. */
   private async syncCost(delivery: IntegrationJobDelivery, payload: CostSyncPayload, attempt: number): Promise<void> {
     const { accountId, jobId, queuedAt } = delivery.job;
-    const started = await this.jobs.update(accountId, jobId, (j) => ({ ...j, status: 'running', attempts: attempt }), () => this.initial(jobId, payload, queuedAt));
+    const started = await this.jobs.update(
+      accountId,
+      jobId,
+      (j) => ({ ...j, status: 'running', attempts: attempt }),
+      () => this.initial(jobId, payload, queuedAt),
+    );
     const record = await this.integrations.liveRecordOrNull(accountId, payload.idIntegration);
     if (!record) return this.finish(accountId, jobId, { status: 'failed', error: `integration ${payload.idIntegration} was deleted` });
     if (record.status === 'needs_reauth' || record.status === 'disconnected')
@@ -283,7 +294,8 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
         const conversions = await this.conversionsFor(accountId, link, payload.rows, hits, platform.capabilities.uploadMaxAgeDays);
         if (!conversions.length) continue;
         if (status === 'needs_reauth') continue;
-        if (!(await this.jobs.get(accountId, uploadJobId))) await this.jobs.put(accountId, { ...this.initial(uploadJobId, payload, queuedAt, record.idIntegration), status: 'running' });
+        if (!(await this.jobs.get(accountId, uploadJobId)))
+          await this.jobs.put(accountId, { ...this.initial(uploadJobId, payload, queuedAt, record.idIntegration), status: 'running' });
         const part: SyncJobPartView = { adAccountId: link.adAccountId, costJobIds: [], rows: 0, rejected: 0, error: null };
         const limit = Math.max(1, platform.capabilities.uploadBatchLimit);
         try {
@@ -320,7 +332,9 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
     hits: Map<string, { hitId: string; idTrafficSource: string; trackingFields: Record<string, string>; time: string; ip: string; visitorId: string }>,
     maxAgeDays: number | null,
   ): Promise<ConversionToUpload[]> {
-    const slot = TRACKING_FIELD_SLOTS.includes(link.clickIdField) ? link.clickIdField : await this.slotNamed(accountId, link.idTrafficSource, link.clickIdField);
+    const slot = TRACKING_FIELD_SLOTS.includes(link.clickIdField)
+      ? link.clickIdField
+      : await this.slotNamed(accountId, link.idTrafficSource, link.clickIdField);
     const oldest = maxAgeDays === null ? -Infinity : this.clock() - maxAgeDays * DAY_MS;
     const out: ConversionToUpload[] = [];
     for (const row of rows) {

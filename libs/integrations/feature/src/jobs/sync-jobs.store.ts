@@ -17,7 +17,9 @@ export class SyncJobs {
   }
 
   async put(accountId: string, job: SyncJobView): Promise<void> {
-    await this.collection.bulkWrite([{ replaceOne: { filter: { _id: `${accountId}.${job.jobId}` }, replacement: { _id: `${accountId}.${job.jobId}`, accountId, job }, upsert: true } }]);
+    await this.collection.bulkWrite([
+      { replaceOne: { filter: { _id: `${accountId}.${job.jobId}` }, replacement: { _id: `${accountId}.${job.jobId}`, accountId, job }, upsert: true } },
+    ]);
   }
 
   async get(accountId: string, jobId: string): Promise<SyncJobView | null> {

@@ -95,6 +95,8 @@ export class ForwardingRoute implements OnModuleInit {
       throw error instanceof ServiceError ? renameError(error, route.renames?.errors) : error;
     }
     if (route.reply === 'result' && answer) answerHeaders(answer, reply);
+    // A route that documents another success status (202 for a queued job) answers it.
+    if (route.doc?.status !== undefined) reply.status(route.doc.status);
     const result = route.reply === 'result' ? answer?.result : answer;
     // An answer serialized by the service is written as it is (unless a view renames its fields).
     if (result instanceof SerializedJson && !route.noAnswer && keepsAnswer(route.renames)) {

@@ -14,6 +14,9 @@ import {
   LinkGoalDto,
   RenameIntegrationDto,
   StartAuthorizationDto,
+  SYNC_ACCEPTED_SCHEMA,
+  SYNC_JOB_ANSWER_SCHEMA,
+  SyncIntegrationDto,
 } from '@funnel/contracts';
 import type { RouteDoc } from './docs/openapi/route-doc';
 import { ForwardedRoute } from './route-table';
@@ -80,6 +83,16 @@ export function integrationRoutes(): ForwardedRoute[] {
       summary: "Link a conversion goal to a traffic source's conversions (null unlinks)",
       body: LinkGoalDto,
       answer: CONVERSION_GOAL_ANSWER_SCHEMA,
+    }),
+    route('POST', `${one}/sync`, IntegrationSubjects.sync, true, {
+      summary: 'Sync now: pull the costs of a window into the linked traffic sources, or send its conversions to the linked goals (202, a job)',
+      body: SyncIntegrationDto,
+      answer: SYNC_ACCEPTED_SCHEMA,
+      status: 202,
+    }),
+    route('GET', '/integrations/sync/:jobId', IntegrationSubjects.syncStatus, false, {
+      summary: "A sync job's status: per ad account, what was pulled or sent, and the reporting cost jobs it queued",
+      answer: SYNC_JOB_ANSWER_SCHEMA,
     }),
   ];
 }

@@ -1,3 +1,10 @@
+import {
+  IntegrationSync,
+  appliedConversionsOf,
+  type IntegrationJobPayload,
+  type IntegrationJobQueue,
+  type IntegrationJobsSettings,
+} from '@funnel/integrations-feature';
 import type { ReportingQueriesOptions } from '@funnel/reporting-queries-feature';
 import { join } from 'node:path';
 import { connect, NatsConnection } from 'nats';
@@ -84,6 +91,14 @@ export const WEBHOOK_QUEUE_OPTIONS = {
   ackWaitMs: LEASE_MS,
   maxRunMs: 60_000,
 };
+/** Integration jobs (cost syncs, conversion uploads): 6 attempts, the waits growing (seconds): 5, 30, 120, 600, 1800. */
+export const INTEGRATION_QUEUE_OPTIONS = {
+  ...ReportingQueues.integrations,
+  maxAttempts: 6,
+  backoffMs: [5000, 30_000, 120_000, 600_000, 1_800_000],
+  ackWaitMs: LEASE_MS,
+  maxRunMs: 300_000,
+};
 /** Update jobs: 5 attempts; a job hung for 5 minutes is taken as lost. */
 export const UPDATE_QUEUE_OPTIONS = {
   ...ReportingQueues.updates,
@@ -105,6 +120,8 @@ export function openHitStore(config: { CLICKHOUSE_URL?: string; DATA_DIR: string
 
 export interface ReportingParts {
   options: Omit<ReportingFeatureOptions, 'eventStore' | 'assets' | 'outbound'>;
+  /** The integration jobs' queue (REPORTING_INTEGRATIONS); conversions jobs applied queue their uploads on it. */
+  integrationJobs: IntegrationJobQueue;
   close(): Promise<void>;
 }
 
@@ -135,9 +152,17 @@ export async function embeddedReportingParts({ config, testing = {} }: PartsInpu
   const updates = new EmbeddedJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...testing.queues, filename });
   const postbacks = new EmbeddedJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...testing.queues, filename });
   const webhooks = new EmbeddedJobQueue<WebhookJobPayload>({ ...WEBHOOK_QUEUE_OPTIONS, ...testing.queues, filename });
+  const integrationJobs = new EmbeddedJobQueue<IntegrationJobPayload>({ ...INTEGRATION_QUEUE_OPTIONS, ...testing.queues, filename });
   const webhookLog = await openWebhookLog(hitStore.warehouse);
   // The inbox also with ClickHouse: the standalone edge hands its hits to reporting through it.
-  return partsOf(config, { hitStore, postbackLog, incomingLog, webhookLog, webhooks, inboxFile: filename }, updates, postbacks, testing, async () => undefined);
+  return partsOf(
+    config,
+    { hitStore, postbackLog, incomingLog, webhookLog, webhooks, integrationJobs, inboxFile: filename },
+    updates,
+    postbacks,
+    testing,
+    async () => undefined,
+  );
 }
 
 /** Distributed: the queues on JetStream (a connection of the service's own NATS user), hits in ClickHouse or DuckDB under DATA_DIR. */
@@ -157,6 +182,7 @@ export async function jetStreamReportingParts({
   const updates = new JetStreamJobQueue<UpdatePayload>({ ...UPDATE_QUEUE_OPTIONS, ...timings, connection, replicas });
   const postbacks = new JetStreamJobQueue<PostbackPayload>({ ...POSTBACK_QUEUE_OPTIONS, ...timings, connection, replicas });
   const webhooks = new JetStreamJobQueue<WebhookJobPayload>({ ...WEBHOOK_QUEUE_OPTIONS, ...timings, connection, replicas });
+  const integrationJobs = new JetStreamJobQueue<IntegrationJobPayload>({ ...INTEGRATION_QUEUE_OPTIONS, ...timings, connection, replicas });
   const webhookLog = await openWebhookLog(hitStore.warehouse);
   const inboxFile = config.CLICKHOUSE_URL ? undefined : join(config.DATA_DIR, REPORTING_FILE);
   // The edge's hits: the stream HITS into the warehouse, acknowledged once stored (every replica shares the consumer).
@@ -173,7 +199,7 @@ export async function jetStreamReportingParts({
   await hits.start();
   return partsOf(
     config,
-    { hitStore, postbackLog, incomingLog, webhookLog, webhooks, inboxFile, stopHits: () => hits.close() },
+    { hitStore, postbackLog, incomingLog, webhookLog, webhooks, integrationJobs, inboxFile, stopHits: () => hits.close() },
     updates,
     postbacks,
     testing,
@@ -189,6 +215,7 @@ function partsOf(
     incomingLog,
     webhookLog,
     webhooks,
+    integrationJobs,
     inboxFile,
     stopHits,
   }: {
@@ -197,6 +224,7 @@ function partsOf(
     incomingLog: IncomingLogStore;
     webhookLog: WebhookLogStore;
     webhooks: WebhooksQueue;
+    integrationJobs: IntegrationJobQueue;
     inboxFile?: string;
     stopHits?: () => Promise<void>;
   },
@@ -209,7 +237,13 @@ function partsOf(
   const inbox = inboxFile ? new HitInbox(inboxFile) : undefined;
   const stopInbox = inbox?.watch(withWebhookEvents((inputs) => ingestHits(hitStore, inputs), webhooks));
   return {
+    integrationJobs,
     options: {
+      // Conversions applied: their ad-platform uploads queued (under an id of the job: a redelivery queues nothing new).
+      onJobApplied: async (job) => {
+        const rows = appliedConversionsOf(job);
+        if (rows.length) await integrationJobs.enqueue([IntegrationSync.uploadJobOf({ jobId: job.jobId, accountId: job.accountId, rows })]);
+      },
       hitStore: testing.wrapHitStore ? testing.wrapHitStore(hitStore) : hitStore,
       postbackLog,
       incomingLog,
@@ -232,11 +266,27 @@ function partsOf(
       await updates.close();
       await postbacks.close();
       await webhooks.close();
+      await integrationJobs.close();
       await postbackLog.close();
       await webhookLog.close();
       await incomingLog.close();
       await hitStore.close();
       await closeConnection();
+    },
+  };
+}
+
+/** The integration jobs' settings: their queue, reporting's cost queue (the same rules as PUT /reporting/update/cost/) and its hits. */
+export function integrationJobsOf(parts: ReportingParts, testing: { scheduleCheckMs?: number } = {}): IntegrationJobsSettings {
+  const { updates, hitStore } = parts.options;
+  return {
+    queue: parts.integrationJobs,
+    scheduleCheckMs: testing.scheduleCheckMs,
+    reporting: {
+      async enqueueCost(accountId, jobId, update) {
+        await updates.enqueue([{ jobId, type: 'cost', accountId, queuedAt: new Date().toISOString(), payload: update }]);
+      },
+      hits: (accountId, hitIds) => hitStore.getHits(accountId, hitIds),
     },
   };
 }

@@ -64,6 +64,7 @@ import {
   reportingConfig,
   reportingFeatureOptions,
   reportingQueriesOptions,
+  integrationJobsOf,
 } from './reporting-config';
 
 const serviceConfig = { ...commonConfig, ...natsConfig, ...opsConfig };
@@ -260,7 +261,7 @@ export async function startReportingService(env: NodeJS.ProcessEnv = process.env
       ReportingFeatureModule.forRoot(reportingFeatureOptions(reporting, { eventStore: stores.eventStore, assets, outbound })),
       ReportingQueriesModule.forRoot(reportingQueriesOptions(reporting, config, assets)),
       // Ad-platform integrations: their cost sync and conversion upload feed this service's queues.
-      IntegrationsFeatureModule.forRoot({ ...stores, ...integrations, assets }),
+      IntegrationsFeatureModule.forRoot({ ...stores, ...integrations, assets, jobs: integrationJobsOf(reporting) }),
     ],
   })
   class ReportingServiceModule {}

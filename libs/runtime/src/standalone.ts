@@ -55,6 +55,7 @@ import {
   reportingConfig,
   reportingFeatureOptions,
   reportingQueriesOptions,
+  integrationJobsOf,
 } from './reporting-config';
 import { standaloneEdgeConfig, startStandaloneEdge } from './tracking-edge';
 
@@ -137,7 +138,7 @@ export async function startStandalone(
       BillingFeatureModule.forRoot({ ...stores, ...billing.options }),
       ReportingFeatureModule.forRoot(reportingFeatureOptions(reporting, { eventStore: stores.eventStore, assets: client, outbound })),
       ReportingQueriesModule.forRoot(reportingQueriesOptions(reporting, config, client)),
-      IntegrationsFeatureModule.forRoot({ ...stores, ...integrations, assets: client }),
+      IntegrationsFeatureModule.forRoot({ ...stores, ...integrations, assets: client, jobs: integrationJobsOf(reporting) }),
       GatewayModule.forRoot({
         client,
         metrics,

@@ -1,6 +1,6 @@
 import type { JsonSchema } from '../assets/asset-kind';
 import { CLICK_ID_FIELDS } from './integration.dto';
-import { INTEGRATION_STATUSES } from './subjects';
+import { INTEGRATION_STATUSES, SYNC_JOB_STATUSES, SYNC_KINDS } from './subjects';
 
 /* The integration answers as the API document shows them (the TypeScript shapes are in ./integration.dto.ts). */
 
@@ -55,3 +55,24 @@ export const PROVIDER_CAPABILITIES_SCHEMA = object({
   needs: object({ goalEventName: { type: 'boolean' }, clickIdFields: { type: 'array', items: STRING } }),
 });
 export const CAPABILITIES_SCHEMA = object({ providers: { type: 'array', items: PROVIDER_CAPABILITIES_SCHEMA } });
+
+export const SYNC_ACCEPTED_SCHEMA = object({ jobId: STRING });
+const NUMBER = { type: 'integer' };
+export const SYNC_JOB_SCHEMA = object({
+  jobId: STRING,
+  idIntegration: STRING,
+  kind: { type: 'string', enum: [...SYNC_KINDS] },
+  trigger: { type: 'string', enum: ['schedule', 'request', 'conversions'] },
+  timeStart: DATE_TIME,
+  timeEnd: DATE_TIME,
+  status: { type: 'string', enum: [...SYNC_JOB_STATUSES] },
+  attempts: NUMBER,
+  queuedAt: DATE_TIME,
+  finishedAt: { type: ['string', 'null'], format: 'date-time' },
+  error: NULLABLE_STRING,
+  parts: {
+    type: 'array',
+    items: object({ adAccountId: STRING, costJobIds: { type: 'array', items: STRING }, rows: NUMBER, rejected: NUMBER, error: NULLABLE_STRING }),
+  },
+});
+export const SYNC_JOB_ANSWER_SCHEMA = object({ job: SYNC_JOB_SCHEMA });

@@ -1,5 +1,6 @@
 import { IsIn, IsOptional, IsString, Length, Matches, ValidateIf } from 'class-validator';
-import type { IntegrationStatus } from './subjects';
+import { IsDateTime } from '../reporting/updates';
+import { SYNC_KINDS, type IntegrationStatus, type SyncJobStatus, type SyncKind } from './subjects';
 
 /** An integration as answered: never its tokens. */
 export interface IntegrationView {
@@ -119,4 +120,42 @@ export class LinkGoalDto {
   @IsOptional()
   @IsIn(CLICK_ID_FIELDS)
   clickIdField?: string;
+}
+
+/** POST /integrations/:idIntegration/sync: pull costs or send conversions for a window now. */
+export class SyncIntegrationDto {
+  @IsIn(SYNC_KINDS)
+  kind!: SyncKind;
+
+  @IsString() @IsDateTime() timeStart!: string;
+  @IsString() @IsDateTime() timeEnd!: string;
+}
+
+/** One ad account's part of a sync job. */
+export interface SyncJobPartView {
+  adAccountId: string;
+  /** Cost: the reporting cost jobs it queued (one per day of the ad account's time zone). */
+  costJobIds: string[];
+  /** Cost: campaign-day rows pulled; conversions: conversions sent. */
+  rows: number;
+  /** Conversions refused by the provider. */
+  rejected: number;
+  error: string | null;
+}
+
+/** A sync job as GET /integrations/sync/:jobId answers it. */
+export interface SyncJobView {
+  jobId: string;
+  idIntegration: string;
+  kind: SyncKind;
+  /** `schedule` (every 3 hours), `request` (POST .../sync) or `conversions` (applied by reporting). */
+  trigger: 'schedule' | 'request' | 'conversions';
+  timeStart: string;
+  timeEnd: string;
+  status: SyncJobStatus;
+  attempts: number;
+  queuedAt: string;
+  finishedAt: string | null;
+  error: string | null;
+  parts: SyncJobPartView[];
 }

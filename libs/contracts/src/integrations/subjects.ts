@@ -17,6 +17,8 @@ export const IntegrationSubjects = {
   adAccountLink: 'reporting.integrations.adAccountLink',
   goals: 'reporting.integrations.goals',
   goalLink: 'reporting.integrations.goalLink',
+  sync: 'reporting.integrations.sync',
+  syncStatus: 'reporting.integrations.syncStatus',
 } as const;
 
 /** Error codes of the integration routes (standard error body). */
@@ -40,6 +42,10 @@ export const IntegrationErrorCodes = {
   PROVIDER_RATE_LIMITED: 'INTEGRATION.PROVIDER_RATE_LIMITED',
   /** Another request changed the integration meanwhile: try again. */
   CONFLICT: 'INTEGRATION.CONCURRENT_MODIFICATION',
+  /** No sync job of this account has that id. */
+  SYNC_JOB_NOT_FOUND: 'INTEGRATION.SYNC_JOB_NOT_FOUND',
+  /** The provider cannot do that kind of sync (its capabilities), or nothing is linked for it. */
+  SYNC_NOT_POSSIBLE: 'INTEGRATION.SYNC_NOT_POSSIBLE',
 } as const;
 
 export const INTEGRATION_STATUSES = ['active', 'needs_reauth', 'error', 'disconnected'] as const;
@@ -47,3 +53,11 @@ export type IntegrationStatus = (typeof INTEGRATION_STATUSES)[number];
 
 /** How long an OAuth `state` (and its PKCE verifier) can be completed: 10 minutes. */
 export const OAUTH_STATE_TTL_MS = 10 * 60 * 1000;
+
+/** What a sync job does: pull spend in (`cost`) or send conversions out (`conversions`). */
+export const SYNC_KINDS = ['cost', 'conversions'] as const;
+export type SyncKind = (typeof SYNC_KINDS)[number];
+export const SYNC_JOB_STATUSES = ['queued', 'running', 'done', 'failed', 'needs_reauth'] as const;
+export type SyncJobStatus = (typeof SYNC_JOB_STATUSES)[number];
+/** The longest window one sync asks for (cost: 93 days, as Meta's insights take comfortably; conversions: 7 days back at most anyway). */
+export const SYNC_MAX_WINDOW_DAYS = 93;

@@ -31,6 +31,8 @@ export const ReportingQueues = {
   postbacks: { name: 'REPORTING_POSTBACKS', subjectPrefix: 'reporting.postbacks.deliver' },
   /** Webhook events (fanned out to their configs) and deliveries. */
   webhooks: { name: 'REPORTING_WEBHOOKS', subjectPrefix: 'reporting.webhooks.deliver' },
+  /** Ad-platform integration jobs: cost syncs (scheduled and on demand) and conversion uploads. */
+  integrations: { name: 'REPORTING_INTEGRATIONS', subjectPrefix: 'reporting.integrationjobs.deliver' },
 } as const;
 
 /**

@@ -44,6 +44,8 @@ export interface AdPlatformCapabilities {
   revoke: boolean;
   /** Most conversions in one upload request. */
   uploadBatchLimit: number;
+  /** The oldest conversion the provider takes, in days (null: no bound). */
+  uploadMaxAgeDays: number | null;
   needs: {
     /** A goal link names the provider's event (Meta datasets, TikTok pixels). */
     goalEventName: boolean;
@@ -71,8 +73,14 @@ export interface ConversionToUpload {
   /** The provider's deduplication id: hit id + transaction id. */
   eventId: string;
   clickId: string;
+  /** When the click happened (the hit's time, ISO 8601): Meta's fbc carries it. */
+  clickedAt: string;
   /** ISO 8601. */
   occurredAt: string;
+  /** The visitor's IP as the edge saw it (sent unhashed where the provider takes it), or null. */
+  clientIp: string | null;
+  /** Our visitor id, hashed by the adapter where the provider wants it hashed, or null. */
+  externalId: string | null;
   value: number | null;
   currency: string | null;
 }

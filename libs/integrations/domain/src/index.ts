@@ -1,3 +1,4 @@
 export * from './ad-platform';
 export * from './integration';
 export * from './authorization';
+export * from './cost-sync';

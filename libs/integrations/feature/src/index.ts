@@ -5,3 +5,5 @@ export * from './providers/provider-settings';
 export * from './providers/meta/meta-ad-platform';
 export * from './providers/catalog';
 export * from './oauth/oauth-client';
+export * from './jobs/integration-jobs';
+export * from './jobs/integration-sync.service';

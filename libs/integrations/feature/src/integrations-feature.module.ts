@@ -14,7 +14,8 @@ import {
 } from './integrations.tokens';
 import { IntegrationsProjector } from './integrations/integrations.projector';
 import { IntegrationsService } from './integrations/integrations.service';
-import { IntegrationsMessageController } from './integrations.message.controller';
+import { IntegrationSyncMessageController, IntegrationsMessageController } from './integrations.message.controller';
+import { INTEGRATION_JOBS, IntegrationJobsSettings, IntegrationSync } from './jobs/integration-sync.service';
 
 export interface IntegrationsFeatureOptions {
   eventStore: EventStore;
@@ -28,6 +29,8 @@ export interface IntegrationsFeatureOptions {
   settings: IntegrationSettings;
   /** Milliseconds since the epoch; tests inject one to move past expiries. */
   clock?: () => number;
+  /** The cost sync and conversion upload jobs (their queue, reporting's cost queue and hits); without it, no sync routes answer. */
+  jobs?: IntegrationJobsSettings;
 }
 
 @Injectable()
@@ -44,7 +47,7 @@ export class IntegrationsFeatureModule {
   static forRoot(options: IntegrationsFeatureOptions): DynamicModule {
     return {
       module: IntegrationsFeatureModule,
-      controllers: [IntegrationsMessageController],
+      controllers: [IntegrationsMessageController, ...(options.jobs ? [IntegrationSyncMessageController] : [])],
       providers: [
         { provide: EVENT_STORE, useValue: options.eventStore },
         { provide: READ_STORE, useValue: options.readStore },
@@ -56,6 +59,7 @@ export class IntegrationsFeatureModule {
         IntegrationsProjector,
         IntegrationsService,
         IntegrationsHealth,
+        ...(options.jobs ? [{ provide: INTEGRATION_JOBS, useValue: options.jobs }, IntegrationSync] : []),
       ],
       exports: [IntegrationsHealth, IntegrationsService],
     };

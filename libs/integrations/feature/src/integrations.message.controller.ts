@@ -4,6 +4,7 @@ import { RpcErrorFilter } from '@funnel/platform';
 import { IdentityRequestBody, IntegrationSubjects, RpcRequest } from '@funnel/contracts';
 import { integrationCaller } from './integrations/integration-caller';
 import { IntegrationsService } from './integrations/integrations.service';
+import { IntegrationSync } from './jobs/integration-sync.service';
 
 type IntegrationRequest = RpcRequest<IdentityRequestBody>;
 
@@ -82,5 +83,22 @@ export class IntegrationsMessageController {
   linkGoal(@Payload() request: IntegrationRequest) {
     const { idIntegration, adAccountId, goalId } = params(request);
     return this.integrations.linkGoal(integrationCaller(request?.context, 'manage'), idIntegration, adAccountId, goalId, request.body?.body);
+  }
+}
+
+/** POST /integrations/:id/sync (`integrations:manage`, 202 with the job id) and GET /integrations/sync/:jobId (`assets:read`). */
+@Controller()
+@UseFilters(new RpcErrorFilter())
+export class IntegrationSyncMessageController {
+  constructor(private readonly sync: IntegrationSync) {}
+
+  @MessagePattern(IntegrationSubjects.sync)
+  request(@Payload() request: IntegrationRequest) {
+    return this.sync.request(integrationCaller(request?.context, 'manage'), params(request).idIntegration, request.body?.body);
+  }
+
+  @MessagePattern(IntegrationSubjects.syncStatus)
+  status(@Payload() request: IntegrationRequest) {
+    return this.sync.status(integrationCaller(request?.context, 'read'), params(request).jobId);
   }
 }

@@ -132,6 +132,7 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
           { stream: ReportingQueues.updates.name, subjectPrefix: ReportingQueues.updates.subjectPrefix, consumes: true },
           { stream: ReportingQueues.postbacks.name, subjectPrefix: ReportingQueues.postbacks.subjectPrefix, consumes: true },
           { stream: ReportingQueues.webhooks.name, subjectPrefix: ReportingQueues.webhooks.subjectPrefix, consumes: true },
+          { stream: ReportingQueues.integrations.name, subjectPrefix: ReportingQueues.integrations.subjectPrefix, consumes: true },
           // It creates the edge's stream of hits and consumes it into the warehouse; the edge only publishes there.
           { stream: HitsStream.name, consumes: true },
         ],

@@ -36,6 +36,7 @@ describe('NATS permissions', () => {
             'reporting.updates.>',
             'reporting.postbacks.deliver.>',
             'reporting.webhooks.deliver.>',
+            'reporting.integrationjobs.deliver.>',
           ],
         },
         subscribe: { allow: ['_INBOX_gateway.>', 'assets.events.>', 'identity.events.>', 'scripts.events.>', 'billing.events.>', 'reporting.events.>'] },
@@ -82,9 +83,9 @@ describe('NATS permissions', () => {
             'assets.internal.webhooktargets',
             'assets.internal.webhookdeliver',
             '$JS.API.INFO',
-            ...['REPORTING_UPDATES', 'REPORTING_POSTBACKS', 'REPORTING_WEBHOOKS', 'HITS'].flatMap((stream, i) => [
+            ...['REPORTING_UPDATES', 'REPORTING_POSTBACKS', 'REPORTING_WEBHOOKS', 'REPORTING_INTEGRATIONS', 'HITS'].flatMap((stream, i) => [
               // It publishes to its job queues, never to the edge's hits.
-              ...[['reporting.updates.>'], ['reporting.postbacks.deliver.>'], ['reporting.webhooks.deliver.>'], []][i],
+              ...[['reporting.updates.>'], ['reporting.postbacks.deliver.>'], ['reporting.webhooks.deliver.>'], ['reporting.integrationjobs.deliver.>'], []][i],
               `$JS.API.STREAM.*.${stream}`,
               `$JS.API.STREAM.MSG.GET.${stream}`,
               `$JS.API.CONSUMER.*.${stream}`,

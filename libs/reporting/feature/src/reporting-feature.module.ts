@@ -2,6 +2,7 @@ import { DynamicModule, Injectable, Module } from '@nestjs/common';
 import { EVENT_STORE, EventStore } from '@funnel/eventstore';
 import type { OutboundHttp, ServiceClient } from '@funnel/platform';
 import { HIT_STORE, HitStore } from './hits/hit-store';
+import type { JobEnvelope } from './queue/job-queue';
 import { PostbackLogMessageController } from './postback-log/postback-log.message.controller';
 import { POSTBACK_LOG_STORE, PostbackLogStore } from './postback-log/postback-log-store';
 import { ReportingMessageController } from './reporting.message.controller';
@@ -14,6 +15,7 @@ import { ReportingUpdates } from './service/reporting-updates';
 import {
   ApplyUpdate,
   PostbacksQueue,
+  REPORTING_APPLIED_LISTENER,
   REPORTING_APPLY,
   REPORTING_JOB_OBSERVER,
   REPORTING_POSTBACKS_QUEUE,
@@ -49,6 +51,8 @@ export interface ReportingFeatureOptions {
   /** How jobs are applied to the hit store (the appliers of each update type). */
   apply: (deps: { hits: HitStore; sources: TrafficSourceLookup; funnelPostbacks: FunnelPostbackLookup }) => ApplyUpdate;
   settings?: ReportingSettings;
+  /** Told of each applied update job before it is recorded finished (queues the ad-platform conversion uploads). */
+  onJobApplied?: (job: JobEnvelope<unknown>) => Promise<void>;
 }
 
 @Injectable()
@@ -104,6 +108,7 @@ export class ReportingFeatureModule {
         WebhookSender,
         ReportingHealth,
         ...incoming,
+        ...(options.onJobApplied ? [{ provide: REPORTING_APPLIED_LISTENER, useValue: options.onJobApplied }] : []),
       ],
       exports: [ReportingHealth],
     };

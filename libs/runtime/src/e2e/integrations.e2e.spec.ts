@@ -1,5 +1,6 @@
 import { OAuth2Server } from 'oauth2-mock-server';
-import { generateAssetId } from '@funnel/contracts';
+import { ReportingSubjects, generateAssetId } from '@funnel/contracts';
+import { aHit, type Hit } from '@funnel/reporting-domain';
 import { FakeMetaGraph } from '../../../integrations/feature/src/providers/meta/fixtures/meta-graph.fixture';
 import { Api, Deployment, distributedDeployment, standaloneDeployment } from './harness';
 
@@ -36,6 +37,8 @@ describe.each([
       { id: 'act_102', name: 'Second', currency: 'USD', timezone_name: 'America/New_York' },
     ],
     datasets: { act_101: [{ id: '555', name: 'Shop dataset' }] },
+    // Spend of 2026-03-10 in the ad account's zone (Europe/Paris: 2026-03-09T23:00Z .. 2026-03-10T23:00Z).
+    insights: { act_101: [{ campaign_id: '2381', spend: '9.00', account_currency: 'EUR', date_start: '2026-03-10' }] },
   });
   let deployment: Deployment;
   let api: Api;
@@ -168,6 +171,83 @@ describe.each([
     expect(graph.revoked.length).toBe(revokedBefore + 1);
     expect((await api.call('GET', `/integrations/${id}`)).status).toBe(404);
     expect((await api.call('GET', '/integrations')).body.integrations.map((i: any) => i.idIntegration)).not.toContain(id);
+  });
+
+  it('syncs costs on demand: spend per campaign and day lands on the linked traffic source hits of that campaign (a 429 waited out)', async () => {
+    const me = await deployment.newAccount(`integrations-cost-${_mode}@example.com`);
+    const integration = await connect(api, me.apiKey);
+    const id = integration.idIntegration;
+    const idTrafficSource = generateAssetId();
+    expect((await api.call('POST', '/trafficsource/save/', { body: { idTrafficSource, trafficSourceName: 'Facebook' }, key: me.apiKey })).status).toBe(200);
+    const nothingLinked = await api.call('POST', `/integrations/${id}/sync`, {
+      key: me.apiKey,
+      body: { kind: 'cost', timeStart: '2026-03-10T00:00:00Z', timeEnd: '2026-03-11T00:00:00Z' },
+    });
+    expect([nothingLinked.status, nothingLinked.body.code]).toEqual([400, 'INTEGRATION.SYNC_NOT_POSSIBLE']);
+    expect((await api.call('PUT', `/integrations/${id}/adaccounts/act_101/link`, { body: { idTrafficSource }, key: me.apiKey })).status).toBe(200);
+
+    const hit = (campaign: string, time: string, over: Partial<Hit> = {}): Hit =>
+      aHit({
+        hitId: generateAssetId(),
+        visitorId: generateAssetId(),
+        accountId: me.accountId,
+        idFunnel: generateAssetId(),
+        idFunnelGroup: generateAssetId(),
+        idTrafficSource,
+        countryCode: 'FR',
+        isEntrance: true,
+        trackingFields: { campaign },
+        time,
+        ...over,
+      });
+    // Three clicks of campaign 2381 that Paris day (one just before its UTC midnight), one of another campaign, one the day after.
+    const paid = [hit('2381', '2026-03-10T08:00:00.000Z'), hit('2381', '2026-03-10T12:00:00.000Z'), hit('2381', '2026-03-10T22:30:00.000Z')];
+    const others = [hit('777', '2026-03-10T12:00:00.000Z'), hit('2381', '2026-03-10T23:30:00.000Z')];
+    const internal = deployment.internal();
+    await internal.request(ReportingSubjects.hitsIngest, { context: undefined as never, body: { hits: [...paid, ...others] } });
+
+    graph.throttleNext = 1;
+    const accepted = await api.call('POST', `/integrations/${id}/sync`, {
+      key: me.apiKey,
+      body: { kind: 'cost', timeStart: '2026-03-10T00:00:00Z', timeEnd: '2026-03-11T00:00:00Z' },
+    });
+    expect(accepted.status).toBe(202);
+    expect(accepted.body).toEqual({ jobId: expect.stringMatching(/^[0-9A-Za-z]{12}$/) });
+    let job: any;
+    for (let i = 0; i < 200; i++) {
+      job = (await api.call('GET', `/integrations/sync/${accepted.body.jobId}`, { key: me.apiKey })).body.job;
+      if (job.status !== 'queued' && job.status !== 'running') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(job).toMatchObject({
+      idIntegration: id,
+      kind: 'cost',
+      trigger: 'request',
+      status: 'done',
+      parts: [{ adAccountId: 'act_101', rows: 1, error: null }],
+    });
+    const costJobId = job.parts[0].costJobIds[0];
+    for (let i = 0; i < 200; i++) {
+      const record = await api.call('GET', `/reporting/jobs/?jobId=${costJobId}`, { key: me.apiKey });
+      if (record.status === 200 && record.body.status === 'done') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const insights = graph.requests.filter((r) => r.path === '/act_101/insights');
+    expect(insights.at(-1)!.query).toMatchObject({
+      level: 'campaign',
+      time_increment: '1',
+      time_range: JSON.stringify({ since: '2026-03-10', until: '2026-03-11' }),
+    });
+    const stored = await internal.request<{ hits: Hit[] }>(ReportingSubjects.hitsGet, {
+      context: { accountId: me.accountId, userId: 'test', permissions: [], correlationId: 'test' },
+      body: { hitIds: [...paid, ...others].map((h) => h.hitId) },
+    });
+    const cost = new Map(stored.hits.map((h) => [h.hitId, h.cost]));
+    expect(paid.map((h) => cost.get(h.hitId))).toEqual(['3', '3', '3']);
+    expect(others.map((h) => cost.get(h.hitId))).toEqual(['0', '0']);
+    // Another account does not see the job.
+    const other = await deployment.newAccount(`integrations-cost-other-${_mode}@example.com`);
+    expect((await api.call('GET', `/integrations/sync/${accepted.body.jobId}`, { key: other.apiKey })).status).toBe(404);
   });
 
   it('takes a state once, from the user and account that started it', async () => {

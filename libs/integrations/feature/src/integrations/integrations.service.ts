@@ -292,6 +292,59 @@ export class IntegrationsService {
     };
   }
 
+  /** For the jobs: the live integrations (of one account, or of all), from the read model. */
+  async liveRecords(accountId?: string): Promise<IntegrationRecord[]> {
+    const docs = await this.integrations.find(accountId === undefined ? { live: true } : { accountId, live: true }, { sort: { createdAt: 1, _id: 1 } });
+    return docs.map((doc) => doc.record!).filter(Boolean);
+  }
+
+  /** For the jobs: the account's live integration, or null. */
+  async liveRecordOrNull(accountId: string, idIntegration: string): Promise<IntegrationRecord | null> {
+    const doc = await this.integrations.findOne({ _id: `${accountId}.${idIntegration}`, accountId, live: true });
+    return doc?.record ?? null;
+  }
+
+  /** For the jobs: the account's live integration (404 otherwise), read with the caller's account. */
+  async recordFor(context: CallerContext, idIntegration: unknown): Promise<IntegrationRecord> {
+    return this.liveRecord(context, idIntegration);
+  }
+
+  /**
+   * For the jobs: a provider call with the integration's usable tokens, as a route makes it (an
+   * expired or refused token marks the integration needs_reauth and fails NEEDS_REAUTH; a rate limit
+   * is a 429 with the provider's Retry-After).
+   */
+  async callAsJob<T>(
+    accountId: string,
+    idIntegration: string,
+    correlationId: string,
+    call: (platform: AdPlatform, tokens: AdPlatformTokens) => Promise<T>,
+  ): Promise<T> {
+    const context: CallerContext = { accountId, userId: 'integration-jobs', permissions: [], correlationId };
+    return (await this.withTokens(context, await this.load(context, idIntegration), call)).value;
+  }
+
+  /** For the jobs: a traffic source's tracking-field slots (slot -> its field's name). */
+  async trackingFieldNames(accountId: string, idTrafficSource: string): Promise<Record<string, string>> {
+    const context: CallerContext = { accountId, userId: 'integration-jobs', permissions: ['assets:read'], correlationId: 'integration-jobs' };
+    try {
+      const source = await requestAssetRecord<{ trackingFieldSlots?: Record<string, { name?: string }> }>(
+        this.assets,
+        TRAFFIC_SOURCE_KIND,
+        context,
+        idTrafficSource,
+      );
+      return Object.fromEntries(Object.entries(source?.trackingFieldSlots ?? {}).map(([slot, field]) => [slot, String(field?.name ?? '')]));
+    } catch (error) {
+      if ((error as { status?: number })?.status === 404) return {};
+      throw error;
+    }
+  }
+
+  platformFor(record: IntegrationRecord): AdPlatform {
+    return this.platformOf(record);
+  }
+
   private async startAuthorization(
     context: CallerContext,
     platform: AdPlatform,

@@ -80,3 +80,6 @@ export interface ReportingJobObserver {
   applied(job: JobEnvelope<UpdatePayload>, result: AppliedJob): Promise<void>;
   exhausted(job: JobEnvelope<UpdatePayload>, error: unknown): Promise<void>;
 }
+
+/** A function told of each applied update job (its envelope) before it is recorded finished; a throw retries the job (its rows already applied). */
+export const REPORTING_APPLIED_LISTENER = Symbol.for('funnel.reporting.AppliedListener');

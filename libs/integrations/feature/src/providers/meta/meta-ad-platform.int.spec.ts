@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { OAuth2Server } from 'oauth2-mock-server';
 import { AdPlatformError } from '@funnel/integrations-domain';
 import { newPkcePair } from '../../oauth/oauth-client';
@@ -88,11 +89,20 @@ describe('Meta adapter against oauth2-mock-server and a local Graph API', () => 
     await expect(meta.listAdAccounts(tokens)).rejects.toMatchObject({ kind: 'auth' });
   });
 
-  it('sends conversions to the dataset with fbc built from the click id and the event id for deduplication', async () => {
+  it('sends conversions to the dataset with fbc built from the click id and its click time, the IP unhashed, the external id hashed, and the event id for deduplication', async () => {
     const { code, verifier } = await authorize();
     const tokens = await meta.exchangeCode({ code, state: 'state-1', redirectUri: REDIRECT, codeVerifier: verifier });
     const outcome = await meta.uploadConversions(tokens, { adAccountId: 'act_101', goalId: '555', eventName: 'Purchase' }, [
-      { eventId: 'hit1:tx1', clickId: 'IwAR0abc', occurredAt: '2026-01-01T10:00:00.000Z', value: 12.5, currency: 'EUR' },
+      {
+        eventId: 'hit1:tx1',
+        clickId: 'IwAR0abc',
+        clickedAt: '2026-01-01T09:00:00.000Z',
+        occurredAt: '2026-01-01T10:00:00.000Z',
+        clientIp: '203.0.113.7',
+        externalId: ' Visitor1 ',
+        value: 12.5,
+        currency: 'EUR',
+      },
     ]);
     expect(outcome.accepted).toBe(1);
     const sent = graph.requests.find((r) => r.path === '/555/events')!;
@@ -103,7 +113,12 @@ describe('Meta adapter against oauth2-mock-server and a local Graph API', () => 
           event_time: 1767261600,
           event_id: 'hit1:tx1',
           action_source: 'website',
-          user_data: { fbc: 'fb.1.1767261600000.IwAR0abc' },
+          user_data: {
+            fbc: 'fb.1.1767258000000.IwAR0abc',
+            client_ip_address: '203.0.113.7',
+            // SHA-256 of "visitor1" (trimmed, lower case), hex.
+            external_id: [createHash('sha256').update('visitor1').digest('hex')],
+          },
           custom_data: { value: 12.5, currency: 'EUR' },
         },
       ],

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   type AdAccount,
   type AdPlatform,
@@ -16,6 +17,11 @@ import {
 import { OAuthClient } from '../../oauth/oauth-client';
 import { type ProviderAnswer, callProvider, retryAfterOf } from '../../http/provider-http';
 import type { ProviderSettings } from '../provider-settings';
+
+/** Meta's hashing of user data: SHA-256 (hex) of the trimmed, lower-cased value. */
+export function metaHash(value: string): string {
+  return createHash('sha256').update(value.trim().toLowerCase()).digest('hex');
+}
 
 /** Meta's documented defaults (Graph API version pinned here, overridable with INTEGRATION_META_*_URL). */
 export const META_DEFAULTS = {
@@ -55,6 +61,8 @@ export class MetaAdPlatform implements AdPlatform {
     revoke: true,
     // Conversions API: up to 1,000 events per request.
     uploadBatchLimit: 1000,
+    // Conversions API: events at most 7 days old.
+    uploadMaxAgeDays: 7,
     needs: { goalEventName: true, clickIdFields: ['fbclid', 'external'] },
   };
   private readonly oauth: OAuthClient;
@@ -147,12 +155,16 @@ export class MetaAdPlatform implements AdPlatform {
       throw new AdPlatformError('refused', `at most ${this.capabilities.uploadBatchLimit} events per request`);
     const data = batch.map((conversion) => {
       const ms = Date.parse(conversion.occurredAt);
+      // fbc is the click id with the time it was clicked, not hashed; client IP (and user agent) are sent unhashed; other user data SHA-256 of the normalised value.
+      const user_data: Record<string, unknown> = { fbc: `fb.1.${Date.parse(conversion.clickedAt)}.${conversion.clickId}` };
+      if (conversion.clientIp) user_data.client_ip_address = conversion.clientIp;
+      if (conversion.externalId) user_data.external_id = [metaHash(conversion.externalId)];
       return {
         event_name: goal.eventName ?? 'Purchase',
         event_time: Math.floor(ms / 1000),
         event_id: conversion.eventId,
         action_source: 'website',
-        user_data: { fbc: `fb.1.${ms}.${conversion.clickId}` },
+        user_data,
         ...(conversion.value !== null ? { custom_data: { value: conversion.value, currency: conversion.currency ?? undefined } } : {}),
       };
     });

@@ -1,0 +1,57 @@
+import type { CostUpdate, SyncJobView } from '@funnel/contracts';
+import type { Hit } from '@funnel/reporting-domain';
+import type { JobDelivery, JobQueue } from '@funnel/reporting-feature';
+
+/** A cost sync of one integration's linked ad accounts (all of them, or `adAccountIds`) over [timeStart, timeEnd). */
+export interface CostSyncPayload {
+  kind: 'cost';
+  idIntegration: string;
+  adAccountIds?: string[];
+  timeStart: string;
+  timeEnd: string;
+  trigger: SyncJobView['trigger'];
+}
+
+/** One conversion row applied by reporting (a conversions job's row). */
+export interface AppliedConversion {
+  hitId: string;
+  transactionId: string;
+  /** Decimal text. */
+  payout: string;
+  /** ISO 8601. */
+  time: string;
+}
+
+/** Conversions applied by a reporting job, to upload to the goals linked to their hits' traffic sources. */
+export interface ConversionUploadPayload {
+  kind: 'conversions';
+  /** The reporting job that applied them. */
+  reportingJobId: string;
+  rows: AppliedConversion[];
+}
+
+export type IntegrationJobPayload = CostSyncPayload | ConversionUploadPayload;
+
+/** The durable queue of integration jobs (REPORTING_INTEGRATIONS). */
+export type IntegrationJobQueue = JobQueue<IntegrationJobPayload>;
+export type IntegrationJobDelivery = JobDelivery<IntegrationJobPayload>;
+
+/** What integrations need of reporting (same process): its cost update queue and its hits. */
+export interface IntegrationReporting {
+  /** Queues a cost update of the account under `jobId` (the same queue and rules as PUT /reporting/update/cost/). */
+  enqueueCost(accountId: string, jobId: string, update: CostUpdate): Promise<void>;
+  hits(accountId: string, hitIds: readonly string[]): Promise<Hit[]>;
+}
+
+/** A conversions job's rows that add or replace a conversion (payout -1 removes one: nothing to upload). */
+export function appliedConversionsOf(job: { type: string; queuedAt: string; payload: unknown }): AppliedConversion[] {
+  if (job.type !== 'conversions') return [];
+  const update = job.payload as { hits: { hitId: string; payout: unknown; transactionId?: string; time?: string }[]; overridePayout?: unknown };
+  const rows: AppliedConversion[] = [];
+  for (const row of update.hits ?? []) {
+    if (String(row.payout) === '-1') continue;
+    const payout = update.overridePayout !== undefined && update.overridePayout !== null ? String(update.overridePayout) : String(row.payout);
+    rows.push({ hitId: row.hitId, transactionId: row.transactionId ?? '', payout, time: row.time ?? job.queuedAt });
+  }
+  return rows;
+}

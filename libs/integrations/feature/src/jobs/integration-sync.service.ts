@@ -1,0 +1,384 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  CallerContext,
+  IntegrationErrorCodes,
+  SYNC_MAX_WINDOW_DAYS,
+  ServiceError,
+  SyncIntegrationDto,
+  SyncJobPartView,
+  SyncJobView,
+  TRACKING_FIELD_SLOTS,
+  generateAssetId,
+  validateBody,
+} from '@funnel/contracts';
+import { EVENT_STORE, EventStore, WrongExpectedRevisionError } from '@funnel/eventstore';
+import { READ_STORE, ReadStore } from '@funnel/readstore';
+import {
+  type AdPlatform,
+  type AdPlatformTokens,
+  COST_SYNC_INTERVAL_MS,
+  type ConversionToUpload,
+  type GoalLink,
+  type IntegrationRecord,
+  costUpdatesOf,
+  costWindowOf,
+  derivedJobId,
+  trailingWindow,
+} from '@funnel/integrations-domain';
+import { IntegrationsService } from '../integrations/integrations.service';
+import { INTEGRATION_CLOCK } from '../integrations.tokens';
+import {
+  type AppliedConversion,
+  type ConversionUploadPayload,
+  type CostSyncPayload,
+  type IntegrationJobDelivery,
+  type IntegrationJobPayload,
+  type IntegrationJobQueue,
+  type IntegrationReporting,
+} from './integration-jobs';
+import { SyncJobs } from './sync-jobs.store';
+
+export const INTEGRATION_JOBS = Symbol.for('funnel.integrations.Jobs');
+
+export interface IntegrationJobsSettings {
+  queue: IntegrationJobQueue;
+  reporting: IntegrationReporting;
+  /** How often a replica looks whether the current 3-hour slot's cost sync was queued (default 60 s). */
+  scheduleCheckMs?: number;
+  /** Jobs handled at once (default 2). */
+  concurrency?: number;
+  /** The longest Retry-After waited out within one attempt (longer ones: the queue's backoff). Default 120 s. */
+  maxRetryAfterSeconds?: number;
+}
+
+const DAY_MS = 86_400_000;
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The two integration jobs on the durable REPORTING_INTEGRATIONS queue: cost sync (on demand and
+ * every 3 hours for the trailing 3 days; the slot claimed once across replicas and restarts on the
+ * event store) pulls spend per campaign and day and queues one reporting cost update per ad account
+ * and day; conversion upload sends the conversions reporting applied on hits of a linked traffic
+ * source to the linked goals, in the provider's batches. A rate limit waits out its Retry-After, a
+ * 5xx retries with the queue's backoff, an expired or revoked token marks the integration
+ * needs_reauth and stops there.
+ */
+@Injectable()
+export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('IntegrationJobs');
+  private readonly jobs: SyncJobs;
+  private timer?: NodeJS.Timeout;
+  private started = false;
+
+  constructor(
+    private readonly integrations: IntegrationsService,
+    @Inject(INTEGRATION_JOBS) private readonly settings: IntegrationJobsSettings,
+    @Inject(EVENT_STORE) private readonly eventStore: EventStore,
+    @Inject(READ_STORE) readStore: ReadStore,
+    @Inject(INTEGRATION_CLOCK) private readonly clock: () => number,
+  ) {
+    this.jobs = new SyncJobs(readStore);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    // A service app and its transport may both bootstrap the module: consume once.
+    if (this.started) return;
+    this.started = true;
+    await this.settings.queue.consume((delivery) => this.handle(delivery), {
+      concurrency: this.settings.concurrency ?? 2,
+      onExhausted: async ({ job, attempt }, error) => {
+        this.logger.error({ jobId: job.jobId, err: messageOf(error) }, 'integration job failed on its last attempt');
+        await this.finish(job.accountId, job.jobId, { status: 'failed', error: messageOf(error), attempts: attempt });
+      },
+      onError: (error) => this.logger.warn({ err: messageOf(error) }, 'integration job attempt failed'),
+    });
+    const every = this.settings.scheduleCheckMs ?? 60_000;
+    this.timer = setInterval(() => void this.schedule().catch((error) => this.logger.warn({ err: messageOf(error) }, 'cost sync schedule failed')), every);
+    this.timer.unref();
+    void this.schedule().catch((error) => this.logger.warn({ err: messageOf(error) }, 'cost sync schedule failed'));
+  }
+
+  onApplicationShutdown(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** POST /integrations/:id/sync: a job for the window, answered at once (202). */
+  async request(context: CallerContext, idIntegration: unknown, body: unknown): Promise<{ jobId: string }> {
+    const input = validateBody(SyncIntegrationDto, body);
+    const start = Date.parse(input.timeStart);
+    const end = Date.parse(input.timeEnd);
+    if (!(end > start)) throw ServiceError.invalidField('timeEnd', 'isAfter', 'timeEnd must be after timeStart');
+    if (end - start > SYNC_MAX_WINDOW_DAYS * DAY_MS)
+      throw ServiceError.invalidField('timeEnd', 'maxWindow', `the window is at most ${SYNC_MAX_WINDOW_DAYS} days`);
+    const record = await this.integrations.recordFor(context, idIntegration);
+    const platform = this.integrations.platformFor(record);
+    if (input.kind === 'conversions') {
+      // Conversions go out as reporting applies them; sending a past window again needs a query of the warehouse's conversions by window (not built yet).
+      throw ServiceError.badRequest(
+        IntegrationErrorCodes.SYNC_NOT_POSSIBLE,
+        'conversions are uploaded as they are applied; an upload of a past window is not available yet',
+      );
+    }
+    if (!platform.capabilities.costSync) throw ServiceError.badRequest(IntegrationErrorCodes.SYNC_NOT_POSSIBLE, `${platform.name} has no cost sync`);
+    if (!Object.keys(record.adAccountLinks).length)
+      throw ServiceError.badRequest(IntegrationErrorCodes.SYNC_NOT_POSSIBLE, 'no ad account of this integration is linked to a traffic source');
+    const jobId = generateAssetId(this.clock());
+    await this.queueCost(context.accountId, jobId, {
+      kind: 'cost',
+      idIntegration: record.idIntegration,
+      timeStart: new Date(start).toISOString(),
+      timeEnd: new Date(end).toISOString(),
+      trigger: 'request',
+    });
+    return { jobId };
+  }
+
+  /** GET /integrations/sync/:jobId. */
+  async status(context: CallerContext, jobId: unknown): Promise<{ job: SyncJobView }> {
+    const id = typeof jobId === 'string' ? jobId : '';
+    const job = /^[0-9A-Za-z]{12}$/.test(id) ? await this.jobs.get(context.accountId, id) : null;
+    if (!job) throw ServiceError.notFound(IntegrationErrorCodes.SYNC_JOB_NOT_FOUND, `no sync job ${id.slice(0, 64)} in this account`);
+    return { job };
+  }
+
+  /** Reporting applied conversions (a conversions job): queued for upload, under an id of that job (queued twice, one job). */
+  static uploadJobOf(reportingJob: { jobId: string; accountId: string; rows: AppliedConversion[] }) {
+    const payload: ConversionUploadPayload = { kind: 'conversions', reportingJobId: reportingJob.jobId, rows: reportingJob.rows };
+    return { jobId: `upload-${reportingJob.jobId}`, type: 'conversions', accountId: reportingJob.accountId, queuedAt: new Date().toISOString(), payload };
+  }
+
+  /**
+   * The current 3-hour slot's cost sync: the first replica to claim the slot (an append that
+   * expects no stream) queues one job per integration with linked ad accounts, for the trailing 3
+   * days; a restart within the slot finds it claimed.
+   */
+  async schedule(): Promise<number> {
+    const slot = Math.floor(this.clock() / COST_SYNC_INTERVAL_MS);
+    try {
+      await this.eventStore.append(
+        `integrationsync-${slot}`,
+        [{ type: 'CostSyncScheduled', data: { slot }, metadata: { occurredAt: new Date(this.clock()).toISOString(), schemaVersion: 1 } as never }],
+        { expectedRevision: 'no_stream' },
+      );
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) return 0;
+      throw error;
+    }
+    const window = trailingWindow(this.clock());
+    let queued = 0;
+    for (const record of await this.integrations.liveRecords()) {
+      if (record.status !== 'active' || !Object.keys(record.adAccountLinks).length) continue;
+      if (!this.integrations.platformFor(record).capabilities.costSync) continue;
+      const jobId = derivedJobId('schedule', String(slot), record.accountId, record.idIntegration);
+      await this.queueCost(record.accountId, jobId, { kind: 'cost', idIntegration: record.idIntegration, ...window, trigger: 'schedule' });
+      queued++;
+    }
+    this.logger.log({ msg: 'cost sync scheduled', slot, integrations: queued });
+    return queued;
+  }
+
+  private async queueCost(accountId: string, jobId: string, payload: CostSyncPayload): Promise<void> {
+    const queuedAt = new Date(this.clock()).toISOString();
+    await this.jobs.put(accountId, this.initial(jobId, payload, queuedAt));
+    await this.settings.queue.enqueue([{ jobId, type: 'cost', accountId, queuedAt, payload }]);
+  }
+
+  private initial(jobId: string, payload: IntegrationJobPayload, queuedAt: string, idIntegration = ''): SyncJobView {
+    return payload.kind === 'cost'
+      ? {
+          jobId,
+          idIntegration: payload.idIntegration,
+          kind: 'cost',
+          trigger: payload.trigger,
+          timeStart: payload.timeStart,
+          timeEnd: payload.timeEnd,
+          status: 'queued',
+          attempts: 0,
+          queuedAt,
+          finishedAt: null,
+          error: null,
+          parts: [],
+        }
+      : {
+          jobId,
+          idIntegration,
+          kind: 'conversions',
+          trigger: 'conversions',
+          timeStart: queuedAt,
+          timeEnd: queuedAt,
+          status: 'queued',
+          attempts: 0,
+          queuedAt,
+          finishedAt: null,
+          error: null,
+          parts: [],
+        };
+  }
+
+  private async finish(accountId: string, jobId: string, change: Partial<SyncJobView>): Promise<void> {
+    const existing = await this.jobs.get(accountId, jobId);
+    if (!existing) return;
+    await this.jobs.put(accountId, { ...existing, ...change, finishedAt: new Date(this.clock()).toISOString() });
+  }
+
+  async handle(delivery: IntegrationJobDelivery): Promise<void> {
+    const { job, attempt } = delivery;
+    if (job.payload.kind === 'cost') return this.syncCost(delivery, job.payload, attempt);
+    return this.upload(delivery, job.payload);
+  }
+
+  /** One cost sync: per linked ad account, its days pulled and one reporting cost update queued per day. */
+  private async syncCost(delivery: IntegrationJobDelivery, payload: CostSyncPayload, attempt: number): Promise<void> {
+    const { accountId, jobId, queuedAt } = delivery.job;
+    const started = await this.jobs.update(
+      accountId,
+      jobId,
+      (j) => ({ ...j, status: 'running', attempts: attempt }),
+      () => this.initial(jobId, payload, queuedAt),
+    );
+    const record = await this.integrations.liveRecordOrNull(accountId, payload.idIntegration);
+    if (!record) return this.finish(accountId, jobId, { status: 'failed', error: `integration ${payload.idIntegration} was deleted` });
+    if (record.status === 'needs_reauth' || record.status === 'disconnected')
+      return this.finish(accountId, jobId, { status: 'needs_reauth', error: record.lastError ?? 'the integration needs a reauthorization' });
+    const parts: SyncJobPartView[] = [];
+    for (const [adAccountId, idTrafficSource] of Object.entries(record.adAccountLinks)) {
+      if (payload.adAccountIds && !payload.adAccountIds.includes(adAccountId)) continue;
+      const account = record.adAccounts.find((a) => a.id === adAccountId);
+      const window = costWindowOf(payload.timeStart, payload.timeEnd, account?.timezone ?? 'UTC');
+      let costs;
+      try {
+        costs = await this.call(delivery, record, (platform, tokens) => platform.pullCosts(tokens, adAccountId, window));
+      } catch (error) {
+        if (error instanceof ServiceError && error.code === IntegrationErrorCodes.NEEDS_REAUTH) {
+          return this.finish(accountId, jobId, { status: 'needs_reauth', error: error.message, parts });
+        }
+        if (error instanceof ServiceError && error.status < 429) {
+          parts.push({ adAccountId, costJobIds: [], rows: 0, rejected: 0, error: error.message });
+          continue;
+        }
+        await this.jobs.put(accountId, { ...started, status: 'queued', error: messageOf(error), parts });
+        throw error;
+      }
+      const costJobIds: string[] = [];
+      for (const [index, { day, update }] of costUpdatesOf(costs, idTrafficSource, window.timezone).entries()) {
+        // The same sync job, ad account, day and content: the same reporting job (a redelivery queues nothing new).
+        const costJobId = derivedJobId(jobId, adAccountId, day, String(index), JSON.stringify(update.segments));
+        await this.settings.reporting.enqueueCost(accountId, costJobId, update);
+        costJobIds.push(costJobId);
+      }
+      parts.push({ adAccountId, costJobIds, rows: costs.length, rejected: 0, error: null });
+      this.logger.log({ msg: 'costs pulled', accountId, idIntegration: record.idIntegration, adAccountId, rows: costs.length, costJobs: costJobIds.length });
+    }
+    await this.finish(accountId, jobId, { status: 'done', error: null, parts, attempts: attempt });
+  }
+
+  /**
+   * The conversions a reporting job applied, uploaded to the goals linked to their hits' traffic
+   * sources: the click id from the link's tracking field, the event id hit id + transaction id,
+   * the provider's batch size and age bound.
+   */
+  private async upload(delivery: IntegrationJobDelivery, payload: ConversionUploadPayload): Promise<void> {
+    const { accountId, jobId, queuedAt } = delivery.job;
+    const records = (await this.integrations.liveRecords(accountId)).filter((r) => r.goalLinks.length > 0);
+    if (!records.length || !payload.rows.length) return;
+    const hits = new Map((await this.settings.reporting.hits(accountId, [...new Set(payload.rows.map((r) => r.hitId))])).map((hit) => [hit.hitId, hit]));
+    for (const record of records) {
+      const platform = this.integrations.platformFor(record);
+      if (!platform.capabilities.conversionUpload) continue;
+      const parts: SyncJobPartView[] = [];
+      const uploadJobId = derivedJobId(jobId, record.idIntegration);
+      let status: SyncJobView['status'] = 'done';
+      let failure: string | null = null;
+      for (const link of record.goalLinks) {
+        const conversions = await this.conversionsFor(accountId, link, payload.rows, hits, platform.capabilities.uploadMaxAgeDays);
+        if (!conversions.length) continue;
+        if (status === 'needs_reauth') continue;
+        if (!(await this.jobs.get(accountId, uploadJobId)))
+          await this.jobs.put(accountId, { ...this.initial(uploadJobId, payload, queuedAt, record.idIntegration), status: 'running' });
+        const part: SyncJobPartView = { adAccountId: link.adAccountId, costJobIds: [], rows: 0, rejected: 0, error: null };
+        const limit = Math.max(1, platform.capabilities.uploadBatchLimit);
+        try {
+          for (let i = 0; i < conversions.length; i += limit) {
+            const batch = conversions.slice(i, i + limit);
+            const outcome = await this.call(delivery, record, (p, tokens) =>
+              p.uploadConversions(tokens, { adAccountId: link.adAccountId, goalId: link.goalId, eventName: link.eventName }, batch),
+            );
+            part.rows += outcome.accepted;
+            part.rejected += outcome.rejected.length;
+          }
+        } catch (error) {
+          if (error instanceof ServiceError && error.code === IntegrationErrorCodes.NEEDS_REAUTH) {
+            status = 'needs_reauth';
+            failure = error.message;
+            part.error = error.message;
+          } else if (error instanceof ServiceError && error.status < 429) {
+            part.error = error.message;
+          } else {
+            // Retried: the provider deduplicates by event id, so batches sent before the failure are taken once.
+            throw error;
+          }
+        }
+        parts.push(part);
+      }
+      if (parts.length) await this.finish(accountId, uploadJobId, { status, error: failure, parts, attempts: delivery.attempt });
+    }
+  }
+
+  private async conversionsFor(
+    accountId: string,
+    link: GoalLink,
+    rows: readonly AppliedConversion[],
+    hits: Map<string, { hitId: string; idTrafficSource: string; trackingFields: Record<string, string>; time: string; ip: string; visitorId: string }>,
+    maxAgeDays: number | null,
+  ): Promise<ConversionToUpload[]> {
+    const slot = TRACKING_FIELD_SLOTS.includes(link.clickIdField)
+      ? link.clickIdField
+      : await this.slotNamed(accountId, link.idTrafficSource, link.clickIdField);
+    const oldest = maxAgeDays === null ? -Infinity : this.clock() - maxAgeDays * DAY_MS;
+    const out: ConversionToUpload[] = [];
+    for (const row of rows) {
+      const hit = hits.get(row.hitId);
+      if (!hit || hit.idTrafficSource !== link.idTrafficSource || !slot) continue;
+      const clickId = hit.trackingFields[slot];
+      if (!clickId || Date.parse(row.time) < oldest) continue;
+      const value = Number(row.payout);
+      out.push({
+        eventId: `${row.hitId}${row.transactionId ? `:${row.transactionId}` : ''}`,
+        clickId,
+        clickedAt: hit.time,
+        occurredAt: row.time,
+        clientIp: hit.ip || null,
+        externalId: hit.visitorId || null,
+        value: Number.isFinite(value) ? value : null,
+        currency: null,
+      });
+    }
+    return out;
+  }
+
+  /** The slot of the traffic source's tracking field named `name` (gclid, fbclid ...), or null. */
+  private async slotNamed(accountId: string, idTrafficSource: string, name: string): Promise<string | null> {
+    const names = await this.integrations.trackingFieldNames(accountId, idTrafficSource);
+    return Object.entries(names).find(([, field]) => field.toLowerCase() === name.toLowerCase())?.[0] ?? null;
+  }
+
+  /** A provider call of a job: a rate limit with a Retry-After is waited out (lease kept alive) and tried again, up to 3 times. */
+  private async call<T>(
+    delivery: IntegrationJobDelivery,
+    record: IntegrationRecord,
+    call: (platform: AdPlatform, tokens: AdPlatformTokens) => Promise<T>,
+  ): Promise<T> {
+    const max = this.settings.maxRetryAfterSeconds ?? 120;
+    for (let tries = 0; ; tries++) {
+      try {
+        return await this.integrations.callAsJob(record.accountId, record.idIntegration, delivery.job.jobId, call);
+      } catch (error) {
+        const retryAfter = error instanceof ServiceError && error.status === 429 ? error.retryAfterSeconds : undefined;
+        if (retryAfter === undefined || retryAfter > max || tries >= 3) throw error;
+        this.logger.warn({ jobId: delivery.job.jobId, retryAfter }, 'provider rate limit: waiting its Retry-After');
+        await delivery.wait(sleep(retryAfter * 1000));
+      }
+    }
+  }
+}

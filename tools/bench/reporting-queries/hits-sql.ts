@@ -2,7 +2,7 @@
 // over range(n), every value drawn from a hash of the row, its visit or its visitor, so the same
 // assets give the same hits. Rows come out in time order (time grows with the row number).
 import { ID_ALPHABET, ID_EPOCH_MS } from '@funnel/contracts';
-import { TRACKING_SLOTS, VISITOR_COLUMNS, WAREHOUSE_COLUMNS, customEventColumn, trackingColumn } from '@funnel/reporting-feature';
+import { MIDDLEWARE_COLUMNS, TRACKING_SLOTS, VISITOR_COLUMNS, WAREHOUSE_COLUMNS, customEventColumn, trackingColumn } from '@funnel/reporting-feature';
 
 /** The assets the hits name (ids of assets saved in the bench account; nodes as each funnel has them). */
 export interface DatasetAssets {
@@ -158,6 +158,8 @@ export function insertHitsSql(accountId: string, assets: DatasetAssets, shape: D
   values[customEventColumn(2)] = `CASE WHEN ${h('i', 'ce2')} % 100 = 0 THEN 1 ELSE 0 END`;
   values.postback_called = 'converts';
   values.clicks = `CASE WHEN i % 6 IN (1, 3, 4) AND i + 1 < ${shape.hits} THEN 1 ELSE 0 END`;
+  // No middleware node in the bench funnels: the call columns stay empty, as on every other hit.
+  for (const column of MIDDLEWARE_COLUMNS) values[column] = column === 'mw_status' || column === 'mw_latency_ms' ? '0' : `''`;
 
   const columns = WAREHOUSE_COLUMNS.map((c) => c.name);
   const missing = columns.filter((c) => values[c] === undefined);

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -140,8 +141,25 @@ export async function benchDataset(hits: number, launcher: StandaloneLauncher, l
   }
   const generationSeconds = (performance.now() - started) / 1000;
   chmodSync(file, 0o600);
+  forgetVisitorDays(join(partial, 'reporting.sqlite'));
   writeFileSync(join(partial, 'bench-dataset.json'), JSON.stringify({ accountId, assets, shape, generationSeconds, seedSeconds }));
   rmSync(dataDir, { recursive: true, force: true });
   renameSync(partial, dataDir);
   return { dataDir, accountId, assets, shape, generationSeconds, seedSeconds, fileBytes: statSync(join(dataDir, 'reporting.duckdb')).size, generated: true };
+}
+
+/**
+ * The seeding standalone marked the visitor-day index built over its empty warehouse; the hits were
+ * then written behind the store's back, so the mark is dropped and the next open builds the index
+ * from them (as for a warehouse written before the index existed).
+ */
+function forgetVisitorDays(sqliteFile: string): void {
+  const db = new Database(sqliteFile);
+  try {
+    const tables = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);
+    if (tables.has('warehouse_indexes')) db.prepare("DELETE FROM warehouse_indexes WHERE name = 'visitor_days'").run();
+    if (tables.has('visitor_days')) db.prepare('DELETE FROM visitor_days').run();
+  } finally {
+    db.close();
+  }
 }

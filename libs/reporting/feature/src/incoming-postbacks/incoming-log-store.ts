@@ -1,26 +1,8 @@
-import type { IncomingPostbackLogRow, IncomingPostbackOutcome, IncomingPostbackSource } from '@funnel/contracts';
+import type { IncomingPostbackLogRow } from '@funnel/contracts';
 import type { LogWindow } from '../warehouse-log/log-window';
 
-/** One postback as the log keeps it: keyed by (accountId, postbackId). */
-export interface IncomingLogEntry {
-  accountId: string;
-  postbackId: string;
-  /** When the edge received it (epoch ms, UTC). */
-  timeMs: number;
-  source: IncomingPostbackSource;
-  hitId: string;
-  transactionId: string;
-  revenue: string;
-  payout: string;
-  ip: string;
-  outcome: IncomingPostbackOutcome;
-  reason: string | null;
-  jobId: string | null;
-  idFunnel: string;
-  idTrafficSource: string;
-  /** When the outcome was set (epoch ms). */
-  updatedMs: number;
-}
+/** One postback as the log keeps it, keyed by (accountId, postbackId): the answered row, with its account and its times in epoch ms (UTC). */
+export type IncomingLogEntry = Omit<IncomingPostbackLogRow, 'time' | 'updatedAt'> & { accountId: string; timeMs: number; updatedMs: number };
 
 /** A window query of one account's log (already validated). */
 export interface IncomingLogQuery extends LogWindow {

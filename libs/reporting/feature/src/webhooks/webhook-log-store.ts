@@ -1,24 +1,8 @@
 import type { WebhookAttemptOutcome, WebhookLogRow, WebhookLogSummary, WebhookTrigger } from '@funnel/contracts';
 import type { LogWindow } from '../warehouse-log/log-window';
 
-/** One delivery attempt as it is logged. */
-export interface WebhookAttempt {
-  accountId: string;
-  deliveryId: string;
-  eventId: string;
-  trigger: WebhookTrigger;
-  idWebhookConfig: string;
-  idNode: string;
-  idFunnel: string;
-  hitId: string;
-  attempt: number;
-  outcome: WebhookAttemptOutcome;
-  httpStatus: number | null;
-  latencyMs: number;
-  error: string | null;
-  /** When the attempt ended (epoch ms, UTC). */
-  timeMs: number;
-}
+/** One delivery attempt as it is logged: the answered row, with its account and its time in epoch ms (UTC). */
+export type WebhookAttempt = Omit<WebhookLogRow, 'time'> & { accountId: string; timeMs: number };
 
 /** A window query of one account's attempts (already validated). */
 export interface WebhookLogQuery extends LogWindow {

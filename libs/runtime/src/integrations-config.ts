@@ -8,13 +8,19 @@ import { dataDirFile } from './data-dir';
 /** `INTEGRATION_<PROVIDER>_*` for every provider of the catalog: the OAuth client and the provider's addresses. */
 function providerConfig(): ConfigSpec {
   const spec: ConfigSpec = {};
-  for (const { provider, defaults } of PROVIDER_CATALOG) {
+  for (const { provider, defaults, extras = [] } of PROVIDER_CATALOG) {
     const name = `INTEGRATION_${provider.toUpperCase()}`;
     spec[`${name}_CLIENT_ID`] = string({ optional: true });
     spec[`${name}_CLIENT_SECRET`] = string({ optional: true });
     spec[`${name}_AUTH_URL`] = url({ default: defaults.authUrl, protocols: ['https', 'http'] });
     spec[`${name}_TOKEN_URL`] = url({ default: defaults.tokenUrl, protocols: ['https', 'http'] });
     spec[`${name}_API_URL`] = url({ default: defaults.apiUrl, protocols: ['https', 'http'] });
+    for (const extra of extras) {
+      const protocols = ['https', 'http'];
+      const key = `${name}_${extra.env}`;
+      if (extra.kind === 'url') spec[key] = extra.default !== undefined ? url({ default: extra.default, protocols }) : url({ optional: true, protocols });
+      else spec[key] = extra.default !== undefined ? string({ default: extra.default }) : string({ optional: true });
+    }
   }
   return spec;
 }
@@ -34,7 +40,7 @@ type IntegrationsConfig = Config<typeof integrationsConfig> & { DATA_DIR: string
 /** The provider adapters, each with its settings; a provider with a client id needs its secret too. */
 export function integrationPlatformsFrom(config: IntegrationsConfig): AdPlatformRegistry {
   return new AdPlatformRegistry(
-    PROVIDER_CATALOG.map(({ provider, create }) => {
+    PROVIDER_CATALOG.map(({ provider, create, extras = [] }) => {
       const name = `INTEGRATION_${provider.toUpperCase()}`;
       const settings: ProviderSettings = {
         clientId: config[`${name}_CLIENT_ID`] as string | undefined,
@@ -43,6 +49,7 @@ export function integrationPlatformsFrom(config: IntegrationsConfig): AdPlatform
         tokenUrl: config[`${name}_TOKEN_URL`] as string,
         apiUrl: config[`${name}_API_URL`] as string,
         timeoutMs: config.INTEGRATION_PROVIDER_TIMEOUT,
+        extra: Object.fromEntries(extras.map((extra) => [extra.key, config[`${name}_${extra.env}`] as string | undefined])),
       };
       if (settings.clientId !== undefined && settings.clientSecret === undefined) {
         throw new ConfigError(`${name}_CLIENT_SECRET`, 'set', `is required when ${name}_CLIENT_ID is set`);

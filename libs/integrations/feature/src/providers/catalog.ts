@@ -1,5 +1,5 @@
 import type { AdPlatform } from '@funnel/integrations-domain';
-import type { ProviderSettings } from './provider-settings';
+import type { ProviderExtraSetting, ProviderSettings } from './provider-settings';
 import { META_DEFAULTS, MetaAdPlatform } from './meta/meta-ad-platform';
 
 /**
@@ -10,6 +10,8 @@ import { META_DEFAULTS, MetaAdPlatform } from './meta/meta-ad-platform';
 export interface ProviderEntry {
   provider: string;
   defaults: { authUrl: string; tokenUrl: string; apiUrl: string };
+  /** Settings beyond the OAuth client and the three addresses (a second API, a developer token). */
+  extras?: readonly ProviderExtraSetting[];
   create(settings: ProviderSettings): AdPlatform;
 }
 

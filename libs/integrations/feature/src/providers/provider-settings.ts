@@ -14,4 +14,19 @@ export interface ProviderSettings {
   apiUrl: string;
   /** Bound of one provider call (default 10 s). */
   timeoutMs: number;
+  /** The provider's own further settings (its catalog entry's `extras`, by key), e.g. a second API's address or a developer token. */
+  extra: Record<string, string | undefined>;
+}
+
+/**
+ * A setting only some providers have: `INTEGRATION_<PROVIDER>_<env>`, handed to the adapter as
+ * `settings.extra[key]`. A `url` is checked as an address (http allowed, for local servers); a
+ * `secret` is never logged or answered.
+ */
+export interface ProviderExtraSetting {
+  key: string;
+  env: string;
+  kind: 'url' | 'string' | 'secret';
+  /** Used when the variable is not set (documented addresses); none: optional. */
+  default?: string;
 }

@@ -35,6 +35,7 @@ describe('Meta adapter against oauth2-mock-server and a local Graph API', () => 
       tokenUrl: `${oauth.issuer.url}/token`,
       apiUrl,
       timeoutMs: 5000,
+      extra: {},
     });
   });
   afterAll(async () => {

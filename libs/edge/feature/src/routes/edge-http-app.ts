@@ -56,7 +56,7 @@ function sendJson(reply: FastifyReply, answer: JsonAnswer): FastifyReply {
 
 /**
  * The edge's Fastify app (not listening yet). Visitor routes on a custom domain: `GET /fts/<token>`,
- * `GET /action/<n>`, `POST /js/funnel` (+ OPTIONS); the same under `/a/<accountId>` on the default
+ * `GET /action/<n>` (HEAD of both: answered without a walk, see VisitorLinks.probe), `POST /js/funnel` (+ OPTIONS); the same under `/a/<accountId>` on the default
  * domain. `GET /debug/domain-check`, `/health/live`, `/health/ready`, `/metrics`. Bad input is a 4xx
  * page (JSON on /js/funnel), never a 5xx; a request target longer than `limits.maxUrlBytes` is 414,
  * headers over `limits.maxHeaderBytes` 431 (Node), a body over 16 KiB 413.
@@ -126,11 +126,18 @@ export function createEdgeHttpApp(options: EdgeHttpAppOptions): FastifyInstance 
   };
   const postback = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) =>
     send(reply, serving() ? await links.postback(request, request.params.account, request.body) : unavailablePage());
+  // HEAD (link checkers, previewers): answered without a walk, so never counted as a click.
+  const probeEntrance = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) =>
+    send(reply, serving() ? await links.probe(request, request.params.account, { token: request.params.token ?? '' }) : unavailablePage());
+  const probeAction = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) =>
+    send(reply, serving() ? await links.probe(request, request.params.account, { action: request.params.n ?? '' }) : unavailablePage());
   const preflight = (_request: FastifyRequest, reply: FastifyReply) => reply.code(204).headers(CORS).send();
 
   for (const prefix of ['', '/a/:account']) {
-    app.get(`${prefix}/fts/:token`, entrance);
-    app.get(`${prefix}/action/:n`, action);
+    app.get(`${prefix}/fts/:token`, { exposeHeadRoute: false }, entrance);
+    app.head(`${prefix}/fts/:token`, probeEntrance);
+    app.get(`${prefix}/action/:n`, { exposeHeadRoute: false }, action);
+    app.head(`${prefix}/action/:n`, probeAction);
     app.post(`${prefix}/js/funnel`, view);
     app.options(`${prefix}/js/funnel`, preflight);
     // Incoming postbacks: GET with a query, or POST with a form (or query).

@@ -1,7 +1,7 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 
 /** What a visitor request ended in. */
-export type VisitorOutcome = 'redirect' | 'meta_refresh' | 'view' | 'postback' | 'not_found' | 'dead_end' | 'bad_request' | 'unavailable';
+export type VisitorOutcome = 'redirect' | 'meta_refresh' | 'view' | 'postback' | 'probe' | 'not_found' | 'dead_end' | 'bad_request' | 'unavailable';
 
 export type VisitorRoute = 'entrance' | 'action' | 'view' | 'postback';
 

@@ -31,7 +31,7 @@ import type { HitSink } from '../hits';
 import type { SessionStore } from '../sessions';
 import type { VisitorRequest, VisitorResolver } from '../visitor';
 import type { EdgeRouteMetrics, VisitorOutcome, VisitorRoute } from './edge-route-metrics';
-import { type VisitorAnswer, locationOf, metaRefreshAnswer, notFoundPage, redirectAnswer, unavailablePage } from './visitor-pages';
+import { type VisitorAnswer, locationOf, metaRefreshAnswer, notFoundPage, probePage, redirectAnswer, unavailablePage } from './visitor-pages';
 
 /** Without an EdgeMiddleware (tests of other parts) the edge calls no middleware destination: each middleware node takes its default route. */
 export const MIDDLEWARE_NOT_CALLED = 'the edge calls no middleware destination here';
@@ -109,6 +109,38 @@ export class VisitorLinks {
     const answer = await this.tryAction(request, accountInPath, actionText);
     this.options.metrics?.answered('action', answer.outcome, (performance.now() - started) / 1000);
     return answer;
+  }
+
+  /**
+   * `HEAD /fts/<token>` and `HEAD /action/<n>`: link checkers and previewers (ad platforms' crawlers,
+   * chat apps) ask with HEAD. They are answered whether the link leads anywhere (200 for an entrance
+   * of a live funnel and a known traffic source, or an action of a known visit; 404 otherwise), with
+   * no walk: no hit is counted, no session written, no middleware called, no rotation advanced.
+   */
+  async probe(request: VisitorRequest, accountInPath: string | undefined, link: { token: string } | { action: string }): Promise<Answered> {
+    const started = performance.now();
+    const route: VisitorRoute = 'token' in link ? 'entrance' : 'action';
+    const answer = await this.tryProbe(request, accountInPath, link);
+    this.options.metrics?.answered(route, answer.outcome, (performance.now() - started) / 1000);
+    return answer;
+  }
+
+  private async tryProbe(request: VisitorRequest, accountInPath: string | undefined, link: { token: string } | { action: string }): Promise<Answered> {
+    const account = this.accountOf(request, accountInPath);
+    if (account === undefined) return { ...notFoundPage(), outcome: 'not_found' };
+    if ('token' in link) {
+      const parsed = parseEntranceToken(link.token);
+      if (!parsed.ok) return { ...notFoundPage(), outcome: 'not_found' };
+      const live =
+        this.liveFunnel(account, parsed.token.idFunnel) !== undefined &&
+        this.options.snapshot.asset(account, TRAFFIC_SOURCE_KIND.kind, parsed.token.idTrafficSource) !== undefined;
+      return live ? { ...probePage(), outcome: 'probe' } : { ...notFoundPage(), outcome: 'not_found' };
+    }
+    if (parseActionNumber(link.action) === undefined) return { ...notFoundPage(), outcome: 'not_found' };
+    const session = await this.sessionOf(account, urlParamsOf(request.query)[VISITOR_ID_PARAM]);
+    if (session === 'failed') return { ...unavailablePage(), outcome: 'unavailable' };
+    if (session === null || this.liveFunnel(account, session.idFunnel) === undefined) return { ...notFoundPage(), outcome: 'not_found' };
+    return { ...probePage(), outcome: 'probe' };
   }
 
   /** `POST /js/funnel`: a page view (`vid`) or a no-redirect entrance (`token`); answers the resolved tokens. */

@@ -30,6 +30,11 @@ export function notFoundPage(message = 'This link does not lead anywhere. It may
   return page(404, 'Link not found', message);
 }
 
+/** A HEAD of a link that leads somewhere (see VisitorLinks.probe): no body, nothing counted. */
+export function probePage(): VisitorAnswer {
+  return { status: 200, headers: { ...COMMON, 'content-type': HTML } };
+}
+
 /** A request the edge does not take (too long, malformed). */
 export function badRequestPage(status: number, message: string): VisitorAnswer {
   return page(status, status === 414 ? 'Link too long' : 'Bad request', message);

@@ -280,6 +280,26 @@ describe('the visitor routes', () => {
     expect(sink.hits).toEqual([]);
   });
 
+  it('answers HEAD (link checkers, previewers) without a walk: nothing counted, no session, no rotation advanced', async () => {
+    const head = (url: string, host = HOST) => app.inject({ method: 'HEAD', url, headers: { host } });
+    const entrance = await head(`/fts/${token}?campaign=spring`);
+    expect(entrance.statusCode).toBe(200);
+    expect(entrance.headers.location).toBeUndefined();
+    expect(entrance.headers['cache-control']).toBe('no-store');
+    expect((await head(`/a/${ACCOUNT}/fts/${token}`, DEFAULT_DOMAIN)).statusCode).toBe(200);
+    expect((await head(`/fts/${entranceTokenOf({ idFunnel: ARCHIVED, idTrafficSource: SOURCE })}`)).statusCode).toBe(404);
+    expect((await head('/fts/not-a-token')).statusCode).toBe(404);
+    expect(sink.hits).toEqual([]);
+    const { vid } = await enter();
+    sink.hits = [];
+    const before = await sessions.get(ACCOUNT, vid);
+    expect((await head(`/action/1?vid=${vid}`)).statusCode).toBe(200);
+    expect((await head('/action/1?vid=unknownVisitor')).statusCode).toBe(404);
+    expect((await head(`/action/x?vid=${vid}`)).statusCode).toBe(404);
+    expect(sink.hits).toEqual([]);
+    expect(await sessions.get(ACCOUNT, vid)).toEqual(before);
+  });
+
   it('answers an action the page does not have with the 404 page', async () => {
     const { vid } = await enter();
     const res = await get(`/action/9?vid=${vid}`);

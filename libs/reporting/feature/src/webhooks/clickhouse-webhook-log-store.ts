@@ -1,4 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client';
+import { POSTBACK_LOG_QUERY_TIMEOUT_MS } from '../warehouse-log/log-query-timeout';
 import { openClickHouseLogTable, readClickHouse } from '../warehouse-log/clickhouse-log';
 import { CLICKHOUSE_PLACEHOLDER, readWindowPage } from '../warehouse-log/log-window';
 import { readWebhookSummary, WEBHOOK_LOG_COLUMNS, webhookLogSql, webhookRowOf } from './webhook-log-sql';
@@ -66,12 +67,17 @@ export class ClickHouseWebhookLogStore implements WebhookLogStore {
     return rows[0]?.outcome as 'delivered' | 'failed' | undefined;
   }
 
-  find(query: WebhookLogQuery): Promise<WebhookLogPage> {
+  find(query: WebhookLogQuery, timeoutMs = POSTBACK_LOG_QUERY_TIMEOUT_MS): Promise<WebhookLogPage> {
     const sql = webhookLogSql(this.table, query, CLICKHOUSE_PLACEHOLDER, 'clickhouse');
-    return readClickHouse(this.client, sql.params, async (run) => {
-      const summary = await readWebhookSummary(run, sql);
-      return { summary, ...(await readWindowPage(run, sql, query.start, webhookRowOf)) };
-    });
+    return readClickHouse(
+      this.client,
+      sql.params,
+      async (run) => {
+        const summary = await readWebhookSummary(run, sql);
+        return { summary, ...(await readWindowPage(run, sql, query.start, webhookRowOf)) };
+      },
+      timeoutMs,
+    );
   }
 
   async close(): Promise<void> {

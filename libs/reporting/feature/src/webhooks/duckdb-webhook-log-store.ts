@@ -1,4 +1,5 @@
 import { DuckDbLogConnections, type DuckDbDatabase } from '../warehouse-log/duckdb-log-connections';
+import { POSTBACK_LOG_QUERY_TIMEOUT_MS } from '../warehouse-log/log-query-timeout';
 import { duckdbCreateTable } from '../warehouse-log/log-table';
 import { DUCKDB_PLACEHOLDER, readWindowPage } from '../warehouse-log/log-window';
 import { readWebhookSummary, WEBHOOK_LOG_COLUMNS, webhookLogSql, webhookRowOf } from './webhook-log-sql';
@@ -55,12 +56,16 @@ export class DuckDbWebhookLogStore implements WebhookLogStore {
     });
   }
 
-  find(query: WebhookLogQuery): Promise<WebhookLogPage> {
+  find(query: WebhookLogQuery, timeoutMs = POSTBACK_LOG_QUERY_TIMEOUT_MS): Promise<WebhookLogPage> {
     const sql = webhookLogSql(TABLE, query, DUCKDB_PLACEHOLDER, 'duckdb');
-    return this.connections.read(sql.params, async (run) => {
-      const summary = await readWebhookSummary(run, sql);
-      return { summary, ...(await readWindowPage(run, sql, query.start, webhookRowOf)) };
-    });
+    return this.connections.read(
+      sql.params,
+      async (run) => {
+        const summary = await readWebhookSummary(run, sql);
+        return { summary, ...(await readWindowPage(run, sql, query.start, webhookRowOf)) };
+      },
+      timeoutMs,
+    );
   }
 
   async close(): Promise<void> {

@@ -29,8 +29,8 @@ export interface WebhookLogStore {
   attempted(attempt: WebhookAttempt): Promise<void>;
   /** The final outcome of a delivery, when one of its attempts had one (`delivered` or `failed`). */
   settled(accountId: string, deliveryId: string): Promise<'delivered' | 'failed' | undefined>;
-  /** The summary per (config, node), the page of attempts and their count. */
-  find(query: WebhookLogQuery): Promise<WebhookLogPage>;
+  /** The summary per (config, node), the page of attempts and their count; past `timeoutMs` it rejects with PostbackLogQueryTimeout (503 REPORTING.QUERY_TIMEOUT), as the other logs do. */
+  find(query: WebhookLogQuery, timeoutMs?: number): Promise<WebhookLogPage>;
   close(): Promise<void>;
 }
 

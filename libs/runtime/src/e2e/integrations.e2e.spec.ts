@@ -2,6 +2,7 @@ import { OAuth2Server } from 'oauth2-mock-server';
 import { ReportingSubjects, generateAssetId } from '@funnel/contracts';
 import { aHit, type Hit } from '@funnel/reporting-domain';
 import { FakeMetaGraph } from '../../../integrations/feature/src/providers/meta/fixtures/meta-graph.fixture';
+import { FakeTikTokApi } from '../../../integrations/feature/src/providers/tiktok/fixtures/tiktok-api.fixture';
 import { Api, Deployment, distributedDeployment, standaloneDeployment } from './harness';
 
 const REDIRECT = 'https://app.example.com/integrations/callback';
@@ -40,6 +41,14 @@ describe.each([
     // Spend of 2026-03-10 in the ad account's zone (Europe/Paris: 2026-03-09T23:00Z .. 2026-03-10T23:00Z).
     insights: { act_101: [{ campaign_id: '2381', spend: '9.00', account_currency: 'EUR', date_start: '2026-03-10' }] },
   });
+  const tiktok = new FakeTikTokApi({
+    appId: 'tt-app',
+    secret: 'tt-secret',
+    advertisers: [{ advertiser_id: '7001', name: 'Shop US', currency: 'USD', timezone: 'Etc/GMT+5', display_timezone: 'America/New_York' }],
+    pixels: { '7001': [{ pixel_id: '91', pixel_code: 'CPIXEL1', pixel_name: 'Shop pixel' }] },
+    // Spend of 2026-03-10 in New York (EDT: 2026-03-10T04:00Z .. 2026-03-11T04:00Z).
+    report: { '7001': [{ campaign_id: '1801', day: '2026-03-10', spend: '6.00' }] },
+  });
   let deployment: Deployment;
   let api: Api;
 
@@ -51,7 +60,13 @@ describe.each([
       for (const field of ['scope', 'refresh_token', 'id_token']) delete response.body[field];
     });
     const apiUrl = await graph.start();
+    const tiktokUrls = await tiktok.start();
     deployment = await deploy({
+      INTEGRATION_TIKTOK_CLIENT_ID: 'tt-app',
+      INTEGRATION_TIKTOK_CLIENT_SECRET: 'tt-secret',
+      INTEGRATION_TIKTOK_AUTH_URL: tiktokUrls.authUrl,
+      INTEGRATION_TIKTOK_TOKEN_URL: tiktokUrls.tokenUrl,
+      INTEGRATION_TIKTOK_API_URL: tiktokUrls.apiUrl,
       INTEGRATION_REDIRECT_URI: REDIRECT,
       INTEGRATION_META_CLIENT_ID: 'meta-app',
       INTEGRATION_META_CLIENT_SECRET: 'meta-secret',
@@ -65,6 +80,7 @@ describe.each([
     await deployment?.cleanup();
     await oauth.stop();
     await graph.stop();
+    await tiktok.stop();
   });
 
   it('lists what each provider can do and needs', async () => {
@@ -248,6 +264,71 @@ describe.each([
     // Another account does not see the job.
     const other = await deployment.newAccount(`integrations-cost-other-${_mode}@example.com`);
     expect((await api.call('GET', `/integrations/sync/${accepted.body.jobId}`, { key: other.apiKey })).status).toBe(404);
+  });
+
+  it('connects TikTok with its own auth-code flow and syncs its spend by the advertiser zone; deleting revokes the token', async () => {
+    const me = await deployment.newAccount(`integrations-tiktok-${_mode}@example.com`);
+    const started = await api.call('POST', '/integrations/oauth/start', { body: { provider: 'tiktok' }, key: me.apiKey });
+    expect([started.status, started.body.codeChallengeMethod]).toEqual([200, null]);
+    const { code, state } = await authorizeAt(started.body.authorizationUrl);
+    const completed = await api.call('POST', '/integrations/oauth/complete', { body: { state, code }, key: me.apiKey });
+    expect(completed.body.integration).toMatchObject({ provider: 'tiktok', status: 'active', expiresAt: null });
+    const id = completed.body.integration.idIntegration;
+    expect(completed.text).not.toContain('act.tiktok');
+    const accounts = await api.call('GET', `/integrations/${id}/adaccounts`, { key: me.apiKey });
+    expect(accounts.body.adAccounts).toEqual([{ id: '7001', name: 'Shop US', currency: 'USD', timezone: 'America/New_York', idTrafficSource: null }]);
+    const goals = await api.call('GET', `/integrations/${id}/adaccounts/7001/goals`, { key: me.apiKey });
+    expect(goals.body.goals).toEqual([{ id: 'CPIXEL1', name: 'Shop pixel', type: 'pixel', link: null }]);
+
+    const idTrafficSource = generateAssetId();
+    expect((await api.call('POST', '/trafficsource/save/', { body: { idTrafficSource, trafficSourceName: 'TikTok' }, key: me.apiKey })).status).toBe(200);
+    expect((await api.call('PUT', `/integrations/${id}/adaccounts/7001/link`, { body: { idTrafficSource }, key: me.apiKey })).status).toBe(200);
+    const hit = (time: string): Hit =>
+      aHit({
+        hitId: generateAssetId(),
+        visitorId: generateAssetId(),
+        accountId: me.accountId,
+        idFunnel: generateAssetId(),
+        idFunnelGroup: generateAssetId(),
+        idTrafficSource,
+        isEntrance: true,
+        trackingFields: { campaign: '1801' },
+        time,
+      });
+    // Two clicks of that New York day (one after UTC midnight), one of the day before there.
+    const hits = [hit('2026-03-10T12:00:00.000Z'), hit('2026-03-11T03:30:00.000Z'), hit('2026-03-10T03:00:00.000Z')];
+    const internal = deployment.internal();
+    await internal.request(ReportingSubjects.hitsIngest, { context: undefined as never, body: { hits } });
+    const accepted = await api.call('POST', `/integrations/${id}/sync`, {
+      key: me.apiKey,
+      body: { kind: 'cost', timeStart: '2026-03-10T00:00:00Z', timeEnd: '2026-03-11T00:00:00Z' },
+    });
+    expect(accepted.status).toBe(202);
+    let job: any;
+    for (let i = 0; i < 200 && !['done', 'failed', 'needs_reauth'].includes(job?.status); i++) {
+      if (i) await new Promise((resolve) => setTimeout(resolve, 100));
+      job = (await api.call('GET', `/integrations/sync/${accepted.body.jobId}`, { key: me.apiKey })).body.job;
+    }
+    expect(job).toMatchObject({ status: 'done', parts: [{ adAccountId: '7001', rows: 1, error: null }] });
+    for (let i = 0; i < 200; i++) {
+      const record = await api.call('GET', `/reporting/jobs/?jobId=${job.parts[0].costJobIds[0]}`, { key: me.apiKey });
+      if (record.status === 200 && record.body.status === 'done') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // The New York days the window touches, asked of the daily campaign report.
+    expect(tiktok.requests.filter((r) => r.path === '/report/integrated/get/').at(-1)!.query).toMatchObject({
+      start_date: '2026-03-09',
+      end_date: '2026-03-10',
+    });
+    const stored = await internal.request<{ hits: Hit[] }>(ReportingSubjects.hitsGet, {
+      context: { accountId: me.accountId, userId: 'test', permissions: [], correlationId: 'test' },
+      body: { hitIds: hits.map((h) => h.hitId) },
+    });
+    const cost = new Map(stored.hits.map((h) => [h.hitId, h.cost]));
+    expect(hits.map((h) => cost.get(h.hitId))).toEqual(['3', '3', '0']);
+
+    expect((await api.call('DELETE', `/integrations/${id}`, { key: me.apiKey })).body).toEqual({ idIntegration: id, revoked: true });
+    expect(tiktok.revoked).toHaveLength(1);
   });
 
   it('takes a state once, from the user and account that started it', async () => {

@@ -36,6 +36,7 @@ describe('Google Ads adapter against oauth2-mock-server and a local Google Ads A
       },
       { id: '2222222222', descriptiveName: 'Client A', currencyCode: 'USD', timeZone: 'America/New_York' },
       { id: '3333333333', descriptiveName: 'Client B', currencyCode: 'GBP', timeZone: 'Europe/London' },
+      { id: '4444444444', descriptiveName: 'Closed', currencyCode: 'EUR', timeZone: 'Europe/Paris', cancelled: true },
     ],
     conversionActions: {
       '1111111111': [
@@ -152,7 +153,7 @@ describe('Google Ads adapter against oauth2-mock-server and a local Google Ads A
     expect(await adapter.revoke(refreshed)).toBe(false);
   });
 
-  it('lists the customers the login reaches, a manager account as its client accounts (every page, the manager as login-customer-id), without a developer token', async () => {
+  it('lists the customers the login reaches, a manager account as its client accounts (every page, the manager as login-customer-id), a cancelled one left out, without a developer token', async () => {
     const tokens = await connect();
     const before = google.requests.length;
     expect(await adapter.listAdAccounts(tokens)).toEqual([
@@ -167,7 +168,11 @@ describe('Google Ads adapter against oauth2-mock-server and a local Google Ads A
       expect(call.headers['developer-token']).toBeUndefined();
     }
     const customerQueries = calls.filter((c) => /FROM customer LIMIT 1/.test((c.body as { query?: string })?.query ?? ''));
-    expect(customerQueries.map((c) => c.path)).toEqual(['/v26/customers/1111111111/googleAds:search', '/v26/customers/9000000000/googleAds:search']);
+    expect(customerQueries.map((c) => c.path)).toEqual([
+      '/v26/customers/1111111111/googleAds:search',
+      '/v26/customers/9000000000/googleAds:search',
+      '/v26/customers/4444444444/googleAds:search',
+    ]);
     expect((customerQueries[0].body as { query: string }).query).toBe(
       'SELECT customer.id, customer.descriptive_name, customer.currency_code, customer.time_zone, customer.manager FROM customer LIMIT 1',
     );
@@ -290,6 +295,11 @@ describe('Google Ads adapter against oauth2-mock-server and a local Google Ads A
     // Every event invalid: all rejected, nothing taken.
     const none = await adapter.uploadConversions(tokens, goal, [conversion(24, { clickId: 'not-a-gclid' })]);
     expect(none).toMatchObject({ accepted: 0, rejected: [{ eventId: 'hit24:tx24' }] });
+    // No click id or no valid time: rejected without asking Google.
+    const calls = google.requests.length;
+    const local = await adapter.uploadConversions(tokens, goal, [conversion(26, { clickId: '' }), conversion(27, { occurredAt: 'yesterday' })]);
+    expect(local).toMatchObject({ accepted: 0, rejected: [{ eventId: 'hit26:tx26' }, { eventId: 'hit27:tx27' }] });
+    expect(google.requests.length).toBe(calls);
     // A wrong destination names no event: the request itself is refused.
     await expect(adapter.uploadConversions(tokens, { ...goal, goalId: '502' }, [conversion(25)])).rejects.toMatchObject({
       kind: 'refused',

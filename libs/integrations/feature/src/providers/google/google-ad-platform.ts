@@ -147,12 +147,16 @@ export class GoogleAdPlatform implements AdPlatform {
     const accounts = new Map<string, AdAccount>();
     const viaManager: AdAccount[] = [];
     for (const id of ids) {
+      // A cancelled or suspended customer is still accessible but answers no query (CUSTOMER_NOT_ENABLED): it is left out.
       const [row] = await this.search<{ customer?: GaqlCustomer }>(
         tokens,
         { customerId: id, managerId: null },
         'SELECT customer.id, customer.descriptive_name, customer.currency_code, customer.time_zone, customer.manager FROM customer LIMIT 1',
         'reading a customer',
-      );
+      ).catch((error: unknown) => {
+        if (error instanceof AdPlatformError && error.kind === 'refused') return [];
+        throw error;
+      });
       const customer = row?.customer;
       if (!customer) continue;
       if (customer.manager !== true) {
@@ -235,7 +239,12 @@ export class GoogleAdPlatform implements AdPlatform {
     };
     const rejected: UploadOutcome['rejected'] = [];
     const requests: unknown[] = [];
-    let pending = [...batch];
+    let pending: ConversionToUpload[] = [];
+    for (const conversion of batch) {
+      if (Number.isNaN(Date.parse(conversion.occurredAt)) || !conversion.clickId)
+        rejected.push({ eventId: conversion.eventId, reason: 'no click id or conversion time' });
+      else pending.push(conversion);
+    }
     for (let attempt = 0; pending.length > 0; attempt++) {
       const answer = await callProvider(this.dataManager('v1/events:ingest'), {
         method: 'POST',

@@ -3,6 +3,7 @@ import { ReportingSubjects, generateAssetId } from '@funnel/contracts';
 import { aHit, type Hit } from '@funnel/reporting-domain';
 import { FakeMetaGraph } from '../../../integrations/feature/src/providers/meta/fixtures/meta-graph.fixture';
 import { FakeTikTokApi } from '../../../integrations/feature/src/providers/tiktok/fixtures/tiktok-api.fixture';
+import { FakeGoogleAds } from '../../../integrations/feature/src/providers/google/fixtures/google-ads-api.fixture';
 import { Api, Deployment, distributedDeployment, standaloneDeployment } from './harness';
 
 const REDIRECT = 'https://app.example.com/integrations/callback';
@@ -49,6 +50,16 @@ describe.each([
     // Spend of 2026-03-10 in New York (EDT: 2026-03-10T04:00Z .. 2026-03-11T04:00Z).
     report: { '7001': [{ campaign_id: '1801', day: '2026-03-10', spend: '6.00' }] },
   });
+  const google = new FakeGoogleAds({
+    clientId: 'google-app',
+    customers: [
+      { id: '9000000000', descriptiveName: 'Agency MCC', currencyCode: 'USD', timeZone: 'America/New_York', manager: true, clients: ['2222222222'] },
+      { id: '2222222222', descriptiveName: 'Client A', currencyCode: 'USD', timeZone: 'America/New_York' },
+    ],
+    conversionActions: { '2222222222': [{ id: '601', name: 'Lead import', type: 'UPLOAD_CLICKS', status: 'ENABLED' }] },
+    // Spend of 2026-03-10 in New York (2026-03-10T04:00Z .. 2026-03-11T04:00Z).
+    costs: { '2222222222': [{ campaignId: '71', date: '2026-03-10', costMicros: '7000000' }] },
+  });
   let deployment: Deployment;
   let api: Api;
 
@@ -56,9 +67,11 @@ describe.each([
     await oauth.issuer.keys.generate('RS256');
     await oauth.start(0, '127.0.0.1');
     // Meta's token endpoint answers access_token, token_type and expires_in only (no scope, no refresh or id token).
-    oauth.service.on('beforeResponse', (response: { body: Record<string, unknown> }) => {
-      for (const field of ['scope', 'refresh_token', 'id_token']) delete response.body[field];
+    oauth.service.on('beforeResponse', (response: { body: Record<string, unknown> }, req: { body?: Record<string, string> }) => {
+      if (req.body?.client_id === 'meta-app') for (const field of ['scope', 'refresh_token', 'id_token']) delete response.body[field];
     });
+    google.attachTo(oauth.service);
+    const googleUrls = await google.start();
     const apiUrl = await graph.start();
     const tiktokUrls = await tiktok.start();
     deployment = await deploy({
@@ -73,6 +86,13 @@ describe.each([
       INTEGRATION_META_AUTH_URL: `${oauth.issuer.url}/authorize`,
       INTEGRATION_META_TOKEN_URL: `${oauth.issuer.url}/token`,
       INTEGRATION_META_API_URL: apiUrl,
+      INTEGRATION_GOOGLE_CLIENT_ID: 'google-app',
+      INTEGRATION_GOOGLE_CLIENT_SECRET: 'google-secret',
+      INTEGRATION_GOOGLE_AUTH_URL: `${oauth.issuer.url}/authorize`,
+      INTEGRATION_GOOGLE_TOKEN_URL: `${oauth.issuer.url}/token`,
+      INTEGRATION_GOOGLE_API_URL: googleUrls.apiUrl,
+      INTEGRATION_GOOGLE_DATA_MANAGER_URL: googleUrls.dataManagerUrl,
+      INTEGRATION_GOOGLE_REVOKE_URL: googleUrls.revokeUrl,
     });
     api = deployment.api;
   });
@@ -81,6 +101,7 @@ describe.each([
     await oauth.stop();
     await graph.stop();
     await tiktok.stop();
+    await google.stop();
   });
 
   it('lists what each provider can do and needs', async () => {
@@ -329,6 +350,72 @@ describe.each([
 
     expect((await api.call('DELETE', `/integrations/${id}`, { key: me.apiKey })).body).toEqual({ idIntegration: id, revoked: true });
     expect(tiktok.revoked).toHaveLength(1);
+  });
+
+  it('connects Google Ads, syncs a manager client’s spend of its New York days, uploads a conversion by its gclid once, and revokes on delete', async () => {
+    const me = await deployment.newAccount(`integrations-google-${_mode}@example.com`);
+    const key = me.apiKey;
+    const started = await api.call('POST', '/integrations/oauth/start', { body: { provider: 'google' }, key });
+    expect(new URL(started.body.authorizationUrl).searchParams.get('access_type')).toBe('offline');
+    const completed = await api.call('POST', '/integrations/oauth/complete', { body: await authorizeAt(started.body.authorizationUrl), key });
+    expect(completed.body.integration).toMatchObject({ provider: 'google', integrationName: 'Google Ads', status: 'active', scopes: expect.any(Array) });
+    const id = completed.body.integration.idIntegration;
+    const account = '2222222222@9000000000';
+    expect((await api.call('GET', `/integrations/${id}/adaccounts`, { key })).body.adAccounts).toEqual([
+      { id: account, name: 'Client A', currency: 'USD', timezone: 'America/New_York', idTrafficSource: null },
+    ]);
+    const idTrafficSource = generateAssetId();
+    expect((await api.call('POST', '/trafficsource/save/', { body: { idTrafficSource, trafficSourceName: 'Google' }, key })).status).toBe(200);
+    expect((await api.call('PUT', `/integrations/${id}/adaccounts/${account}/link`, { body: { idTrafficSource }, key })).status).toBe(200);
+    const goal = await api.call('PUT', `/integrations/${id}/adaccounts/${account}/goals/601/link`, {
+      body: { idTrafficSource, clickIdField: 'external' },
+      key,
+    });
+    expect(goal.body.goal.link).toEqual({ idTrafficSource, eventName: null, clickIdField: 'external' });
+
+    // The New York day 2026-03-10 ends at 04:00Z on the 11th: both clicks are in it.
+    const base = { accountId: me.accountId, idFunnel: generateAssetId(), idFunnelGroup: generateAssetId(), idTrafficSource, isEntrance: true };
+    const clicks = [
+      ['2026-03-10T12:00:00.000Z', 'Cj0gclidA'],
+      ['2026-03-11T03:00:00.000Z', 'Cj0gclidB'],
+    ].map(([time, gclid]) =>
+      aHit({ ...base, hitId: generateAssetId(), visitorId: generateAssetId(), trackingFields: { campaign: '71', external: gclid }, time }),
+    );
+    const internal = deployment.internal();
+    await internal.request(ReportingSubjects.hitsIngest, { context: undefined as never, body: { hits: clicks } });
+    const sync = await api.call('POST', `/integrations/${id}/sync`, {
+      key,
+      body: { kind: 'cost', timeStart: '2026-03-10T00:00:00Z', timeEnd: '2026-03-11T00:00:00Z' },
+    });
+    expect(sync.status).toBe(202);
+    const costOf = async () => {
+      const stored = await internal.request<{ hits: Hit[] }>(ReportingSubjects.hitsGet, {
+        context: { accountId: me.accountId, userId: 'test', permissions: [], correlationId: 'test' },
+        body: { hitIds: clicks.map((h) => h.hitId) },
+      });
+      return clicks.map((c) => stored.hits.find((h) => h.hitId === c.hitId)?.cost);
+    };
+    for (let i = 0; i < 300 && (await costOf()).join() !== '3.5,3.5'; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await costOf()).toEqual(['3.5', '3.5']);
+
+    expect((await api.call('PUT', '/reporting/update/conversions/', { key, body: { hits: [{ hitId: clicks[0].hitId, payout: 5 }] } })).status).toBe(200);
+    const uploaded = () => google.ingested.filter((e) => e.event.adIdentifiers?.gclid === 'Cj0gclidA');
+    for (let i = 0; i < 300 && uploaded().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(uploaded()).toEqual([
+      {
+        destination: {
+          operatingAccount: { accountType: 'GOOGLE_ADS', accountId: '2222222222' },
+          loginAccount: { accountType: 'GOOGLE_ADS', accountId: '9000000000' },
+          productDestinationId: '601',
+        },
+        event: expect.objectContaining({ transactionId: expect.stringContaining(clicks[0].hitId), conversionValue: 5, eventSource: 'WEB' }),
+      },
+    ]);
+
+    const revoked = google.revoked.length;
+    expect((await api.call('DELETE', `/integrations/${id}`, { key })).body).toEqual({ idIntegration: id, revoked: true });
+    expect(google.revoked.length).toBe(revoked + 1);
   });
 
   it('takes a state once, from the user and account that started it', async () => {

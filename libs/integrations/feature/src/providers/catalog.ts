@@ -2,6 +2,7 @@ import type { AdPlatform } from '@funnel/integrations-domain';
 import type { ProviderExtraSetting, ProviderSettings } from './provider-settings';
 import { META_DEFAULTS, MetaAdPlatform } from './meta/meta-ad-platform';
 import { TIKTOK_DEFAULTS, TikTokAdPlatform } from './tiktok/tiktok-ad-platform';
+import { GOOGLE_DEFAULTS, GOOGLE_EXTRAS, GoogleAdPlatform } from './google/google-ad-platform';
 
 /**
  * Every provider the service has an adapter for: its name (the `<PROVIDER>` of its
@@ -19,4 +20,5 @@ export interface ProviderEntry {
 export const PROVIDER_CATALOG: readonly ProviderEntry[] = [
   { provider: 'meta', defaults: META_DEFAULTS, create: (settings) => new MetaAdPlatform(settings) },
   { provider: 'tiktok', defaults: TIKTOK_DEFAULTS, create: (settings) => new TikTokAdPlatform(settings) },
+  { provider: 'google', defaults: GOOGLE_DEFAULTS, extras: GOOGLE_EXTRAS, create: (settings) => new GoogleAdPlatform(settings) },
 ];

@@ -1,9 +1,4 @@
-import {
-  conversionUploadsListener,
-  type IntegrationJobPayload,
-  type IntegrationJobQueue,
-  type IntegrationJobsSettings,
-} from '@funnel/integrations-feature';
+import { conversionUploadsListener, type IntegrationJobPayload, type IntegrationJobQueue, type IntegrationJobsSettings } from '@funnel/integrations-feature';
 import type { ReportingQueriesOptions } from '@funnel/reporting-queries-feature';
 import { join } from 'node:path';
 import { connect, NatsConnection } from 'nats';

@@ -11,7 +11,10 @@ import { IntegrationSync } from './integration-sync.service';
  */
 export function conversionUploadsListener(readStore: ReadStore, queue: IntegrationJobQueue) {
   const integrations = integrationsCollection(readStore);
-  return async (job: { jobId: string; type: string; accountId: string; queuedAt: string; payload: unknown }, appliedRows?: readonly number[]): Promise<void> => {
+  return async (
+    job: { jobId: string; type: string; accountId: string; queuedAt: string; payload: unknown },
+    appliedRows?: readonly number[],
+  ): Promise<void> => {
     const rows = appliedConversionsOf(job, appliedRows);
     if (!rows.length) return;
     const live = await integrations.find({ accountId: job.accountId, live: true }, { projection: { _id: 1, record: 1 } });

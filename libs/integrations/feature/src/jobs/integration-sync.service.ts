@@ -307,7 +307,14 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
           currency: c.value === null ? null : currency,
         }));
         // Each conversion reaches a goal once: those a try of this job, or an earlier job, sent are left out.
-        const sent = applied.length ? await this.uploaded.sent(accountId, record.idIntegration, link, applied.map((c) => c.eventId)) : new Set<string>();
+        const sent = applied.length
+          ? await this.uploaded.sent(
+              accountId,
+              record.idIntegration,
+              link,
+              applied.map((c) => c.eventId),
+            )
+          : new Set<string>();
         const conversions = applied.filter((c) => !sent.has(c.eventId));
         if (!conversions.length) continue;
         if (!(await this.jobs.get(accountId, uploadJobId)))

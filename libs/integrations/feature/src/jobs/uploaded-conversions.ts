@@ -43,7 +43,9 @@ type Goal = Pick<GoalLink, 'adAccountId' | 'goalId'>;
 
 /** One conversion at one goal: a digest (event ids are free text of up to 256 characters). */
 function uploadedId(accountId: string, idIntegration: string, goal: Goal, eventId: string): string {
-  return createHash('sha256').update(JSON.stringify([accountId, idIntegration, goal.adAccountId, goal.goalId, eventId])).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify([accountId, idIntegration, goal.adAccountId, goal.goalId, eventId]))
+    .digest('base64url');
 }
 
 const collectionOf = (readStore: ReadStore) => readStore.collection<UploadedConversionDocument>('integration_uploaded_conversions');

@@ -144,11 +144,16 @@ class RecordingQueue {
     this.queued.push(...jobs.filter((job) => !duplicates.includes(job.jobId)));
     return { duplicates };
   }
-  async consume() {}
-  async depth() {
-    return 0;
+  /** Nothing is consumed: the test looks at what the scheduler queued. */
+  async consume(): Promise<void> {
+    return undefined;
   }
-  async close() {}
+  async depth() {
+    return this.queued.length;
+  }
+  async close(): Promise<void> {
+    return undefined;
+  }
 }
 
 describe('integration jobs: tokens, provider failures, uploads and the schedule (fake clock, fake ad platform)', () => {

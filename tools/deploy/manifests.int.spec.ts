@@ -41,6 +41,7 @@ async function makeSecrets(overlay: string): Promise<void> {
   const secrets = join(overlay, 'secrets');
   await IdentityKeys.load(join(secrets, 'identity-keys.json'));
   AssetSecretBox.create(join(secrets, 'asset-secrets.json'));
+  AssetSecretBox.create(join(secrets, 'integration-secrets.json'));
   const quiet = { out: () => undefined, err: (line: string) => process.stderr.write(`${line}\n`) };
   expect(await runNatsCredentialsCli(['nats-credentials:create', secrets], quiet)).toBe(0);
   if (overlay.endsWith('prod')) {
@@ -149,6 +150,23 @@ describe('deploy/k8s overlays, rendered and checked offline', () => {
       Object.entries(places).map(([app, list]) => [app, list.map((place) => place.replace(/(: Secret) \S+$/, '$1'))]),
     );
     expect(withoutSecretNames).toEqual(expected);
+  });
+
+  it.each(OVERLAYS)("%s: reporting-service's replicas share the integrations' key file, a Secret, once a provider is configured", (overlay) => {
+    const objects = rendered[overlay];
+    const workload = find(objects, 'Deployment', 'reporting-service')!;
+    const container = workload['spec'].template.spec.containers[0];
+    // As the optional Secret funnel-integration-providers would add them.
+    const env = {
+      ...environmentOf(objects, container),
+      INTEGRATION_REDIRECT_URI: 'https://app.example.com/integrations/callback',
+      INTEGRATION_META_CLIENT_ID: 'meta-app',
+      INTEGRATION_META_CLIENT_SECRET: 'meta-secret',
+    };
+    const keys = APP_START_FILES['reporting-service'](env).filter((file) => file.variable === 'INTEGRATION_SECRETS_FILE');
+    expect(keys.map((file) => placeOf(objects, workload, container, file).replace(/-[a-z0-9]{10}$/, ''))).toEqual([
+      'INTEGRATION_SECRETS_FILE /etc/funnel/integration-secrets/integration-secrets.json: Secret funnel-integration-secrets',
+    ]);
   });
 
   it('prod: every app has an autoscaler and a disruption budget, and the reporting job streams three replicas', () => {

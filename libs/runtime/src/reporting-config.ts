@@ -1,10 +1,4 @@
-import {
-  IntegrationSync,
-  appliedConversionsOf,
-  type IntegrationJobPayload,
-  type IntegrationJobQueue,
-  type IntegrationJobsSettings,
-} from '@funnel/integrations-feature';
+import { conversionUploadsListener, type IntegrationJobPayload, type IntegrationJobQueue, type IntegrationJobsSettings } from '@funnel/integrations-feature';
 import type { ReportingQueriesOptions } from '@funnel/reporting-queries-feature';
 import { join } from 'node:path';
 import { connect, NatsConnection } from 'nats';
@@ -33,6 +27,7 @@ import {
 import { ensureDataDir } from './data-dir';
 import { HitInbox, HitsStreamConsumer, hitsStreamConfig, ingestHits } from '@funnel/reporting-feature';
 import type { EventStore } from '@funnel/eventstore';
+import type { ReadStore } from '@funnel/readstore';
 
 /** The reporting service's settings (besides the stores, NATS and outgoing-request ones). */
 export const reportingConfig = {
@@ -239,11 +234,6 @@ function partsOf(
   return {
     integrationJobs,
     options: {
-      // Conversions applied: their ad-platform uploads queued (under an id of the job: a redelivery queues nothing new).
-      onJobApplied: async (job) => {
-        const rows = appliedConversionsOf(job);
-        if (rows.length) await integrationJobs.enqueue([IntegrationSync.uploadJobOf({ jobId: job.jobId, accountId: job.accountId, rows })]);
-      },
       hitStore: testing.wrapHitStore ? testing.wrapHitStore(hitStore) : hitStore,
       postbackLog,
       incomingLog,
@@ -310,7 +300,8 @@ export function reportingQueriesOptions(
 
 export function reportingFeatureOptions(
   parts: ReportingParts,
-  shared: { eventStore: EventStore; assets: ServiceClient; outbound: OutboundHttp },
+  { readStore, ...shared }: { eventStore: EventStore; readStore: ReadStore; assets: ServiceClient; outbound: OutboundHttp },
 ): ReportingFeatureOptions {
-  return { ...parts.options, ...shared };
+  // Conversions applied: their ad-platform uploads queued when the account has a linked conversion goal.
+  return { ...parts.options, ...shared, onJobApplied: conversionUploadsListener(readStore, parts.integrationJobs) };
 }

@@ -258,7 +258,7 @@ export async function startReportingService(env: NodeJS.ProcessEnv = process.env
   const reporting = await jetStreamReportingParts({ config, natsUrl: config.NATS_URL, access, testing: testing.reporting });
   @Module({
     imports: [
-      ReportingFeatureModule.forRoot(reportingFeatureOptions(reporting, { eventStore: stores.eventStore, assets, outbound })),
+      ReportingFeatureModule.forRoot(reportingFeatureOptions(reporting, { eventStore: stores.eventStore, readStore: stores.readStore, assets, outbound })),
       ReportingQueriesModule.forRoot(reportingQueriesOptions(reporting, config, assets)),
       // Ad-platform integrations: their cost sync and conversion upload feed this service's queues.
       IntegrationsFeatureModule.forRoot({ ...stores, ...integrations, assets, jobs: integrationJobsOf(reporting) }),

@@ -136,7 +136,9 @@ export async function startStandalone(
       IdentityFeatureModule.forRoot({ ...stores, bootstrapAdmin, auth: authOptionsFrom(config), events: bus }),
       ScriptsFeatureModule.forRoot({ assets: client }),
       BillingFeatureModule.forRoot({ ...stores, ...billing.options }),
-      ReportingFeatureModule.forRoot(reportingFeatureOptions(reporting, { eventStore: stores.eventStore, assets: client, outbound })),
+      ReportingFeatureModule.forRoot(
+        reportingFeatureOptions(reporting, { eventStore: stores.eventStore, readStore: stores.readStore, assets: client, outbound }),
+      ),
       ReportingQueriesModule.forRoot(reportingQueriesOptions(reporting, config, client)),
       IntegrationsFeatureModule.forRoot({ ...stores, ...integrations, assets: client, jobs: integrationJobsOf(reporting) }),
       GatewayModule.forRoot({

@@ -9,3 +9,4 @@ export * from './providers/catalog';
 export * from './oauth/oauth-client';
 export * from './jobs/integration-jobs';
 export * from './jobs/integration-sync.service';
+export * from './jobs/conversion-uploads';

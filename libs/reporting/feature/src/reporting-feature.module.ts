@@ -51,8 +51,11 @@ export interface ReportingFeatureOptions {
   /** How jobs are applied to the hit store (the appliers of each update type). */
   apply: (deps: { hits: HitStore; sources: TrafficSourceLookup; funnelPostbacks: FunnelPostbackLookup }) => ApplyUpdate;
   settings?: ReportingSettings;
-  /** Told of each applied update job before it is recorded finished (queues the ad-platform conversion uploads). */
-  onJobApplied?: (job: JobEnvelope<unknown>) => Promise<void>;
+  /**
+   * Told of each applied update job, with the indexes of its rows that changed a hit, before it is
+   * recorded finished (queues the ad-platform conversion uploads).
+   */
+  onJobApplied?: (job: JobEnvelope<unknown>, appliedRows?: readonly number[]) => Promise<void>;
 }
 
 @Injectable()

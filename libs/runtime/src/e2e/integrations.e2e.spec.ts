@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { OAuth2Server } from 'oauth2-mock-server';
 import { ReportingSubjects, generateAssetId } from '@funnel/contracts';
 import { aHit, type Hit } from '@funnel/reporting-domain';
+import { eventually } from '@funnel/testing';
 import { FakeMetaGraph } from '../../../integrations/feature/src/providers/meta/fixtures/meta-graph.fixture';
 import { FakeTikTokApi } from '../../../integrations/feature/src/providers/tiktok/fixtures/tiktok-api.fixture';
 import { FakeGoogleAds } from '../../../integrations/feature/src/providers/google/fixtures/google-ads-api.fixture';
@@ -15,6 +17,8 @@ async function authorizeAt(authorizationUrl: string): Promise<{ code: string; st
   expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
   return { code: location.searchParams.get('code')!, state: location.searchParams.get('state')! };
 }
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
 async function connect(api: Api, key?: string): Promise<any> {
   const started = await api.call('POST', '/integrations/oauth/start', { body: { provider: 'meta', integrationName: 'Meta, main login' }, key });
@@ -416,6 +420,157 @@ describe.each([
     const revoked = google.revoked.length;
     expect((await api.call('DELETE', `/integrations/${id}`, { key })).body).toEqual({ idIntegration: id, revoked: true });
     expect(google.revoked.length).toBe(revoked + 1);
+  });
+
+  it('uploads the conversions reporting applies (an update, an incoming postback) to the linked dataset once each, in batches of 1,000, none older than 7 days', async () => {
+    const me = await deployment.newAccount(`integrations-upload-${_mode}@example.com`);
+    const key = me.apiKey;
+    const id = (await connect(api, key)).idIntegration;
+    const idTrafficSource = generateAssetId();
+    const otherSource = generateAssetId();
+    for (const [source, name] of [
+      [idTrafficSource, 'Facebook'],
+      [otherSource, 'Push'],
+    ]) {
+      const saved = await api.call('POST', '/trafficsource/save/', {
+        key,
+        body: { idTrafficSource: source, trafficSourceName: name, trackingFieldSlots: { c1: { name: 'fbclid', value: '{fbclid}' } } },
+      });
+      expect(saved.status).toBe(200);
+    }
+    const linked = await api.call('PUT', `/integrations/${id}/adaccounts/act_101/goals/555/link`, {
+      key,
+      body: { idTrafficSource, eventName: 'Purchase', clickIdField: 'fbclid' },
+    });
+    expect(linked.status).toBe(200);
+
+    const clickedAt = new Date(Date.now() - 3600_000).toISOString();
+    const hit = (over: Partial<Hit> = {}): Hit =>
+      aHit({
+        hitId: generateAssetId(),
+        visitorId: generateAssetId(),
+        accountId: me.accountId,
+        idFunnel: generateAssetId(),
+        idFunnelGroup: generateAssetId(),
+        idTrafficSource,
+        ip: '203.0.113.9',
+        time: clickedAt,
+        ...over,
+      });
+    // 1,001 clicks with an fbclid (two requests: 1,000 and 1), one of another traffic source, one without a click id, one for the postback.
+    const clicks = Array.from({ length: 1001 }, (_, i) => hit({ trackingFields: { c1: `IwAR${i}` } }));
+    const elsewhere = hit({ idTrafficSource: otherSource, trackingFields: { c1: 'IwARother' } });
+    const noClickId = hit();
+    const posted = hit({ trackingFields: { c1: 'IwARposted' } });
+    const internal = deployment.internal();
+    const all = [...clicks, elsewhere, noClickId, posted];
+    for (let i = 0; i < all.length; i += 250) {
+      await internal.request(ReportingSubjects.hitsIngest, { context: undefined as never, body: { hits: all.slice(i, i + 250) } });
+    }
+    const events = (ids: string[]) => graph.events.filter((e) => ids.some((hitId) => e.event.event_id.startsWith(`${hitId}:`)));
+    const applied = async (body: unknown) => {
+      const res = await api.call('PUT', '/reporting/update/conversions/', { key, body });
+      expect(res.status).toBe(200);
+      const jobId = res.body.jobIds[0];
+      return eventually(async () => {
+        const record = await api.call('GET', `/reporting/jobs/?jobId=${jobId}`, { key });
+        if (record.body.status !== 'done') throw new Error(`job ${jobId} is ${record.body.status}`);
+        return record.body;
+      }, 30_000);
+    };
+
+    // The second request fails once (a 5xx): the job is retried, and the first request's 1,000 are not sent again.
+    graph.eventFailures = { skip: 1, fail: 1 };
+    const now = Date.now();
+    const conversionTime = new Date(now - 600_000).toISOString();
+    const rows = [
+      ...clicks.map((h, i) => ({ hitId: h.hitId, payout: '2.5', transactionId: `T${i}`, time: conversionTime })),
+      { hitId: elsewhere.hitId, payout: '1', transactionId: 'T', time: conversionTime },
+      { hitId: noClickId.hitId, payout: '1', transactionId: 'T', time: conversionTime },
+      // Eight days ago: older than the Conversions API takes.
+      { hitId: clicks[0].hitId, payout: '1', transactionId: 'OLD', time: new Date(now - 8 * 86_400_000).toISOString() },
+    ];
+    expect((await applied({ hits: rows })).counts).toMatchObject({ applied: 1004 });
+    const sent = await eventually(async () => {
+      const got = events(clicks.map((h) => h.hitId));
+      if (got.length < 1001) throw new Error(`${got.length} events so far`);
+      return got;
+    }, 60_000);
+    const posts = graph.requests.filter((r) => r.method === 'POST' && r.path === '/555/events');
+    const sizes = posts.map((r) => (r.body as { data: unknown[] }).data.length);
+    // 1,000, then 1 refused with a 500, then that 1 again.
+    expect(sizes.slice(-3)).toEqual([1000, 1, 1]);
+    expect(posts.at(-1)!.authorization).toMatch(/^Bearer EAAlonglived/);
+    const first = sent.find((e) => e.event.event_id === `${clicks[0].hitId}:T0`)!;
+    expect(first).toEqual({
+      dataset: '555',
+      event: {
+        event_name: 'Purchase',
+        event_time: Math.floor(Date.parse(conversionTime) / 1000),
+        event_id: `${clicks[0].hitId}:T0`,
+        action_source: 'website',
+        user_data: {
+          fbc: `fb.1.${Date.parse(clickedAt)}.IwAR0`,
+          client_ip_address: '203.0.113.9',
+          external_id: [sha256(clicks[0].visitorId.trim().toLowerCase())],
+        },
+        custom_data: { value: 2.5, currency: 'EUR' },
+      },
+    });
+
+    // The same conversions applied again (a noop), and one replaced by an incoming postback: nothing sent again.
+    expect((await applied({ hits: rows.slice(0, 5) })).counts).toMatchObject({ applied: 0, noop: 5 });
+    const pb = (query: string) => fetch(`${deployment.edgeUrl()}/a/${me.accountId}/pb/?${query}`);
+    expect((await pb(`hit=${clicks[1].hitId}&tx=T1&rev=3`)).status).toBe(200);
+    // A new conversion by an incoming postback goes out.
+    expect((await pb(`hit=${posted.hitId}&tx=P1&rev=4`)).status).toBe(200);
+    const postedEvent = await eventually(async () => {
+      const [got] = events([posted.hitId]);
+      if (!got) throw new Error('the postback conversion is not sent yet');
+      return got;
+    }, 30_000);
+    expect(postedEvent.event).toMatchObject({ event_id: `${posted.hitId}:P1`, user_data: { fbc: `fb.1.${Date.parse(clickedAt)}.IwARposted` } });
+    expect(postedEvent.event.custom_data).toEqual({ value: 4, currency: 'EUR' });
+    // The replaced conversion's upload job ran by now (queued before the postback's) and sent nothing.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const perEvent = new Map<string, number>();
+    for (const e of events(all.map((h) => h.hitId))) perEvent.set(e.event.event_id, (perEvent.get(e.event.event_id) ?? 0) + 1);
+    expect(perEvent.size).toBe(1002);
+    expect([...perEvent.values()].every((count) => count === 1)).toBe(true);
+    expect(perEvent.has(`${clicks[0].hitId}:OLD`)).toBe(false);
+    expect(events([elsewhere.hitId, noClickId.hitId])).toEqual([]);
+  });
+
+  it('stops at an expired token (needs_reauth, no further provider call) and syncs again once reauthorized', async () => {
+    const me = await deployment.newAccount(`integrations-reauth-${_mode}@example.com`);
+    const key = me.apiKey;
+    const id = (await connect(api, key)).idIntegration;
+    const idTrafficSource = generateAssetId();
+    expect((await api.call('POST', '/trafficsource/save/', { key, body: { idTrafficSource, trafficSourceName: 'Facebook' } })).status).toBe(200);
+    expect((await api.call('PUT', `/integrations/${id}/adaccounts/act_101/link`, { key, body: { idTrafficSource } })).status).toBe(200);
+    const window = { kind: 'cost', timeStart: '2026-03-10T00:00:00Z', timeEnd: '2026-03-11T00:00:00Z' };
+    const sync = async () => {
+      const accepted = await api.call('POST', `/integrations/${id}/sync`, { key, body: window });
+      expect(accepted.status).toBe(202);
+      return eventually(async () => {
+        const job = (await api.call('GET', `/integrations/sync/${accepted.body.jobId}`, { key })).body.job;
+        if (job.status === 'queued' || job.status === 'running') throw new Error(`job ${job.status}`);
+        return job;
+      }, 30_000);
+    };
+
+    graph.expireTokens();
+    const refused = await sync();
+    expect(refused).toMatchObject({ status: 'needs_reauth', error: expect.stringContaining('code 190') });
+    expect((await api.call('GET', `/integrations/${id}`, { key })).body.integration).toMatchObject({ status: 'needs_reauth' });
+    const calls = graph.requests.length;
+    expect(await sync()).toMatchObject({ status: 'needs_reauth' });
+    expect(graph.requests.length).toBe(calls);
+
+    const again = await api.call('POST', `/integrations/${id}/reauthorize`, { key });
+    const redirect = await authorizeAt(again.body.authorizationUrl);
+    expect((await api.call('POST', '/integrations/oauth/complete', { key, body: redirect })).body.integration.status).toBe('active');
+    expect(await sync()).toMatchObject({ status: 'done', parts: [{ adAccountId: 'act_101', rows: 1, error: null }] });
   });
 
   it('takes a state once, from the user and account that started it', async () => {

@@ -60,6 +60,9 @@ import {
 } from '../integrations.tokens';
 import { IntegrationsProjector, integrationsCollection } from './integrations.projector';
 
+/** A token that expires within this margin is refreshed before a call (where the provider can refresh). */
+export const TOKEN_REFRESH_MARGIN_MS = 5 * 60_000;
+
 /** A provider's capabilities as GET /v1/integrations/capabilities answers them. */
 export interface ProviderCapabilitiesView {
   provider: string;
@@ -413,7 +416,11 @@ export class IntegrationsService {
     }
   }
 
-  /** Calls the provider with usable tokens: an expired token that cannot be refreshed marks the integration needs_reauth, and so does the provider refusing it. */
+  /**
+   * Calls the provider with usable tokens: a token that expires within TOKEN_REFRESH_MARGIN_MS is
+   * refreshed first where the provider can; an expired token that cannot be refreshed marks the
+   * integration needs_reauth, and so does the provider refusing it.
+   */
   private async withTokens<T>(
     context: CallerContext,
     loaded: FoldedStream<IntegrationState>,
@@ -423,11 +430,13 @@ export class IntegrationsService {
     const platform = this.platformOf(record);
     if (record.status === 'needs_reauth' || record.status === 'disconnected') throw needsReauth(record);
     let tokens = this.tokensOf(record);
-    if (record.expiresAt !== null && Date.parse(record.expiresAt) <= this.clock()) {
-      if (!platform.capabilities.refresh || tokens.refreshToken === null) {
-        await this.markNeedsReauth(context, loaded, `the access token expired at ${record.expiresAt}`);
-        throw needsReauth(record);
-      }
+    const expiresAt = record.expiresAt === null ? Infinity : Date.parse(record.expiresAt);
+    const canRefresh = platform.capabilities.refresh && tokens.refreshToken !== null;
+    if (expiresAt <= this.clock() && !canRefresh) {
+      await this.markNeedsReauth(context, loaded, `the access token expired at ${record.expiresAt}`);
+      throw needsReauth(record);
+    }
+    if (canRefresh && expiresAt - TOKEN_REFRESH_MARGIN_MS <= this.clock()) {
       try {
         tokens = await this.provider(() => platform.refresh(tokens));
       } catch (error) {

@@ -43,15 +43,20 @@ export interface IntegrationReporting {
   hits(accountId: string, hitIds: readonly string[]): Promise<Hit[]>;
 }
 
-/** A conversions job's rows that add or replace a conversion (payout -1 removes one: nothing to upload). */
-export function appliedConversionsOf(job: { type: string; queuedAt: string; payload: unknown }): AppliedConversion[] {
+/**
+ * A conversions job's rows that added or replaced a conversion: those of `appliedRows` (the rows
+ * that changed a hit; absent: every row), payout -1 (a removal) left out. A row applied again
+ * without a change (the same conversion twice) is not among them.
+ */
+export function appliedConversionsOf(job: { type: string; queuedAt: string; payload: unknown }, appliedRows?: readonly number[]): AppliedConversion[] {
   if (job.type !== 'conversions') return [];
   const update = job.payload as { hits: { hitId: string; payout: unknown; transactionId?: string; time?: string }[]; overridePayout?: unknown };
+  const applied = appliedRows ? new Set(appliedRows) : undefined;
   const rows: AppliedConversion[] = [];
-  for (const row of update.hits ?? []) {
-    if (String(row.payout) === '-1') continue;
+  (update.hits ?? []).forEach((row, rowIndex) => {
+    if (String(row.payout) === '-1' || (applied && !applied.has(rowIndex))) return;
     const payout = update.overridePayout !== undefined && update.overridePayout !== null ? String(update.overridePayout) : String(row.payout);
     rows.push({ hitId: row.hitId, transactionId: row.transactionId ?? '', payout, time: row.time ?? job.queuedAt });
-  }
+  });
   return rows;
 }

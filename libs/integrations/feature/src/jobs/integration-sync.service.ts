@@ -12,6 +12,7 @@ import {
   validateBody,
 } from '@funnel/contracts';
 import { EVENT_STORE, EventStore, WrongExpectedRevisionError } from '@funnel/eventstore';
+import type { Hit } from '@funnel/reporting-domain';
 import { READ_STORE, ReadStore } from '@funnel/readstore';
 import {
   type AdPlatform,
@@ -37,6 +38,7 @@ import {
   type IntegrationReporting,
 } from './integration-jobs';
 import { SyncJobs } from './sync-jobs.store';
+import { UploadedConversions } from './uploaded-conversions';
 
 export const INTEGRATION_JOBS = Symbol.for('funnel.integrations.Jobs');
 
@@ -68,6 +70,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('IntegrationJobs');
   private readonly jobs: SyncJobs;
+  private readonly uploaded: UploadedConversions;
   private timer?: NodeJS.Timeout;
   private started = false;
 
@@ -79,12 +82,15 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
     @Inject(INTEGRATION_CLOCK) private readonly clock: () => number,
   ) {
     this.jobs = new SyncJobs(readStore);
+    this.uploaded = new UploadedConversions(eventStore, readStore);
   }
 
   async onApplicationBootstrap(): Promise<void> {
     // A service app and its transport may both bootstrap the module: consume once.
     if (this.started) return;
     this.started = true;
+    // What was uploaded is read before anything is sent: caught up first.
+    await this.uploaded.start();
     await this.settings.queue.consume((delivery) => this.handle(delivery), {
       concurrency: this.settings.concurrency ?? 2,
       onExhausted: async ({ job, attempt }, error) => {
@@ -99,8 +105,9 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
     void this.schedule().catch((error) => this.logger.warn({ err: messageOf(error) }, 'cost sync schedule failed'));
   }
 
-  onApplicationShutdown(): void {
+  async onApplicationShutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    await this.uploaded.stop();
   }
 
   /** POST /integrations/:id/sync: a job for the window, answered at once (202). */
@@ -291,9 +298,25 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
       let status: SyncJobView['status'] = 'done';
       let failure: string | null = null;
       for (const link of record.goalLinks) {
-        const conversions = await this.conversionsFor(accountId, link, payload.rows, hits, platform.capabilities.uploadMaxAgeDays);
-        if (!conversions.length) continue;
+        // Stopped at the first refused token: no further call until it is reauthorized.
         if (status === 'needs_reauth') continue;
+        // Values in the ad account's currency, as cost sync takes its spend.
+        const currency = record.adAccounts.find((a) => a.id === link.adAccountId)?.currency || null;
+        const applied = (await this.conversionsFor(accountId, link, payload.rows, hits, platform.capabilities.uploadMaxAgeDays)).map((c) => ({
+          ...c,
+          currency: c.value === null ? null : currency,
+        }));
+        // Each conversion reaches a goal once: those a try of this job, or an earlier job, sent are left out.
+        const sent = applied.length
+          ? await this.uploaded.sent(
+              accountId,
+              record.idIntegration,
+              link,
+              applied.map((c) => c.eventId),
+            )
+          : new Set<string>();
+        const conversions = applied.filter((c) => !sent.has(c.eventId));
+        if (!conversions.length) continue;
         if (!(await this.jobs.get(accountId, uploadJobId)))
           await this.jobs.put(accountId, { ...this.initial(uploadJobId, payload, queuedAt, record.idIntegration), status: 'running' });
         const part: SyncJobPartView = { adAccountId: link.adAccountId, costJobIds: [], rows: 0, rejected: 0, error: null };
@@ -306,6 +329,16 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
             );
             part.rows += outcome.accepted;
             part.rejected += outcome.rejected.length;
+            await this.uploaded.record(uploadJobId, {
+              accountId,
+              idIntegration: record.idIntegration,
+              adAccountId: link.adAccountId,
+              goalId: link.goalId,
+              eventIds: batch.map((c) => c.eventId),
+              accepted: outcome.accepted,
+              rejected: outcome.rejected.length,
+              uploadedAt: new Date(this.clock()).toISOString(),
+            });
           }
         } catch (error) {
           if (error instanceof ServiceError && error.code === IntegrationErrorCodes.NEEDS_REAUTH) {
@@ -315,7 +348,7 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
           } else if (error instanceof ServiceError && error.status < 429) {
             part.error = error.message;
           } else {
-            // Retried: the provider deduplicates by event id, so batches sent before the failure are taken once.
+            // Retried with the queue's backoff: the batches sent before the failure are recorded, so not sent again.
             throw error;
           }
         }
@@ -329,32 +362,36 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
     accountId: string,
     link: GoalLink,
     rows: readonly AppliedConversion[],
-    hits: Map<string, { hitId: string; idTrafficSource: string; trackingFields: Record<string, string>; time: string; ip: string; visitorId: string }>,
+    hits: Map<string, Hit>,
     maxAgeDays: number | null,
   ): Promise<ConversionToUpload[]> {
     const slot = TRACKING_FIELD_SLOTS.includes(link.clickIdField)
       ? link.clickIdField
       : await this.slotNamed(accountId, link.idTrafficSource, link.clickIdField);
     const oldest = maxAgeDays === null ? -Infinity : this.clock() - maxAgeDays * DAY_MS;
-    const out: ConversionToUpload[] = [];
+    // By event id: a job naming one conversion twice sends it once.
+    const out = new Map<string, ConversionToUpload>();
     for (const row of rows) {
       const hit = hits.get(row.hitId);
       if (!hit || hit.idTrafficSource !== link.idTrafficSource || !slot) continue;
+      // The conversion as the hit holds it now (its time as applied; gone when removed since).
+      const conversion = hit.conversions.find((c) => c.transactionId === row.transactionId);
       const clickId = hit.trackingFields[slot];
-      if (!clickId || Date.parse(row.time) < oldest) continue;
-      const value = Number(row.payout);
-      out.push({
-        eventId: `${row.hitId}${row.transactionId ? `:${row.transactionId}` : ''}`,
+      if (!conversion || !clickId || Date.parse(conversion.time) < oldest) continue;
+      const value = Number(conversion.payout);
+      const eventId = `${row.hitId}${row.transactionId ? `:${row.transactionId}` : ''}`;
+      out.set(eventId, {
+        eventId,
         clickId,
         clickedAt: hit.time,
-        occurredAt: row.time,
+        occurredAt: conversion.time,
         clientIp: hit.ip || null,
         externalId: hit.visitorId || null,
         value: Number.isFinite(value) ? value : null,
         currency: null,
       });
     }
-    return out;
+    return [...out.values()];
   }
 
   /** The slot of the traffic source's tracking field named `name` (gclid, fbclid ...), or null. */

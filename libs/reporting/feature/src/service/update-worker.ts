@@ -63,8 +63,13 @@ export class UpdateWorker implements OnApplicationBootstrap {
     @Optional() @Inject(REPORTING_WEBHOOKS_QUEUE) private readonly webhooks?: WebhooksQueue,
     /** Told of each job applied or exhausted before it is recorded finished (the incoming postback log). */
     @Optional() @Inject(REPORTING_JOB_OBSERVER) private readonly observer?: ReportingJobObserver,
-    /** Told of each applied job before it is recorded finished, like the webhook events (ad-platform conversion uploads). */
-    @Optional() @Inject(REPORTING_APPLIED_LISTENER) private readonly appliedListener?: (job: JobEnvelope<unknown>) => Promise<void>,
+    /**
+     * Told of each applied job, with the rows that changed a hit (as the webhook events), before it is
+     * recorded finished (ad-platform conversion uploads).
+     */
+    @Optional()
+    @Inject(REPORTING_APPLIED_LISTENER)
+    private readonly appliedListener?: (job: JobEnvelope<unknown>, appliedRows?: readonly number[]) => Promise<void>,
   ) {}
 
   private readonly consumer = new QueueConsumer(this.updates, this.settings);
@@ -166,7 +171,7 @@ export class UpdateWorker implements OnApplicationBootstrap {
     // Conversions and custom events applied: their webhook events (fanned out to the configs that take them).
     const events = this.webhooks ? updateEventJobs(job, result.appliedRows) : [];
     if (events.length) await this.webhooks!.enqueue(events);
-    await this.appliedListener?.(job);
+    await this.appliedListener?.(job, result.appliedRows);
     await this.observer?.applied(job, result);
     await this.records.finished(job.accountId, job.jobId, 'done', result.counts, result.errors);
   }

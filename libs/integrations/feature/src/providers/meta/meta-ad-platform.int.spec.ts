@@ -93,12 +93,15 @@ describe('Meta adapter against oauth2-mock-server and a local Graph API', () => 
   it('sends conversions to the dataset with fbc built from the click id and its click time, the IP unhashed, the external id hashed, and the event id for deduplication', async () => {
     const { code, verifier } = await authorize();
     const tokens = await meta.exchangeCode({ code, state: 'state-1', redirectUri: REDIRECT, codeVerifier: verifier });
+    // Within the 7 days the Conversions API takes (the local Graph API refuses older events, as Meta does).
+    const clickedAt = Math.floor(Date.now() / 1000) * 1000 - 2 * 3600_000;
+    const occurredAt = clickedAt + 3600_000;
     const outcome = await meta.uploadConversions(tokens, { adAccountId: 'act_101', goalId: '555', eventName: 'Purchase' }, [
       {
         eventId: 'hit1:tx1',
         clickId: 'IwAR0abc',
-        clickedAt: '2026-01-01T09:00:00.000Z',
-        occurredAt: '2026-01-01T10:00:00.000Z',
+        clickedAt: new Date(clickedAt).toISOString(),
+        occurredAt: new Date(occurredAt).toISOString(),
         clientIp: '203.0.113.7',
         externalId: ' Visitor1 ',
         value: 12.5,
@@ -106,16 +109,17 @@ describe('Meta adapter against oauth2-mock-server and a local Graph API', () => 
       },
     ]);
     expect(outcome.accepted).toBe(1);
+    expect(graph.events).toHaveLength(1);
     const sent = graph.requests.find((r) => r.path === '/555/events')!;
     expect(sent.body).toEqual({
       data: [
         {
           event_name: 'Purchase',
-          event_time: 1767261600,
+          event_time: occurredAt / 1000,
           event_id: 'hit1:tx1',
           action_source: 'website',
           user_data: {
-            fbc: 'fb.1.1767258000000.IwAR0abc',
+            fbc: `fb.1.${clickedAt}.IwAR0abc`,
             client_ip_address: '203.0.113.7',
             // SHA-256 of "visitor1" (trimmed, lower case), hex.
             external_id: [createHash('sha256').update('visitor1').digest('hex')],

@@ -3,6 +3,7 @@ export * from './integrations.tokens';
 export * from './integrations/integrations.service';
 export * from './providers/provider-settings';
 export * from './providers/meta/meta-ad-platform';
+export * from './providers/microsoft/microsoft-ad-platform';
 export * from './providers/catalog';
 export * from './oauth/oauth-client';
 export * from './jobs/integration-jobs';

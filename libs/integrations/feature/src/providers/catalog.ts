@@ -1,6 +1,7 @@
 import type { AdPlatform } from '@funnel/integrations-domain';
 import type { ProviderExtraSetting, ProviderSettings } from './provider-settings';
 import { META_DEFAULTS, MetaAdPlatform } from './meta/meta-ad-platform';
+import { MICROSOFT_DEFAULTS, MICROSOFT_EXTRAS, MicrosoftAdPlatform } from './microsoft/microsoft-ad-platform';
 
 /**
  * Every provider the service has an adapter for: its name (the `<PROVIDER>` of its
@@ -15,4 +16,7 @@ export interface ProviderEntry {
   create(settings: ProviderSettings): AdPlatform;
 }
 
-export const PROVIDER_CATALOG: readonly ProviderEntry[] = [{ provider: 'meta', defaults: META_DEFAULTS, create: (settings) => new MetaAdPlatform(settings) }];
+export const PROVIDER_CATALOG: readonly ProviderEntry[] = [
+  { provider: 'meta', defaults: META_DEFAULTS, create: (settings) => new MetaAdPlatform(settings) },
+  { provider: 'microsoft', defaults: MICROSOFT_DEFAULTS, extras: MICROSOFT_EXTRAS, create: (settings) => new MicrosoftAdPlatform(settings) },
+];

@@ -60,6 +60,13 @@ import {
 } from '../integrations.tokens';
 import { IntegrationsProjector, integrationsCollection } from './integrations.projector';
 
+/**
+ * A refreshable token is refreshed this long before it expires, so that a call (or a job's calls:
+ * a report polled for minutes) does not run into its end; one that cannot be refreshed is used to
+ * its end.
+ */
+const REFRESH_MARGIN_MS = 5 * 60_000;
+
 /** A provider's capabilities as GET /v1/integrations/capabilities answers them. */
 export interface ProviderCapabilitiesView {
   provider: string;
@@ -413,7 +420,7 @@ export class IntegrationsService {
     }
   }
 
-  /** Calls the provider with usable tokens: an expired token that cannot be refreshed marks the integration needs_reauth, and so does the provider refusing it. */
+  /** Calls the provider with usable tokens (refreshed when near their end): an expired token that cannot be refreshed marks the integration needs_reauth, and so does the provider refusing it. */
   private async withTokens<T>(
     context: CallerContext,
     loaded: FoldedStream<IntegrationState>,
@@ -423,8 +430,9 @@ export class IntegrationsService {
     const platform = this.platformOf(record);
     if (record.status === 'needs_reauth' || record.status === 'disconnected') throw needsReauth(record);
     let tokens = this.tokensOf(record);
-    if (record.expiresAt !== null && Date.parse(record.expiresAt) <= this.clock()) {
-      if (!platform.capabilities.refresh || tokens.refreshToken === null) {
+    const refreshable = platform.capabilities.refresh && tokens.refreshToken !== null;
+    if (record.expiresAt !== null && Date.parse(record.expiresAt) - (refreshable ? REFRESH_MARGIN_MS : 0) <= this.clock()) {
+      if (!refreshable) {
         await this.markNeedsReauth(context, loaded, `the access token expired at ${record.expiresAt}`);
         throw needsReauth(record);
       }

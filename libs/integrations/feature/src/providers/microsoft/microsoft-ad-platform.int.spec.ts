@@ -404,11 +404,15 @@ describe('Microsoft Advertising adapter against oauth2-mock-server and a local R
     });
 
     const old = conversion({ eventId: 'old:', clickedAt: new Date(Date.now() - 91 * 86_400_000).toISOString() });
+    const timeless = conversion({ eventId: 'timeless:', occurredAt: 'yesterday' });
     const applies = () => ads.requests.filter((r) => r.path.endsWith('/OfflineConversions/Apply')).length;
     const sentBefore = applies();
-    expect(await microsoft.uploadConversions(tokens, goal, [old])).toEqual({
+    expect(await microsoft.uploadConversions(tokens, goal, [old, timeless])).toEqual({
       accepted: 0,
-      rejected: [{ eventId: 'old:', reason: 'the click is older than 90 days' }],
+      rejected: [
+        { eventId: 'old:', reason: 'the click is older than 90 days' },
+        { eventId: 'timeless:', reason: 'the conversion has no valid time' },
+      ],
       answer: { PartialErrors: [] },
     });
     expect(applies()).toBe(sentBefore);

@@ -27,10 +27,13 @@ export const MICROSOFT_DEFAULTS = {
   apiUrl: 'https://campaign.api.bingads.microsoft.com/CampaignManagement/v13',
 } as const;
 
+const CUSTOMER_MANAGEMENT_URL = 'https://clientcenter.api.bingads.microsoft.com/CustomerManagement/v13';
+const REPORTING_URL = 'https://reporting.api.bingads.microsoft.com/Reporting/v13';
+
 /** The two other REST services' documented addresses, and the developer token every call carries. */
 export const MICROSOFT_EXTRAS: readonly ProviderExtraSetting[] = [
-  { key: 'customerUrl', env: 'CUSTOMER_URL', kind: 'url', default: 'https://clientcenter.api.bingads.microsoft.com/CustomerManagement/v13' },
-  { key: 'reportingUrl', env: 'REPORTING_URL', kind: 'url', default: 'https://reporting.api.bingads.microsoft.com/Reporting/v13' },
+  { key: 'customerUrl', env: 'CUSTOMER_URL', kind: 'url', default: CUSTOMER_MANAGEMENT_URL },
+  { key: 'reportingUrl', env: 'REPORTING_URL', kind: 'url', default: REPORTING_URL },
   { key: 'developerToken', env: 'DEVELOPER_TOKEN', kind: 'secret' },
 ];
 
@@ -119,9 +122,8 @@ export class MicrosoftAdPlatform implements AdPlatform {
   ) {
     this.oauth = new OAuthClient(settings, MICROSOFT_SCOPES, { scopeOnTokenRequests: true });
     this.polling = { ...DEFAULT_POLLING, ...options.polling };
-    const defaultOf = (key: string) => MICROSOFT_EXTRAS.find((extra) => extra.key === key)!.default!;
-    this.customerUrl = settings.extra.customerUrl ?? defaultOf('customerUrl');
-    this.reportingUrl = settings.extra.reportingUrl ?? defaultOf('reportingUrl');
+    this.customerUrl = settings.extra.customerUrl ?? CUSTOMER_MANAGEMENT_URL;
+    this.reportingUrl = settings.extra.reportingUrl ?? REPORTING_URL;
   }
 
   /** The OAuth client and the developer token are set. */
@@ -247,7 +249,8 @@ export class MicrosoftAdPlatform implements AdPlatform {
     const rejected: UploadOutcome['rejected'] = [];
     const sent: ConversionToUpload[] = [];
     for (const conversion of batch) {
-      if (Date.parse(conversion.clickedAt) < oldest)
+      if (!Number.isFinite(Date.parse(conversion.occurredAt))) rejected.push({ eventId: conversion.eventId, reason: 'the conversion has no valid time' });
+      else if (Date.parse(conversion.clickedAt) < oldest)
         rejected.push({ eventId: conversion.eventId, reason: `the click is older than ${MAX_CLICK_AGE_DAYS} days` });
       else sent.push(conversion);
     }

@@ -5,6 +5,7 @@ export * from './providers/provider-settings';
 export * from './providers/meta/meta-ad-platform';
 export * from './providers/tiktok/tiktok-ad-platform';
 export * from './providers/google/google-ad-platform';
+export * from './providers/microsoft/microsoft-ad-platform';
 export * from './providers/catalog';
 export * from './oauth/oauth-client';
 export * from './jobs/integration-jobs';

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { OAuth2Server } from 'oauth2-mock-server';
 import { ReportingSubjects, generateAssetId } from '@funnel/contracts';
 import { aHit, type Hit } from '@funnel/reporting-domain';
@@ -6,6 +6,7 @@ import { eventually } from '@funnel/testing';
 import { FakeMetaGraph } from '../../../integrations/feature/src/providers/meta/fixtures/meta-graph.fixture';
 import { FakeTikTokApi } from '../../../integrations/feature/src/providers/tiktok/fixtures/tiktok-api.fixture';
 import { FakeGoogleAds } from '../../../integrations/feature/src/providers/google/fixtures/google-ads-api.fixture';
+import { FakeMicrosoftAds } from '../../../integrations/feature/src/providers/microsoft/fixtures/microsoft-api.fixture';
 import { Api, Deployment, distributedDeployment, standaloneDeployment } from './harness';
 
 const REDIRECT = 'https://app.example.com/integrations/callback';
@@ -64,6 +65,15 @@ describe.each([
     // Spend of 2026-03-10 in New York (2026-03-10T04:00Z .. 2026-03-11T04:00Z).
     costs: { '2222222222': [{ campaignId: '71', date: '2026-03-10', costMicros: '7000000' }] },
   });
+  const msOauth = new OAuth2Server();
+  const msGrants: string[] = [];
+  const microsoft = new FakeMicrosoftAds({
+    developerToken: 'ms-dev-token',
+    accounts: [{ id: '180002', customerId: '250002', name: 'Shop US', currency: 'USD', timeZone: 'PacificTimeUSCanadaTijuana' }],
+    goals: { '180002': [{ id: '4001', name: 'Qualified lead' }] },
+    // Spend of 2026-03-10 in Los Angeles (PDT: 2026-03-10T07:00Z .. 2026-03-11T07:00Z).
+    spend: { '180002': [{ day: '2026-03-10', campaignId: '7001', spend: '8.40' }] },
+  });
   let deployment: Deployment;
   let api: Api;
 
@@ -78,6 +88,16 @@ describe.each([
     const googleUrls = await google.start();
     const apiUrl = await graph.start();
     const tiktokUrls = await tiktok.start();
+    await msOauth.issuer.keys.generate('RS256');
+    await msOauth.start(0, '127.0.0.1');
+    msOauth.service.on('beforeTokenSigning', (token: { payload: Record<string, unknown> }) => void (token.payload.jti = randomUUID()));
+    // Tokens of two minutes (within the refresh margin): each use refreshes first. No id_token without the openid scope.
+    msOauth.service.on('beforeResponse', (response: { body: Record<string, unknown> }, req: { body: Record<string, string> }) => {
+      msGrants.push(req.body.grant_type);
+      response.body.expires_in = 120;
+      delete response.body.id_token;
+    });
+    const ms = await microsoft.start();
     deployment = await deploy({
       INTEGRATION_TIKTOK_CLIENT_ID: 'tt-app',
       INTEGRATION_TIKTOK_CLIENT_SECRET: 'tt-secret',
@@ -85,6 +105,14 @@ describe.each([
       INTEGRATION_TIKTOK_TOKEN_URL: tiktokUrls.tokenUrl,
       INTEGRATION_TIKTOK_API_URL: tiktokUrls.apiUrl,
       INTEGRATION_REDIRECT_URI: REDIRECT,
+      INTEGRATION_MICROSOFT_CLIENT_ID: 'ms-app',
+      INTEGRATION_MICROSOFT_CLIENT_SECRET: 'ms-secret',
+      INTEGRATION_MICROSOFT_AUTH_URL: `${msOauth.issuer.url}/authorize`,
+      INTEGRATION_MICROSOFT_TOKEN_URL: `${msOauth.issuer.url}/token`,
+      INTEGRATION_MICROSOFT_API_URL: ms.apiUrl,
+      INTEGRATION_MICROSOFT_CUSTOMER_URL: ms.customerUrl,
+      INTEGRATION_MICROSOFT_REPORTING_URL: ms.reportingUrl,
+      INTEGRATION_MICROSOFT_DEVELOPER_TOKEN: 'ms-dev-token',
       INTEGRATION_META_CLIENT_ID: 'meta-app',
       INTEGRATION_META_CLIENT_SECRET: 'meta-secret',
       INTEGRATION_META_AUTH_URL: `${oauth.issuer.url}/authorize`,
@@ -104,6 +132,8 @@ describe.each([
     await deployment?.cleanup();
     await oauth.stop();
     await graph.stop();
+    await msOauth.stop();
+    await microsoft.stop();
     await tiktok.stop();
     await google.stop();
   });
@@ -571,6 +601,70 @@ describe.each([
     const redirect = await authorizeAt(again.body.authorizationUrl);
     expect((await api.call('POST', '/integrations/oauth/complete', { key, body: redirect })).body.integration.status).toBe('active');
     expect(await sync()).toMatchObject({ status: 'done', parts: [{ adAccountId: 'act_101', rows: 1, error: null }] });
+  });
+
+  it("connects Microsoft Advertising, refreshes its token before it expires, and syncs the spend of a day of the ad account's zone", async () => {
+    const me = await deployment.newAccount(`integrations-ms-${_mode}@example.com`);
+    const key = me.apiKey;
+    const started = await api.call('POST', '/integrations/oauth/start', { body: { provider: 'microsoft', integrationName: 'Microsoft Ads' }, key });
+    const completed = await api.call('POST', '/integrations/oauth/complete', { body: await authorizeAt(started.body.authorizationUrl), key });
+    expect(completed.body.integration).toMatchObject({
+      provider: 'microsoft',
+      status: 'active',
+      scopes: ['https://ads.microsoft.com/msads.manage', 'offline_access'],
+    });
+    const id = completed.body.integration.idIntegration;
+    const account = { id: '250002-180002', name: 'Shop US', currency: 'USD', timezone: 'America/Los_Angeles', idTrafficSource: null };
+    expect((await api.call('GET', `/integrations/${id}/adaccounts`, { key })).body.adAccounts).toEqual([account]);
+    const idTrafficSource = generateAssetId();
+    expect((await api.call('POST', '/trafficsource/save/', { body: { idTrafficSource, trafficSourceName: 'Bing' }, key })).status).toBe(200);
+    expect((await api.call('PUT', `/integrations/${id}/adaccounts/250002-180002/link`, { body: { idTrafficSource }, key })).status).toBe(200);
+    const goals = await api.call('GET', `/integrations/${id}/adaccounts/250002-180002/goals`, { key });
+    expect(goals.body.goals).toEqual([{ id: '4001', name: 'Qualified lead', type: 'offline_goal', link: null }]);
+    expect(msGrants).toContain('refresh_token');
+
+    const hit = (time: string) =>
+      aHit({
+        hitId: generateAssetId(),
+        visitorId: generateAssetId(),
+        accountId: me.accountId,
+        idFunnel: generateAssetId(),
+        idTrafficSource,
+        trackingFields: { campaign: '7001' },
+        time,
+      });
+    // Two clicks of that Los Angeles day (one after its UTC midnight), one of the day before.
+    const paid = [hit('2026-03-10T08:00:00.000Z'), hit('2026-03-11T06:30:00.000Z')];
+    const before = hit('2026-03-10T06:30:00.000Z');
+    const internal = deployment.internal();
+    await internal.request(ReportingSubjects.hitsIngest, { context: undefined as never, body: { hits: [...paid, before] } });
+    const sync = await api.call('POST', `/integrations/${id}/sync`, {
+      key,
+      body: { kind: 'cost', timeStart: '2026-03-10T07:00:00Z', timeEnd: '2026-03-11T07:00:00Z' },
+    });
+    expect(sync.status).toBe(202);
+    let job: any;
+    for (let i = 0; i < 200 && !['done', 'failed', 'needs_reauth'].includes(job?.status); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      job = (await api.call('GET', `/integrations/sync/${sync.body.jobId}`, { key })).body.job;
+    }
+    expect(job).toMatchObject({ status: 'done', parts: [{ adAccountId: '250002-180002', rows: 1, error: null }] });
+    const submit = microsoft.requests.filter((r) => r.path.endsWith('/GenerateReport/Submit')).at(-1)!;
+    expect(submit).toMatchObject({ developerToken: 'ms-dev-token', customerId: '250002', customerAccountId: '180002' });
+    expect((submit.body as any).ReportRequest.Time).toEqual({
+      CustomDateRangeStart: { Year: 2026, Month: 3, Day: 10 },
+      CustomDateRangeEnd: { Year: 2026, Month: 3, Day: 10 },
+    });
+    let costs: (string | undefined)[] = [];
+    for (let i = 0; i < 200 && costs.join() !== '4.2,4.2,0'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const stored = await internal.request<{ hits: Hit[] }>(ReportingSubjects.hitsGet, {
+        context: { accountId: me.accountId, userId: 'test', permissions: [], correlationId: 'test' },
+        body: { hitIds: [...paid, before].map((h) => h.hitId) },
+      });
+      costs = [...paid, before].map((h) => stored.hits.find((s) => s.hitId === h.hitId)?.cost);
+    }
+    expect(costs).toEqual(['4.2', '4.2', '0']);
   });
 
   it('takes a state once, from the user and account that started it', async () => {

@@ -23,14 +23,17 @@ const isLoopback = (url: string) => ['127.0.0.1', '[::1]', 'localhost'].includes
  */
 export class OAuthClient {
   private readonly scopeSeparator: string;
+  /** Sent with the code exchange and the refresh too (the provider wants the scopes there again). */
+  private readonly tokenParameters: Record<string, string>;
   private configuration?: oidc.Configuration;
 
   constructor(
     private readonly settings: ProviderSettings,
     private readonly scopes: readonly string[],
-    options: { scopeSeparator?: string } = {},
+    options: { scopeSeparator?: string; scopeOnTokenRequests?: boolean } = {},
   ) {
     this.scopeSeparator = options.scopeSeparator ?? ' ';
+    this.tokenParameters = options.scopeOnTokenRequests ? { scope: scopes.join(this.scopeSeparator) } : {};
   }
 
   /** Made on first use: a provider without a client id (not configured) is never called. */
@@ -65,10 +68,12 @@ export class OAuthClient {
     callback.searchParams.set('code', exchange.code);
     callback.searchParams.set('state', exchange.state);
     try {
-      const answer = await oidc.authorizationCodeGrant(this.config, callback, {
-        expectedState: exchange.state,
-        ...(exchange.codeVerifier ? { pkceCodeVerifier: exchange.codeVerifier } : {}),
-      });
+      const answer = await oidc.authorizationCodeGrant(
+        this.config,
+        callback,
+        { expectedState: exchange.state, ...(exchange.codeVerifier ? { pkceCodeVerifier: exchange.codeVerifier } : {}) },
+        this.tokenParameters,
+      );
       return this.tokensOf(answer, null);
     } catch (error) {
       throw providerFailure(error, 'the code exchange');
@@ -77,7 +82,7 @@ export class OAuthClient {
 
   async refresh(refreshToken: string): Promise<AdPlatformTokens> {
     try {
-      return this.tokensOf(await oidc.refreshTokenGrant(this.config, refreshToken), refreshToken);
+      return this.tokensOf(await oidc.refreshTokenGrant(this.config, refreshToken, this.tokenParameters), refreshToken);
     } catch (error) {
       const failure = providerFailure(error, 'the token refresh');
       // A refused refresh token (invalid_grant) is a lost authorization.

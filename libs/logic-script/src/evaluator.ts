@@ -1,7 +1,7 @@
 // Compiling and running scripts. evaluate() never throws: whatever goes wrong, the visitor is routed
 // to the fallback key and the result says why.
 import type { VisitorAttributes } from '@funnel/visitor-context';
-import { compileScript } from './compiler';
+import { compileScript } from './codegen';
 import type { Diagnostic } from './diagnostics';
 import { FALLBACK_ROUTE_KEY, isRouteKey } from './rules';
 import { RuntimeEnv, RuntimeFailure, RuntimeValue } from './runtime';
@@ -108,7 +108,7 @@ export function compile(code: string): CompileResult {
   const analysis = analyze(code);
   if (!analysis.result.valid || !analysis.script) return { ok: false, result: analysis.result };
   try {
-    const execute = compileScript(analysis.script);
+    const execute = compileScript(analysis.script).run;
     const { routeKeys, warnings } = analysis.result;
     return { ok: true, script: new CompiledScript(code, Object.freeze(routeKeys), Object.freeze(warnings), execute, analysis.slotCount) };
   } catch (error) {

@@ -42,6 +42,13 @@ export interface HelperDefinition {
    * checked against it (by the checker for literals, by compiled code for computed values).
    */
   call: (env: RuntimeEnv, ...args: any[]) => RuntimeValue;
+  /**
+   * The same call as JavaScript, which compiled code writes in place of calling `call`, given the
+   * JavaScript of the environment and of each argument: a name or a literal, so it may be repeated.
+   * A variadic parameter gets its arguments one by one (an array), or the list expanded with `...` (a
+   * string). The result must mean exactly what `call` returns.
+   */
+  inline?: (env: string, ...args: (string | readonly string[])[]) => string;
 }
 
 export const ARGUMENT_RULES: Readonly<Record<ArgumentRule, { test: (value: unknown) => boolean; describe: string }>> = {
@@ -55,6 +62,12 @@ export function requireArgument(rule: ArgumentRule, helper: string, parameter: s
   if (!ARGUMENT_RULES[rule].test(value)) {
     throw new RuntimeFailure(`${helper}: ${parameter} ${formatConstant(value)} is not ${ARGUMENT_RULES[rule].describe}`);
   }
+}
+
+/** Inline form of a test over a variadic list: one test per argument joined by ||, or one over the expanded list. */
+function anyOf(list: string | readonly string[], one: (item: string) => string, expanded: (list: string) => string): string {
+  if (typeof list === 'string') return expanded(list);
+  return list.length === 0 ? 'false' : list.map(one).join(' || ');
 }
 
 export const HELPERS: readonly HelperDefinition[] = [
@@ -73,6 +86,7 @@ export const HELPERS: readonly HelperDefinition[] = [
     meaning: 'URL parameter defined in the traffic source config; "" when absent',
     example: 'trackingField("campaign") == "spring"',
     call: (env, name: string) => env.trackingField(name),
+    inline: (env, name) => `${env}.trackingField(${name as string})`,
   },
   {
     name: 'dataBuffer',
@@ -81,6 +95,7 @@ export const HELPERS: readonly HelperDefinition[] = [
     meaning: 'any URL or form key/value captured across redirect links, action links and POST submissions; "" when absent',
     example: 'dataBuffer("plan") == "pro"',
     call: (env, name: string) => env.dataBufferValue(name),
+    inline: (env, name) => `${env}.dataBufferValue(${name as string})`,
   },
   {
     name: 'hasVisitorTag',
@@ -89,6 +104,7 @@ export const HELPERS: readonly HelperDefinition[] = [
     meaning: 'the visitor has the tag with this id',
     example: 'hasVisitorTag("returning_buyer")',
     call: (env, id: string) => env.hasVisitorTag(id),
+    inline: (env, id) => `${env}.hasVisitorTag(${id as string})`,
   },
   {
     name: 'oneOf',
@@ -100,6 +116,12 @@ export const HELPERS: readonly HelperDefinition[] = [
     meaning: 'value equals one of the candidates exactly',
     example: 'oneOf(country, "US", "CA", "MX")',
     call: (_env, value: string, candidates: readonly string[]) => candidates.includes(value),
+    inline: (_env, value, candidates) =>
+      anyOf(
+        candidates,
+        (candidate) => `${value as string} === ${candidate}`,
+        (list) => `${list}.includes(${value as string})`,
+      ),
   },
   {
     name: 'containsAny',
@@ -114,6 +136,12 @@ export const HELPERS: readonly HelperDefinition[] = [
       for (const part of substrings) if (value.includes(part)) return true;
       return false;
     },
+    inline: (_env, value, substrings) =>
+      anyOf(
+        substrings,
+        (part) => `${value as string}.includes(${part})`,
+        (list) => `${list}.some((part) => ${value as string}.includes(part))`,
+      ),
   },
   {
     name: 'timeInRange',
@@ -168,6 +196,7 @@ export const HELPERS: readonly HelperDefinition[] = [
     meaning: 's contains substr',
     example: 'strings.Contains(userAgent, "Android")',
     call: (_env, s: string, substr: string) => s.includes(substr),
+    inline: (_env, s, substr) => `${s as string}.includes(${substr as string})`,
   },
   {
     name: 'strings.HasPrefix',
@@ -179,6 +208,7 @@ export const HELPERS: readonly HelperDefinition[] = [
     meaning: 's begins with prefix',
     example: 'strings.HasPrefix(currentURL, "https://")',
     call: (_env, s: string, prefix: string) => s.startsWith(prefix),
+    inline: (_env, s, prefix) => `${s as string}.startsWith(${prefix as string})`,
   },
   {
     name: 'strings.HasSuffix',
@@ -190,6 +220,7 @@ export const HELPERS: readonly HelperDefinition[] = [
     meaning: 's ends with suffix',
     example: 'strings.HasSuffix(trackingDomain, ".example.com")',
     call: (_env, s: string, suffix: string) => s.endsWith(suffix),
+    inline: (_env, s, suffix) => `${s as string}.endsWith(${suffix as string})`,
   },
   {
     name: 'strings.ToLower',

@@ -3,23 +3,21 @@ import { ProgramGenerator, Random } from '../../../../tools/go-differential/gene
 import { SNIPPETS } from '../../../../tools/go-differential/snippets';
 import { languageCatalog } from '../catalog';
 import { compileScript as compileClosures } from '../compiler';
-import { CompiledScript, evaluate, EvaluationContext } from '../evaluator';
+import { compile, CompiledScript, evaluate, EvaluationContext } from '../evaluator';
 import { analyze } from '../validate';
-import { compileScript } from './index';
 
 // The generated function against the closures it replaces, on the Go differential check's random
 // programs (every construct of the language), its hand-written snippets and the catalog's templates:
 // the same result, reason included, for any visitor.
 
 function both(code: string): [CompiledScript, CompiledScript] | null {
+  const generated = compile(code);
+  if (!generated.ok) return null;
+  // The closure compiler reads a tree of its own.
   const analysis = analyze(code);
-  if (!analysis.result.valid || !analysis.script) return null;
   const { routeKeys, warnings } = analysis.result;
-  const generated = new CompiledScript(code, routeKeys, warnings, compileScript(analysis.script).run, analysis.slotCount);
-  // The closure compiler reads the same annotated tree; analysing again gives it its own.
-  const again = analyze(code);
-  const closures = new CompiledScript(code, routeKeys, warnings, compileClosures(again.script!), again.slotCount);
-  return [generated, closures];
+  const closures = new CompiledScript(code, routeKeys, warnings, compileClosures(analysis.script!), analysis.slotCount);
+  return [generated.script, closures];
 }
 
 const attributeValue = fc.oneof(

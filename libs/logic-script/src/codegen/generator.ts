@@ -37,8 +37,9 @@ interface FunctionFrame {
   captures: boolean;
 }
 
-export function generateScript(script: Script): GeneratedScript {
-  return new Generator().script(script);
+/** `answers`: what the script function returns instead of a literal key it returns (see compileScript). */
+export function generateScript(script: Script, answers: ReadonlyMap<string, object> = new Map()): GeneratedScript {
+  return new Generator(answers).script(script);
 }
 
 class Generator {
@@ -51,6 +52,8 @@ class Generator {
   private readonly assignedVariables = new Set<number>();
   private frame: FunctionFrame = { literal: null, parent: null, locals: [], captures: false };
   private temporaries = 0;
+
+  constructor(private readonly answers: ReadonlyMap<string, object>) {}
 
   script(script: Script): GeneratedScript {
     const body = this.list(script.body);
@@ -136,8 +139,12 @@ class Generator {
         return 'break;';
       case 'ExprStmt':
         return `${this.expr(statement.expr)};`;
-      case 'ReturnStmt':
-        return `return ${this.expr(statement.values[0])};`;
+      case 'ReturnStmt': {
+        const value = statement.values[0];
+        const key = this.frame.literal === null ? constantValue(value) : undefined;
+        const answer = typeof key === 'string' ? this.answers.get(key) : undefined;
+        return `return ${answer !== undefined ? this.value(answer) : this.expr(value)};`;
+      }
       case 'Block':
         return `{${this.list(statement.body)}}`;
       case 'IfStmt': {
@@ -327,14 +334,16 @@ class Generator {
     const params = helper.params;
     const variadic = params[params.length - 1]?.variadic === true;
     const fixed = variadic ? params.length - 1 : params.length;
-    const args = ['env'];
+    // Each argument's JavaScript, and whether it is a constant (the others may have effects and be costly).
+    const args: { code: string; constant: boolean }[] = [];
     for (let i = 0; i < fixed; i++) {
       const param = params[i];
       const arg = call.args[i];
-      const value = this.expr(arg);
+      const code = this.expr(arg);
+      const constant = constantValue(arg) !== undefined;
       const rule = param.rule;
-      if (!rule || constantValue(arg) !== undefined) {
-        args.push(value);
+      if (!rule || constant) {
+        args.push({ code, constant });
         continue;
       }
       // A computed argument is checked against its parameter's rule (literals were, by the checker).
@@ -343,14 +352,35 @@ class Generator {
         if (!test(v)) requireArgument(rule, helper.name, param.name, v);
         return v;
       };
-      args.push(`${this.value(checked)}(${value})`);
+      args.push({ code: `${this.value(checked)}(${code})`, constant: false });
     }
-    if (variadic) {
-      const rest = call.args.slice(fixed);
-      if (call.spread) args.push(this.expr(rest[0]));
-      else args.push(this.expr({ kind: 'ListLit', line: call.line, column: call.column, elements: rest }));
+    const rest = call.args.slice(fixed);
+    // The variadic arguments one by one, unless they arrive as one list (spread).
+    const elements = variadic && !call.spread ? rest.map((e) => ({ code: this.expr(e), constant: constantValue(e) !== undefined })) : null;
+    const list = variadic && call.spread ? { code: this.expr(rest[0]), constant: constantValue(rest[0]) !== undefined } : null;
+
+    if (helper.inline) {
+      // Arguments are evaluated once, in order, into temporaries, so the inline form may repeat them.
+      const bound: string[] = [];
+      const bind = (arg: { code: string; constant: boolean }): string => {
+        if (arg.constant) return arg.code;
+        const name = this.temporary();
+        bound.push(`${name} = ${arg.code}`);
+        return name;
+      };
+      const fixedCodes = args.map(bind);
+      const variadicCode = elements ? elements.map(bind) : list ? bind(list) : undefined;
+      const inline = helper.inline('env', ...fixedCodes, ...(variadicCode !== undefined ? [variadicCode] : []));
+      return bound.length === 0 ? `(${inline})` : `(${bound.join(', ')}, ${inline})`;
     }
-    return `${this.value(helper.call)}(${args.join(', ')})`;
+
+    const codes = ['env', ...args.map((a) => a.code)];
+    if (elements) {
+      const values = rest.map((e) => constantValue(e));
+      // A list of constants is one list per call site, made once.
+      codes.push(values.every((v) => typeof v === 'string') ? this.value(Object.freeze(values as string[])) : `[${elements.map((e) => e.code).join(', ')}]`);
+    } else if (list) codes.push(list.code);
+    return `${this.value(helper.call)}(${codes.join(', ')})`;
   }
 
   /** A call through the func value a variable holds; calling nil fails, as it panics in Go (after the arguments). */

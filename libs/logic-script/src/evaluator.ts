@@ -55,7 +55,7 @@ function literalAnswers(routeKeys: readonly string[]): Map<string, EvaluationRes
 /** Bounds the per-script result cache when keys are computed (e.g. return strings.ToLower(city)). */
 const MAX_CACHED_RESULTS = 256;
 
-/** A script that passed validation, compiled to closures. Reusable across any number of evaluations. */
+/** A script that passed validation, compiled to a JavaScript function. Reusable across any number of evaluations. */
 export class CompiledScript {
   /** Results by returned key, shared (and frozen) so that a routine evaluation allocates nothing. */
   private readonly results = new Map<string, EvaluationResult>();
@@ -68,11 +68,10 @@ export class CompiledScript {
     readonly routeKeys: readonly string[],
     readonly warnings: readonly Diagnostic[],
     private readonly execute: ScriptFunction,
-    private readonly slotCount: number,
     /** Results of the literal keys, which the generated function returns as they are. */
-    answers: ReadonlyMap<string, EvaluationResult> = literalAnswers(routeKeys),
+    answers: ReadonlyMap<string, EvaluationResult>,
   ) {
-    this.env = new RuntimeEnv(slotCount);
+    this.env = new RuntimeEnv();
     for (const [key, result] of answers) this.results.set(key, result);
   }
 
@@ -80,7 +79,7 @@ export class CompiledScript {
   run(context: EvaluationContext): EvaluationResult {
     // Evaluations are synchronous, so one environment serves them all; only a re-entrant call (from a
     // visitorTags iterator calling evaluate) needs its own.
-    const env = this.env.busy ? new RuntimeEnv(this.slotCount) : this.env;
+    const env = this.env.busy ? new RuntimeEnv() : this.env;
     env.busy = true;
     env.reset(context.visitor, context.trackingFields, context.dataBuffer, context.visitorTags, context.now);
     let value: ReturnType<ScriptFunction>;
@@ -123,7 +122,7 @@ export function compile(code: string): CompileResult {
     const { routeKeys, warnings } = analysis.result;
     const answers = literalAnswers(routeKeys);
     const execute = compileScript(analysis.script, answers).run;
-    return { ok: true, script: new CompiledScript(code, Object.freeze(routeKeys), Object.freeze(warnings), execute, analysis.slotCount, answers) };
+    return { ok: true, script: new CompiledScript(code, Object.freeze(routeKeys), Object.freeze(warnings), execute, answers) };
   } catch (error) {
     const message = `the compiler failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`;
     return { ok: false, result: { valid: false, routeKeys: [], errors: [{ line: 1, column: 1, code: 'INTERNAL_ERROR', message }], warnings: [] } };

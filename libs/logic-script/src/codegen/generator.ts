@@ -58,7 +58,7 @@ class Generator {
   script(script: Script): GeneratedScript {
     const body = this.list(script.body);
     const scriptFrame = this.frame;
-    for (const slot of this.assignedVariables) scriptFrame.locals.push(localName(slot));
+    for (const id of this.assignedVariables) scriptFrame.locals.push(localName(id));
     const source = ["'use strict';", ...this.hoisted, `return function script(env) {${declare(scriptFrame.locals)}${body}return void 0;};`].join('\n');
     return { source, parameters: this.values.map((_, i) => `k${i}`), values: this.values };
   }
@@ -199,14 +199,14 @@ class Generator {
     const binding = target.binding;
     if (!binding) return `${value};`; // _ = value
     if (binding.kind === 'variable') {
-      const slot = binding.slot as number;
-      this.assignedVariables.add(slot);
+      const id = binding.id as number;
+      this.assignedVariables.add(id);
       this.captureScriptLevel();
-      return `${localName(slot)} = ${value};`;
+      return `${localName(id)} = ${value};`;
     }
-    if (target.declares) this.frame.locals.push(localName(binding.slot));
+    if (target.declares) this.frame.locals.push(localName(binding.id));
     else this.use(binding);
-    return `${localName(binding.slot)} = ${value};`;
+    return `${localName(binding.id)} = ${value};`;
   }
 
   private switchStatement(statement: SwitchStmt): string {
@@ -248,7 +248,7 @@ class Generator {
         return this.call(expr);
       case 'ListLit': {
         const elements = expr.elements.map((e) => constantValue(e));
-        // A literal of constants is one list per literal, as in the closure it replaces.
+        // A list of constants is one frozen list per literal, made once ([]string{} is a list of its own, not nil).
         if (elements.every((e) => typeof e === 'string')) return this.value(Object.freeze(elements as string[]));
         return `[${expr.elements.map((e) => this.expr(e)).join(', ')}]`;
       }
@@ -261,18 +261,17 @@ class Generator {
     switch (binding?.kind) {
       case 'local':
         this.use(binding);
-        return localName(binding.slot);
+        return localName(binding.id);
       case 'variable': {
         const definition = binding.definition;
         const read =
           definition.attribute !== undefined
             ? `${this.value(text)}(env.visitor[${JSON.stringify(definition.attribute)}])`
             : `${this.value(definition.read)}(env)`;
-        if (binding.slot === null) return read;
-        const slot = binding.slot;
-        this.assignedVariables.add(slot);
+        if (binding.id === null) return read;
+        this.assignedVariables.add(binding.id);
         this.captureScriptLevel();
-        const name = localName(slot);
+        const name = localName(binding.id);
         return `(${name} !== void 0 ? ${name} : (${name} = ${read}))`;
       }
       case 'nil':
@@ -286,8 +285,7 @@ class Generator {
     if ((expr.op === '==' || expr.op === '!=') && typeof rightConstant === 'string' && rightConstant !== '') {
       // x == "US" on a visitor attribute: a value that is not a string never equals a non-empty string.
       const left = expr.left.kind === 'ParenExpr' ? expr.left.expr : expr.left;
-      const attribute =
-        left.kind === 'Ident' && left.binding?.kind === 'variable' && left.binding.slot === null ? left.binding.definition.attribute : undefined;
+      const attribute = left.kind === 'Ident' && left.binding?.kind === 'variable' && left.binding.id === null ? left.binding.definition.attribute : undefined;
       if (attribute !== undefined) return `(env.visitor[${JSON.stringify(attribute)}] ${expr.op}= ${this.literal(rightConstant)})`;
     }
     const left = this.expr(expr.left);
@@ -317,7 +315,7 @@ class Generator {
         const hoisted = this.hoistedNames.get(binding.closure);
         if (hoisted !== undefined) return `${hoisted}(${['env', ...args].join(', ')})`;
         this.use(binding);
-        return `${localName(binding.slot)}(${args.join(', ')})`;
+        return `${localName(binding.id)}(${args.join(', ')})`;
       }
       case 'literal':
         return `${this.closure(target.literal, 'the func literal', false) as string}(${call.args.map((a) => this.expr(a)).join(', ')})`;
@@ -386,7 +384,7 @@ class Generator {
   /** A call through the func value a variable holds; calling nil fails, as it panics in Go (after the arguments). */
   private valueCall(call: CallExpr, binding: LocalBinding): string {
     const fn = this.temporary();
-    const parts = [`${fn} = ${localName(binding.slot)}`];
+    const parts = [`${fn} = ${localName(binding.id)}`];
     this.use(binding);
     const args = call.args.map((a) => {
       const name = this.temporary();
@@ -415,7 +413,7 @@ class Generator {
     } finally {
       this.frame = outer;
     }
-    const params = literal.params.map((p, i) => (p.binding ? localName(p.binding.slot) : `_${i}`));
+    const params = literal.params.map((p, i) => (p.binding ? localName(p.binding.id) : `_${i}`));
     // The checker guarantees every path of a closure returns; the throw only guards that promise.
     const message = `${name} ended without returning a value`;
     const noResult = (): never => {
@@ -442,8 +440,9 @@ class Generator {
   }
 }
 
-function localName(slot: number): string {
-  return `l${slot}`;
+/** The generated name of the script's variable numbered `id` (see LocalBinding.id). */
+function localName(id: number): string {
+  return `l${id}`;
 }
 
 function declare(names: string[]): string {

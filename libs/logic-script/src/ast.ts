@@ -1,5 +1,5 @@
 // Syntax tree of a script. The parser builds it; the checker annotates it in place (types, bindings),
-// and the compiler turns the annotated tree into closures. Constructs the language rejects are kept
+// and the compiler writes the annotated tree as a JavaScript function (codegen). Constructs the language rejects are kept
 // as BadExpr (with their operands, so names inside still count as used) rather than dropped.
 import type { HelperDefinition, ValueType, VariableDefinition } from './builtins';
 
@@ -96,10 +96,6 @@ export interface FuncLit extends Located {
   params: Parameter[];
   results: TypeRef[];
   body: Block;
-  /** Set by the checker: boxed variables of closures around it that it uses (kept by each value made of it). */
-  capturedBoxes?: LocalBinding[];
-  /** Set by the checker: its own boxed variables and parameters (made anew by each call). */
-  ownBoxes?: LocalBinding[];
 }
 
 /** `[]string{...}` */
@@ -231,35 +227,33 @@ export interface LocalBinding {
   kind: 'local';
   name: string;
   type: Type;
-  /** Index in the evaluation frame. */
-  slot: number;
+  /** Its number, unique in the script (the generated code names the variable after it); -1 for a constant. */
+  id: number;
   line: number;
   column: number;
   used: boolean;
   isParameter: boolean;
   /** For closures declared with their literal: the literal, so calls compile against its body. */
   closure: FuncLit | null;
-  /** For constants: the value (a constant has no slot and is never unused). */
+  /** For constants: the value (a constant has no variable and is never unused). */
   constant?: ConstValue;
   /** The variable is assigned after its declaration (a closure that is, is called through its value). */
   reassigned: boolean;
-  /** A func variable read as a value (not only called), so its value has to be in its slot. */
+  /** A func variable read as a value (not only called), so it has to hold its closure. */
   valueRead?: boolean;
   /** The function literal whose body declares it; null at script level. */
   owner: FuncLit | null;
-  /**
-   * The variable is captured by a closure that can outlive the call of its owner: each call of the
-   * owner then makes the variable anew, in a box the closure keeps.
-   */
-  boxed: boolean;
 }
 
 /** A predeclared variable; one object per variable and script, shared by every use. */
 export interface VariableBinding {
   kind: 'variable';
   definition: VariableDefinition;
-  /** Set when the script assigns the variable: it then lives in this slot, read from the visitor on first use. */
-  slot: number | null;
+  /**
+   * Set when the script assigns the variable: its number among the script's variables (see LocalBinding.id);
+   * it is then read from the visitor on first use, and holds what the script assigns after.
+   */
+  id: number | null;
 }
 
 /** true, false, and iota inside a const declaration. */

@@ -30,19 +30,37 @@ export interface HelperParameter {
   rule?: ArgumentRule;
 }
 
-export interface HelperDefinition {
+interface HelperDescription {
   /** As written in a script, e.g. `len` or `strings.Contains`. */
   name: string;
   params: readonly HelperParameter[];
   result: ValueType;
   meaning: string;
   example: string;
-  /**
-   * Implementation. Arguments arrive evaluated, type-checked and, where the parameter has a rule, already
-   * checked against it (by the checker for literals, by compiled code for computed values).
-   */
-  call: (env: RuntimeEnv, ...args: any[]) => RuntimeValue;
 }
+
+/**
+ * A helper and its implementation, which compiled code runs (see codegen). Arguments arrive evaluated,
+ * type-checked and, where the parameter has a rule, already checked against it (by the checker for
+ * literals, by compiled code for computed values). A variadic parameter's arguments arrive as one list.
+ */
+export type HelperDefinition = HelperDescription &
+  (
+    | {
+        /** A function compiled code calls. */
+        call: (env: RuntimeEnv, ...args: any[]) => RuntimeValue;
+        inline?: undefined;
+      }
+    | {
+        /**
+         * JavaScript compiled code writes in place of a call, given the JavaScript of the environment
+         * and of each argument: a name or a literal, so it may be repeated. A variadic parameter gets
+         * its arguments one by one (an array), or the list expanded with `...` (a string).
+         */
+        inline: (env: string, ...args: (string | readonly string[])[]) => string;
+        call?: undefined;
+      }
+  );
 
 export const ARGUMENT_RULES: Readonly<Record<ArgumentRule, { test: (value: unknown) => boolean; describe: string }>> = {
   fieldName: { test: isFieldName, describe: '1 to 64 letters, digits, underscores, spaces or hyphens' },
@@ -55,6 +73,12 @@ export function requireArgument(rule: ArgumentRule, helper: string, parameter: s
   if (!ARGUMENT_RULES[rule].test(value)) {
     throw new RuntimeFailure(`${helper}: ${parameter} ${formatConstant(value)} is not ${ARGUMENT_RULES[rule].describe}`);
   }
+}
+
+/** Inline form of a test over a variadic list: one test per argument joined by ||, or one over the expanded list. */
+function anyOf(list: string | readonly string[], one: (item: string) => string, expanded: (list: string) => string): string {
+  if (typeof list === 'string') return expanded(list);
+  return list.length === 0 ? 'false' : list.map(one).join(' || ');
 }
 
 export const HELPERS: readonly HelperDefinition[] = [
@@ -72,7 +96,7 @@ export const HELPERS: readonly HelperDefinition[] = [
     result: 'string',
     meaning: 'URL parameter defined in the traffic source config; "" when absent',
     example: 'trackingField("campaign") == "spring"',
-    call: (env, name: string) => env.trackingField(name),
+    inline: (env, name) => `${env}.trackingField(${name as string})`,
   },
   {
     name: 'dataBuffer',
@@ -80,7 +104,7 @@ export const HELPERS: readonly HelperDefinition[] = [
     result: 'string',
     meaning: 'any URL or form key/value captured across redirect links, action links and POST submissions; "" when absent',
     example: 'dataBuffer("plan") == "pro"',
-    call: (env, name: string) => env.dataBufferValue(name),
+    inline: (env, name) => `${env}.dataBufferValue(${name as string})`,
   },
   {
     name: 'hasVisitorTag',
@@ -88,7 +112,7 @@ export const HELPERS: readonly HelperDefinition[] = [
     result: 'bool',
     meaning: 'the visitor has the tag with this id',
     example: 'hasVisitorTag("returning_buyer")',
-    call: (env, id: string) => env.hasVisitorTag(id),
+    inline: (env, id) => `${env}.hasVisitorTag(${id as string})`,
   },
   {
     name: 'oneOf',
@@ -99,7 +123,12 @@ export const HELPERS: readonly HelperDefinition[] = [
     result: 'bool',
     meaning: 'value equals one of the candidates exactly',
     example: 'oneOf(country, "US", "CA", "MX")',
-    call: (_env, value: string, candidates: readonly string[]) => candidates.includes(value),
+    inline: (_env, value, candidates) =>
+      anyOf(
+        candidates,
+        (candidate) => `${value as string} === ${candidate}`,
+        (list) => `${list}.includes(${value as string})`,
+      ),
   },
   {
     name: 'containsAny',
@@ -110,10 +139,12 @@ export const HELPERS: readonly HelperDefinition[] = [
     result: 'bool',
     meaning: 'value contains at least one of the substrings',
     example: 'containsAny(referrer, "google.", "bing.")',
-    call: (_env, value: string, substrings: readonly string[]) => {
-      for (const part of substrings) if (value.includes(part)) return true;
-      return false;
-    },
+    inline: (_env, value, substrings) =>
+      anyOf(
+        substrings,
+        (part) => `${value as string}.includes(${part})`,
+        (list) => `${list}.some((part) => ${value as string}.includes(part))`,
+      ),
   },
   {
     name: 'timeInRange',
@@ -167,7 +198,7 @@ export const HELPERS: readonly HelperDefinition[] = [
     result: 'bool',
     meaning: 's contains substr',
     example: 'strings.Contains(userAgent, "Android")',
-    call: (_env, s: string, substr: string) => s.includes(substr),
+    inline: (_env, s, substr) => `${s as string}.includes(${substr as string})`,
   },
   {
     name: 'strings.HasPrefix',
@@ -178,7 +209,7 @@ export const HELPERS: readonly HelperDefinition[] = [
     result: 'bool',
     meaning: 's begins with prefix',
     example: 'strings.HasPrefix(currentURL, "https://")',
-    call: (_env, s: string, prefix: string) => s.startsWith(prefix),
+    inline: (_env, s, prefix) => `${s as string}.startsWith(${prefix as string})`,
   },
   {
     name: 'strings.HasSuffix',
@@ -189,7 +220,7 @@ export const HELPERS: readonly HelperDefinition[] = [
     result: 'bool',
     meaning: 's ends with suffix',
     example: 'strings.HasSuffix(trackingDomain, ".example.com")',
-    call: (_env, s: string, suffix: string) => s.endsWith(suffix),
+    inline: (_env, s, suffix) => `${s as string}.endsWith(${suffix as string})`,
   },
   {
     name: 'strings.ToLower',

@@ -1,6 +1,6 @@
 // Go's static rules for the script subset: scopes, types, constants, declared-and-not-used,
 // terminating statements, plus the spec's own rules (literal formats, no recursion). It annotates the
-// tree in place (bindings, call targets, frame slots) for the compiler. The rule: a snippet that Go
+// tree in place (bindings, call targets, variable numbers) for the compiler. The rule: a snippet that Go
 // compiles (with the spec's variables and helpers) is valid unless the spec's Forbidden list or its
 // route-key and size rules exclude it.
 import type {
@@ -58,8 +58,6 @@ export interface CheckOptions {
 export interface CheckResult {
   /** Valid string literals returned by the script's own return statements, in source order, deduplicated. */
   routeKeys: string[];
-  /** Frame size the compiled script needs. */
-  slotCount: number;
 }
 
 export function check(script: Script, diagnostics: DiagnosticBag, options: CheckOptions): CheckResult {
@@ -266,16 +264,15 @@ interface PendingReference {
 }
 
 class Checker {
-  private slotCount = 0;
+  /** Variables numbered so far (locals, and predeclared variables the script assigns). */
+  private variableCount = 0;
   private readonly routeKeys: string[] = [];
   private readonly pending: PendingReference[] = [];
   /** Which closures each closure calls by name, for naming recursion through a later declaration. */
   private readonly calls = new Map<FuncLit, Set<FuncLit>>();
   private readonly closureNames = new Map<FuncLit, string>();
   private readonly flow = new ClosureFlow();
-  private readonly locals: LocalBinding[] = [];
-  private readonly literals: FuncLit[] = [];
-  /** One binding per predeclared variable, shared by its uses, so that an assignment can give it a slot. */
+  /** One binding per predeclared variable, shared by its uses, so that an assignment can give it a number (a variable of its own). */
   private readonly variables = new Map<string, VariableBinding>();
   /** The closure whose body is being checked (null: the script's own). */
   private owner: FuncLit | null = null;
@@ -309,25 +306,16 @@ class Checker {
       if (!reference.settled) this.reportUndefined(reference.ident, reference.scope);
     }
     this.checkClosureFlow();
-    return { routeKeys: [...new Set(this.routeKeys)], slotCount: this.slotCount };
+    return { routeKeys: [...new Set(this.routeKeys)] };
   }
 
-  /** Recursion through func values, and the boxes closures that outlive their declaring call need. */
+  /** Recursion through func values. */
   private checkClosureFlow(): void {
     for (const { at, from, to } of this.flow.recursiveCalls()) {
       const caller = this.closureNames.get(from);
       const callee = this.closureNames.get(to);
       const cycle = from === to ? `${callee ?? 'the closure'} calls itself` : `${caller ?? 'a closure'} and ${callee ?? 'a closure'} call each other`;
       this.error('RECURSION_NOT_ALLOWED', at, `${cycle}: recursion is not allowed; write the logic without calling back`);
-    }
-    this.flow.markBoxedVariables(this.locals);
-    for (const binding of this.locals) {
-      if (!binding.boxed || !binding.owner) continue;
-      (binding.owner.ownBoxes ??= []).push(binding);
-    }
-    for (const literal of this.literals) {
-      const boxes = [...this.flow.capturedBy(literal)].filter((b) => b.boxed);
-      if (boxes.length > 0) literal.capturedBoxes = boxes;
     }
   }
 
@@ -356,7 +344,7 @@ class Checker {
       kind: 'local',
       name: ident.name,
       type,
-      slot: constant === undefined ? this.slotCount++ : -1,
+      id: constant === undefined ? this.variableCount++ : -1,
       line: ident.line,
       column: ident.column,
       used: false,
@@ -365,10 +353,8 @@ class Checker {
       constant,
       reassigned: false,
       owner: this.owner,
-      boxed: false,
     };
     scope.add(binding);
-    if (constant === undefined) this.locals.push(binding);
     if ('kind' in ident) ident.binding = binding;
     if (closure) this.closureNames.set(closure, ident.name);
     this.settlePending(binding, scope);
@@ -479,7 +465,7 @@ class Checker {
         if (existing.constant !== undefined) this.error('INVALID_ASSIGNMENT', name, `cannot assign to ${name.name}: it is a constant`);
         else if (paired) {
           this.requireAssignable(values[i], types[i], existing.type, 'assignment');
-          this.markAssigned(existing, values[i], context);
+          this.markAssigned(existing, values[i]);
         }
         return;
       }
@@ -495,9 +481,8 @@ class Checker {
   }
 
   /** An assignment to a local after its declaration. */
-  private markAssigned(binding: LocalBinding, value: Expr, context: FunctionContext): void {
+  private markAssigned(binding: LocalBinding, value: Expr): void {
     binding.reassigned = true;
-    this.flow.use(context.closure, binding);
     this.flowInto(binding, value);
   }
 
@@ -602,8 +587,6 @@ class Checker {
 
   /** Checks a closure literal and returns its type; a name it is being declared as is not in scope inside (Go). */
   private checkClosure(literal: FuncLit, scope: Scope): Type {
-    this.flow.literal(literal, this.owner);
-    this.literals.push(literal);
     const params = literal.params.map((p) => ({ ref: p.type as Located, type: this.resolveType(p.type, scope), name: p.name }));
     const results = literal.results.map((r) => ({ ref: r as Located, type: this.resolveType(r, scope) }));
     const type = this.signature(literal, params, results);
@@ -722,7 +705,7 @@ class Checker {
       const targetType = this.checkAssignTarget(target, scope, context);
       if (targetType === null || !paired) return;
       this.requireAssignable(values[i], types[i], targetType, 'assignment');
-      if (target.kind === 'Ident' && target.binding?.kind === 'local') this.markAssigned(target.binding, values[i], context);
+      if (target.kind === 'Ident' && target.binding?.kind === 'local') this.markAssigned(target.binding, values[i]);
     });
   }
 
@@ -743,7 +726,7 @@ class Checker {
       if (variable) {
         // Go's predeclared variables are package variables: assigning one changes what the script reads after.
         const binding = this.variableBinding(target.name, variable);
-        binding.slot ??= this.slotCount++;
+        binding.id ??= this.variableCount++;
         target.binding = binding;
         return variable.type;
       }
@@ -765,7 +748,7 @@ class Checker {
 
   private variableBinding(name: string, definition: VariableDefinition): VariableBinding {
     let binding = this.variables.get(name);
-    if (!binding) this.variables.set(name, (binding = { kind: 'variable', definition, slot: null }));
+    if (!binding) this.variables.set(name, (binding = { kind: 'variable', definition, id: null }));
     return binding;
   }
 
@@ -1092,7 +1075,6 @@ class Checker {
       ident.binding = local;
       local.used = true;
       if (typeof local.type === 'object') local.valueRead = true;
-      if (context.closure !== null && local.owner !== context.closure) this.flow.use(context.closure, local);
       return local.type;
     }
     const variable = VARIABLES_BY_NAME.get(name);
@@ -1253,7 +1235,6 @@ class Checker {
       if (local) {
         callee.binding = local;
         local.used = true;
-        if (context.closure !== null && local.owner !== context.closure) this.flow.use(context.closure, local);
         if (isFuncType(local.type)) {
           if (local.closure && context.closure) this.calls.get(context.closure)?.add(local.closure);
           this.flow.call(context.closure, local, call);

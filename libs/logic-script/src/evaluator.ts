@@ -1,10 +1,10 @@
 // Compiling and running scripts. evaluate() never throws: whatever goes wrong, the visitor is routed
 // to the fallback key and the result says why.
 import type { VisitorAttributes } from '@funnel/visitor-context';
-import { compileScript } from './compiler';
+import { compileScript, ScriptFunction } from './codegen';
 import type { Diagnostic } from './diagnostics';
 import { FALLBACK_ROUTE_KEY, isRouteKey } from './rules';
-import { RuntimeEnv, RuntimeFailure, RuntimeValue } from './runtime';
+import { RuntimeEnv, RuntimeFailure } from './runtime';
 import { analyze, ValidationResult } from './validate';
 
 export interface EvaluationContext {
@@ -47,10 +47,15 @@ function returned(key: string): EvaluationResult {
   return Object.freeze({ routeKey: key, fallback: false, reason: `the script returned "${key}"`, reasonCode: 'RETURNED' as const });
 }
 
+/** The result of each literal key a script returns, made once per script. */
+function literalAnswers(routeKeys: readonly string[]): Map<string, EvaluationResult> {
+  return new Map(routeKeys.map((key) => [key, returned(key)]));
+}
+
 /** Bounds the per-script result cache when keys are computed (e.g. return strings.ToLower(city)). */
 const MAX_CACHED_RESULTS = 256;
 
-/** A script that passed validation, compiled to closures. Reusable across any number of evaluations. */
+/** A script that passed validation, compiled to a JavaScript function. Reusable across any number of evaluations. */
 export class CompiledScript {
   /** Results by returned key, shared (and frozen) so that a routine evaluation allocates nothing. */
   private readonly results = new Map<string, EvaluationResult>();
@@ -62,28 +67,34 @@ export class CompiledScript {
     /** Literal keys the script can return (see ValidationResult.routeKeys). */
     readonly routeKeys: readonly string[],
     readonly warnings: readonly Diagnostic[],
-    private readonly execute: (env: RuntimeEnv) => RuntimeValue | undefined,
-    private readonly slotCount: number,
+    private readonly execute: ScriptFunction,
+    /** Results of the literal keys, which the generated function returns as they are. */
+    answers: ReadonlyMap<string, EvaluationResult>,
   ) {
-    this.env = new RuntimeEnv(slotCount);
-    for (const key of routeKeys) this.results.set(key, returned(key));
+    this.env = new RuntimeEnv();
+    for (const [key, result] of answers) this.results.set(key, result);
   }
 
   /** @internal Runs the script; throws what the script throws (evaluate() turns that into the fallback). */
   run(context: EvaluationContext): EvaluationResult {
     // Evaluations are synchronous, so one environment serves them all; only a re-entrant call (from a
     // visitorTags iterator calling evaluate) needs its own.
-    const env = this.env.busy ? new RuntimeEnv(this.slotCount) : this.env;
+    const env = this.env.busy ? new RuntimeEnv() : this.env;
     env.busy = true;
     env.reset(context.visitor, context.trackingFields, context.dataBuffer, context.visitorTags, context.now);
-    let value: RuntimeValue | undefined;
+    let value: ReturnType<ScriptFunction>;
     try {
       value = this.execute(env);
     } finally {
       env.release();
     }
-    if (typeof value !== 'string') return fallback('RUNTIME_ERROR', 'the script ended without returning a route key');
-    let result = this.results.get(value);
+    let result: EvaluationResult | undefined;
+    if (typeof value === 'object' && value !== null) {
+      // A literal key, answered by the generated function itself.
+      result = value as EvaluationResult;
+      value = result.routeKey;
+    } else if (typeof value !== 'string') return fallback('RUNTIME_ERROR', 'the script ended without returning a route key');
+    else result = this.results.get(value);
     if (result === undefined) {
       if (!isRouteKey(value)) {
         return fallback(
@@ -108,9 +119,10 @@ export function compile(code: string): CompileResult {
   const analysis = analyze(code);
   if (!analysis.result.valid || !analysis.script) return { ok: false, result: analysis.result };
   try {
-    const execute = compileScript(analysis.script);
     const { routeKeys, warnings } = analysis.result;
-    return { ok: true, script: new CompiledScript(code, Object.freeze(routeKeys), Object.freeze(warnings), execute, analysis.slotCount) };
+    const answers = literalAnswers(routeKeys);
+    const execute = compileScript(analysis.script, answers).run;
+    return { ok: true, script: new CompiledScript(code, Object.freeze(routeKeys), Object.freeze(warnings), execute, answers) };
   } catch (error) {
     const message = `the compiler failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`;
     return { ok: false, result: { valid: false, routeKeys: [], errors: [{ line: 1, column: 1, code: 'INTERNAL_ERROR', message }], warnings: [] } };

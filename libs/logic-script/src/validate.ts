@@ -19,11 +19,10 @@ export interface Analysis {
   result: ValidationResult;
   /** The checked tree; only meaningful when the result is valid. */
   script: Script | null;
-  slotCount: number;
 }
 
 function rejected(code: Diagnostic['code'], message: string): Analysis {
-  return { result: { valid: false, routeKeys: [], errors: [{ line: 1, column: 1, code, message }], warnings: [] }, script: null, slotCount: 0 };
+  return { result: { valid: false, routeKeys: [], errors: [{ line: 1, column: 1, code, message }], warnings: [] }, script: null };
 }
 
 export function analyze(code: unknown): Analysis {
@@ -39,10 +38,10 @@ export function analyze(code: unknown): Analysis {
     // An unterminated comment or string swallows code the author meant; treat it like skipped tokens.
     const swallowed = diagnostics.errors.some((e) => e.code === 'UNTERMINATED_COMMENT' || e.code === 'UNTERMINATED_STRING');
     const { script, recovered } = parse(tokens, diagnostics);
-    const { routeKeys, slotCount } = check(script, diagnostics, { recovered: recovered || swallowed });
+    const { routeKeys } = check(script, diagnostics, { recovered: recovered || swallowed });
     const errors = sortDiagnostics(diagnostics.errors).slice(0, MAX_REPORTED_ERRORS);
     const warnings = sortDiagnostics(diagnostics.warnings);
-    return { result: { valid: errors.length === 0, routeKeys, errors, warnings }, script, slotCount };
+    return { result: { valid: errors.length === 0, routeKeys, errors, warnings }, script };
   } catch (error) {
     // Never throws: a bug here must not take the caller down with it.
     return rejected('INTERNAL_ERROR', `the validator failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);

@@ -28,7 +28,9 @@ import {
   openWebhookLog,
   withWebhookEvents,
   openIncomingLog,
+  openIntegrationDeliveryLog,
   type IncomingLogStore,
+  type IntegrationDeliveryLogStore,
 } from '@funnel/reporting-feature';
 import { ensureDataDir } from './data-dir';
 import { HitInbox, HitsStreamConsumer, hitsStreamConfig, ingestHits } from '@funnel/reporting-feature';
@@ -122,6 +124,8 @@ export interface ReportingParts {
   options: Omit<ReportingFeatureOptions, 'eventStore' | 'assets' | 'outbound'>;
   /** The integration jobs' queue (REPORTING_INTEGRATIONS); conversions jobs applied queue their uploads on it. */
   integrationJobs: IntegrationJobQueue;
+  /** The integration deliveries log the integration jobs write (also `options.integrationDeliveryLog`). */
+  deliveryLog: IntegrationDeliveryLogStore;
   close(): Promise<void>;
 }
 
@@ -154,10 +158,11 @@ export async function embeddedReportingParts({ config, testing = {} }: PartsInpu
   const webhooks = new EmbeddedJobQueue<WebhookJobPayload>({ ...WEBHOOK_QUEUE_OPTIONS, ...testing.queues, filename });
   const integrationJobs = new EmbeddedJobQueue<IntegrationJobPayload>({ ...INTEGRATION_QUEUE_OPTIONS, ...testing.queues, filename });
   const webhookLog = await openWebhookLog(hitStore.warehouse);
+  const deliveryLog = await openIntegrationDeliveryLog(hitStore.warehouse);
   // The inbox also with ClickHouse: the standalone edge hands its hits to reporting through it.
   return partsOf(
     config,
-    { hitStore, postbackLog, incomingLog, webhookLog, webhooks, integrationJobs, inboxFile: filename },
+    { hitStore, postbackLog, incomingLog, webhookLog, deliveryLog, webhooks, integrationJobs, inboxFile: filename },
     updates,
     postbacks,
     testing,
@@ -184,6 +189,7 @@ export async function jetStreamReportingParts({
   const webhooks = new JetStreamJobQueue<WebhookJobPayload>({ ...WEBHOOK_QUEUE_OPTIONS, ...timings, connection, replicas });
   const integrationJobs = new JetStreamJobQueue<IntegrationJobPayload>({ ...INTEGRATION_QUEUE_OPTIONS, ...timings, connection, replicas });
   const webhookLog = await openWebhookLog(hitStore.warehouse);
+  const deliveryLog = await openIntegrationDeliveryLog(hitStore.warehouse);
   const inboxFile = config.CLICKHOUSE_URL ? undefined : join(config.DATA_DIR, REPORTING_FILE);
   // The edge's hits: the stream HITS into the warehouse, acknowledged once stored (every replica shares the consumer).
   const hits = new HitsStreamConsumer({
@@ -199,7 +205,7 @@ export async function jetStreamReportingParts({
   await hits.start();
   return partsOf(
     config,
-    { hitStore, postbackLog, incomingLog, webhookLog, webhooks, integrationJobs, inboxFile, stopHits: () => hits.close() },
+    { hitStore, postbackLog, incomingLog, webhookLog, deliveryLog, webhooks, integrationJobs, inboxFile, stopHits: () => hits.close() },
     updates,
     postbacks,
     testing,
@@ -214,6 +220,7 @@ function partsOf(
     postbackLog,
     incomingLog,
     webhookLog,
+    deliveryLog,
     webhooks,
     integrationJobs,
     inboxFile,
@@ -223,6 +230,7 @@ function partsOf(
     postbackLog: PostbackLogStore;
     incomingLog: IncomingLogStore;
     webhookLog: WebhookLogStore;
+    deliveryLog: IntegrationDeliveryLogStore;
     webhooks: WebhooksQueue;
     integrationJobs: IntegrationJobQueue;
     inboxFile?: string;
@@ -238,6 +246,7 @@ function partsOf(
   const stopInbox = inbox?.watch(withWebhookEvents((inputs) => ingestHits(hitStore, inputs), webhooks));
   return {
     integrationJobs,
+    deliveryLog,
     options: {
       // Conversions applied: their ad-platform uploads queued (under an id of the job: a redelivery queues nothing new).
       onJobApplied: async (job) => {
@@ -251,6 +260,7 @@ function partsOf(
       postbacks,
       webhooks,
       webhookLog,
+      integrationDeliveryLog: deliveryLog,
       apply: (deps) => applyReportingUpdate({ ...deps, batchSize: testing.batchSize }),
       settings: {
         workerConcurrency: config.REPORTING_WORKERS,
@@ -270,6 +280,7 @@ function partsOf(
       await postbackLog.close();
       await webhookLog.close();
       await incomingLog.close();
+      await deliveryLog.close();
       await hitStore.close();
       await closeConnection();
     },
@@ -287,6 +298,7 @@ export function integrationJobsOf(parts: ReportingParts, testing: { scheduleChec
         await updates.enqueue([{ jobId, type: 'cost', accountId, queuedAt: new Date().toISOString(), payload: update }]);
       },
       hits: (accountId, hitIds) => hitStore.getHits(accountId, hitIds),
+      logDeliveries: (entries) => parts.deliveryLog.logged(entries),
     },
   };
 }

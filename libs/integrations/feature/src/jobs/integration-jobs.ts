@@ -1,6 +1,6 @@
 import type { CostUpdate, SyncJobView } from '@funnel/contracts';
 import type { Hit } from '@funnel/reporting-domain';
-import type { JobDelivery, JobQueue } from '@funnel/reporting-feature';
+import type { IntegrationDeliveryEntry, JobDelivery, JobQueue } from '@funnel/reporting-feature';
 
 /** A cost sync of one integration's linked ad accounts (all of them, or `adAccountIds`) over [timeStart, timeEnd). */
 export interface CostSyncPayload {
@@ -41,6 +41,8 @@ export interface IntegrationReporting {
   /** Queues a cost update of the account under `jobId` (the same queue and rules as PUT /reporting/update/cost/). */
   enqueueCost(accountId: string, jobId: string, update: CostUpdate): Promise<void>;
   hits(accountId: string, hitIds: readonly string[]): Promise<Hit[]>;
+  /** Appends rows to the integration deliveries log (POST /reporting/logs/integrationdeliveries), in one write. */
+  logDeliveries(entries: readonly IntegrationDeliveryEntry[]): Promise<void>;
 }
 
 /** A conversions job's rows that add or replace a conversion (payout -1 removes one: nothing to upload). */

@@ -37,6 +37,7 @@ import {
   type IntegrationReporting,
 } from './integration-jobs';
 import { SyncJobs } from './sync-jobs.store';
+import { DeliveryLog, type DeliveryCall } from './delivery-log';
 
 export const INTEGRATION_JOBS = Symbol.for('funnel.integrations.Jobs');
 
@@ -68,6 +69,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('IntegrationJobs');
   private readonly jobs: SyncJobs;
+  private readonly deliveries: DeliveryLog;
   private timer?: NodeJS.Timeout;
   private started = false;
 
@@ -79,6 +81,7 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
     @Inject(INTEGRATION_CLOCK) private readonly clock: () => number,
   ) {
     this.jobs = new SyncJobs(readStore);
+    this.deliveries = new DeliveryLog((entries) => this.settings.reporting.logDeliveries(entries), clock);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -242,6 +245,7 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
     if (record.status === 'needs_reauth' || record.status === 'disconnected')
       return this.finish(accountId, jobId, { status: 'needs_reauth', error: record.lastError ?? 'the integration needs a reauthorization' });
     const parts: SyncJobPartView[] = [];
+    const logged: DeliveryCall = { accountId, idIntegration: record.idIntegration, provider: record.provider, jobId, attempt };
     for (const [adAccountId, idTrafficSource] of Object.entries(record.adAccountLinks)) {
       if (payload.adAccountIds && !payload.adAccountIds.includes(adAccountId)) continue;
       const account = record.adAccounts.find((a) => a.id === adAccountId);
@@ -250,6 +254,7 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
       try {
         costs = await this.call(delivery, record, (platform, tokens) => platform.pullCosts(tokens, adAccountId, window));
       } catch (error) {
+        if (error instanceof ServiceError) await this.deliveries.costsFailed(logged, adAccountId, error);
         if (error instanceof ServiceError && error.code === IntegrationErrorCodes.NEEDS_REAUTH) {
           return this.finish(accountId, jobId, { status: 'needs_reauth', error: error.message, parts });
         }
@@ -261,12 +266,19 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
         throw error;
       }
       const costJobIds: string[] = [];
-      for (const [index, { day, update }] of costUpdatesOf(costs, idTrafficSource, window.timezone).entries()) {
+      const updates = costUpdatesOf(costs, idTrafficSource, window.timezone);
+      for (const [index, { day, update }] of updates.entries()) {
         // The same sync job, ad account, day and content: the same reporting job (a redelivery queues nothing new).
         const costJobId = derivedJobId(jobId, adAccountId, day, String(index), JSON.stringify(update.segments));
         await this.settings.reporting.enqueueCost(accountId, costJobId, update);
         costJobIds.push(costJobId);
       }
+      await this.deliveries.costsApplied(
+        logged,
+        adAccountId,
+        costs,
+        updates.map((u, i) => ({ ...u, costJobId: costJobIds[i] })),
+      );
       parts.push({ adAccountId, costJobIds, rows: costs.length, rejected: 0, error: null });
       this.logger.log({ msg: 'costs pulled', accountId, idIntegration: record.idIntegration, adAccountId, rows: costs.length, costJobs: costJobIds.length });
     }
@@ -298,16 +310,26 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
           await this.jobs.put(accountId, { ...this.initial(uploadJobId, payload, queuedAt, record.idIntegration), status: 'running' });
         const part: SyncJobPartView = { adAccountId: link.adAccountId, costJobIds: [], rows: 0, rejected: 0, error: null };
         const limit = Math.max(1, platform.capabilities.uploadBatchLimit);
+        const logged: DeliveryCall = {
+          accountId,
+          idIntegration: record.idIntegration,
+          provider: record.provider,
+          jobId: uploadJobId,
+          attempt: delivery.attempt,
+        };
+        let batch: ConversionToUpload[] = [];
         try {
           for (let i = 0; i < conversions.length; i += limit) {
-            const batch = conversions.slice(i, i + limit);
+            batch = conversions.slice(i, i + limit);
             const outcome = await this.call(delivery, record, (p, tokens) =>
               p.uploadConversions(tokens, { adAccountId: link.adAccountId, goalId: link.goalId, eventName: link.eventName }, batch),
             );
             part.rows += outcome.accepted;
             part.rejected += outcome.rejected.length;
+            await this.deliveries.conversionsSent(logged, link, payload.reportingJobId, batch, outcome);
           }
         } catch (error) {
+          if (error instanceof ServiceError) await this.deliveries.conversionsFailed(logged, link, payload.reportingJobId, batch, error);
           if (error instanceof ServiceError && error.code === IntegrationErrorCodes.NEEDS_REAUTH) {
             status = 'needs_reauth';
             failure = error.message;

@@ -66,7 +66,10 @@ export function describeIntegrationDeliveryLogStoreContract(name: string, open: 
     });
 
     it('given cost rows and conversions logged, when the window is read, then they come newest first with every field, and another account sees none', async () => {
-      await store.logged([costEntry('COSTSYNC0001', 0), costEntry('COSTSYNC0001', 0, { cost: { campaignId: '2382', day: '2026-11-20', spend: '0.25', currency: 'EUR' } })]);
+      await store.logged([
+        costEntry('COSTSYNC0001', 0),
+        costEntry('COSTSYNC0001', 0, { cost: { campaignId: '2382', day: '2026-11-20', spend: '0.25', currency: 'EUR' } }),
+      ]);
       await store.logged([
         conversionEntry('UPLOAD000001', 1000, 'HIT000000001'),
         conversionEntry('UPLOAD000001', 1000, 'HIT000000002', { status: 'rejected', answer: 'event_time is too old' }),
@@ -122,17 +125,24 @@ export function describeIntegrationDeliveryLogStoreContract(name: string, open: 
     });
 
     it('filters by integration, kind, status and job, and pages without overlap', async () => {
-      await store.logged([costEntry('COSTSYNC0001', 1), costEntry('COSTSYNC0001', 1, { cost: { campaignId: '9', day: '2026-11-19', spend: '1', currency: 'EUR' } })]);
+      await store.logged([
+        costEntry('COSTSYNC0001', 1),
+        costEntry('COSTSYNC0001', 1, { cost: { campaignId: '9', day: '2026-11-19', spend: '1', currency: 'EUR' } }),
+      ]);
       await store.logged([
         conversionEntry('UPLOAD000001', 2, 'HIT000000001'),
         conversionEntry('UPLOAD000001', 2, 'HIT000000002', { status: 'failed', answer: 'code 190' }),
         conversionEntry('UPLOAD000002', 3, 'HIT000000003', { idIntegration: 'INTEGRATION2' }),
       ]);
-      const jobs = async (q: Partial<IntegrationDeliveryLogQuery>) => (await store.find(window(q))).rows.map((r) => `${r.jobId}/${r.conversion?.hitId ?? r.cost?.campaignId}`);
+      const jobs = async (q: Partial<IntegrationDeliveryLogQuery>) =>
+        (await store.find(window(q))).rows.map((r) => `${r.jobId}/${r.conversion?.hitId ?? r.cost?.campaignId}`);
       expect(await jobs({ kinds: ['cost'] })).toEqual(['COSTSYNC0001/9', 'COSTSYNC0001/2381']);
       expect(await jobs({ statuses: ['failed'] })).toEqual(['UPLOAD000001/HIT000000002']);
       expect(await jobs({ integrationIds: ['INTEGRATION2'] })).toEqual(['UPLOAD000002/HIT000000003']);
-      expect(await jobs({ jobIds: ['UPLOAD000001', 'UPLOAD000002'], statuses: ['accepted'] })).toEqual(['UPLOAD000002/HIT000000003', 'UPLOAD000001/HIT000000001']);
+      expect(await jobs({ jobIds: ['UPLOAD000001', 'UPLOAD000002'], statuses: ['accepted'] })).toEqual([
+        'UPLOAD000002/HIT000000003',
+        'UPLOAD000001/HIT000000001',
+      ]);
       const all = await jobs({});
       expect(all).toHaveLength(5);
       const pages = [...(await jobs({ start: 0, length: 2 })), ...(await jobs({ start: 2, length: 2 })), ...(await jobs({ start: 4, length: 2 }))];

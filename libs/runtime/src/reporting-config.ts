@@ -5,7 +5,7 @@ import {
   type IntegrationJobQueue,
   type IntegrationJobsSettings,
 } from '@funnel/integrations-feature';
-import type { ReportingQueriesOptions } from '@funnel/reporting-queries-feature';
+import { warehouseRunner, windowConversions, type ReportingQueriesOptions } from '@funnel/reporting-queries-feature';
 import { join } from 'node:path';
 import { connect, NatsConnection } from 'nats';
 import { REPORTING_QUERY_LIMITS, ReportingQueues } from '@funnel/contracts';
@@ -287,9 +287,14 @@ function partsOf(
   };
 }
 
-/** The integration jobs' settings: their queue, reporting's cost queue (the same rules as PUT /reporting/update/cost/) and its hits. */
+/**
+ * The integration jobs' settings: their queue, reporting's cost queue (the same rules as PUT
+ * /reporting/update/cost/), its hits, the conversions of a window (a query of the warehouse) and the
+ * integration deliveries log.
+ */
 export function integrationJobsOf(parts: ReportingParts, testing: { scheduleCheckMs?: number } = {}): IntegrationJobsSettings {
   const { updates, hitStore } = parts.options;
+  const warehouse = warehouseRunner(hitStore.warehouse);
   return {
     queue: parts.integrationJobs,
     scheduleCheckMs: testing.scheduleCheckMs,
@@ -298,6 +303,7 @@ export function integrationJobsOf(parts: ReportingParts, testing: { scheduleChec
         await updates.enqueue([{ jobId, type: 'cost', accountId, queuedAt: new Date().toISOString(), payload: update }]);
       },
       hits: (accountId, hitIds) => hitStore.getHits(accountId, hitIds),
+      conversionsIn: (query) => windowConversions(warehouse, query),
       logDeliveries: (entries) => parts.deliveryLog.logged(entries),
     },
   };

@@ -102,7 +102,10 @@ describe.each([
     expect([tooOld.status, tooOld.body.code]).toEqual([400, 'INTEGRATION.SYNC_NOT_POSSIBLE']);
 
     // Cost: one row per campaign and day pulled, each applied into the day's reporting cost job.
-    const cost = await api.call('POST', `/integrations/${id}/sync`, { key, body: { kind: 'cost', timeStart: '2026-03-10T00:00:00Z', timeEnd: '2026-03-11T00:00:00Z' } });
+    const cost = await api.call('POST', `/integrations/${id}/sync`, {
+      key,
+      body: { kind: 'cost', timeStart: '2026-03-10T00:00:00Z', timeEnd: '2026-03-11T00:00:00Z' },
+    });
     expect(cost.status).toBe(202);
     const costJob = await eventually(async () => {
       const job = (await api.call('GET', `/integrations/sync/${cost.body.jobId}`, { key })).body.job;
@@ -180,7 +183,13 @@ describe.each([
     });
     // The log's job is the upload's sync job.
     const uploadJob = (await api.call('GET', `/integrations/sync/${uploaded.rows[0].jobId}`, { key })).body.job;
-    expect(uploadJob).toMatchObject({ idIntegration: id, kind: 'conversions', trigger: 'conversions', status: 'done', parts: [{ adAccountId: 'act_101', rows: 2 }] });
+    expect(uploadJob).toMatchObject({
+      idIntegration: id,
+      kind: 'conversions',
+      trigger: 'conversions',
+      status: 'done',
+      parts: [{ adAccountId: 'act_101', rows: 2 }],
+    });
 
     // On demand: the window's conversions are sent again, under the same event ids (Meta keeps each once).
     const again = graph.requests.length;

@@ -188,7 +188,10 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
     if (!platform.capabilities.conversionUpload)
       throw ServiceError.badRequest(IntegrationErrorCodes.SYNC_NOT_POSSIBLE, `${platform.name} has no conversion upload`);
     if (!record.goalLinks.length)
-      throw ServiceError.badRequest(IntegrationErrorCodes.SYNC_NOT_POSSIBLE, "no conversion goal of this integration is linked to a traffic source's conversions");
+      throw ServiceError.badRequest(
+        IntegrationErrorCodes.SYNC_NOT_POSSIBLE,
+        "no conversion goal of this integration is linked to a traffic source's conversions",
+      );
     const maxAgeDays = platform.capabilities.uploadMaxAgeDays;
     if (maxAgeDays !== null && end <= this.clock() - maxAgeDays * DAY_MS)
       throw ServiceError.badRequest(IntegrationErrorCodes.SYNC_NOT_POSSIBLE, `${platform.name} takes conversions at most ${maxAgeDays} days old`);
@@ -324,7 +327,8 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
         if (!(await this.jobs.get(accountId, uploadJobId)))
           await this.jobs.put(accountId, { ...this.initial(uploadJobId, payload, queuedAt, record.idIntegration), status: 'running' });
       });
-      if (sent.parts.length) await this.finish(accountId, uploadJobId, { status: sent.status, error: sent.error, parts: sent.parts, attempts: delivery.attempt });
+      if (sent.parts.length)
+        await this.finish(accountId, uploadJobId, { status: sent.status, error: sent.error, parts: sent.parts, attempts: delivery.attempt });
     }
   }
 
@@ -364,7 +368,10 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
           const sent = await this.sendToGoals(delivery, record, jobId, '', page.conversions, hits, async () => undefined);
           for (const part of sent.parts) {
             const sum = parts.get(part.adAccountId);
-            parts.set(part.adAccountId, sum ? { ...sum, rows: sum.rows + part.rows, rejected: sum.rejected + part.rejected, error: part.error ?? sum.error } : part);
+            parts.set(
+              part.adAccountId,
+              sum ? { ...sum, rows: sum.rows + part.rows, rejected: sum.rejected + part.rejected, error: part.error ?? sum.error } : part,
+            );
           }
           if (sent.status === 'needs_reauth') return this.finish(accountId, jobId, { status: 'needs_reauth', error: sent.error, parts: [...parts.values()] });
           await this.jobs.put(accountId, { ...started, parts: [...parts.values()] });

@@ -59,7 +59,11 @@ export class DuckDbIncomingLogStore implements IncomingLogStore {
 
   /** One INSERT for the rows (duckdbAppend). */
   private async append(rows: readonly Versioned[]): Promise<void> {
-    const { sql, params } = duckdbAppend(TABLE, INCOMING_LOG_COLUMNS, rows.map((row) => incomingRecordOf(row.entry, row.version)));
+    const { sql, params } = duckdbAppend(
+      TABLE,
+      INCOMING_LOG_COLUMNS,
+      rows.map((row) => incomingRecordOf(row.entry, row.version)),
+    );
     await this.connections.write(sql, params);
   }
 

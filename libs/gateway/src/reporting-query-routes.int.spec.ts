@@ -1,5 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
+  INTEGRATION_DELIVERY_LOG_SUBJECT,
   IdentityRequestBody,
   IdentitySubjects,
   ReportingQuerySubjects,
@@ -9,6 +10,7 @@ import {
   parseDrilldownRequest,
   parseExplorerHitRequest,
   parseExplorerVisitorRequest,
+  parseIntegrationDeliveryLogRequest,
   parsePostbackLogRequest,
   parseRawEventsRequest,
 } from '@funnel/contracts';
@@ -34,6 +36,7 @@ const SERVICE: Record<string, (body: IdentityRequestBody) => unknown> = {
   [ReportingQuerySubjects.explorerVisitor]: (b) => parseExplorerVisitorRequest(b.body),
   [ReportingQuerySubjects.explorerHit]: (b) => parseExplorerHitRequest(b.body),
   [ReportingQuerySubjects.postbackLog]: (b) => parsePostbackLogRequest(b.body),
+  [INTEGRATION_DELIVERY_LOG_SUBJECT]: (b) => parseIntegrationDeliveryLogRequest(b.body),
 };
 
 /** method, path, subject, a valid body (undefined: none). */
@@ -44,6 +47,7 @@ const ROUTES: [method: 'GET' | 'POST', path: string, subject: string, body: unkn
   ['POST', '/reporting/explorer/visitor', ReportingQuerySubjects.explorerVisitor, { hitId: ID }],
   ['POST', '/reporting/explorer/hit', ReportingQuerySubjects.explorerHit, { hitId: ID }],
   ['POST', '/reporting/logs/postbacks', ReportingQuerySubjects.postbackLog, { ...WINDOW, statuses: ['failed'] }],
+  ['POST', '/reporting/logs/integrationdeliveries', INTEGRATION_DELIVERY_LOG_SUBJECT, { ...WINDOW, kinds: ['conversions'], statuses: ['rejected'] }],
 ];
 
 describe('the reporting query routes', () => {
@@ -130,6 +134,18 @@ describe('the reporting query routes', () => {
       code: 'REQUEST.VALIDATION_FAILED',
       details: [{ field: 'paging.length', code: 'max', message: expect.stringContaining('10000') }],
     });
+  });
+
+  it('answers 400 naming the field for an integration deliveries query the service refuses (an unknown status, a job id that is none)', async () => {
+    for (const [body, field] of [
+      [{ ...WINDOW, statuses: ['lost'] }, 'statuses'],
+      [{ ...WINDOW, jobIds: ['not an id'] }, 'jobIds'],
+      [{ ...WINDOW, paging: { length: 1001 } }, 'paging.length'],
+    ] as const) {
+      const answer = await inject('POST', '/reporting/logs/integrationdeliveries', READER, body);
+      expect([field, answer.statusCode]).toEqual([field, 400]);
+      expect(answer.json().details[0].field).toBe(field);
+    }
   });
 
   it('serves no other method on the query paths', async () => {

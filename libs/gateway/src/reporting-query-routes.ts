@@ -10,6 +10,9 @@ import {
   ID_PATTERN,
   POSTBACK_LOG_SCHEMA,
   INCOMING_POSTBACK_LOG_SCHEMA,
+  INTEGRATION_DELIVERY_LOG_SCHEMA,
+  INTEGRATION_DELIVERY_LOG_SUBJECT,
+  IntegrationDeliveryLogRequestDto,
   IncomingPostbackLogRequestDto,
   PostbackLogRequestDto,
   WEBHOOK_LOG_SCHEMA,
@@ -98,6 +101,15 @@ export function reportingQueryRoutes(): ForwardedRoute[] {
         'Every `GET /pb/` (and every isConversion action of the edge) received in `[timeStart, timeEnd)` (at most 366 days), with its outcome: `queued` until its conversions job is applied, then `applied`, `removed`, `duplicate`, `unknownHit` or `failed`; `invalid` when nothing was queued. Filters: `outcomes`, `sources`, `trafficSourceIds`, `funnelIds`, `hitIds`; `paging { start, length <= 1000 }`.',
       body: IncomingPostbackLogRequestDto,
       answer: INCOMING_POSTBACK_LOG_SCHEMA,
+    }),
+    route('POST', '/reporting/logs/integrationdeliveries', INTEGRATION_DELIVERY_LOG_SUBJECT, {
+      summary:
+        'Get the integration deliveries log: what the ad-platform integrations pulled in (cost rows) and sent out (conversions) in a window, with the provider’s answer, newest first, filtered and paged',
+      description:
+        'One row per cost row pulled (`applied`: put into the reporting cost job `reportingJobId`) and per conversion sent (`accepted` or `rejected` by the provider), and `failed` rows where a call did not go through (a later attempt of the job logs its rows again). ' +
+        'Filters: `integrationIds`, `kinds` (`cost`, `conversions`), `statuses`, `jobIds` (sync jobs, `GET /integrations/sync/{jobId}`); window at most 366 days; `paging { start, length <= 1000 }`.',
+      body: IntegrationDeliveryLogRequestDto,
+      answer: INTEGRATION_DELIVERY_LOG_SCHEMA,
     }),
     route('POST', '/reporting/logs/middleware', ReportingQuerySubjects.middlewareLog, {
       summary:

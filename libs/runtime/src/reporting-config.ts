@@ -1,5 +1,5 @@
 import { conversionUploadsListener, type IntegrationJobPayload, type IntegrationJobQueue, type IntegrationJobsSettings } from '@funnel/integrations-feature';
-import type { ReportingQueriesOptions } from '@funnel/reporting-queries-feature';
+import { warehouseRunner, windowConversions, type ReportingQueriesOptions } from '@funnel/reporting-queries-feature';
 import { join } from 'node:path';
 import { connect, NatsConnection } from 'nats';
 import { REPORTING_QUERY_LIMITS, ReportingQueues } from '@funnel/contracts';
@@ -22,7 +22,9 @@ import {
   openWebhookLog,
   withWebhookEvents,
   openIncomingLog,
+  openIntegrationDeliveryLog,
   type IncomingLogStore,
+  type IntegrationDeliveryLogStore,
 } from '@funnel/reporting-feature';
 import { ensureDataDir } from './data-dir';
 import { HitInbox, HitsStreamConsumer, hitsStreamConfig, ingestHits } from '@funnel/reporting-feature';
@@ -117,6 +119,8 @@ export interface ReportingParts {
   options: Omit<ReportingFeatureOptions, 'eventStore' | 'assets' | 'outbound'>;
   /** The integration jobs' queue (REPORTING_INTEGRATIONS); conversions jobs applied queue their uploads on it. */
   integrationJobs: IntegrationJobQueue;
+  /** The integration deliveries log the integration jobs write (also `options.integrationDeliveryLog`). */
+  deliveryLog: IntegrationDeliveryLogStore;
   close(): Promise<void>;
 }
 
@@ -149,10 +153,11 @@ export async function embeddedReportingParts({ config, testing = {} }: PartsInpu
   const webhooks = new EmbeddedJobQueue<WebhookJobPayload>({ ...WEBHOOK_QUEUE_OPTIONS, ...testing.queues, filename });
   const integrationJobs = new EmbeddedJobQueue<IntegrationJobPayload>({ ...INTEGRATION_QUEUE_OPTIONS, ...testing.queues, filename });
   const webhookLog = await openWebhookLog(hitStore.warehouse);
+  const deliveryLog = await openIntegrationDeliveryLog(hitStore.warehouse);
   // The inbox also with ClickHouse: the standalone edge hands its hits to reporting through it.
   return partsOf(
     config,
-    { hitStore, postbackLog, incomingLog, webhookLog, webhooks, integrationJobs, inboxFile: filename },
+    { hitStore, postbackLog, incomingLog, webhookLog, deliveryLog, webhooks, integrationJobs, inboxFile: filename },
     updates,
     postbacks,
     testing,
@@ -179,6 +184,7 @@ export async function jetStreamReportingParts({
   const webhooks = new JetStreamJobQueue<WebhookJobPayload>({ ...WEBHOOK_QUEUE_OPTIONS, ...timings, connection, replicas });
   const integrationJobs = new JetStreamJobQueue<IntegrationJobPayload>({ ...INTEGRATION_QUEUE_OPTIONS, ...timings, connection, replicas });
   const webhookLog = await openWebhookLog(hitStore.warehouse);
+  const deliveryLog = await openIntegrationDeliveryLog(hitStore.warehouse);
   const inboxFile = config.CLICKHOUSE_URL ? undefined : join(config.DATA_DIR, REPORTING_FILE);
   // The edge's hits: the stream HITS into the warehouse, acknowledged once stored (every replica shares the consumer).
   const hits = new HitsStreamConsumer({
@@ -194,7 +200,7 @@ export async function jetStreamReportingParts({
   await hits.start();
   return partsOf(
     config,
-    { hitStore, postbackLog, incomingLog, webhookLog, webhooks, integrationJobs, inboxFile, stopHits: () => hits.close() },
+    { hitStore, postbackLog, incomingLog, webhookLog, deliveryLog, webhooks, integrationJobs, inboxFile, stopHits: () => hits.close() },
     updates,
     postbacks,
     testing,
@@ -209,6 +215,7 @@ function partsOf(
     postbackLog,
     incomingLog,
     webhookLog,
+    deliveryLog,
     webhooks,
     integrationJobs,
     inboxFile,
@@ -218,6 +225,7 @@ function partsOf(
     postbackLog: PostbackLogStore;
     incomingLog: IncomingLogStore;
     webhookLog: WebhookLogStore;
+    deliveryLog: IntegrationDeliveryLogStore;
     webhooks: WebhooksQueue;
     integrationJobs: IntegrationJobQueue;
     inboxFile?: string;
@@ -233,6 +241,7 @@ function partsOf(
   const stopInbox = inbox?.watch(withWebhookEvents((inputs) => ingestHits(hitStore, inputs), webhooks));
   return {
     integrationJobs,
+    deliveryLog,
     options: {
       hitStore: testing.wrapHitStore ? testing.wrapHitStore(hitStore) : hitStore,
       postbackLog,
@@ -241,6 +250,7 @@ function partsOf(
       postbacks,
       webhooks,
       webhookLog,
+      integrationDeliveryLog: deliveryLog,
       apply: (deps) => applyReportingUpdate({ ...deps, batchSize: testing.batchSize }),
       settings: {
         workerConcurrency: config.REPORTING_WORKERS,
@@ -260,15 +270,21 @@ function partsOf(
       await postbackLog.close();
       await webhookLog.close();
       await incomingLog.close();
+      await deliveryLog.close();
       await hitStore.close();
       await closeConnection();
     },
   };
 }
 
-/** The integration jobs' settings: their queue, reporting's cost queue (the same rules as PUT /reporting/update/cost/) and its hits. */
+/**
+ * The integration jobs' settings: their queue, reporting's cost queue (the same rules as PUT
+ * /reporting/update/cost/), its hits, the conversions of a window (a query of the warehouse) and the
+ * integration deliveries log.
+ */
 export function integrationJobsOf(parts: ReportingParts, testing: { scheduleCheckMs?: number } = {}): IntegrationJobsSettings {
   const { updates, hitStore } = parts.options;
+  const warehouse = warehouseRunner(hitStore.warehouse);
   return {
     queue: parts.integrationJobs,
     scheduleCheckMs: testing.scheduleCheckMs,
@@ -277,6 +293,8 @@ export function integrationJobsOf(parts: ReportingParts, testing: { scheduleChec
         await updates.enqueue([{ jobId, type: 'cost', accountId, queuedAt: new Date().toISOString(), payload: update }]);
       },
       hits: (accountId, hitIds) => hitStore.getHits(accountId, hitIds),
+      conversionsIn: (query) => windowConversions(warehouse, query),
+      logDeliveries: (entries) => parts.deliveryLog.logged(entries),
     },
   };
 }

@@ -1,3 +1,4 @@
 export * from './subjects';
 export * from './integration.dto';
 export * from './docs';
+export * from './delivery-log';

@@ -22,3 +22,4 @@ export * from './hits/inbox/threaded-inbox-poster';
 export * from './hits/stream';
 export * from './webhooks';
 export * from './incoming-postbacks';
+export * from './integration-deliveries';

@@ -30,6 +30,8 @@ import { REPORTING_WEBHOOKS_QUEUE, type WebhooksQueue } from './webhooks/webhook
 import { WEBHOOK_LOG_STORE, type WebhookLogStore } from './webhooks/webhook-log-store';
 import { REPORTING_ASSETS, WebhookSender } from './webhooks/webhook-sender';
 import { WebhookLogMessageController } from './webhooks/webhook-log.message.controller';
+import { INTEGRATION_DELIVERY_LOG_STORE, type IntegrationDeliveryLogStore } from './integration-deliveries/delivery-log-store';
+import { IntegrationDeliveryLogMessageController } from './integration-deliveries/delivery-log.message.controller';
 
 export interface ReportingFeatureOptions {
   eventStore: EventStore;
@@ -44,6 +46,8 @@ export interface ReportingFeatureOptions {
   webhooks: WebhooksQueue;
   /** The webhook delivery log (POST /reporting/logs/webhooks), one row per attempt. */
   webhookLog: WebhookLogStore;
+  /** The integration deliveries log (POST /reporting/logs/integrationdeliveries), written by the integrations' jobs. */
+  integrationDeliveryLog?: IntegrationDeliveryLogStore;
   /** Postback deliveries go through the SSRF guard. */
   outbound: OutboundHttp;
   /** The service bus to assets-service (traffic sources' postback settings). */
@@ -86,6 +90,7 @@ export class ReportingFeatureModule {
         PostbackLogMessageController,
         WebhookLogMessageController,
         ...(options.incomingLog ? [IncomingPostbacksMessageController] : []),
+        ...(options.integrationDeliveryLog ? [IntegrationDeliveryLogMessageController] : []),
       ],
       providers: [
         { provide: EVENT_STORE, useValue: options.eventStore },
@@ -111,6 +116,7 @@ export class ReportingFeatureModule {
         WebhookSender,
         ReportingHealth,
         ...incoming,
+        ...(options.integrationDeliveryLog ? [{ provide: INTEGRATION_DELIVERY_LOG_STORE, useValue: options.integrationDeliveryLog }] : []),
         ...(options.onJobApplied ? [{ provide: REPORTING_APPLIED_LISTENER, useValue: options.onJobApplied }] : []),
       ],
       exports: [ReportingHealth],

@@ -279,6 +279,14 @@ describeInBothModes('the API document describes real answers', (d) => {
     expect(contract.requestProblem('POST', '/reporting/logs/webhooks', badLog)).toBeDefined();
     expect((await d().api.call('POST', '/reporting/logs/webhooks', { body: badLog })).status).toBe(400);
 
+    // The integration deliveries log: its request and answer in the document.
+    const deliveries = { ...window, kinds: ['conversions'], statuses: ['rejected'], jobIds: [newId()], paging: { start: 0, length: 10 } };
+    expect(contract.requestProblem('POST', '/reporting/logs/integrationdeliveries', deliveries)).toBeUndefined();
+    expect((await call('POST', '/reporting/logs/integrationdeliveries', deliveries)).body).toEqual({ rows: [], rowsReturned: 0, rowsTotal: 0 });
+    const badDeliveries = { ...deliveries, statuses: ['lost'] };
+    expect(contract.requestProblem('POST', '/reporting/logs/integrationdeliveries', badDeliveries)).toBeDefined();
+    expect((await d().api.call('POST', '/reporting/logs/integrationdeliveries', { body: badDeliveries })).status).toBe(400);
+
     await call('GET', '/billing/subscription');
     await call('GET', '/billing/invoices');
     await call('GET', '/billing/domains');

@@ -1,6 +1,7 @@
 import type { CostUpdate, SyncJobView } from '@funnel/contracts';
 import type { Hit } from '@funnel/reporting-domain';
-import type { JobDelivery, JobQueue } from '@funnel/reporting-feature';
+import type { IntegrationDeliveryEntry, JobDelivery, JobQueue } from '@funnel/reporting-feature';
+import type { WindowConversionsPage, WindowConversionsQuery } from '@funnel/reporting-queries-feature';
 
 /** A cost sync of one integration's linked ad accounts (all of them, or `adAccountIds`) over [timeStart, timeEnd). */
 export interface CostSyncPayload {
@@ -30,7 +31,16 @@ export interface ConversionUploadPayload {
   rows: AppliedConversion[];
 }
 
-export type IntegrationJobPayload = CostSyncPayload | ConversionUploadPayload;
+/** POST /integrations/:id/sync `kind: conversions`: the conversions of [timeStart, timeEnd) on the hits of the integration's linked traffic sources, sent to its goals again. */
+export interface ConversionSyncPayload {
+  kind: 'conversionSync';
+  idIntegration: string;
+  timeStart: string;
+  timeEnd: string;
+  trigger: 'request';
+}
+
+export type IntegrationJobPayload = CostSyncPayload | ConversionUploadPayload | ConversionSyncPayload;
 
 /** The durable queue of integration jobs (REPORTING_INTEGRATIONS). */
 export type IntegrationJobQueue = JobQueue<IntegrationJobPayload>;
@@ -41,6 +51,10 @@ export interface IntegrationReporting {
   /** Queues a cost update of the account under `jobId` (the same queue and rules as PUT /reporting/update/cost/). */
   enqueueCost(accountId: string, jobId: string, update: CostUpdate): Promise<void>;
   hits(accountId: string, hitIds: readonly string[]): Promise<Hit[]>;
+  /** The conversions whose own time is in the window on the account's hits of the traffic sources (a reporting query), a page of hits at a time. */
+  conversionsIn(query: WindowConversionsQuery): Promise<WindowConversionsPage>;
+  /** Appends rows to the integration deliveries log (POST /reporting/logs/integrationdeliveries), in one write. */
+  logDeliveries(entries: readonly IntegrationDeliveryEntry[]): Promise<void>;
 }
 
 /**

@@ -184,6 +184,9 @@ describe('integration jobs: tokens, provider failures, uploads and the schedule 
             reporting: {
               enqueueCost: async (_accountId, jobId, update) => void costs.push({ jobId, update }),
               hits: async (_accountId, hitIds) => hitIds.map((id) => hits.get(id)).filter((hit): hit is Hit => hit !== undefined),
+              // The on-demand conversion sync's query and the deliveries log are proven in conversion-sync.int.spec.ts.
+              conversionsIn: async () => ({ conversions: [], next: null }),
+              logDeliveries: async () => undefined,
             },
             scheduleCheckMs: 3_600_000,
             maxRetryAfterSeconds: 5,

@@ -30,6 +30,7 @@ import { IntegrationsService } from '../integrations/integrations.service';
 import { INTEGRATION_CLOCK } from '../integrations.tokens';
 import {
   type AppliedConversion,
+  type ConversionSyncPayload,
   type ConversionUploadPayload,
   type CostSyncPayload,
   type IntegrationJobDelivery,
@@ -39,6 +40,7 @@ import {
 } from './integration-jobs';
 import { SyncJobs } from './sync-jobs.store';
 import { UploadedConversions } from './uploaded-conversions';
+import { DeliveryLog, type DeliveryCall } from './delivery-log';
 
 export const INTEGRATION_JOBS = Symbol.for('funnel.integrations.Jobs');
 
@@ -54,6 +56,8 @@ export interface IntegrationJobsSettings {
 }
 
 const DAY_MS = 86_400_000;
+/** Hits read per page of an on-demand conversion sync (their conversions sent before the next page is read). */
+const RESEND_PAGE_HITS = 1000;
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -71,6 +75,7 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
   private readonly logger = new Logger('IntegrationJobs');
   private readonly jobs: SyncJobs;
   private readonly uploaded: UploadedConversions;
+  private readonly deliveries: DeliveryLog;
   private timer?: NodeJS.Timeout;
   private started = false;
 
@@ -83,6 +88,7 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
   ) {
     this.jobs = new SyncJobs(readStore);
     this.uploaded = new UploadedConversions(eventStore, readStore);
+    this.deliveries = new DeliveryLog((entries) => this.settings.reporting.logDeliveries(entries), clock);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -120,18 +126,12 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
       throw ServiceError.invalidField('timeEnd', 'maxWindow', `the window is at most ${SYNC_MAX_WINDOW_DAYS} days`);
     const record = await this.integrations.recordFor(context, idIntegration);
     const platform = this.integrations.platformFor(record);
-    if (input.kind === 'conversions') {
-      // Conversions go out as reporting applies them; sending a past window again needs a query of the warehouse's conversions by window (not built yet).
-      throw ServiceError.badRequest(
-        IntegrationErrorCodes.SYNC_NOT_POSSIBLE,
-        'conversions are uploaded as they are applied; an upload of a past window is not available yet',
-      );
-    }
+    if (input.kind === 'conversions') return this.requestConversions(context, record, platform, start, end);
     if (!platform.capabilities.costSync) throw ServiceError.badRequest(IntegrationErrorCodes.SYNC_NOT_POSSIBLE, `${platform.name} has no cost sync`);
     if (!Object.keys(record.adAccountLinks).length)
       throw ServiceError.badRequest(IntegrationErrorCodes.SYNC_NOT_POSSIBLE, 'no ad account of this integration is linked to a traffic source');
     const jobId = generateAssetId(this.clock());
-    await this.queueCost(context.accountId, jobId, {
+    await this.queueSync(context.accountId, jobId, {
       kind: 'cost',
       idIntegration: record.idIntegration,
       timeStart: new Date(start).toISOString(),
@@ -178,25 +178,52 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
       if (record.status !== 'active' || !Object.keys(record.adAccountLinks).length) continue;
       if (!this.integrations.platformFor(record).capabilities.costSync) continue;
       const jobId = derivedJobId('schedule', String(slot), record.accountId, record.idIntegration);
-      await this.queueCost(record.accountId, jobId, { kind: 'cost', idIntegration: record.idIntegration, ...window, trigger: 'schedule' });
+      await this.queueSync(record.accountId, jobId, { kind: 'cost', idIntegration: record.idIntegration, ...window, trigger: 'schedule' });
       queued++;
     }
     this.logger.log({ msg: 'cost sync scheduled', slot, integrations: queued });
     return queued;
   }
 
-  private async queueCost(accountId: string, jobId: string, payload: CostSyncPayload): Promise<void> {
+  /**
+   * POST /integrations/:id/sync `kind: conversions`: the window's conversions on the hits of the
+   * linked traffic sources sent to the integration's goals again (a job; the provider deduplicates
+   * by event id). A window wholly older than the provider takes is refused.
+   */
+  private async requestConversions(context: CallerContext, record: IntegrationRecord, platform: AdPlatform, start: number, end: number) {
+    if (!platform.capabilities.conversionUpload)
+      throw ServiceError.badRequest(IntegrationErrorCodes.SYNC_NOT_POSSIBLE, `${platform.name} has no conversion upload`);
+    if (!record.goalLinks.length)
+      throw ServiceError.badRequest(
+        IntegrationErrorCodes.SYNC_NOT_POSSIBLE,
+        "no conversion goal of this integration is linked to a traffic source's conversions",
+      );
+    const maxAgeDays = platform.capabilities.uploadMaxAgeDays;
+    if (maxAgeDays !== null && end <= this.clock() - maxAgeDays * DAY_MS)
+      throw ServiceError.badRequest(IntegrationErrorCodes.SYNC_NOT_POSSIBLE, `${platform.name} takes conversions at most ${maxAgeDays} days old`);
+    const jobId = generateAssetId(this.clock());
+    await this.queueSync(context.accountId, jobId, {
+      kind: 'conversionSync',
+      idIntegration: record.idIntegration,
+      timeStart: new Date(start).toISOString(),
+      timeEnd: new Date(end).toISOString(),
+      trigger: 'request',
+    });
+    return { jobId };
+  }
+
+  private async queueSync(accountId: string, jobId: string, payload: CostSyncPayload | ConversionSyncPayload): Promise<void> {
     const queuedAt = new Date(this.clock()).toISOString();
     await this.jobs.put(accountId, this.initial(jobId, payload, queuedAt));
-    await this.settings.queue.enqueue([{ jobId, type: 'cost', accountId, queuedAt, payload }]);
+    await this.settings.queue.enqueue([{ jobId, type: payload.kind === 'cost' ? 'cost' : 'conversions', accountId, queuedAt, payload }]);
   }
 
   private initial(jobId: string, payload: IntegrationJobPayload, queuedAt: string, idIntegration = ''): SyncJobView {
-    return payload.kind === 'cost'
+    return payload.kind !== 'conversions'
       ? {
           jobId,
           idIntegration: payload.idIntegration,
-          kind: 'cost',
+          kind: payload.kind === 'cost' ? 'cost' : 'conversions',
           trigger: payload.trigger,
           timeStart: payload.timeStart,
           timeEnd: payload.timeEnd,
@@ -232,6 +259,7 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
   async handle(delivery: IntegrationJobDelivery): Promise<void> {
     const { job, attempt } = delivery;
     if (job.payload.kind === 'cost') return this.syncCost(delivery, job.payload, attempt);
+    if (job.payload.kind === 'conversionSync') return this.syncConversions(delivery, job.payload);
     return this.upload(delivery, job.payload);
   }
 
@@ -249,6 +277,7 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
     if (record.status === 'needs_reauth' || record.status === 'disconnected')
       return this.finish(accountId, jobId, { status: 'needs_reauth', error: record.lastError ?? 'the integration needs a reauthorization' });
     const parts: SyncJobPartView[] = [];
+    const logged: DeliveryCall = { accountId, idIntegration: record.idIntegration, provider: record.provider, jobId, attempt };
     for (const [adAccountId, idTrafficSource] of Object.entries(record.adAccountLinks)) {
       if (payload.adAccountIds && !payload.adAccountIds.includes(adAccountId)) continue;
       const account = record.adAccounts.find((a) => a.id === adAccountId);
@@ -257,6 +286,7 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
       try {
         costs = await this.call(delivery, record, (platform, tokens) => platform.pullCosts(tokens, adAccountId, window));
       } catch (error) {
+        if (error instanceof ServiceError) await this.deliveries.costsFailed(logged, adAccountId, error);
         if (error instanceof ServiceError && error.code === IntegrationErrorCodes.NEEDS_REAUTH) {
           return this.finish(accountId, jobId, { status: 'needs_reauth', error: error.message, parts });
         }
@@ -268,12 +298,19 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
         throw error;
       }
       const costJobIds: string[] = [];
-      for (const [index, { day, update }] of costUpdatesOf(costs, idTrafficSource, window.timezone).entries()) {
+      const updates = costUpdatesOf(costs, idTrafficSource, window.timezone);
+      for (const [index, { day, update }] of updates.entries()) {
         // The same sync job, ad account, day and content: the same reporting job (a redelivery queues nothing new).
         const costJobId = derivedJobId(jobId, adAccountId, day, String(index), JSON.stringify(update.segments));
         await this.settings.reporting.enqueueCost(accountId, costJobId, update);
         costJobIds.push(costJobId);
       }
+      await this.deliveries.costsApplied(
+        logged,
+        adAccountId,
+        costs,
+        updates.map((u, i) => ({ ...u, costJobId: costJobIds[i] })),
+      );
       parts.push({ adAccountId, costJobIds, rows: costs.length, rejected: 0, error: null });
       this.logger.log({ msg: 'costs pulled', accountId, idIntegration: record.idIntegration, adAccountId, rows: costs.length, costJobs: costJobIds.length });
     }
@@ -289,25 +326,112 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
     const { accountId, jobId, queuedAt } = delivery.job;
     const records = (await this.integrations.liveRecords(accountId)).filter((r) => r.goalLinks.length > 0);
     if (!records.length || !payload.rows.length) return;
-    const hits = new Map((await this.settings.reporting.hits(accountId, [...new Set(payload.rows.map((r) => r.hitId))])).map((hit) => [hit.hitId, hit]));
+    const hits = await this.hitsOf(accountId, payload.rows);
     for (const record of records) {
-      const platform = this.integrations.platformFor(record);
-      if (!platform.capabilities.conversionUpload) continue;
-      const parts: SyncJobPartView[] = [];
       const uploadJobId = derivedJobId(jobId, record.idIntegration);
-      let status: SyncJobView['status'] = 'done';
-      let failure: string | null = null;
-      for (const link of record.goalLinks) {
-        // Stopped at the first refused token: no further call until it is reauthorized.
-        if (status === 'needs_reauth') continue;
-        // Values in the ad account's currency, as cost sync takes its spend.
-        const currency = record.adAccounts.find((a) => a.id === link.adAccountId)?.currency || null;
-        const applied = (await this.conversionsFor(accountId, link, payload.rows, hits, platform.capabilities.uploadMaxAgeDays)).map((c) => ({
-          ...c,
-          currency: c.value === null ? null : currency,
-        }));
-        // Each conversion reaches a goal once: those a try of this job, or an earlier job, sent are left out.
-        const sent = applied.length
+      const sent = await this.sendToGoals(delivery, record, uploadJobId, payload.reportingJobId, payload.rows, hits, { skipSent: true }, async () => {
+        if (!(await this.jobs.get(accountId, uploadJobId)))
+          await this.jobs.put(accountId, { ...this.initial(uploadJobId, payload, queuedAt, record.idIntegration), status: 'running' });
+      });
+      if (sent.parts.length)
+        await this.finish(accountId, uploadJobId, { status: sent.status, error: sent.error, parts: sent.parts, attempts: delivery.attempt });
+    }
+  }
+
+  /**
+   * On demand: the conversions whose own time is in the window on the hits of the integration's
+   * linked traffic sources (a reporting query over the warehouse), sent to its goals again a page
+   * of hits at a time, under the job's own id; the provider deduplicates by event id. A 429 or 5xx
+   * leaves the job queued for the queue's retry, which starts the window again.
+   */
+  private async syncConversions(delivery: IntegrationJobDelivery, payload: ConversionSyncPayload): Promise<void> {
+    const { accountId, jobId, queuedAt } = delivery.job;
+    const attempt = delivery.attempt;
+    const started = await this.jobs.update(
+      accountId,
+      jobId,
+      (j) => ({ ...j, status: 'running', attempts: attempt, parts: [] }),
+      () => this.initial(jobId, payload, queuedAt),
+    );
+    const record = await this.integrations.liveRecordOrNull(accountId, payload.idIntegration);
+    if (!record) return this.finish(accountId, jobId, { status: 'failed', error: `integration ${payload.idIntegration} was deleted` });
+    if (record.status === 'needs_reauth' || record.status === 'disconnected')
+      return this.finish(accountId, jobId, { status: 'needs_reauth', error: record.lastError ?? 'the integration needs a reauthorization' });
+    const parts = new Map<string, SyncJobPartView>();
+    const query = {
+      accountId,
+      trafficSourceIds: [...new Set(record.goalLinks.map((link) => link.idTrafficSource))],
+      startMs: Date.parse(payload.timeStart),
+      endMs: Date.parse(payload.timeEnd),
+      limit: RESEND_PAGE_HITS,
+    };
+    let after: { timeMs: number; hitId: string } | undefined;
+    try {
+      do {
+        const page = await this.settings.reporting.conversionsIn({ ...query, after });
+        if (page.conversions.length) {
+          const hits = await this.hitsOf(accountId, page.conversions);
+          const sent = await this.sendToGoals(delivery, record, jobId, '', page.conversions, hits, { skipSent: false }, async () => undefined);
+          for (const part of sent.parts) {
+            const sum = parts.get(part.adAccountId);
+            parts.set(
+              part.adAccountId,
+              sum ? { ...sum, rows: sum.rows + part.rows, rejected: sum.rejected + part.rejected, error: part.error ?? sum.error } : part,
+            );
+          }
+          if (sent.status === 'needs_reauth') return this.finish(accountId, jobId, { status: 'needs_reauth', error: sent.error, parts: [...parts.values()] });
+          await this.jobs.put(accountId, { ...started, parts: [...parts.values()] });
+        }
+        after = page.next ?? undefined;
+      } while (after);
+    } catch (error) {
+      await this.jobs.put(accountId, { ...started, status: 'queued', error: messageOf(error), parts: [...parts.values()] });
+      throw error;
+    }
+    await this.finish(accountId, jobId, { status: 'done', error: null, parts: [...parts.values()], attempts: attempt });
+  }
+
+  /** The hits of the rows, by id. */
+  private async hitsOf(accountId: string, rows: readonly AppliedConversion[]) {
+    return new Map((await this.settings.reporting.hits(accountId, [...new Set(rows.map((r) => r.hitId))])).map((hit) => [hit.hitId, hit]));
+  }
+
+  /**
+   * `rows` sent to the record's goals, each the rows on hits of its linked traffic source, in the
+   * provider's batches, logged as each batch ends: one part per goal that had any. `starting` runs
+   * before a goal's first call. An expired or revoked token ends it (`needs_reauth`); a request the
+   * provider refuses is its part's error; a 429 or 5xx throws (the queue retries; batches already
+   * sent are deduplicated by the provider by event id).
+   */
+  private async sendToGoals(
+    delivery: IntegrationJobDelivery,
+    record: IntegrationRecord,
+    statusJobId: string,
+    reportingJobId: string,
+    rows: readonly AppliedConversion[],
+    hits: Map<string, Hit>,
+    options: { skipSent: boolean },
+    starting: () => Promise<void>,
+  ): Promise<{ parts: SyncJobPartView[]; status: SyncJobView['status']; error: string | null }> {
+    const accountId = record.accountId;
+    const platform = this.integrations.platformFor(record);
+    const parts: SyncJobPartView[] = [];
+    let status: SyncJobView['status'] = 'done';
+    let failure: string | null = null;
+    if (!platform.capabilities.conversionUpload) return { parts, status, error: failure };
+    for (const link of record.goalLinks) {
+      // Stopped at the first refused token: no further call until it is reauthorized.
+      if (status === 'needs_reauth') continue;
+      // Values in the ad account's currency, as cost sync takes its spend.
+      const currency = record.adAccounts.find((a) => a.id === link.adAccountId)?.currency || null;
+      const applied = (await this.conversionsFor(accountId, link, rows, hits, platform.capabilities.uploadMaxAgeDays)).map((c) => ({
+        ...c,
+        currency: c.value === null ? null : currency,
+      }));
+      // Each conversion reaches a goal once: those a try of this job, or an earlier job, sent are left out
+      // (an on-demand sync sends its window again: the provider keeps each once by its event id).
+      const sent =
+        options.skipSent && applied.length
           ? await this.uploaded.sent(
               accountId,
               record.idIntegration,
@@ -315,47 +439,49 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
               applied.map((c) => c.eventId),
             )
           : new Set<string>();
-        const conversions = applied.filter((c) => !sent.has(c.eventId));
-        if (!conversions.length) continue;
-        if (!(await this.jobs.get(accountId, uploadJobId)))
-          await this.jobs.put(accountId, { ...this.initial(uploadJobId, payload, queuedAt, record.idIntegration), status: 'running' });
-        const part: SyncJobPartView = { adAccountId: link.adAccountId, costJobIds: [], rows: 0, rejected: 0, error: null };
-        const limit = Math.max(1, platform.capabilities.uploadBatchLimit);
-        try {
-          for (let i = 0; i < conversions.length; i += limit) {
-            const batch = conversions.slice(i, i + limit);
-            const outcome = await this.call(delivery, record, (p, tokens) =>
-              p.uploadConversions(tokens, { adAccountId: link.adAccountId, goalId: link.goalId, eventName: link.eventName }, batch),
-            );
-            part.rows += outcome.accepted;
-            part.rejected += outcome.rejected.length;
-            await this.uploaded.record(uploadJobId, {
-              accountId,
-              idIntegration: record.idIntegration,
-              adAccountId: link.adAccountId,
-              goalId: link.goalId,
-              eventIds: batch.map((c) => c.eventId),
-              accepted: outcome.accepted,
-              rejected: outcome.rejected.length,
-              uploadedAt: new Date(this.clock()).toISOString(),
-            });
-          }
-        } catch (error) {
-          if (error instanceof ServiceError && error.code === IntegrationErrorCodes.NEEDS_REAUTH) {
-            status = 'needs_reauth';
-            failure = error.message;
-            part.error = error.message;
-          } else if (error instanceof ServiceError && error.status < 429) {
-            part.error = error.message;
-          } else {
-            // Retried with the queue's backoff: the batches sent before the failure are recorded, so not sent again.
-            throw error;
-          }
+      const conversions = applied.filter((c) => !sent.has(c.eventId));
+      if (!conversions.length) continue;
+      await starting();
+      const part: SyncJobPartView = { adAccountId: link.adAccountId, costJobIds: [], rows: 0, rejected: 0, error: null };
+      const limit = Math.max(1, platform.capabilities.uploadBatchLimit);
+      const logged: DeliveryCall = { accountId, idIntegration: record.idIntegration, provider: record.provider, jobId: statusJobId, attempt: delivery.attempt };
+      let batch: ConversionToUpload[] = [];
+      try {
+        for (let i = 0; i < conversions.length; i += limit) {
+          batch = conversions.slice(i, i + limit);
+          const outcome = await this.call(delivery, record, (p, tokens) =>
+            p.uploadConversions(tokens, { adAccountId: link.adAccountId, goalId: link.goalId, eventName: link.eventName }, batch),
+          );
+          part.rows += outcome.accepted;
+          part.rejected += outcome.rejected.length;
+          await this.uploaded.record(statusJobId, {
+            accountId,
+            idIntegration: record.idIntegration,
+            adAccountId: link.adAccountId,
+            goalId: link.goalId,
+            eventIds: batch.map((c) => c.eventId),
+            accepted: outcome.accepted,
+            rejected: outcome.rejected.length,
+            uploadedAt: new Date(this.clock()).toISOString(),
+          });
+          await this.deliveries.conversionsSent(logged, link, reportingJobId, batch, outcome);
         }
-        parts.push(part);
+      } catch (error) {
+        if (error instanceof ServiceError) await this.deliveries.conversionsFailed(logged, link, reportingJobId, batch, error);
+        if (error instanceof ServiceError && error.code === IntegrationErrorCodes.NEEDS_REAUTH) {
+          status = 'needs_reauth';
+          failure = error.message;
+          part.error = error.message;
+        } else if (error instanceof ServiceError && error.status < 429) {
+          part.error = error.message;
+        } else {
+          // Retried with the queue's backoff: the batches sent before the failure are recorded, so not sent again.
+          throw error;
+        }
       }
-      if (parts.length) await this.finish(accountId, uploadJobId, { status, error: failure, parts, attempts: delivery.attempt });
+      parts.push(part);
     }
+    return { parts, status, error: failure };
   }
 
   private async conversionsFor(

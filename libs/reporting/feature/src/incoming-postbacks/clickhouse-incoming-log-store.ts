@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { openClickHouseLogTable, readClickHouse } from '../warehouse-log/clickhouse-log';
 import { POSTBACK_LOG_QUERY_TIMEOUT_MS } from '../warehouse-log/log-query-timeout';
 import { CLICKHOUSE_PLACEHOLDER, readWindowPage } from '../warehouse-log/log-window';
-import { incomingLogSql, incomingRowOf, INCOMING_LOG_COLUMNS } from './incoming-log-sql';
+import { incomingLogSql, incomingRecordOf, incomingRowOf, INCOMING_LOG_COLUMNS } from './incoming-log-sql';
 import type { IncomingLogEntry, IncomingLogPage, IncomingLogQuery, IncomingLogStore } from './incoming-log-store';
 
 /**
@@ -38,24 +38,7 @@ export class ClickHouseIncomingLogStore implements IncomingLogStore {
     await this.client.insert({
       table: this.table,
       format: 'JSONEachRow',
-      values: entries.map((e) => ({
-        account_id: e.accountId,
-        postback_id: e.postbackId,
-        time_ms: e.timeMs,
-        source: e.source,
-        hit_id: e.hitId,
-        transaction_id: e.transactionId,
-        revenue: e.revenue,
-        payout: e.payout,
-        ip: e.ip,
-        outcome: e.outcome,
-        reason: e.reason,
-        job_id: e.jobId,
-        id_funnel: e.idFunnel,
-        id_traffic_source: e.idTrafficSource,
-        updated_ms: e.updatedMs,
-        version,
-      })),
+      values: entries.map((e) => incomingRecordOf(e, version)),
     });
   }
 

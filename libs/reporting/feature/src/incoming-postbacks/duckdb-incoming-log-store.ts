@@ -1,10 +1,10 @@
-import { listValue } from '@duckdb/node-api';
 import { GroupCommit } from '@funnel/platform';
+import { duckdbAppend } from '../warehouse-log/duckdb-append';
 import { DuckDbLogConnections, type DuckDbDatabase } from '../warehouse-log/duckdb-log-connections';
 import { POSTBACK_LOG_QUERY_TIMEOUT_MS } from '../warehouse-log/log-query-timeout';
 import { columnNames, duckdbCreateTable } from '../warehouse-log/log-table';
 import { DUCKDB_PLACEHOLDER, readWindowPage } from '../warehouse-log/log-window';
-import { incomingLogSql, incomingRowOf, INCOMING_LOG_COLUMNS } from './incoming-log-sql';
+import { incomingLogSql, incomingRecordOf, incomingRowOf, INCOMING_LOG_COLUMNS } from './incoming-log-sql';
 import type { IncomingLogEntry, IncomingLogPage, IncomingLogQuery, IncomingLogStore } from './incoming-log-store';
 
 const TABLE = 'incoming_postback_rows';
@@ -57,34 +57,14 @@ export class DuckDbIncomingLogStore implements IncomingLogStore {
     return this.appends.add(entries.map((entry) => ({ entry, version: 1 })));
   }
 
-  /** One INSERT for the rows: each column a list parameter, unnested side by side. */
+  /** One INSERT for the rows (duckdbAppend). */
   private async append(rows: readonly Versioned[]): Promise<void> {
-    const column = (value: (e: IncomingLogEntry) => string | number | null) => listValue(rows.map((row) => value(row.entry)));
-    const params = [
-      column((e) => e.accountId),
-      column((e) => e.postbackId),
-      column((e) => e.timeMs),
-      column((e) => e.source),
-      column((e) => e.hitId),
-      column((e) => e.transactionId),
-      column((e) => e.revenue),
-      column((e) => e.payout),
-      column((e) => e.ip),
-      column((e) => e.outcome),
-      column((e) => e.reason ?? ''),
-      column((e) => e.jobId ?? ''),
-      column((e) => e.idFunnel),
-      column((e) => e.idTrafficSource),
-      column((e) => e.updatedMs),
-      listValue(rows.map((row) => row.version)),
-    ];
-    // The list types are the columns' types; nullable texts travel as "" (a list parameter starting
-    // with null loses its type): NULLIF restores them.
-    const select = INCOMING_LOG_COLUMNS.map(([name, duckdb], i) => {
-      const list = `unnest($${i + 1}::${duckdb?.replace(' NOT NULL', '')}[])`;
-      return name === 'reason' || name === 'job_id' ? `NULLIF(${list}, '')` : list;
-    }).join(', ');
-    await this.connections.write(`INSERT INTO ${TABLE} (${COLUMNS}) SELECT ${select}`, params);
+    const { sql, params } = duckdbAppend(
+      TABLE,
+      INCOMING_LOG_COLUMNS,
+      rows.map((row) => incomingRecordOf(row.entry, row.version)),
+    );
+    await this.connections.write(sql, params);
   }
 
   find(query: IncomingLogQuery, timeoutMs = POSTBACK_LOG_QUERY_TIMEOUT_MS): Promise<IncomingLogPage> {

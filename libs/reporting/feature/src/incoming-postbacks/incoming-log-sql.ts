@@ -1,7 +1,8 @@
 import type { IncomingPostbackLogRow, IncomingPostbackOutcome, IncomingPostbackSource } from '@funnel/contracts';
+import type { LogRecord } from '../warehouse-log/duckdb-append';
 import type { LogColumn } from '../warehouse-log/log-table';
 import { windowQuery, type Placeholder, type WindowQuery } from '../warehouse-log/log-window';
-import type { IncomingLogQuery } from './incoming-log-store';
+import type { IncomingLogEntry, IncomingLogQuery } from './incoming-log-store';
 
 /** The log's columns, the same in both engines: each write appends a whole row and its version (0 received, 1 resolved). */
 export const INCOMING_LOG_COLUMNS: readonly LogColumn[] = [
@@ -23,6 +24,28 @@ export const INCOMING_LOG_COLUMNS: readonly LogColumn[] = [
   ['updated_ms', 'BIGINT NOT NULL', 'Int64'],
   ['version', 'UTINYINT NOT NULL', 'UInt8'],
 ];
+
+/** The stored record of an entry at `version` (0 received, 1 resolved): both engines write these values. */
+export function incomingRecordOf(e: IncomingLogEntry, version: number): LogRecord {
+  return {
+    account_id: e.accountId,
+    postback_id: e.postbackId,
+    time_ms: e.timeMs,
+    source: e.source,
+    hit_id: e.hitId,
+    transaction_id: e.transactionId,
+    revenue: e.revenue,
+    payout: e.payout,
+    ip: e.ip,
+    outcome: e.outcome,
+    reason: e.reason,
+    job_id: e.jobId,
+    id_funnel: e.idFunnel,
+    id_traffic_source: e.idTrafficSource,
+    updated_ms: e.updatedMs,
+    version,
+  };
+}
 
 /** A stored row as both engines return it (64-bit integers as bigint from DuckDB, as text from ClickHouse). */
 export interface StoredIncomingRow {

@@ -8,3 +8,5 @@ export * from './service/asset-names';
 export * from './service/report-queries';
 export * from './reporting-queries.message.controller';
 export * from './reporting-queries.module';
+export * from './sql/conversions-sql';
+export * from './service/window-conversions';

@@ -4,6 +4,7 @@ import { openChdbClient, whyChdbIsUnavailable } from '@funnel/testing';
 import { warehouseRunner } from './engines/warehouse';
 import { reportQueriesContract } from './report-queries.contract';
 import { storeTestWarehouse } from './testing/warehouse-fixture';
+import { windowConversionsContract } from './window-conversions.contract';
 
 // The ClickHouse dialect on the ClickHouse hit store (its own tables, hits written through insertHits):
 // against the server at CLICKHOUSE_URL when given, else against ClickHouse embedded (chdb), so the
@@ -15,7 +16,8 @@ if (unavailable) {
   console.log(`report queries on ClickHouse: not run (${unavailable}); set CLICKHOUSE_URL to run them against a server`);
   it.todo(`report queries contract on ClickHouse: not run (${unavailable})`);
 } else {
-  reportQueriesContract(url ? 'ClickHouse hit store at CLICKHOUSE_URL' : 'ClickHouse hit store on ClickHouse embedded (chdb)', async () => {
+  const name = url ? 'ClickHouse hit store at CLICKHOUSE_URL' : 'ClickHouse hit store on ClickHouse embedded (chdb)';
+  const openStore = async () => {
     let client: ClickHouseClient;
     let release: () => Promise<void>;
     if (url) {
@@ -26,14 +28,17 @@ if (unavailable) {
       client = chdb.client;
       release = chdb.close;
     }
-    const prefix = `report_queries_${process.pid}_`;
+    const prefix = `report_queries_${process.pid}_${++opened}_`;
     const store = await ClickHouseHitStore.connect({ client, tablePrefix: prefix });
     return storeTestWarehouse(store, async () => {
       await store.close();
       for (const table of ['hits', 'job_batches']) await client.command({ query: `DROP TABLE IF EXISTS ${prefix}${table} SYNC` });
       await release();
     });
-  });
+  };
+  let opened = 0;
+  reportQueriesContract(name, openStore);
+  windowConversionsContract(name, openStore);
 
   it('stops a query past its time limit (max_execution_time) and answers 503 REPORTING.QUERY_TIMEOUT', async () => {
     const chdb = url ? undefined : await openChdbClient();

@@ -8,11 +8,13 @@ import { NO_ASSET_NAMES } from './service/asset-names';
 import { ReportQueries } from './service/report-queries';
 import { ACCOUNT, generateHits } from './testing/generated-hits';
 import { openDuckDbTestWarehouse, storeTestWarehouse } from './testing/warehouse-fixture';
+import { windowConversionsContract } from './window-conversions.contract';
 
 // The DuckDB dialect on the embedded hit store as standalone runs it (hits written through insertHits),
 // and on a bare table of WAREHOUSE_COLUMNS (the columns are the contract, not the store's code).
 reportQueriesContract('DuckDB hit store (embedded)', async () => storeTestWarehouse(await openTempHitStore()));
 reportQueriesContract('DuckDB table of WAREHOUSE_COLUMNS', openDuckDbTestWarehouse);
+windowConversionsContract('DuckDB hit store (embedded)', async () => storeTestWarehouse(await openTempHitStore()));
 
 describe('report queries beside the DuckDB writer', () => {
   const context: CallerContext = { accountId: ACCOUNT, userId: 'u1', permissions: ['reporting:read'], correlationId: 'c1' };

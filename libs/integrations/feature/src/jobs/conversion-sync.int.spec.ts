@@ -1,5 +1,7 @@
 import { IntegrationErrorCodes, ServiceError, type CallerContext } from '@funnel/contracts';
-import type { EventStore } from '@funnel/eventstore';
+import { join } from 'node:path';
+import { SqliteEventStore } from '@funnel/eventstore';
+import { tempDir, type TempDir } from '@funnel/testing';
 import type { AdPlatform, AdPlatformTokens, ConversionToUpload, IntegrationRecord } from '@funnel/integrations-domain';
 import { EmbeddedReadStore } from '@funnel/readstore';
 import { aHit } from '@funnel/reporting-domain';
@@ -34,10 +36,20 @@ const record = (fields: Partial<IntegrationRecord> = {}): IntegrationRecord => (
   ...fields,
 });
 
-/** A hit of the linked source with a click id, and one of another source. */
-const hitOf = (hitId: string, idTrafficSource = SOURCE) =>
-  aHit({ hitId, accountId: ACCOUNT, idTrafficSource, trackingFields: { external: `click-${hitId}` }, time: '2026-11-27T01:00:00.000Z' });
 const conversion = (hitId: string, transactionId = '') => ({ hitId, transactionId, payout: '2', time: '2026-11-27T02:00:00.000Z' });
+/** A hit of the linked source with a click id and the conversions it holds (those of the pages), and one of another source. */
+const hitOf = (hitId: string, idTrafficSource = SOURCE, transactionIds = ['']) =>
+  aHit({
+    hitId,
+    accountId: ACCOUNT,
+    idTrafficSource,
+    trackingFields: { external: `click-${hitId}` },
+    time: '2026-11-27T01:00:00.000Z',
+    conversions: transactionIds.map((tx) => {
+      const { transactionId, payout, time } = conversion(hitId, tx);
+      return { transactionId, payout, time };
+    }),
+  });
 
 describe('IntegrationSync: an on-demand conversion sync (kind conversions)', () => {
   let readStore: EmbeddedReadStore;
@@ -72,11 +84,18 @@ describe('IntegrationSync: an on-demand conversion sync (kind conversions)', () 
   ];
   const HITS = new Map(
     ['HIT000000001', 'HIT000000002', 'HIT000000003', 'HIT000000004']
-      .map((id) => [id, hitOf(id)] as const)
+      .map((id) => [id, id === 'HIT000000001' ? hitOf(id, SOURCE, ['tx-1', 'tx-2']) : hitOf(id)] as const)
       .concat([['HIT000000009', hitOf('HIT000000009', 'TSOURCE00002')]]),
   );
 
-  beforeEach(() => {
+  let dir: TempDir;
+  let eventStore: SqliteEventStore;
+
+  const uploadedOf = (service: IntegrationSync) => (service as unknown as { uploaded: { start(): Promise<void>; stop(): Promise<void> } }).uploaded;
+
+  beforeEach(async () => {
+    dir = tempDir('conversion-sync');
+    eventStore = new SqliteEventStore({ filename: join(dir.path, 'events.sqlite'), pollIntervalMs: 10 });
     readStore = new EmbeddedReadStore();
     logged = [];
     queued = [];
@@ -113,7 +132,15 @@ describe('IntegrationSync: an on-demand conversion sync (kind conversions)', () 
       logDeliveries: async (entries) => void logged.push(...entries),
     };
     const queue = { enqueue: async (jobs: typeof queued) => void queued.push(...jobs) } as never;
-    sync = new IntegrationSync(integrations, { queue, reporting }, {} as EventStore, readStore, () => NOW);
+    sync = new IntegrationSync(integrations, { queue, reporting }, eventStore, readStore, () => NOW);
+    // What was uploaded is projected from the event store (the service starts it at bootstrap, which also consumes the queue).
+    await uploadedOf(sync).start();
+  });
+
+  afterEach(async () => {
+    await uploadedOf(sync).stop();
+    await eventStore.close();
+    dir.remove();
   });
 
   const run = async (attempt = 1) => {

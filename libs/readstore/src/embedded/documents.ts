@@ -9,46 +9,13 @@ export function newObjectIdHex(): string {
   return randomBytes(12).toString('hex');
 }
 
-/**
- * A private copy for storage, _id first; undefined fields become null as the BSON serializer makes them.
- * A deeply frozen object or array in it is kept as it is, not copied (see storedValue).
- */
+/** A private copy for storage, _id first; undefined fields become null as the BSON serializer makes them. */
 export function toStoredDocument(source: Row, id: unknown = source._id): Doc {
   const doc: Row = { _id: id };
   for (const field in source) {
-    if (field !== '_id') doc[field] = storedValue(source[field]);
+    if (field !== '_id') doc[field] = cloneValue(source[field]);
   }
   return doc as Doc;
-}
-
-/**
- * A value as stored: a copy (as cloneValue's), except that a deeply frozen plain object or array
- * holding no undefined value is kept as it is: nothing can change it, so a copy would only cost
- * time and memory (the event store shares the data of the events it appends frozen so: a 200-node
- * funnel's nodes and connections). Readers still get copies (cloneDocument).
- */
-function storedValue<V>(value: V): V {
-  if (typeof value === 'object' && value !== null && isDeepFrozen(value)) return value;
-  if (Array.isArray(value)) return value.map(storedValue) as V;
-  if (!isPlainObject(value)) return cloneValue(value);
-  const copy: Row = {};
-  for (const key in value) copy[key] = storedValue(value[key]);
-  return copy as V;
-}
-
-/** Objects and arrays found deeply frozen (they stay so): each is looked through once. */
-const deeplyFrozen = new WeakSet<object>();
-
-/** Whether `value` is a frozen plain object or array whose every value is a scalar (not undefined) or deeply frozen in turn. */
-function isDeepFrozen(value: object): boolean {
-  if (deeplyFrozen.has(value)) return true;
-  if (!Object.isFrozen(value) || !(Array.isArray(value) || isPlainObject(value))) return false;
-  for (const key in value) {
-    const field: unknown = (value as Row)[key];
-    if (field === undefined || (typeof field === 'object' && field !== null && !isDeepFrozen(field))) return false;
-  }
-  deeplyFrozen.add(value);
-  return true;
 }
 
 /**

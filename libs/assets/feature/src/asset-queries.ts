@@ -144,12 +144,18 @@ export class AssetQueries {
       { _id: { $in: ids.map((id) => assetDocumentId(kind.kind, context.accountId, id)) } },
       { projection: DOCUMENT_HEAD },
     );
-    const byId = new Map(heads.filter((d) => d.status !== 'deleted').map((d) => [d.assetId, d]));
+    const byId = new Map<string, DocumentHead>();
+    for (const head of heads) if (head.status !== 'deleted') byId.set(head.assetId, head);
     // Unpaged: in the order asked, as before; paged: in id order, after the cursor.
-    const ordered =
-      page.limit === undefined && page.after === undefined
-        ? ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []))
-        : [...byId.values()].filter((d) => page.after === undefined || d.assetId > page.after).sort((a, b) => (a.assetId < b.assetId ? -1 : 1));
+    let ordered: DocumentHead[] = [];
+    if (page.limit === undefined && page.after === undefined) {
+      for (const id of ids) {
+        const head = byId.get(id);
+        if (head) ordered.push(head);
+      }
+    } else {
+      ordered = [...byId.values()].filter((d) => page.after === undefined || d.assetId > page.after).sort((a, b) => (a.assetId < b.assetId ? -1 : 1));
+    }
     const { docs: shown, nextCursor } = pageOf(ordered, page.limit);
     return this.serializedAnswer(kind, context, shown, nextCursor);
   }

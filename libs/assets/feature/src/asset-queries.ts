@@ -17,46 +17,7 @@ import { AssetRecord, AssetRegistry, assertKindRules, maskSecrets } from '@funne
 import { AssetDocument, assetDocumentId, assetsCollection } from './asset-documents';
 import { Page, encodeCursor, idParam, idsParam, optionalParam, pageParams, requiredParam, statusCondition, statusParam } from './query-params';
 import { AssetAnswer } from './asset-answer';
-
-/** The fields of a document that say whether a serialized answer of it is still current. */
-const DOCUMENT_HEAD = { revision: 1, status: 1, idCategory: 1 } as const;
-
-/** Serialized find/byId answers kept by document id: at most this many, and this many characters in all. */
-const ANSWER_CACHE_ENTRIES = 2000;
-const ANSWER_CACHE_CHARS = 32 * 1024 * 1024;
-
-interface CachedAnswer {
-  revision: number;
-  categoryName: string | undefined;
-  answer: SerializedJson;
-}
-
-/** A bounded map of serialized answers; the oldest entries go first when it is full. */
-class AnswerCache {
-  private readonly entries = new Map<string, CachedAnswer>();
-  private chars = 0;
-
-  get(key: string): CachedAnswer | undefined {
-    return this.entries.get(key);
-  }
-
-  remember(key: string, entry: CachedAnswer): void {
-    this.forget(key);
-    this.entries.set(key, entry);
-    this.chars += entry.answer.json.length;
-    for (const oldest of this.entries.keys()) {
-      if (this.entries.size <= ANSWER_CACHE_ENTRIES && this.chars <= ANSWER_CACHE_CHARS) break;
-      this.forget(oldest);
-    }
-  }
-
-  private forget(key: string): void {
-    const entry = this.entries.get(key);
-    if (!entry) return;
-    this.chars -= entry.answer.json.length;
-    this.entries.delete(key);
-  }
-}
+import { AnswerCache, CachedAnswer, DOCUMENT_HEAD, DocumentHead } from './answer-cache';
 
 /** Read side of every asset kind: reads the read model only, always within the caller's account. */
 @Injectable()
@@ -73,13 +34,13 @@ export class AssetQueries {
   async list(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetAnswer> {
     const status = statusParam(query, kind.list.statusRequired, kind.list.defaultStatus);
     const condition = { ...statusCondition(status), ...this.filters(kind.list.filters, query), ...this.scopeFilter(kind, query) };
-    return this.slimPage(kind, context, await this.findPage(kind, context, condition, pageParams(query)));
+    return this.listPage(kind, context, condition, pageParams(query));
   }
 
   async findByStatus(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetAnswer> {
     const status = statusParam(query, true, 'all');
     const condition = { ...statusCondition(status), ...this.filters(kind.findByStatusFilters, query) };
-    return this.slimPage(kind, context, await this.findPage(kind, context, condition, pageParams(query)));
+    return this.listPage(kind, context, condition, pageParams(query));
   }
 
   /** Slim records of one type (a page group's pageType); `status` defaults to not-deleted. */
@@ -87,7 +48,7 @@ export class AssetQueries {
     if (!kind.typeFilter) throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `${kind.kind} has no types`);
     const status = statusParam(query, false, 'not-deleted');
     const condition = { ...statusCondition(status), ...this.filters([kind.typeFilter], query) };
-    return this.slimPage(kind, context, await this.findPage(kind, context, condition, pageParams(query)));
+    return this.listPage(kind, context, condition, pageParams(query));
   }
 
   /** Full records of the non-deleted assets in one category (`""`: uncategorized); funnel-local assets are in none. */
@@ -98,30 +59,55 @@ export class AssetQueries {
       : { idCategory: requiredParam(query, 'idCategory') };
     const condition: Filter = { ...placement, status: { $ne: 'deleted' }, ...this.filters(kind.findByCategoryFilters ?? [], query) };
     if (kind.scopeField) condition[`record.${kind.scopeField}`] = '';
-    const { records, nextCursor } = await this.findPage(kind, context, condition, pageParams(query));
-    return new AssetAnswer(records, undefined, nextCursor);
+    return this.recordPage(kind, context, condition, pageParams(query));
   }
 
   /**
    * A deleted asset is not found here; it stays readable through the `all` status filter. Answers its
    * revision (the ETag). The record is serialized once per revision of the document (and name of its
-   * category): later reads of it read only the document's revision and hand the same text on (a
-   * 200-node funnel is ~60 kB).
+   * category): later reads of it read only the document's head and hand the same text on (a 200-node
+   * funnel is ~60 kB).
    */
   async findById(kind: AssetKindDescriptor, context: CallerContext, { query }: AssetRequestBody): Promise<AssetAnswer> {
     const id = idParam(query, kind.idField);
-    const _id = assetDocumentId(kind.kind, context.accountId, id);
-    const head = await this.collection.findOne({ _id }, { projection: DOCUMENT_HEAD });
-    if (!head || head.status === 'deleted') throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${id} not found`);
-    // The name find/byId shows for a category-managed kind's category (undefined for other kinds);
-    // read only when there is one to read (an await per request costs a promise and a turn).
-    const categoryName = categoryTypesOf(kind).length === 0 ? undefined : head.idCategory === '' ? '' : await this.categoryName(context, head.idCategory);
-    const cached = this.answers.get(_id);
-    if (cached && cached.revision === head.revision && cached.categoryName === categoryName) return new AssetAnswer(cached.answer, cached.revision);
-    const { record, revision } = await this.recordById(kind, context, id);
-    const answer = new SerializedJson(JSON.stringify(record));
-    this.answers.remember(_id, { revision, categoryName, answer });
-    return new AssetAnswer(answer, revision);
+    const head: DocumentHead | null = await this.collection.findOne({ _id: assetDocumentId(kind.kind, context.accountId, id) }, { projection: DOCUMENT_HEAD });
+    const [found] = head && head.status !== 'deleted' ? await this.serializedRecords(kind, context, [head]) : [];
+    if (!found) throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${id} not found`);
+    return new AssetAnswer(found.answer, found.revision);
+  }
+
+  /**
+   * The records of `heads` as find/byId shows them, in their order, each serialized once per revision
+   * of its document and name of its category (kept in a bounded cache shared by every kind and
+   * operation answering full records): the records without a current answer are read with one query
+   * and serialized, the others are handed on as they are. A document deleted since its head was read
+   * is left out (one whose head was deleted is answered: lists may show deleted assets); one changed
+   * since is answered as it is now.
+   */
+  private async serializedRecords(kind: AssetKindDescriptor, context: CallerContext, heads: readonly DocumentHead[]): Promise<CachedAnswer[]> {
+    const placed = categoryTypesOf(kind).length > 0;
+    const categoryIds = new Set<string>();
+    if (placed) for (const head of heads) if (head.idCategory !== '') categoryIds.add(head.idCategory);
+    // Read only when there is a name to read (an await per request costs a promise and a turn).
+    const names = categoryIds.size ? await this.categoryNames(context, categoryIds) : new Map<string, string>();
+    const found: (CachedAnswer | undefined)[] = [];
+    const missing: string[] = [];
+    for (const head of heads) {
+      const cached = this.answers.current(head._id, head.revision, placed ? (names.get(head.idCategory) ?? '') : undefined);
+      found.push(cached);
+      if (!cached) missing.push(head._id);
+    }
+    if (!missing.length) return found as CachedAnswer[];
+    const deletedBefore = new Set(heads.filter((head) => head.status === 'deleted').map((head) => head._id));
+    const docs = (await this.collection.find({ _id: { $in: missing } })).filter((d) => d.status !== 'deleted' || deletedBefore.has(d._id));
+    const records = await this.withCategoryNames(kind, context, docs, names);
+    const made = new Map<string, CachedAnswer>();
+    docs.forEach(({ _id, revision }, i) => {
+      const entry = { revision, categoryName: placed ? String(records[i].categoryName) : undefined, answer: new SerializedJson(JSON.stringify(records[i])) };
+      this.answers.remember(_id, entry);
+      made.set(_id, entry);
+    });
+    return heads.flatMap((head, i) => found[i] ?? made.get(head._id) ?? []);
   }
 
   /** The record find/byId shows (a 404 when missing or deleted), with the revision it reflects. */
@@ -130,11 +116,6 @@ export class AssetQueries {
     if (!doc || doc.status === 'deleted') throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `${kind.kind} ${id} not found`);
     const [record] = await this.withCategoryNames(kind, context, [doc]);
     return { record, revision: doc.revision };
-  }
-
-  /** The name of the account's category `idCategory` ('' when it does not exist). */
-  private async categoryName(context: CallerContext, idCategory: string): Promise<string> {
-    return (await this.categoryNames(context, new Set([idCategory]))).get(idCategory) ?? '';
   }
 
   /** The names of the account's categories `ids` (one read for one id, one query for several). */
@@ -159,15 +140,30 @@ export class AssetQueries {
     const ids = idsParam(query, kind.idsParam);
     const page = pageParams(query);
     if (!ids.length) return new AssetAnswer([]);
-    const docs = await this.collection.find({ _id: { $in: ids.map((id) => assetDocumentId(kind.kind, context.accountId, id)) } });
-    const byId = new Map(docs.filter((d) => d.status !== 'deleted').map((d) => [d.assetId, d]));
+    const heads: DocumentHead[] = await this.collection.find(
+      { _id: { $in: ids.map((id) => assetDocumentId(kind.kind, context.accountId, id)) } },
+      { projection: DOCUMENT_HEAD },
+    );
+    const byId = new Map<string, DocumentHead>();
+    for (const head of heads) if (head.status !== 'deleted') byId.set(head.assetId, head);
     // Unpaged: in the order asked, as before; paged: in id order, after the cursor.
-    const ordered =
-      page.limit === undefined && page.after === undefined
-        ? ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []))
-        : [...byId.values()].filter((d) => page.after === undefined || d.assetId > page.after).sort((a, b) => (a.assetId < b.assetId ? -1 : 1));
+    let ordered: DocumentHead[] = [];
+    if (page.limit === undefined && page.after === undefined) {
+      for (const id of ids) {
+        const head = byId.get(id);
+        if (head) ordered.push(head);
+      }
+    } else {
+      ordered = [...byId.values()].filter((d) => page.after === undefined || d.assetId > page.after).sort((a, b) => (a.assetId < b.assetId ? -1 : 1));
+    }
     const { docs: shown, nextCursor } = pageOf(ordered, page.limit);
-    return new AssetAnswer(await this.withCategoryNames(kind, context, shown), undefined, nextCursor);
+    return this.serializedAnswer(kind, context, shown, nextCursor);
+  }
+
+  /** The records of `heads` as one serialized JSON array (see serializedRecords), with the page's next cursor. */
+  private async serializedAnswer(kind: AssetKindDescriptor, context: CallerContext, heads: DocumentHead[], nextCursor?: string): Promise<AssetAnswer> {
+    const found = await this.serializedRecords(kind, context, heads);
+    return new AssetAnswer(SerializedJson.array(found.map((f) => f.answer)), undefined, nextCursor);
   }
 
   /** find/byName: full records of the non-deleted assets whose name is exactly `name`. */
@@ -190,10 +186,7 @@ export class AssetQueries {
     if (!lookup) throw ServiceError.notFound(ErrorCodes.ROUTE_NOT_FOUND, `${kind.kind} has no ${operation}`);
     const value = requiredParam(query, lookup.param);
     const condition = { [`record.${lookup.field}`]: value, status: { $ne: 'deleted' } };
-    if (!lookup.single) {
-      const { records, nextCursor } = await this.findPage(kind, context, condition, pageParams(query));
-      return new AssetAnswer(records, undefined, nextCursor);
-    }
+    if (!lookup.single) return this.recordPage(kind, context, condition, pageParams(query));
     const found = await this.findMany(kind, context, condition);
     if (!found.length)
       throw ServiceError.notFound(ErrorCodes.ASSET_NOT_FOUND, `no ${kind.kind} with ${lookup.param} ${value.length > 64 ? `${value.slice(0, 64)}…` : value}`);
@@ -333,30 +326,47 @@ export class AssetQueries {
    * One page of the matching assets in id order: those after the cursor's id, at most `limit` (one
    * more is read to know whether a next page exists). Ids never change, so a walk page by page finds
    * every asset that exists for the whole walk exactly once, whatever is written meanwhile.
+   * `projection`: the documents' fields to read (all without it).
    */
-  private async findPage(
+  private async findPage<T extends DocumentHead>(
     kind: AssetKindDescriptor,
     context: CallerContext,
     condition: Filter,
     page: Page,
-  ): Promise<{ records: AssetRecord[]; nextCursor?: string }> {
+    projection?: typeof DOCUMENT_HEAD,
+  ): Promise<{ docs: T[]; nextCursor?: string }> {
     const filter: Filter = { accountId: context.accountId, kind: kind.kind, ...condition };
     if (page.after !== undefined) filter.assetId = { $gt: page.after };
-    const docs = await this.collection.find(filter, page.limit === undefined ? { sort: { assetId: 1 } } : { sort: { assetId: 1 }, limit: page.limit + 1 });
-    const { docs: shown, nextCursor } = pageOf(docs, page.limit);
-    return { records: await this.withCategoryNames(kind, context, shown), nextCursor };
+    const limit = page.limit === undefined ? {} : { limit: page.limit + 1 };
+    const docs = await this.collection.find(filter, { sort: { assetId: 1 }, ...limit, ...(projection ? { projection } : {}) });
+    return pageOf(docs as DocumentHead[] as T[], page.limit);
   }
 
-  private async slimPage(kind: AssetKindDescriptor, context: CallerContext, page: { records: AssetRecord[]; nextCursor?: string }): Promise<AssetAnswer> {
-    return new AssetAnswer(await this.slim(kind, context, page.records), undefined, page.nextCursor);
+  /** A page of full records, serialized (see serializedRecords): only the documents' heads are matched and read. */
+  private async recordPage(kind: AssetKindDescriptor, context: CallerContext, condition: Filter, page: Page): Promise<AssetAnswer> {
+    const { docs, nextCursor } = await this.findPage(kind, context, condition, page, DOCUMENT_HEAD);
+    return this.serializedAnswer(kind, context, docs, nextCursor);
+  }
+
+  /** A page of a list: the kind's slim records (see slim), or full records for a kind without a slim projection. */
+  private async listPage(kind: AssetKindDescriptor, context: CallerContext, condition: Filter, page: Page): Promise<AssetAnswer> {
+    if (!kind.slimFields) return this.recordPage(kind, context, condition, page);
+    const { docs, nextCursor } = await this.findPage<AssetDocument>(kind, context, condition, page);
+    return new AssetAnswer(await this.slim(kind, context, await this.withCategoryNames(kind, context, docs)), undefined, nextCursor);
   }
 
   /**
-   * `categoryName` always shows the category's current name (joined at read time, so a rename shows at once).
+   * `categoryName` always shows the category's current name (joined at read time, so a rename shows at once);
+   * `known`: names already read (the others are read with one query).
    * The read store hands out private copies, so each record is completed in place: in V8, a spread copy
    * that then gains fields gets a new hidden class on every call, which showed in request profiles.
    */
-  private async withCategoryNames(kind: AssetKindDescriptor, context: CallerContext, docs: AssetDocument[]): Promise<AssetRecord[]> {
+  private async withCategoryNames(
+    kind: AssetKindDescriptor,
+    context: CallerContext,
+    docs: AssetDocument[],
+    known?: ReadonlyMap<string, string>,
+  ): Promise<AssetRecord[]> {
     // `owner` is the account: shown on every full record, never taken from a write. Secrets show as placeholders.
     const secretFields = kind.secretFields ?? [];
     for (const d of docs) {
@@ -365,18 +375,18 @@ export class AssetQueries {
     }
     if (categoryTypesOf(kind).length === 0) return docs.map((d) => d.record);
     const categoryIds = new Set<string>();
-    for (const d of docs) if (d.idCategory !== '') categoryIds.add(d.idCategory);
-    const names = await this.categoryNames(context, categoryIds);
+    for (const d of docs) if (d.idCategory !== '' && !known?.has(d.idCategory)) categoryIds.add(d.idCategory);
+    const names = categoryIds.size ? await this.categoryNames(context, categoryIds) : new Map<string, string>();
     return docs.map(({ record, idCategory }) => {
       record.idCategory = idCategory;
-      record.categoryName = names.get(idCategory) ?? '';
+      record.categoryName = known?.get(idCategory) ?? names.get(idCategory) ?? '';
       return record;
     });
   }
 }
 
 /** The first `limit` of `docs` (in id order; all without a limit) and, when more follow, the cursor after the last one shown. */
-function pageOf(docs: AssetDocument[], limit: number | undefined): { docs: AssetDocument[]; nextCursor?: string } {
+function pageOf<T extends { assetId: string }>(docs: T[], limit: number | undefined): { docs: T[]; nextCursor?: string } {
   if (limit === undefined || docs.length <= limit) return { docs };
   const shown = docs.slice(0, limit);
   return { docs: shown, nextCursor: encodeCursor(shown[shown.length - 1].assetId) };

@@ -14,7 +14,7 @@ import {
 import { EventStore, ReadStreamOptions, SqliteEventStore } from '@funnel/eventstore';
 import { EmbeddedReadStore } from '@funnel/readstore';
 import { AssetRecord, AssetRegistry, aLargeFunnel } from '@funnel/assets-domain';
-import { ASSET_KINDS, SerializedJson } from '@funnel/contracts';
+import { ASSET_KINDS, SerializedJson, jsonValue } from '@funnel/contracts';
 import { AssetsFeatureModule } from './assets-feature.module';
 import { AssetCommands } from './asset-commands';
 import { AssetQueries } from './asset-queries';
@@ -174,7 +174,7 @@ describe('asset feature over SQLite and the embedded read store', () => {
       },
     );
     await boot(eventStore);
-    const all = (await queries.findByStatus(VISITOR_TAG_KIND, context(), { query: { status: 'all' }, body: undefined })).result as AssetRecord[];
+    const all = jsonValue<AssetRecord[]>((await queries.findByStatus(VISITOR_TAG_KIND, context(), { query: { status: 'all' }, body: undefined })).result);
     expect(all.find((t) => t.idTag === child.idTag)).toMatchObject({ idCategory: '', status: 'active' });
   });
 
@@ -485,6 +485,46 @@ describe('asset feature over SQLite and the embedded read store', () => {
     });
   });
 
+  it('find/byIds, find/byCategory and lists of full records answer the current records after an update, a rename of their category and a delete (answers are kept per revision)', async () => {
+    const idCategory = generateAssetId();
+    await commands.create(CATEGORY_KIND, context(), { query: {}, body: { idCategory, categoryName: 'before', categoryType: 'visitorTag' } });
+    const placed = tag({ idCategory, tagName: 'placed' });
+    const loose = tag({ tagName: 'loose' });
+    for (const body of [placed, loose]) await commands.create(VISITOR_TAG_KIND, context(), { query: {}, body });
+    const records = async (answer: Promise<{ result: unknown }>) => jsonValue<AssetRecord[]>((await answer).result);
+    const byIds = (accountId?: string) =>
+      records(
+        queries.findByIds(VISITOR_TAG_KIND, context(accountId), { query: { idTags: `${loose.idTag},${generateAssetId()},${placed.idTag}` }, body: undefined }),
+      );
+    const inCategory = () => records(queries.findByCategory(VISITOR_TAG_KIND, context(), { query: { idCategory }, body: undefined }));
+    const listed = (status: string) => records(queries.findByStatus(VISITOR_TAG_KIND, context(), { query: { status }, body: undefined }));
+
+    // In the order asked, the missing id left out; find/byId's answer is the same record.
+    expect(await byIds()).toEqual([
+      expect.objectContaining({ idTag: loose.idTag, tagName: 'loose', idCategory: '', categoryName: '', owner: 'ACCOUNT00001' }),
+      expect.objectContaining({ idTag: placed.idTag, tagName: 'placed', idCategory, categoryName: 'before', owner: 'ACCOUNT00001' }),
+    ]);
+    const single = await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag: placed.idTag }, body: undefined });
+    expect((single.result as SerializedJson).value()).toEqual((await byIds())[1]);
+    expect(await inCategory()).toEqual([expect.objectContaining({ idTag: placed.idTag, categoryName: 'before' })]);
+
+    await commands.update(VISITOR_TAG_KIND, context(), { query: {}, body: { ...placed, tagName: 'renamed' } });
+    await commands.update(CATEGORY_KIND, context(), { query: {}, body: { idCategory, categoryName: 'after', categoryType: 'visitorTag' } });
+    expect((await byIds()).map((r) => [r.tagName, r.categoryName])).toEqual([
+      ['loose', ''],
+      ['renamed', 'after'],
+    ]);
+    expect(await inCategory()).toEqual([expect.objectContaining({ tagName: 'renamed', categoryName: 'after' })]);
+
+    await commands.delete(VISITOR_TAG_KIND, context(), { query: {}, body: { entries: [loose.idTag] } });
+    expect((await byIds()).map((r) => r.idTag)).toEqual([placed.idTag]);
+    expect((await listed('not-deleted')).map((r) => r.idTag)).toEqual([placed.idTag]);
+    // A list of all statuses still shows the deleted one, as it is now.
+    expect((await listed('all')).find((r) => r.idTag === loose.idTag)).toMatchObject({ tagName: 'loose', status: 'deleted' });
+    // Another account never gets the answers kept for this one.
+    expect(await byIds('ACCOUNT00002')).toEqual([]);
+  });
+
   it('a later change to a child is not undone by replaying an older cascade', async () => {
     const a = generateAssetId();
     const b = generateAssetId();
@@ -681,7 +721,7 @@ describe('asset feature over SQLite and the embedded read store', () => {
         appends.mockRestore();
       }
       const listed = await queries.findByStatus(VISITOR_TAG_KIND, context(), { query: { status: 'archived' }, body: undefined });
-      expect(listed.result).toHaveLength(1000);
+      expect(jsonValue(listed.result)).toHaveLength(1000);
       // 1,000 appends in turns of IDS_PER_TURN ids: the ticker runs between every batch, so no turn holds more than one batch.
       expect(appended).toBeGreaterThanOrEqual(1000);
       expect(turns).toBeGreaterThanOrEqual(1000 / IDS_PER_TURN);

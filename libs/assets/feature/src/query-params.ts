@@ -39,15 +39,22 @@ export function idParam(query: Query, name: string): string {
 export function idsParam(query: Query, name: string): string[] {
   const raw = query[name];
   if (raw === undefined) throw ServiceError.invalidField(name, 'required', `query parameter ${name} is required`);
-  const ids = (Array.isArray(raw) ? raw : [raw])
-    .flatMap((v) => v.split(','))
-    .map((v) => v.trim())
-    .filter((v) => v !== '');
-  if (ids.length > MAX_BULK_IDS) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `query parameter ${name} may list at most ${MAX_BULK_IDS} ids`);
-  const bad = ids.find((id) => !isValidAssetId(id));
-  if (bad !== undefined)
-    throw ServiceError.invalidField(name, 'isAssetId', `query parameter ${name}: ${bad} is not a valid id (${ID_RULE})`, ErrorCodes.INVALID_ID);
-  return [...new Set(ids)];
+  // Plain loops: a bulk read names up to MAX_BULK_IDS ids on every request.
+  const given: string[] = [];
+  for (const value of Array.isArray(raw) ? raw : [raw]) {
+    for (const part of value.split(',')) {
+      const id = part.trim();
+      if (id !== '') given.push(id);
+    }
+  }
+  if (given.length > MAX_BULK_IDS) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `query parameter ${name} may list at most ${MAX_BULK_IDS} ids`);
+  const ids = new Set<string>();
+  for (const id of given) {
+    if (!isValidAssetId(id))
+      throw ServiceError.invalidField(name, 'isAssetId', `query parameter ${name}: ${id} is not a valid id (${ID_RULE})`, ErrorCodes.INVALID_ID);
+    ids.add(id);
+  }
+  return [...ids];
 }
 
 /** The `status` filter; where it is optional, absent or empty (`status=`) means `fallback`. */

@@ -23,6 +23,9 @@ describe('jsonShapeProblem: depth', () => {
     expect(nestsDeeperThan(JSON.stringify({ text: '['.repeat(500) }), 2)).toBe(false);
     expect(nestsDeeperThan(JSON.stringify({ text: `\\"${'{'.repeat(100)}"\\` }), 2)).toBe(false);
     expect(nestsDeeperThan(`{"a\\"[[[[":[[1]]}`, 2)).toBe(true);
+    // A string ending in a backslash (escaped itself) still ends at its quote.
+    expect(nestsDeeperThan(JSON.stringify({ a: 'x\\', b: [[1]] }), 2)).toBe(true);
+    expect(nestsDeeperThan(JSON.stringify({ a: 'x\\\\', b: [[1]] }), 2)).toBe(true);
   });
 });
 

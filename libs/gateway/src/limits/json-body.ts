@@ -57,11 +57,11 @@ export function jsonShapeProblem(text: string, maxDepth: number, maxFields: numb
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      for (i++; i < text.length; i++) {
-        const s = text.charCodeAt(i);
-        if (s === BACKSLASH) i++;
-        else if (s === QUOTE) break;
-      }
+      // Strings are most of a large body (ids, names, addresses): their end is found by indexOf, not char by char.
+      let end = text.indexOf('"', i + 1);
+      while (end > 0 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
+      if (end < 0) return undefined; // unterminated: the parser refuses it
+      i = end;
     } else if (c === COLON) {
       if (depth > 0 && fields[depth] >= 0 && ++fields[depth] > maxFields) return 'too-many-fields';
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
@@ -72,6 +72,13 @@ export function jsonShapeProblem(text: string, maxDepth: number, maxFields: numb
     }
   }
   return undefined;
+}
+
+/** Whether the quote at `at` is escaped: an odd number of backslashes comes right before it. */
+function isEscaped(text: string, at: number): boolean {
+  let backslashes = 0;
+  for (let j = at - 1; j >= 0 && text.charCodeAt(j) === BACKSLASH; j--) backslashes++;
+  return backslashes % 2 === 1;
 }
 
 /**

@@ -4,7 +4,8 @@ import Database from 'better-sqlite3';
 import { LogSubscription } from './log-subscription';
 import { openPrivateSqlite } from './private-sqlite';
 import type { SqliteDurability } from './private-sqlite';
-import { SqliteWriteHealth, type StorageUnavailableError } from './storage-health';
+import { SqliteWriteHealth, storageErrorOf, type StorageUnavailableError } from './storage-health';
+import { toError } from './log-subscription';
 import {
   MaxAppendSizeExceededError,
   START_POSITION,
@@ -47,6 +48,23 @@ interface SerializedEvent {
   type: string;
   data: string;
   metadata: string;
+}
+
+/** An append waiting for the next group commit. */
+interface QueuedAppend {
+  streamName: string;
+  events: NewEvent[];
+  serialized: SerializedEvent[];
+  expected: ExpectedRevision;
+  shareData: boolean;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/** What one append of a group commit wrote: its result and its events' row ids and data. */
+interface AppendOutcome {
+  result: AppendResult;
+  rows: [rowId: number, text: string][];
 }
 
 const DEFAULT_BATCH_SIZE = 1000;
@@ -97,10 +115,13 @@ export class SqliteEventStore implements EventStore {
   private readonly pageStatements = new Map<string, Database.Statement<unknown[], EventRow>>();
   /** Row id to data of the latest events appended here (at most RECENT_DATA_ENTRIES). */
   private readonly recentData = new Map<number, RecentData>();
-  /** Data of the append in progress, kept once its transaction has committed. */
-  private appending: [rowId: number, data: RecentData][] = [];
   private readonly countStatements = new Map<string, Database.Statement<unknown[], number>>();
-  private readonly appendTransaction: Database.Transaction<(streamName: string, events: SerializedEvent[], expected: ExpectedRevision) => AppendResult>;
+  /** One append inside the group's transaction, under a savepoint: a failed one leaves nothing and the others go on. */
+  private readonly appendOne: Database.Transaction<(append: QueuedAppend, recordedAt: number) => AppendOutcome>;
+  private readonly commitGroup: Database.Transaction<(group: QueuedAppend[]) => (AppendOutcome | Error)[]>;
+  /** Appends made since the last group commit, committed together at the end of this event-loop turn. */
+  private queued: QueuedAppend[] = [];
+  private groupCommit: NodeJS.Immediate | undefined;
   private readonly subscriptions = new Set<SqliteSubscription>();
   private readonly pollIntervalMs: number;
   private readonly maxAppendBytes: number | undefined;
@@ -143,9 +164,19 @@ export class SqliteEventStore implements EventStore {
     this.selectData = this.db.prepare<[number], string>('SELECT data FROM events WHERE position = ?').pluck();
     // Changes whenever another connection commits; costs no table access, so polling stays cheap.
     this.selectDataVersion = this.db.prepare<[], number>('PRAGMA data_version').pluck();
-    this.appendTransaction = this.db.transaction((streamName: string, events: SerializedEvent[], expected: ExpectedRevision) =>
-      this.appendInTransaction(streamName, events, expected),
-    );
+    this.appendOne = this.db.transaction((append: QueuedAppend, recordedAt: number) => this.appendInTransaction(append, recordedAt));
+    this.commitGroup = this.db.transaction((group: QueuedAppend[]) => {
+      const recordedAt = Date.now();
+      return group.map((append) => {
+        try {
+          return this.appendOne(append, recordedAt);
+        } catch (error) {
+          // A storage failure, or one that ended the transaction, fails the whole group: nothing of it is written.
+          if (storageErrorOf(error, 'event log') || !this.db.inTransaction) throw error;
+          return toError(error);
+        }
+      });
+    });
   }
 
   async append(streamName: string, events: NewEvent[], options?: AppendOptions): Promise<AppendResult> {
@@ -160,25 +191,63 @@ export class SqliteEventStore implements EventStore {
       const size = serialized.reduce((sum, event) => sum + Buffer.byteLength(event.data) + Buffer.byteLength(event.metadata), 0);
       if (size > this.maxAppendBytes) throw new MaxAppendSizeExceededError(streamName, size, this.maxAppendBytes);
     }
-    // IMMEDIATE takes the write lock before the revision check, so another process cannot slip in between.
-    let result: AppendResult;
+    if (this.closed) throw new Error('SqliteEventStore is closed');
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.queued.push({
+        streamName,
+        events,
+        serialized,
+        expected: options?.expectedRevision ?? 'any',
+        shareData: options?.shareData === true,
+        resolve,
+        reject,
+      });
+      this.groupCommit ??= setImmediate(() => this.commitQueued());
+    });
+  }
+
+  /**
+   * Group commit: the appends made during one event-loop turn (the requests of one poll of the
+   * sockets) share one transaction and one WAL commit, in the order they were made. Each append
+   * still checks its stream's expected revision when its turn in the transaction comes, so a lost
+   * race is still a WrongExpectedRevisionError for that append alone; the others are written. The
+   * subscriptions are told once per group, so a projection applies the group as one batch and
+   * answers every read-your-writes wait of it at once. Each append resolves once the transaction
+   * has committed; a failure of the commit itself (a full disk) rejects every append of the group,
+   * none of which was written.
+   */
+  private commitQueued(): void {
+    this.groupCommit = undefined;
+    const group = this.queued;
+    this.queued = [];
+    if (group.length === 0) return;
+    let outcomes: (AppendOutcome | Error)[];
     try {
+      // IMMEDIATE takes the write lock before the revision checks, so another process cannot slip in between.
       // A full disk or read-only volume is a StorageUnavailableError (507/503), and readiness reports it.
-      result = this.health.write(() => this.appendTransaction.immediate(streamName, serialized, options?.expectedRevision ?? 'any'));
-      for (const [rowId, data] of this.appending) {
-        // Shared data is frozen, so neither the caller nor a subscriber can change what the others see.
-        if (options?.shareData) data.value = deepFreeze(events[data.index].data);
-        this.recentData.set(rowId, data);
-      }
-    } finally {
-      this.appending = [];
+      outcomes = this.health.write(() => this.commitGroup.immediate(group));
+    } catch (error) {
+      for (const append of group) append.reject(error);
+      return;
     }
+    group.forEach((append, index) => {
+      const outcome = outcomes[index];
+      if (outcome instanceof Error) return;
+      outcome.rows.forEach(([rowId, text], eventIndex) => {
+        // Shared data is frozen, so neither the caller nor a subscriber can change what the others see.
+        this.recentData.set(rowId, { text, value: append.shareData ? deepFreeze(append.events[eventIndex].data) : undefined });
+      });
+    });
     for (const rowId of this.recentData.keys()) {
       if (this.recentData.size <= RECENT_DATA_ENTRIES) break;
       this.recentData.delete(rowId);
     }
-    for (const subscription of this.subscriptions) subscription.notify();
-    return result;
+    if (outcomes.some((outcome) => !(outcome instanceof Error))) for (const subscription of this.subscriptions) subscription.notify();
+    group.forEach((append, index) => {
+      const outcome = outcomes[index];
+      if (outcome instanceof Error) append.reject(outcome);
+      else append.resolve(outcome.result);
+    });
   }
 
   async readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
@@ -239,6 +308,9 @@ export class SqliteEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // The appends already made are committed, not dropped.
+    if (this.groupCommit) clearImmediate(this.groupCommit);
+    this.commitQueued();
     const subscriptions = [...this.subscriptions];
     await Promise.all(subscriptions.map((subscription) => subscription.stop()));
     await Promise.all(subscriptions.map((subscription) => subscription.whenFinished()));
@@ -246,22 +318,21 @@ export class SqliteEventStore implements EventStore {
     this.db.close();
   }
 
-  private appendInTransaction(streamName: string, events: SerializedEvent[], expected: ExpectedRevision): AppendResult {
+  private appendInTransaction({ streamName, serialized, expected }: QueuedAppend, recordedAt: number): AppendOutcome {
     const current = this.selectLastRevision.get(streamName) ?? null;
     if (!revisionMatches(expected, current)) {
       throw new WrongExpectedRevisionError(streamName, expected, current ?? 'no_stream');
     }
-    const recordedAt = Date.now();
     let revision = current ?? -1;
     let rowId = 0;
-    events.forEach((event, index) => {
+    const rows: AppendOutcome['rows'] = [];
+    for (const event of serialized) {
       revision += 1;
-      const text = event.data;
-      const inserted = this.insertEvent.run(streamName, revision, event.id ?? randomUUID(), event.type, text, event.metadata, recordedAt);
+      const inserted = this.insertEvent.run(streamName, revision, event.id ?? randomUUID(), event.type, event.data, event.metadata, recordedAt);
       rowId = Number(inserted.lastInsertRowid);
-      this.appending.push([rowId, { text, index }]);
-    });
-    return { nextExpectedRevision: revision, position: rowIdToPosition(rowId) };
+      rows.push([rowId, event.data]);
+    }
+    return { result: { nextExpectedRevision: revision, position: rowIdToPosition(rowId) }, rows };
   }
 
   private headRowId(): number {
@@ -324,8 +395,6 @@ export class SqliteEventStore implements EventStore {
 /** A recent append's data: its stored text, and the caller's frozen objects when it shared them (AppendOptions.shareData). */
 interface RecentData {
   text: string;
-  /** Index of the event in its append (while the append is in progress). */
-  index: number;
   value?: Record<string, unknown>;
 }
 

@@ -287,7 +287,7 @@ export class SqliteEventStore implements EventStore {
 
   async countEvents(options: CountEventsOptions): Promise<number> {
     const prefixes = options.streamNamePrefixes ?? [];
-    const limit = Math.max(0, Math.floor(options.limit));
+    const limit = Math.min(Number.MAX_SAFE_INTEGER, Math.max(0, Math.floor(options.limit) || 0));
     const key = `${limit}:${JSON.stringify(prefixes)}`;
     let statement = this.countStatements.get(key);
     if (!statement) {

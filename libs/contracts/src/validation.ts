@@ -1,6 +1,9 @@
 import { validateSync, ValidationError } from 'class-validator';
 import { toDtoInstance } from './dto-instance';
 import { ErrorCodes, ErrorDetail, ServiceError } from './errors';
+import { cacheTargetValidationMetadatas } from './validation-metadata';
+
+cacheTargetValidationMetadatas();
 
 export { MAX_OBJECT_FIELDS, OpaqueJson } from './dto-instance';
 

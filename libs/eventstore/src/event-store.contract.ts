@@ -166,6 +166,43 @@ export function describeEventStoreContract(adapterName: string, factory: () => P
         expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
         expect(await store.readStream(stream('create-race'))).toHaveLength(1);
       });
+
+      it('takes concurrent appends to many streams, each checked on its own: a lost race among them fails alone', async () => {
+        await store.append(stream('contested'), [event('Created')]);
+        const creations = Array.from({ length: 20 }, (_, n) =>
+          store.append(stream(`many-${n}`), [event('Created', { n }), event('Named', { n })], { expectedRevision: 'no_stream' }),
+        );
+        const racers = Array.from({ length: 3 }, (_, n) => store.append(stream('contested'), [event('Updated', { n })], { expectedRevision: 0 }));
+        const behind = store.append(stream('contested'), [event('Stale')], { expectedRevision: 5 });
+        const [created, raced, stale] = await Promise.all([
+          Promise.allSettled(creations),
+          Promise.allSettled(racers),
+          behind.then(
+            () => undefined,
+            (error: unknown) => error,
+          ),
+        ]);
+
+        expect(created.map((c) => c.status)).toEqual(created.map(() => 'fulfilled'));
+        for (const [n, c] of created.entries()) {
+          const appended = await store.readStream(stream(`many-${n}`));
+          expect(appended.map((e) => [e.type, e.data.n, e.revision])).toEqual([
+            ['Created', n, 0],
+            ['Named', n, 1],
+          ]);
+          expect((c as PromiseFulfilledResult<{ nextExpectedRevision: number; position: unknown }>).value).toMatchObject({
+            nextExpectedRevision: 1,
+            position: appended[1].position,
+          });
+        }
+        expect(raced.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+        for (const lost of raced.filter((r): r is PromiseRejectedResult => r.status === 'rejected')) {
+          expect(lost.reason).toBeInstanceOf(WrongExpectedRevisionError);
+          expect(lost.reason).toMatchObject({ expected: 0, actual: 1 });
+        }
+        expect(stale).toBeInstanceOf(WrongExpectedRevisionError);
+        expect((await store.readStream(stream('contested'))).map((e) => e.type)).toEqual(['Created', 'Updated']);
+      });
     });
 
     describe('global positions', () => {

@@ -72,6 +72,12 @@ export class EventStoreDbEventStore implements EventStore {
     this.client = EventStoreDBClient.connectionString(connectionString);
   }
 
+  /**
+   * Concurrent appends are in flight together: the client sends every append of this connection over
+   * one BatchAppend call (the server's, when it has it and the call carries no credentials of its own,
+   * as here), each with its own expected revision and answer; nothing here waits for one append
+   * before sending the next, so the appends of concurrent requests reach the server together.
+   */
   async append(streamName: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult> {
     if (events.length === 0) throw new Error(`append to ${streamName}: no events given`);
     const expected = options?.expectedRevision ?? 'any';

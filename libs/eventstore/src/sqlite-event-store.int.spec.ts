@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeEventStoreContract } from './event-store.contract';
-import { MaxAppendSizeExceededError, START_POSITION, type RecordedEvent } from './event-store.port';
+import { MaxAppendSizeExceededError, START_POSITION, type AppendResult, type RecordedEvent } from './event-store.port';
 import { SqliteEventStore } from './sqlite-event-store';
 import { StorageUnavailableError } from './storage-health';
 import type Database from 'better-sqlite3';
@@ -179,6 +179,73 @@ describe('SqliteEventStore', () => {
     expect(errors).toEqual([]);
   });
 
+  describe('group commit', () => {
+    it('commits the appends of one event-loop turn together: a live subscriber gets them as one batch, in the order they were made', async () => {
+      const store = open(join(dir, 'group.sqlite'));
+      const batches: RecordedEvent[][] = [];
+      const subscription = store.subscribeToAll({ onEvents: (events) => void batches.push(events) });
+      await subscription.caughtUp;
+
+      // Each from a callback of its own, as requests read from different sockets in one poll of the event loop.
+      const results = await Promise.all(
+        Array.from(
+          { length: 10 },
+          (_, n) =>
+            new Promise<AppendResult>((resolve, reject) =>
+              setImmediate(() => store.append(`tag-${n}`, [{ type: 'Created', data: { n } }], { expectedRevision: 'no_stream' }).then(resolve, reject)),
+            ),
+        ),
+      );
+      const deadline = Date.now() + 5000;
+      while (batches.flat().length < 10 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+
+      expect(batches.map((batch) => batch.map((e) => e.data.n))).toEqual([[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]]);
+      expect(results.map((r) => r.position.commit)).toEqual(batches[0].map((e) => e.position.commit));
+      // Appends of a later turn form a group of their own.
+      await store.append('tag-10', [{ type: 'Created', data: { n: 10 } }]);
+      while (batches.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(batches.map((batch) => batch.length)).toEqual([10, 1]);
+    });
+
+    it('an append that fails for its own events writes none of them, and the others of its group are written', async () => {
+      const store = open(join(dir, 'one-fails.sqlite'));
+      const before = store.append('before', [{ type: 'Fine', data: {} }]);
+      // A type the table refuses (NOT NULL), after an event it would take: the append's savepoint drops both.
+      const broken = store.append('broken', [
+        { type: 'Fine', data: {} },
+        { type: null as unknown as string, data: {} },
+      ]);
+      const after = store.append('after', [{ type: 'Fine', data: {} }]);
+
+      await expect(broken).rejects.toThrow(/NOT NULL/);
+      await expect(before).resolves.toMatchObject({ nextExpectedRevision: 0 });
+      await expect(after).resolves.toMatchObject({ nextExpectedRevision: 0 });
+      expect(await store.readStream('broken')).toEqual([]);
+      expect((await store.readStream('before')).map((e) => e.type)).toEqual(['Fine']);
+      expect((await store.readStream('after')).map((e) => e.type)).toEqual(['Fine']);
+    });
+
+    it('appends to one stream in one group see each other: the second checks its revision against the first', async () => {
+      const store = open(':memory:');
+      const first = store.append('s', [{ type: 'A', data: {} }], { expectedRevision: 'no_stream' });
+      const second = store.append('s', [{ type: 'B', data: {} }], { expectedRevision: 0 });
+      const third = store.append('s', [{ type: 'C', data: {} }], { expectedRevision: 0 });
+      await expect(first).resolves.toMatchObject({ nextExpectedRevision: 0 });
+      await expect(second).resolves.toMatchObject({ nextExpectedRevision: 1 });
+      await expect(third).rejects.toMatchObject({ name: 'WrongExpectedRevisionError', expected: 0, actual: 1 });
+      expect((await store.readStream('s')).map((e) => e.type)).toEqual(['A', 'B']);
+    });
+
+    it('close() commits the appends already made before it closes the file', async () => {
+      const filename = join(dir, 'closing-with-appends.sqlite');
+      const store = open(filename);
+      const appended = store.append('s', [{ type: 'Last', data: { n: 1 } }]);
+      await store.close();
+      await expect(appended).resolves.toMatchObject({ nextExpectedRevision: 0 });
+      expect((await open(filename).readStream('s')).map((e) => e.data)).toEqual([{ n: 1 }]);
+    });
+  });
+
   describe('when its storage refuses writes', () => {
     /** The store's own connection: its page limit stands in for a full disk, query_only for a read-only volume. */
     const connectionOf = (store: SqliteEventStore) => (store as unknown as { db: Database.Database }).db;
@@ -205,6 +272,19 @@ describe('SqliteEventStore', () => {
       await store.append('s', [event(2)]);
       expect((await store.readStream('s')).map((e) => e.data.n)).toEqual([0, 2]);
       expect(changes).toEqual(['STORE.FULL', undefined]);
+    });
+
+    it('fails every append of a group the disk has no room for, writing none of them', async () => {
+      const store = open(join(dir, 'full-group.sqlite'));
+      await store.append('s', [event(0)]);
+      const db = connectionOf(store);
+      db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+
+      const group = await Promise.allSettled(Array.from({ length: 5 }, (_, n) => store.append(`g-${n}`, [event(n)])));
+      expect(group.map((g) => (g.status === 'rejected' ? (g.reason as StorageUnavailableError).code : g.status))).toEqual(Array(5).fill('STORE.FULL'));
+      db.pragma('max_page_count = 1000000');
+      for (let n = 0; n < 5; n++) expect(await store.readStream(`g-${n}`)).toEqual([]);
+      expect(await store.readStream('s')).toHaveLength(1);
     });
 
     it('answers a read-only database with 503 STORE.UNAVAILABLE and a later successful append makes it writable again', async () => {

@@ -321,7 +321,7 @@ describe.each([
     expect((await api.call('GET', `/integrations/sync/${accepted.body.jobId}`, { key: other.apiKey })).status).toBe(404);
   });
 
-  it('connects TikTok with its own auth-code flow and syncs its spend by the advertiser zone; deleting revokes the token', async () => {
+  it('connects TikTok with its own auth-code flow, syncs its spend by the advertiser zone and uploads a conversion to its pixel once; deleting revokes the token', async () => {
     const me = await deployment.newAccount(`integrations-tiktok-${_mode}@example.com`);
     const started = await api.call('POST', '/integrations/oauth/start', { body: { provider: 'tiktok' }, key: me.apiKey });
     expect([started.status, started.body.codeChallengeMethod]).toEqual([200, null]);
@@ -381,6 +381,41 @@ describe.each([
     });
     const cost = new Map(stored.hits.map((h) => [h.hitId, h.cost]));
     expect(hits.map((h) => cost.get(h.hitId))).toEqual(['3', '3', '0']);
+
+    // Conversions out: the pixel linked with its event, the click id in the `external` field; a conversion applied twice goes out once.
+    const pixel = await api.call('PUT', `/integrations/${id}/adaccounts/7001/goals/CPIXEL1/link`, {
+      body: { idTrafficSource, eventName: 'CompletePayment', clickIdField: 'external' },
+      key: me.apiKey,
+    });
+    expect(pixel.status).toBe(200);
+    const clicked = aHit({
+      hitId: generateAssetId(),
+      visitorId: generateAssetId(),
+      accountId: me.accountId,
+      idFunnel: generateAssetId(),
+      idTrafficSource,
+      trackingFields: { campaign: '1801', external: 'E.C.P.ttclid-1' },
+      time: new Date(Date.now() - 3_600_000).toISOString(),
+    });
+    await internal.request(ReportingSubjects.hitsIngest, { context: undefined as never, body: { hits: [clicked] } });
+    for (let round = 0; round < 2; round++) {
+      expect((await api.call('PUT', '/reporting/update/conversions/', { key: me.apiKey, body: { hits: [{ hitId: clicked.hitId, payout: 7 }] } })).status).toBe(
+        200,
+      );
+    }
+    const tracked = () => tiktok.events.filter((e) => (e.event.user as { ttclid?: string } | undefined)?.ttclid === 'E.C.P.ttclid-1');
+    for (let i = 0; i < 300 && tracked().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(tracked()).toEqual([
+      {
+        pixelCode: 'CPIXEL1',
+        event: expect.objectContaining({
+          event: 'CompletePayment',
+          event_id: clicked.hitId,
+          properties: expect.objectContaining({ value: 7, currency: 'USD' }),
+        }),
+      },
+    ]);
 
     expect((await api.call('DELETE', `/integrations/${id}`, { key: me.apiKey })).body).toEqual({ idIntegration: id, revoked: true });
     expect(tiktok.revoked).toHaveLength(1);
@@ -603,7 +638,7 @@ describe.each([
     expect(await sync()).toMatchObject({ status: 'done', parts: [{ adAccountId: 'act_101', rows: 1, error: null }] });
   });
 
-  it("connects Microsoft Advertising, refreshes its token before it expires, and syncs the spend of a day of the ad account's zone", async () => {
+  it("connects Microsoft Advertising, refreshes its token before it expires, syncs the spend of a day of the ad account's zone and uploads a conversion to its offline goal once", async () => {
     const me = await deployment.newAccount(`integrations-ms-${_mode}@example.com`);
     const key = me.apiKey;
     const started = await api.call('POST', '/integrations/oauth/start', { body: { provider: 'microsoft', integrationName: 'Microsoft Ads' }, key });
@@ -665,6 +700,28 @@ describe.each([
       costs = [...paid, before].map((h) => stored.hits.find((s) => s.hitId === h.hitId)?.cost);
     }
     expect(costs).toEqual(['4.2', '4.2', '0']);
+
+    // Conversions out: the offline goal linked, the click id (an msclkid: 32 hex digits) in the `external` field; a conversion applied twice goes out once.
+    const goal = await api.call('PUT', `/integrations/${id}/adaccounts/250002-180002/goals/4001/link`, {
+      body: { idTrafficSource, clickIdField: 'external' },
+      key,
+    });
+    expect(goal.status).toBe(200);
+    const clicked = aHit({
+      ...hit(new Date(Date.now() - 3_600_000).toISOString()),
+      trackingFields: { campaign: '7001', external: 'e7a1b2c3d4e5f60718293a4b5c6d7e8f' },
+    });
+    await internal.request(ReportingSubjects.hitsIngest, { context: undefined as never, body: { hits: [clicked] } });
+    for (let round = 0; round < 2; round++) {
+      expect((await api.call('PUT', '/reporting/update/conversions/', { key, body: { hits: [{ hitId: clicked.hitId, payout: 7 }] } })).status).toBe(200);
+    }
+    const applies = () => microsoft.requests.filter((r) => r.path.endsWith('/OfflineConversions/Apply'));
+    for (let i = 0; i < 300 && applies().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(applies()).toHaveLength(1);
+    expect(microsoft.conversions.filter((c) => c.MicrosoftClickId === 'e7a1b2c3d4e5f60718293a4b5c6d7e8f')).toEqual([
+      expect.objectContaining({ accountId: '180002', ConversionName: 'Qualified lead', ConversionValue: 7, ConversionCurrencyCode: 'USD' }),
+    ]);
   });
 
   it('takes a state once, from the user and account that started it', async () => {

@@ -316,6 +316,16 @@ describe.each([
     const cost = new Map(stored.hits.map((h) => [h.hitId, h.cost]));
     expect(paid.map((h) => cost.get(h.hitId))).toEqual(['3', '3', '3']);
     expect(others.map((h) => cost.get(h.hitId))).toEqual(['0', '0']);
+    // As a report shows it: by campaign, the synced campaign carries the day's 9.00, the other none.
+    const report = await api.call('POST', '/reporting/drilldown/', {
+      key: me.apiKey,
+      body: { timeStart: '2026-03-09T00:00:00Z', timeEnd: '2026-03-12T00:00:00Z', groupings: [{ groupBy: 'campaign' }], metrics: ['Cost'] },
+    });
+    expect(report.status).toBe(200);
+    const costByCampaign = Object.fromEntries(
+      report.body.rows.map((row: { cells: { raw: unknown }[] }) => [String(row.cells[0].raw), Number(row.cells[row.cells.length - 1].raw)]),
+    );
+    expect(costByCampaign).toMatchObject({ '2381': 9, '777': 0 });
     // Another account does not see the job.
     const other = await deployment.newAccount(`integrations-cost-other-${_mode}@example.com`);
     expect((await api.call('GET', `/integrations/sync/${accepted.body.jobId}`, { key: other.apiKey })).status).toBe(404);

@@ -29,3 +29,4 @@ export * from './nats-security';
 export * from './jetstream/kv-compare-and-set';
 export * from './batching/group-commit';
 export * from './jetstream/jetstream-pipeline';
+export * from './jetstream/jetstream-publisher';

@@ -29,4 +29,3 @@ export * from './nats-security';
 export * from './jetstream/kv-compare-and-set';
 export * from './batching/group-commit';
 export * from './jetstream/jetstream-pipeline';
-export * from './jetstream/jetstream-publisher';

@@ -1,7 +1,6 @@
 import { EDGE_SESSIONS_BUCKET } from '@funnel/contracts';
 import { InvalidSessionKeyError, decodeSession, encodeSession, isSessionKeyPart, sessionKey } from '@funnel/edge-domain';
 import type { RoutingSession } from '@funnel/routing';
-import { JetStreamPublisher } from '@funnel/platform';
 import { type KV, type NatsConnection, nanos } from 'nats';
 import type { SessionStore } from './session-store';
 
@@ -19,7 +18,6 @@ export interface KvSessionStoreOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 2000;
-const ENCODER = new TextEncoder();
 
 /**
  * The distributed session store: the JetStream KV bucket EDGE_SESSIONS, shared by every edge
@@ -27,17 +25,10 @@ const ENCODER = new TextEncoder();
  * account is a key of another), value the session's JSON, one revision kept per key. The bucket's
  * max age is the TTL: JetStream drops a session TTL after its last put (each put is a new message,
  * so it renews the age). Reads go to the stream's leader (no direct get), so a visitor's next
- * request sees the put of the previous one on any replica. A put is the KV's own write, a message
- * to `$KV.<bucket>.<key>` of the stream `KV_<bucket>`, sent through a JetStreamPublisher (puts in
- * flight together, each answered once stored) rather than nats.js's `kv.put`, whose request builds
- * a timer, a promise and an Error per call.
+ * request sees the put of the previous one on any replica.
  */
 export class KvSessionStore implements SessionStore {
-  private constructor(
-    private readonly kv: KV,
-    private readonly bucket: string,
-    private readonly puts: JetStreamPublisher,
-  ) {}
+  private constructor(private readonly kv: KV) {}
 
   /** Opens the bucket, creating it (or updating its max age to `ttlMs`) as needed. */
   static async open(options: KvSessionStoreOptions): Promise<KvSessionStore> {
@@ -53,8 +44,7 @@ export class KvSessionStore implements SessionStore {
       const duplicateWindow = Math.min(streamInfo.config.duplicate_window, maxAge);
       await jsm.streams.update(streamInfo.config.name, { ...streamInfo.config, max_age: maxAge, duplicate_window: duplicateWindow });
     }
-    const puts = new JetStreamPublisher({ connection: options.connection, stream: `KV_${bucket}`, ackTimeoutMs: timeout });
-    return new KvSessionStore(kv, bucket, puts);
+    return new KvSessionStore(kv);
   }
 
   async get(accountId: string, visitorId: string): Promise<RoutingSession | null> {
@@ -67,11 +57,10 @@ export class KvSessionStore implements SessionStore {
   async put(accountId: string, session: RoutingSession): Promise<void> {
     if (!isSessionKeyPart(accountId)) throw new InvalidSessionKeyError('accountId');
     if (!isSessionKeyPart(session.visitorId)) throw new InvalidSessionKeyError('visitorId');
-    await this.puts.publish([{ subject: `$KV.${this.bucket}.${sessionKey(accountId, session.visitorId)}`, data: ENCODER.encode(encodeSession(session)) }]);
+    await this.kv.put(sessionKey(accountId, session.visitorId), encodeSession(session));
   }
 
   async close(): Promise<void> {
-    // The connection is the caller's: only the puts' acknowledgement inbox is let go.
-    this.puts.close();
+    // The connection is the caller's; nothing else is held.
   }
 }

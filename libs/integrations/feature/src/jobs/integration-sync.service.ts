@@ -126,19 +126,24 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
       throw ServiceError.invalidField('timeEnd', 'maxWindow', `the window is at most ${SYNC_MAX_WINDOW_DAYS} days`);
     const record = await this.integrations.recordFor(context, idIntegration);
     const platform = this.integrations.platformFor(record);
-    if (input.kind === 'conversions') return this.requestConversions(context, record, platform, start, end);
-    if (!platform.capabilities.costSync) throw ServiceError.badRequest(IntegrationErrorCodes.SYNC_NOT_POSSIBLE, `${platform.name} has no cost sync`);
-    if (!Object.keys(record.adAccountLinks).length)
-      throw ServiceError.badRequest(IntegrationErrorCodes.SYNC_NOT_POSSIBLE, 'no ad account of this integration is linked to a traffic source');
+    if (input.kind === 'conversions') this.checkConversionSync(record, platform, end);
+    else this.checkCostSync(record, platform);
     const jobId = generateAssetId(this.clock());
     await this.queueSync(context.accountId, jobId, {
-      kind: 'cost',
+      kind: input.kind === 'conversions' ? 'conversionSync' : 'cost',
       idIntegration: record.idIntegration,
       timeStart: new Date(start).toISOString(),
       timeEnd: new Date(end).toISOString(),
       trigger: 'request',
     });
     return { jobId };
+  }
+
+  /** A cost sync needs the provider's cost sync and an ad account linked to a traffic source. */
+  private checkCostSync(record: IntegrationRecord, platform: AdPlatform): void {
+    if (!platform.capabilities.costSync) throw ServiceError.badRequest(IntegrationErrorCodes.SYNC_NOT_POSSIBLE, `${platform.name} has no cost sync`);
+    if (!Object.keys(record.adAccountLinks).length)
+      throw ServiceError.badRequest(IntegrationErrorCodes.SYNC_NOT_POSSIBLE, 'no ad account of this integration is linked to a traffic source');
   }
 
   /** GET /integrations/sync/:jobId. */
@@ -186,11 +191,11 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /**
-   * POST /integrations/:id/sync `kind: conversions`: the window's conversions on the hits of the
-   * linked traffic sources sent to the integration's goals again (a job; the provider deduplicates
-   * by event id). A window wholly older than the provider takes is refused.
+   * A conversion sync (the window's conversions on the hits of the linked traffic sources sent to
+   * the integration's goals again; the provider deduplicates by event id) needs the provider's
+   * upload and a linked goal; a window wholly older than the provider takes is refused.
    */
-  private async requestConversions(context: CallerContext, record: IntegrationRecord, platform: AdPlatform, start: number, end: number) {
+  private checkConversionSync(record: IntegrationRecord, platform: AdPlatform, end: number): void {
     if (!platform.capabilities.conversionUpload)
       throw ServiceError.badRequest(IntegrationErrorCodes.SYNC_NOT_POSSIBLE, `${platform.name} has no conversion upload`);
     if (!record.goalLinks.length)
@@ -201,15 +206,6 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
     const maxAgeDays = platform.capabilities.uploadMaxAgeDays;
     if (maxAgeDays !== null && end <= this.clock() - maxAgeDays * DAY_MS)
       throw ServiceError.badRequest(IntegrationErrorCodes.SYNC_NOT_POSSIBLE, `${platform.name} takes conversions at most ${maxAgeDays} days old`);
-    const jobId = generateAssetId(this.clock());
-    await this.queueSync(context.accountId, jobId, {
-      kind: 'conversionSync',
-      idIntegration: record.idIntegration,
-      timeStart: new Date(start).toISOString(),
-      timeEnd: new Date(end).toISOString(),
-      trigger: 'request',
-    });
-    return { jobId };
   }
 
   private async queueSync(accountId: string, jobId: string, payload: CostSyncPayload | ConversionSyncPayload): Promise<void> {

@@ -48,6 +48,8 @@ async function startStandaloneProcess(dataDir: string, port: number, edgePort: n
     if (child.exitCode !== null) throw new Error(`the standalone process exited with ${child.exitCode}`);
     const health = await fetch(`http://127.0.0.1:${port}/health/ready`);
     expect(health.status).toBe(200);
+    // The visitor routes listen on their own port, which may open after the API's.
+    expect((await fetch(`http://127.0.0.1:${edgePort}/health/ready`)).status).toBe(200);
   }, 60_000);
   return { child, exited };
 }

@@ -482,6 +482,19 @@ export function describeReadStoreContract(adapterName: string, factory: ReadStor
         expect(await items.findOne({ _id: 'w2' })).toEqual({ _id: 'w2', meta: { owner: 'bob', depth: 2 } });
       });
 
+      it('answers changeable copies of written values that were frozen, and updates them', async () => {
+        const items = store.collection<Item>('items');
+        const meta = Object.freeze({ owner: 'ann', depth: 1 });
+        const document: Item = Object.freeze({ _id: 'f1', tags: Object.freeze(['a']) as string[], meta });
+        await items.bulkWrite([{ replaceOne: { filter: { _id: 'f1' }, replacement: document, upsert: true } }]);
+        const found = await items.findOne({ _id: 'f1' });
+        found!.tags!.push('b');
+        (found!.meta as { owner: string }).owner = 'mutated';
+        await items.bulkWrite([{ updateOne: { filter: { _id: 'f1' }, update: { $set: { 'meta.depth': 2 }, $push: { tags: 'c' } } } }]);
+        expect(await items.findOne({ _id: 'f1' })).toEqual({ _id: 'f1', tags: ['a', 'c'], meta: { owner: 'ann', depth: 2 } });
+        expect(meta).toEqual({ owner: 'ann', depth: 1 });
+      });
+
       it('keeps collections apart by name', async () => {
         await seeded('first');
         const second = store.collection<Item>('second');

@@ -234,8 +234,9 @@ export class SqliteEventStore implements EventStore {
       const outcome = outcomes[index];
       if (outcome instanceof Error) return;
       outcome.rows.forEach(([rowId, text], eventIndex) => {
-        // Shared data is frozen, so neither the caller nor a subscriber can change what the others see.
-        this.recentData.set(rowId, { text, value: append.shareData ? deepFreeze(append.events[eventIndex].data) : undefined });
+        // Shared data is frozen, so neither the caller nor a subscriber can change what the others see;
+        // its text is not kept (the subscribers get the objects), so it dies young instead of being promoted.
+        this.recentData.set(rowId, append.shareData ? { value: deepFreeze(append.events[eventIndex].data) } : { text });
       });
     });
     for (const rowId of this.recentData.keys()) {
@@ -392,16 +393,15 @@ export class SqliteEventStore implements EventStore {
   }
 }
 
-/** A recent append's data: its stored text, and the caller's frozen objects when it shared them (AppendOptions.shareData). */
-interface RecentData {
-  text: string;
-  value?: Record<string, unknown>;
-}
+/** A recent append's data: the caller's frozen objects when it shared them (AppendOptions.shareData), else its stored text. */
+type RecentData = { text: string; value?: undefined } | { text?: undefined; value: Record<string, unknown> };
 
 /** Freezes a JSON value and everything in it; answers it. */
 function deepFreeze<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
-  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  // Children first, so that a frozen object is one whose every part is frozen already. No key list is made per object.
+  if (Array.isArray(value)) for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
+  else for (const key in value) if (Object.hasOwn(value, key)) deepFreeze((value as Record<string, unknown>)[key]);
   return Object.freeze(value);
 }
 

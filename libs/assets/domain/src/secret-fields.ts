@@ -69,13 +69,30 @@ function setSecret(record: Record<string, unknown>, path: string, value: unknown
 
 /** Whether the object a nested secret lives in (`basicAuth` of `basicAuth.password`) is in the record. */
 function hasParent(record: Record<string, unknown>, path: string): boolean {
-  return parentOf(record, path, 'read')[0] !== undefined;
+  return hasParentAt(record, partsOf(path));
 }
 
+/** hasParent, given the path's parts (a list's items are each looked at with the same parts). */
+function hasParentAt(record: Record<string, unknown>, parts: readonly string[]): boolean {
+  let node: unknown = record;
+  for (let i = 0; i < parts.length - 1; i++) {
+    node = (node as Record<string, unknown>)[parts[i]];
+    if (!isObject(node)) return false;
+  }
+  return true;
+}
+
+/** Each secret path's split at its list (`list[].item.path` as [`list`, `item.path`]; null for a path without a list). */
+const listPaths = new Map<string, readonly [string, string] | null>();
+
 /** `list[].item.path` as [`list`, `item.path`]; undefined for a path without a list. */
-function listPath(path: string): [string, string] | undefined {
-  const at = path.indexOf('[].');
-  return at < 0 ? undefined : [path.slice(0, at), path.slice(at + 3)];
+function listPath(path: string): readonly [string, string] | undefined {
+  let split = listPaths.get(path);
+  if (split === undefined) {
+    const at = path.indexOf('[].');
+    listPaths.set(path, (split = at < 0 ? null : [path.slice(0, at), path.slice(at + 3)]));
+  }
+  return split ?? undefined;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -98,17 +115,19 @@ function forEachSecret(
   const before = previous ? secretAt(previous, at) : undefined;
   const previousItems = Array.isArray(before) ? before.filter(isObject) : [];
   const key = field.itemKey;
-  // Only items that hold the secret's object are copied (most of a funnel's nodes are not middleware nodes).
-  let changed = false;
-  const updated = items.map((item) => {
-    if (!isObject(item) || !hasParent(item, itemPath)) return item;
-    changed = true;
+  // Only items that hold the secret's object are copied (most of a funnel's nodes are not middleware
+  // nodes), and the list only when one is: a list without any is left as it is.
+  const itemParts = partsOf(itemPath);
+  let updated: unknown[] | undefined;
+  for (let i = 0; i < items.length; i++) {
+    const item: unknown = items[i];
+    if (!isObject(item) || !hasParentAt(item, itemParts)) continue;
     const copy = { ...item };
     const earlier = key === undefined ? undefined : previousItems.find((p) => p[key] === item[key]);
     change(copy, itemPath, earlier ?? null);
-    return copy;
-  });
-  if (changed) setSecret(record, at, updated);
+    (updated ??= items.slice())[i] = copy;
+  }
+  if (updated) setSecret(record, at, updated);
 }
 
 /** One secret as stored (see applySecretWrites). */

@@ -2,7 +2,7 @@ import * as contracts from '@funnel/contracts';
 import type { FieldProblem } from '../kind-rules';
 import { FieldChecks } from './field-checks';
 import { ProblemList, describeType, isPlainObject, plural, withArticle } from './funnel-problems';
-import { funnelReferences } from './funnel-references';
+import { funnelReferencedIds } from './funnel-references';
 import * as tables from './funnel-types';
 import type { FunnelNodeType } from './funnel-types';
 import { checkNodeParams } from './node-params';
@@ -62,7 +62,7 @@ export function checkFunnelGraph(record: Readonly<Record<string, unknown>>): Fie
   const nodes = boundedList(problems, 'nodes', record.nodes, L.maxNodes);
   const connections = boundedList(problems, 'connections', record.connections, L.maxConnections);
 
-  const known = checkNodes(problems, nodes ?? [], idFunnel, referencedIds(record));
+  const known = checkNodes(problems, nodes ?? [], idFunnel, funnelReferencedIds(record));
   if (nodes && connections) checkConnections(problems, connections, known, idFunnel);
   checkCostOverrides(problems, record.incomingTrafficCostOverrides);
   checkPostbackOverrides(problems, record.postbackOverrides);
@@ -81,11 +81,6 @@ function boundedList(problems: ProblemList, field: string, value: unknown, max: 
     return undefined;
   }
   return value;
-}
-
-/** The asset ids the funnel references (no node may have one as its id). */
-function referencedIds(record: Readonly<Record<string, unknown>>): Set<string> {
-  return new Set(funnelReferences(record).map(({ id }) => id));
 }
 
 function checkNodes(problems: ProblemList, nodes: unknown[], idFunnel: string | undefined, referenced: Set<string>): Map<string, KnownNode> {

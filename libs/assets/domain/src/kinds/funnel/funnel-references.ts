@@ -28,24 +28,71 @@ export interface NodeAssetId {
   funnelLocal: boolean;
 }
 
-/** The asset ids a node names in the params object of its type (string values only; a malformed node names none). */
-export function nodeAssetIds(node: unknown): NodeAssetId[] {
+/**
+ * Called for each asset id a funnel names: its kind and id, the index of the node naming it (-1 for
+ * a field of the funnel itself) and the field's path (from the node, or from the funnel).
+ */
+type ReferenceVisitor = (kind: string, id: string, nodeIndex: number, path: string, funnelLocal: boolean) => void;
+
+/** A node type's reference fields with their paths from the node (`<params field>.<key>`), made once rather than per node. */
+const NODE_REFERENCE_PATHS = new Map(
+  FUNNEL_NODE_TYPES.map((type) => {
+    const paramsField = NODE_PARAMS[type].field;
+    return [type, { paramsField, fields: NODE_REFERENCE_FIELDS[type].map((field) => ({ ...field, path: `${paramsField}.${field.key}` })) }] as const;
+  }),
+);
+
+/** Visits the asset ids a node names in the params object of its type (string values only; a malformed node names none). */
+function forEachNodeAssetId(node: unknown, nodeIndex: number, visit: ReferenceVisitor): void {
   const type = nodeTypeOf(node);
-  if (!type) return [];
-  const paramsField = NODE_PARAMS[type].field;
+  if (!type) return;
+  const { paramsField, fields } = NODE_REFERENCE_PATHS.get(type)!;
   const params = (node as Record<string, unknown>)[paramsField];
-  if (!isPlainObject(params)) return [];
-  const found: NodeAssetId[] = [];
-  for (const { key, kind, list, funnelLocal = false } of NODE_REFERENCE_FIELDS[type]) {
+  if (!isPlainObject(params)) return;
+  for (const { key, kind, list, funnelLocal = false, path } of fields) {
     const value = params[key];
     if (list) {
-      if (Array.isArray(value)) value.forEach((id, k) => typeof id === 'string' && found.push({ path: `${paramsField}.${key}[${k}]`, kind, id, funnelLocal }));
+      if (Array.isArray(value)) value.forEach((id, k) => typeof id === 'string' && visit(kind, id, nodeIndex, `${path}[${k}]`, funnelLocal));
     } else if (typeof value === 'string') {
-      found.push({ path: `${paramsField}.${key}`, kind, id: value, funnelLocal });
+      visit(kind, value, nodeIndex, path, funnelLocal);
     }
   }
+}
+
+/** The asset ids a node names in the params object of its type (string values only; a malformed node names none). */
+export function nodeAssetIds(node: unknown): NodeAssetId[] {
+  const found: NodeAssetId[] = [];
+  forEachNodeAssetId(node, 0, (kind, id, _index, path, funnelLocal) => found.push({ path, kind, id, funnelLocal }));
   return found;
 }
+
+/**
+ * Visits every asset a funnel names (see funnelReferences), building no text for the fields of its
+ * nodes: the graph check needs only the ids, the reference check its field names.
+ */
+function forEachFunnelReference(record: Readonly<Record<string, unknown>>, visit: ReferenceVisitor): void {
+  if (typeof record.idFunnelGroup === 'string' && record.idFunnelGroup !== '') visit('funnelgroup', record.idFunnelGroup, -1, 'idFunnelGroup', false);
+  if (Array.isArray(record.nodes)) record.nodes.forEach((node, i) => forEachNodeAssetId(node, i, visit));
+  if (isPlainObject(record.incomingTrafficCostOverrides)) {
+    for (const id of Object.keys(record.incomingTrafficCostOverrides)) visit('trafficsource', id, -1, `incomingTrafficCostOverrides.${id}`, false);
+  }
+  if (Array.isArray(record.postbackOverrides)) {
+    record.postbackOverrides.forEach((override, k) => {
+      const id = isPlainObject(override) ? override.idTrafficSource : undefined;
+      if (typeof id === 'string') visit('trafficsource', id, -1, `postbackOverrides[${k}].idTrafficSource`, false);
+    });
+  }
+}
+
+/** The ids of every asset a funnel names (funnelReferences' ids). */
+export function funnelReferencedIds(record: Readonly<Record<string, unknown>>): Set<string> {
+  const ids = new Set<string>();
+  forEachFunnelReference(record, (_kind, id) => ids.add(id));
+  return ids;
+}
+
+/** What a page group named by a node of a page type must hold: one object per page type, shared by every reference. */
+const WHERE_PAGE_TYPE = new Map(['lander', 'offer'].map((pageType) => [pageType, Object.freeze({ pageType })]));
 
 /**
  * Every asset a funnel names, each to be checked by the generic reference check: the funnel group,
@@ -58,34 +105,23 @@ export function nodeAssetIds(node: unknown): NodeAssetId[] {
 export function funnelReferences(record: Readonly<Record<string, unknown>>): AssetReference[] {
   const references: AssetReference[] = [];
   const idFunnel = typeof record.idFunnel === 'string' ? record.idFunnel : '';
-  if (typeof record.idFunnelGroup === 'string' && record.idFunnelGroup !== '') {
-    references.push({ field: 'idFunnelGroup', kind: 'funnelgroup', id: record.idFunnelGroup });
-  }
-  if (Array.isArray(record.nodes)) {
-    record.nodes.forEach((node, i) => {
-      const type = nodeTypeOf(node);
-      const pageType = type && PAGE_TYPE_OF_NODE[type];
-      const idNode = isPlainObject(node) && typeof node.idNode === 'string' ? node.idNode : undefined;
-      for (const { path, kind, id, funnelLocal } of nodeAssetIds(node)) {
-        const field = `nodes[${i}].${path}`;
-        // Named with its node as the graph's problems are.
-        const reference: AssetReference = idNode === undefined ? { field, kind, id } : { field, label: `${field} (node ${idNode})`, kind, id };
-        if (kind === 'pagegroup' && pageType) reference.where = { pageType };
-        if (funnelLocal) reference.scope = { field: FUNNEL_SCOPE_FIELD, allowed: ['', idFunnel] };
-        references.push(reference);
-      }
-    });
-  }
-  if (isPlainObject(record.incomingTrafficCostOverrides)) {
-    for (const id of Object.keys(record.incomingTrafficCostOverrides)) {
-      references.push({ field: `incomingTrafficCostOverrides.${id}`, kind: 'trafficsource', id });
+  // One scope for every funnel-local reference of this funnel (references are read, never changed).
+  const scope = { field: FUNNEL_SCOPE_FIELD, allowed: ['', idFunnel] };
+  const nodes = Array.isArray(record.nodes) ? record.nodes : [];
+  forEachFunnelReference(record, (kind, id, nodeIndex, path, funnelLocal) => {
+    if (nodeIndex < 0) {
+      references.push({ field: path, kind, id });
+      return;
     }
-  }
-  if (Array.isArray(record.postbackOverrides)) {
-    record.postbackOverrides.forEach((override, k) => {
-      const id = isPlainObject(override) ? override.idTrafficSource : undefined;
-      if (typeof id === 'string') references.push({ field: `postbackOverrides[${k}].idTrafficSource`, kind: 'trafficsource', id });
-    });
-  }
+    const node: unknown = nodes[nodeIndex];
+    const field = `nodes[${nodeIndex}].${path}`;
+    const idNode = isPlainObject(node) && typeof node.idNode === 'string' ? node.idNode : undefined;
+    // Named with its node as the graph's problems are.
+    const reference: AssetReference = idNode === undefined ? { field, kind, id } : { field, label: `${field} (node ${idNode})`, kind, id };
+    const pageType = kind === 'pagegroup' ? PAGE_TYPE_OF_NODE[nodeTypeOf(node)!] : undefined;
+    if (pageType) reference.where = WHERE_PAGE_TYPE.get(pageType);
+    if (funnelLocal) reference.scope = scope;
+    references.push(reference);
+  });
   return references;
 }

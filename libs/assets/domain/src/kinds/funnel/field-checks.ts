@@ -9,14 +9,25 @@ import { FUNNEL_PROBLEM_CODES as CODES } from './funnel-types';
  * Every check answers whether the value is good, so callers can go on with values they can read.
  */
 export class FieldChecks {
+  private subject: unknown;
+
   constructor(
     readonly problems: ProblemList,
-    /** ` (node <id>)`, ` (connection <id>)`, or '' while the id is not known to be valid; a function is called only for a problem. */
-    private readonly note: string | (() => string),
+    /**
+     * ` (node <id>)`, ` (connection <id>)`, or '' while the id is not known to be valid; a function
+     * (of the node or connection being checked, see `of`) is called only for a problem.
+     */
+    private readonly note: string | ((subject: unknown) => string),
   ) {}
 
+  /** Checks the fields of `subject` from now on: one checker serves every node (or connection) of a list in turn. */
+  of(subject: unknown): this {
+    this.subject = subject;
+    return this;
+  }
+
   add(field: string, code: string, text: string): void {
-    this.problems.add(field, code, `${field}${typeof this.note === 'string' ? this.note : this.note()}: ${text}`);
+    this.problems.add(field, code, `${field}${typeof this.note === 'string' ? this.note : this.note(this.subject)}: ${text}`);
   }
 
   present(field: string, value: unknown): boolean {

@@ -86,9 +86,10 @@ function boundedList(problems: ProblemList, field: string, value: unknown, max: 
 function checkNodes(problems: ProblemList, nodes: unknown[], idFunnel: string | undefined, referenced: Set<string>): Map<string, KnownNode> {
   const known = new Map<string, KnownNode>();
   const roots: number[] = [];
+  const checks = new FieldChecks(problems, (node) => idNote('node', isPlainObject(node) ? node.idNode : undefined));
   nodes.forEach((node, i) => {
     const at = `nodes[${i}]`;
-    const check = new FieldChecks(problems, () => idNote('node', isPlainObject(node) ? node.idNode : undefined));
+    const check = checks.of(node);
     if (!check.object(at, node)) return;
 
     const idNode = node.idNode;
@@ -130,9 +131,10 @@ function checkNodes(problems: ProblemList, nodes: unknown[], idFunnel: string | 
 function checkConnections(problems: ProblemList, connections: unknown[], known: Map<string, KnownNode>, idFunnel: string | undefined): void {
   const seen = new Map<string, number>();
   const outgoing = new Map<string, Outgoing>();
+  const checks = new FieldChecks(problems, (connection) => idNote('connection', isPlainObject(connection) ? connection.idConnection : undefined));
   connections.forEach((connection, j) => {
     const at = `connections[${j}]`;
-    const check = new FieldChecks(problems, () => idNote('connection', isPlainObject(connection) ? connection.idConnection : undefined));
+    const check = checks.of(connection);
     if (!check.object(at, connection)) return;
 
     const idConnection = connection.idConnection;
@@ -187,13 +189,6 @@ function checkConnectionParams(
   out: Outgoing,
   connectionAt: string,
 ): void {
-  /** Claims a route key, middleware route or action number of the source node for this connection. */
-  const claim = (field: string, key: string, shown: string) => {
-    const holder = out.taken.get(key);
-    if (holder === connectionAt) check.add(field, CODES.ALREADY_TAKEN, `${shown} is already in the list`);
-    else if (holder) check.add(field, CODES.ALREADY_TAKEN, `${shown} is already taken by ${holder}, from the same node`);
-    else out.taken.set(key, connectionAt);
-  };
   switch (sourceType) {
     case 'root':
     case 'rotator':
@@ -201,8 +196,9 @@ function checkConnectionParams(
       return;
     case 'landerGroup':
     case 'offerGroup': {
-      if (check.number(`${at}.onActionNumber`, params.onActionNumber, L.minActionNumber, L.maxActionNumber, true)) {
-        claim(`${at}.onActionNumber`, `action:${params.onActionNumber}`, `action ${params.onActionNumber}`);
+      const field = `${at}.onActionNumber`;
+      if (check.number(field, params.onActionNumber, L.minActionNumber, L.maxActionNumber, true)) {
+        claim(check, out, connectionAt, field, `action:${params.onActionNumber}`, 'action', params.onActionNumber);
       }
       if (params.isConversion === undefined) return;
       if (sourceType === 'landerGroup') check.add(`${at}.isConversion`, CODES.NOT_ALLOWED, 'is for connections from offer groups only');
@@ -210,16 +206,29 @@ function checkConnectionParams(
       return;
     }
     case 'middleware':
-      if (check.routeKey(`${at}.onRouteId`, params.onRouteId)) claim(`${at}.onRouteId`, `route:${params.onRouteId}`, `route ${params.onRouteId}`);
+      if (check.routeKey(`${at}.onRouteId`, params.onRouteId))
+        claim(check, out, connectionAt, `${at}.onRouteId`, `route:${params.onRouteId}`, 'route', params.onRouteId);
       return;
     default: {
       const keys = params.onRouteKeys;
       if (!check.list(`${at}.onRouteKeys`, keys, 1, L.maxRouteKeysPerConnection)) return;
       keys.forEach((key, k) => {
-        if (check.routeKey(`${at}.onRouteKeys[${k}]`, key)) claim(`${at}.onRouteKeys[${k}]`, `route:${key}`, `route key ${key}`);
+        const field = `${at}.onRouteKeys[${k}]`;
+        if (check.routeKey(field, key)) claim(check, out, connectionAt, field, `route:${key}`, 'route key', key);
       });
     }
   }
+}
+
+/**
+ * Claims a route key, middleware route or action number (`key`) of the source node for the
+ * connection at `connectionAt`; a problem names it as `<what> <value>` (`route key spain`).
+ */
+function claim(check: FieldChecks, out: Outgoing, connectionAt: string, field: string, key: string, what: string, value: string | number): void {
+  const holder = out.taken.get(key);
+  if (holder === connectionAt) check.add(field, CODES.ALREADY_TAKEN, `${what} ${value} is already in the list`);
+  else if (holder) check.add(field, CODES.ALREADY_TAKEN, `${what} ${value} is already taken by ${holder}, from the same node`);
+  else out.taken.set(key, connectionAt);
 }
 
 function checkCostOverrides(problems: ProblemList, overrides: unknown): void {

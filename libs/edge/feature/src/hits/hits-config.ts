@@ -20,9 +20,9 @@ export const edgeHitsConfig = {
 export type EdgeHitsConfig = Config<typeof edgeHitsConfig>;
 
 /**
- * Distributed: each request's hits published to the stream HITS at once (one message per hit, many in
- * flight), in the turn that also sends the request's session put; no group commit (HITS_COMMIT_MAX
- * and HITS_COMMIT_WAIT_MS are standalone's).
+ * Distributed: each request's hits published to the stream HITS at the end of the turn that read the
+ * request (one message per hit, many in flight), in the socket write that also carries the turn's
+ * session puts; no group commit (HITS_COMMIT_MAX and HITS_COMMIT_WAIT_MS are standalone's).
  */
 export function jetStreamHitSink(connection: NatsConnection, config: EdgeHitsConfig): ImmediateHitSink {
   return new ImmediateHitSink(new JetStreamHitWriter({ connection, publishTimeoutMs: config.HITS_PUBLISH_TIMEOUT_MS }), config.HITS_MAX_QUEUED);

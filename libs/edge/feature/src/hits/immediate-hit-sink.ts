@@ -5,8 +5,8 @@ import type { HitBatchWriter, HitSink } from './hit-sink';
 /**
  * A HitSink that hands each `record` call's hits to the writer at once, in the caller's turn of the
  * event loop: for a writer with many writes in flight whose batch costs the same per hit however it
- * is grouped (JetStream: one message per hit). A request's hits then leave with the rest of what it
- * sends in that turn (its session put), in one socket write, without waiting for a group's timer.
+ * is grouped (JetStream: one message per hit, sent by its JetStreamPublisher at the end of the turn
+ * with the turn's session puts, in one socket write), without waiting for a group's timer.
  * At most `maxQueued` hits wait to be made durable; more are refused (GroupCommitOverloadedError),
  * as GroupCommitHitSink refuses them.
  */

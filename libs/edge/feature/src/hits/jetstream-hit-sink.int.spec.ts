@@ -102,6 +102,11 @@ describe('the JetStream hit sink and reporting’s consumer of the stream HITS',
     // 30 requests of 10 hits at once, through at most 8 unacknowledged publishes.
     await Promise.all(Array.from({ length: 30 }, (_, i) => edge.record(hits.slice(10 * i, 10 * i + 10))));
     expect((await jsm.streams.info('HITS_HELD')).state.messages).toBe(300);
+    // Each message is its hit, whole (the visitor it shares with the request's other hits included).
+    const stored = await jsm.streams.getMessage('HITS_HELD', { last_by_subj: `hits_held.${ACCOUNT}` });
+    expect(JSON.parse(new TextDecoder().decode(stored.data))).toEqual(
+      JSON.parse(JSON.stringify(hits.find((hit) => hit.hitId === stored.header.get('Nats-Msg-Id')))),
+    );
     await edge.record(someHits(1, 300));
     expect((await jsm.streams.info('HITS_HELD')).state.messages).toBe(301);
   });

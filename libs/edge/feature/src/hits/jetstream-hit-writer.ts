@@ -52,9 +52,10 @@ export class JetStreamHitWriter implements HitBatchWriter {
   write(hits: readonly Hit[]): Promise<void> {
     let messages: JetStreamMessage[];
     try {
+      const visitors = new VisitorTexts();
       messages = hits.map((hit) => {
         if (!ACCOUNT_TOKEN.test(hit.accountId)) throw new Error(`hit ${hit.hitId}: account ${JSON.stringify(hit.accountId)} is not a subject token`);
-        return { subject: `${this.subjectPrefix}.${hit.accountId}`, data: this.encoder.encode(JSON.stringify(hit)), msgId: hit.hitId };
+        return { subject: `${this.subjectPrefix}.${hit.accountId}`, data: this.encoder.encode(hitText(hit, visitors)), msgId: hit.hitId };
       });
     } catch (error) {
       return Promise.reject(error);
@@ -66,4 +67,30 @@ export class JetStreamHitWriter implements HitBatchWriter {
   close(): void {
     this.publisher.close();
   }
+}
+
+/** The JSON of each distinct visitor object of a batch, written once (a request's hits share one). */
+class VisitorTexts {
+  private last: object | undefined;
+  private lastText = '';
+
+  textOf(visitor: object): string {
+    if (visitor !== this.last) {
+      this.last = visitor;
+      this.lastText = JSON.stringify(visitor);
+    }
+    return this.lastText;
+  }
+}
+
+/**
+ * A hit's message: its JSON, as JSON.stringify writes it, but with the visitor's JSON written once
+ * for the hits that share it (a request's hits share their visitor, about half of each message's
+ * bytes); `visitor` comes last.
+ */
+function hitText(hit: Hit, visitors: VisitorTexts): string {
+  const { visitor, ...rest } = hit;
+  if (typeof visitor !== 'object' || visitor === null) return JSON.stringify(hit);
+  const text = JSON.stringify(rest);
+  return `${text.length > 2 ? `${text.slice(0, -1)},` : '{'}"visitor":${visitors.textOf(visitor)}}`;
 }

@@ -35,12 +35,26 @@ interface Generation {
   pending: Pending[];
 }
 
+/** Resolves in the check phase of this turn of the event loop, once for every caller of the turn. */
+let turnEnd: Promise<void> | undefined;
+function endOfTurn(): Promise<void> {
+  turnEnd ??= new Promise<void>((resolve) =>
+    setImmediate(() => {
+      turnEnd = undefined;
+      resolve();
+    }),
+  );
+  return turnEnd;
+}
+
 /**
  * Stores messages in a JetStream stream through one JetStreamPipeline: a message costs one publish
  * (its acknowledgement matched by its reply subject, many in flight) rather than a nats.js request
- * (a timer, a promise, a mux entry and an Error built for every call). `publish` sends at once,
- * synchronously while the pipeline has room, so what the edge sends in one turn of the event loop
- * (a request's session put and its hits) goes out in one socket write. A group resolves once the
+ * (a timer, a promise, a mux entry and an Error built for every call). `publish` sends at the end
+ * of the current turn of the event loop (its check phase, no timer), together with what every
+ * publisher of the process was given in that turn: nats.js writes what is published before its
+ * flush in one socket write, so the session puts and hits of every request read in one turn leave
+ * in one write rather than one per request. A group resolves once the
  * stream acknowledged it and everything published before it (acknowledgements are reported in
  * publish order); a refused or unanswered publish fails the pipeline and rejects every group
  * waiting on it (their redirects are not answered as a success), and the next publish opens a new
@@ -56,6 +70,8 @@ export class JetStreamPublisher {
   /** Resolves once every message is stored (acknowledged by the stream); rejects when one could not be. */
   async publish(messages: readonly JetStreamMessage[]): Promise<void> {
     if (messages.length === 0) return;
+    if (this.closed) throw new Error('the JetStream publisher is closed');
+    await endOfTurn();
     if (this.closed) throw new Error('the JetStream publisher is closed');
     const generation = this.current();
     for (const message of messages) {

@@ -92,18 +92,18 @@ export class JetStreamPipeline<T> {
   }
 
   /**
-   * Sends one message (Nats-Msg-Id = `msgId`, so JetStream drops a copy within its duplicate
-   * window); throws once the pipeline has failed. Synchronous, so a caller sending a batch in one
-   * go has nats.js write it in one go (it flushes after each microtask checkpoint): wait for
-   * `room()` only when `hasRoom` is false.
+   * Sends one message (Nats-Msg-Id = `msgId` when given, so JetStream drops a copy within its
+   * duplicate window; a KV put gives none); throws once the pipeline has failed. Synchronous, so a
+   * caller sending a batch in one go has nats.js write it in one go (it flushes after each
+   * microtask checkpoint): wait for `room()` only when `hasRoom` is false.
    */
-  publish(subject: string, data: Uint8Array, msgId: string, tag: T): void {
+  publish(subject: string, data: Uint8Array, msgId: string | undefined, tag: T): void {
     if (this.failure) throw this.failure;
     const number = this.firstNumber + this.queue.length;
     this.queue.push({ tag, sentAt: Date.now(), acked: false });
-    const h: MsgHdrs = headers();
-    h.set('Nats-Msg-Id', msgId);
-    if (this.options.expectedStream) h.set('Nats-Expected-Stream', this.options.expectedStream);
+    const h: MsgHdrs | undefined = msgId !== undefined || this.options.expectedStream ? headers() : undefined;
+    if (msgId !== undefined) h!.set('Nats-Msg-Id', msgId);
+    if (this.options.expectedStream) h!.set('Nats-Expected-Stream', this.options.expectedStream);
     try {
       this.nc.publish(subject, data, { reply: `${this.inbox}.${number}`, headers: h });
     } catch (error) {

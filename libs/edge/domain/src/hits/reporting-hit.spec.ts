@@ -168,6 +168,22 @@ describe("the reporting hits of a request's walk", () => {
     expect(hits.every((hit) => parseHit(hit).ok)).toBe(true);
   });
 
+  it('each keep the tags, tracking fields and time the walk gave them, also where they change between hits', () => {
+    const fields = { campaign: 'spring', c1: 'zone-7', notASlot: 'x' };
+    const before = ['TAG000000001'];
+    const after = ['TAG000000001', 'TAG000000002'];
+    const hits = reportingHitsOf(ACCOUNT, resolvedVisitor, [
+      routedHit({ hitId: 'HIT000000001', trackingFields: fields, visitorTags: before }),
+      routedHit({ hitId: 'HIT000000002', trackingFields: fields, visitorTags: after }),
+      routedHit({ hitId: 'HIT000000003', trackingFields: { c2: 'other' }, visitorTags: after, time: TIME + 1000 }),
+    ]);
+    expect(hits.map((hit) => [hit.visitorTags, hit.trackingFields, hit.time])).toEqual([
+      [['TAG000000001'], { campaign: 'spring', c1: 'zone-7' }, '2026-01-10T12:30:15.250Z'],
+      [['TAG000000001', 'TAG000000002'], { campaign: 'spring', c1: 'zone-7' }, '2026-01-10T12:30:15.250Z'],
+      [['TAG000000001', 'TAG000000002'], { c2: 'other' }, '2026-01-10T12:30:16.250Z'],
+    ]);
+  });
+
   it('are none for a walk that visited no node', () => {
     expect(reportingHitsOf(ACCOUNT, resolvedVisitor, [])).toEqual([]);
   });

@@ -60,11 +60,60 @@ export interface RequestHitContext {
   countryCode: string;
   ip: string;
   visitor: HitVisitor;
+  /**
+   * What the request's hits repeat, worked out for the first hit that has it and reused by the
+   * next ones (a walk's hits share the request's time, the session's tracking fields and, until a
+   * tag node, its tags): the values as a hit keeps them, by what they were made from.
+   */
+  shared?: SharedHitParts;
+}
+
+interface SharedHitParts {
+  time: number;
+  isoTime: string;
+  trackingFields: Readonly<Record<string, string>>;
+  keptFields: Record<string, string>;
+  tags: readonly string[];
+  keptTags: string[];
 }
 
 /** The request's share of its hits: the account and what is known of the visitor. */
 export function requestHitContext(accountId: string, visitor: HitVisitorSource): RequestHitContext {
   return { accountId, countryCode: hitCountryOf(visitor.attributes), ip: hitIpOf(visitor), visitor: hitVisitorOf(visitor.attributes) };
+}
+
+/** The hit's time, tracking fields and tags as a hit keeps them, reusing what the request's previous hit made of the same values. */
+function sharedPartsOf(context: RequestHitContext, routed: RoutedHit): SharedHitParts {
+  let shared = context.shared;
+  if (shared === undefined) {
+    shared = {
+      time: routed.time,
+      isoTime: new Date(routed.time).toISOString(),
+      trackingFields: routed.trackingFields,
+      keptFields: hitTrackingFieldsOf(routed.trackingFields),
+      tags: routed.visitorTags,
+      keptTags: hitTagsOf(routed.visitorTags),
+    };
+    context.shared = shared;
+    return shared;
+  }
+  if (shared.time !== routed.time) {
+    shared.time = routed.time;
+    shared.isoTime = new Date(routed.time).toISOString();
+  }
+  if (shared.trackingFields !== routed.trackingFields) {
+    shared.trackingFields = routed.trackingFields;
+    shared.keptFields = hitTrackingFieldsOf(routed.trackingFields);
+  }
+  if (shared.tags !== routed.visitorTags) {
+    shared.tags = routed.visitorTags;
+    shared.keptTags = hitTagsOf(routed.visitorTags);
+  }
+  return shared;
+}
+
+function hitTagsOf(tags: readonly string[]): string[] {
+  return tags.length > VISITOR_TAGS_MAX ? tags.slice(0, VISITOR_TAGS_MAX) : [...tags];
 }
 
 /**
@@ -75,6 +124,7 @@ export function requestHitContext(accountId: string, visitor: HitVisitorSource):
  * left out, long values are cut.
  */
 export function reportingHitOf(context: RequestHitContext, routed: RoutedHit): Hit {
+  const shared = sharedPartsOf(context, routed);
   return {
     hitId: routed.hitId,
     visitorId: routed.visitorId,
@@ -86,8 +136,8 @@ export function reportingHitOf(context: RequestHitContext, routed: RoutedHit): H
     idPage: routed.idPage,
     countryCode: context.countryCode,
     ip: context.ip,
-    trackingFields: hitTrackingFieldsOf(routed.trackingFields),
-    time: new Date(routed.time).toISOString(),
+    trackingFields: shared.keptFields,
+    time: shared.isoTime,
     isEntrance: routed.isEntrance,
     cost: moneyText(routed.cost) ?? '0',
     conversions: [],
@@ -98,7 +148,7 @@ export function reportingHitOf(context: RequestHitContext, routed: RoutedHit): H
     action: routed.action,
     previousHitId: routed.previousHitId,
     visitor: context.visitor,
-    visitorTags: routed.visitorTags.length > VISITOR_TAGS_MAX ? routed.visitorTags.slice(0, VISITOR_TAGS_MAX) : [...routed.visitorTags],
+    visitorTags: shared.keptTags,
     clicks: 0,
   };
 }

@@ -30,6 +30,10 @@ export interface EdgeVisitorAttributes extends VisitorAttributes, DeviceAttribut
   referrer: string;
   currentURL: string;
   trackingDomain: string;
+  /** The link's traffic source (an entrance's token, an action's session): set by the visitor routes. */
+  trafficSourceID?: string;
+  /** The visit's first referrer (an entrance's own Referer): set by the visitor routes on an entrance. */
+  initialReferrer?: string;
 }
 
 /** What the edge found out about one request. */

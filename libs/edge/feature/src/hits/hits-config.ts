@@ -1,12 +1,13 @@
 import { int, type Config } from '@funnel/platform';
 import type { NatsConnection } from 'nats';
 import { GroupCommitHitSink } from './group-commit-hit-sink';
+import { ImmediateHitSink } from './immediate-hit-sink';
 import { InboxHitWriter, type HitInboxPoster } from './inbox-hit-writer';
 import { JetStreamHitWriter } from './jetstream-hit-writer';
 
 /** The edge's hit hand-off settings (both modes). */
 export const edgeHitsConfig = {
-  /** A group-commit batch is written once it holds this many hits... */
+  /** Standalone: a group-commit batch is written once it holds this many hits... */
   HITS_COMMIT_MAX: int({ min: 1, max: 10_000, default: 256 }),
   /** ...or this many ms after its first hit (0: at the end of the event-loop turn). */
   HITS_COMMIT_WAIT_MS: int({ min: 0, max: 1000, default: 2 }),
@@ -18,14 +19,13 @@ export const edgeHitsConfig = {
 
 export type EdgeHitsConfig = Config<typeof edgeHitsConfig>;
 
-/** Distributed: batches published to the stream HITS, many in flight at once. */
-export function jetStreamHitSink(connection: NatsConnection, config: EdgeHitsConfig): GroupCommitHitSink {
-  return new GroupCommitHitSink(new JetStreamHitWriter({ connection, publishTimeoutMs: config.HITS_PUBLISH_TIMEOUT_MS }), {
-    maxItems: config.HITS_COMMIT_MAX,
-    maxWaitMs: config.HITS_COMMIT_WAIT_MS,
-    maxQueued: config.HITS_MAX_QUEUED,
-    maxConcurrentWrites: 64,
-  });
+/**
+ * Distributed: each request's hits published to the stream HITS at the end of the turn that read the
+ * request (one message per hit, many in flight), in the socket write that also carries the turn's
+ * session puts; no group commit (HITS_COMMIT_MAX and HITS_COMMIT_WAIT_MS are standalone's).
+ */
+export function jetStreamHitSink(connection: NatsConnection, config: EdgeHitsConfig): ImmediateHitSink {
+  return new ImmediateHitSink(new JetStreamHitWriter({ connection, publishTimeoutMs: config.HITS_PUBLISH_TIMEOUT_MS }), config.HITS_MAX_QUEUED);
 }
 
 /** Standalone: batches committed to reporting's hits inbox, one write at a time (SQLite has one writer). */

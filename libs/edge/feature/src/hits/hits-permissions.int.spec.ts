@@ -3,7 +3,7 @@ import { HitsStreamConsumer, createHitStore, ingestHits, type HitStore } from '@
 import { startNatsServer, tempDir, type RunningNatsServer, type TempDir } from '@funnel/testing';
 import { connect, type NatsConnection } from 'nats';
 import { ACCOUNT, WINDOW, eventually, someHits } from './fixtures';
-import { GroupCommitHitSink } from './group-commit-hit-sink';
+import { ImmediateHitSink } from './immediate-hit-sink';
 import { JetStreamHitWriter } from './jetstream-hit-writer';
 
 /** The stream HITS with the NATS users of the deployment: reporting-service creates and consumes it, the edge only publishes. */
@@ -49,7 +49,7 @@ describe('the stream HITS under the apps’ NATS permissions', () => {
     });
     await reporting.start();
     try {
-      const sink = new GroupCommitHitSink(new JetStreamHitWriter({ connection: edge }), { maxWaitMs: 0, maxConcurrentWrites: 64 });
+      const sink = new ImmediateHitSink(new JetStreamHitWriter({ connection: edge }));
       await Promise.all([sink.record(someHits(10)), sink.record(someHits(10, 10))]);
       await sink.close();
       await eventually(() => reporting.acknowledged >= 20, 'the hits are stored');

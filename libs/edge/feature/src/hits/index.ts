@@ -3,6 +3,7 @@ export type { HitSink, HitBatchWriter } from './hit-sink';
 export { GroupCommit, GroupCommitClosedError, GroupCommitOverloadedError, GROUP_COMMIT_DEFAULTS } from '@funnel/platform';
 export type { GroupCommitOptions } from '@funnel/platform';
 export { GroupCommitHitSink } from './group-commit-hit-sink';
+export { ImmediateHitSink } from './immediate-hit-sink';
 export { JetStreamHitWriter } from './jetstream-hit-writer';
 export type { JetStreamHitWriterOptions } from './jetstream-hit-writer';
 export { InboxHitWriter } from './inbox-hit-writer';

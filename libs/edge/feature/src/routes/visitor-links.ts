@@ -195,7 +195,9 @@ export class VisitorLinks {
     }
     const visitor = this.options.visitors.resolve(request);
     this.entranceAttributes(visitor, idTrafficSource);
-    const session = await this.sessionOf(account, visitor.params[VISITOR_ID_PARAM]);
+    // A new visitor (no vid, the common case) has no session to read: no wait for the store.
+    const vid = visitor.params[VISITOR_ID_PARAM];
+    const session = vid === undefined || vid === '' ? null : await this.sessionOf(account, vid);
     if (session === 'failed') return { ...unavailablePage(), outcome: 'unavailable' };
     const step: RoutingStep = { entrance: { idTrafficSource, idNode, url: visitor.attributes.currentURL, cost: visitor.params['cost'] } };
     const result = await this.walk('entrance', account, funnel, visitor, session, step);
@@ -212,7 +214,7 @@ export class VisitorLinks {
     if (session === null) return { ...notFoundPage(DEAD_END_MESSAGES['noSession']), outcome: 'dead_end' };
     const funnel = this.liveFunnel(account, session.idFunnel);
     if (funnel === undefined) return { ...notFoundPage(), outcome: 'not_found' };
-    visitor.attributes = { ...visitor.attributes, trafficSourceID: session.idTrafficSource };
+    visitor.attributes.trafficSourceID = session.idTrafficSource;
     const result = await this.walk('action', account, funnel, visitor, session, { action });
     return this.finish(account, visitor, result, this.redirectOf(result));
   }
@@ -271,7 +273,10 @@ export class VisitorLinks {
 
   /** The attributes only the link knows: the traffic source, and the visit's first referrer (this one). */
   private entranceAttributes(visitor: EdgeRoutingVisitor, idTrafficSource: string): void {
-    visitor.attributes = { ...visitor.attributes, trafficSourceID: idTrafficSource, initialReferrer: visitor.attributes.referrer };
+    // The request's own attributes object (resolve makes one per request): set in place, not copied.
+    const attributes = visitor.attributes;
+    attributes.trafficSourceID = idTrafficSource;
+    attributes.initialReferrer = attributes.referrer;
   }
 
   /** The visitor's session when `vid` names one; 'failed' when the store failed. */
@@ -311,16 +316,16 @@ export class VisitorLinks {
     }
     const location = locationOf(result.url ?? '');
     if (location === undefined) return { ...notFoundPage(), outcome: 'dead_end' };
-    if (destination.type === 'url') return { ...redirectAnswer(302, location), outcome: 'redirect' };
+    if (destination.type === 'url') return redirected(302, location);
     switch (destination.redirectType) {
       case '301':
-        return { ...redirectAnswer(301, location), outcome: 'redirect' };
+        return redirected(301, location);
       case '307':
-        return { ...redirectAnswer(307, location), outcome: 'redirect' };
+        return redirected(307, location);
       case 'umr':
         return { ...metaRefreshAnswer(location), outcome: 'meta_refresh' };
       default:
-        return { ...redirectAnswer(302, location), outcome: 'redirect' };
+        return redirected(302, location);
     }
   }
 
@@ -367,6 +372,12 @@ function withMiddlewareCalls(hits: Hit[], calls: Map<string, HitMiddlewareCall> 
     if (call !== undefined) hit.middleware = call;
   }
   return hits;
+}
+
+/** A redirect answer (a literal, not a spread: every redirect makes one). */
+function redirected(status: 301 | 302 | 307, location: string): Answered {
+  const { headers } = redirectAnswer(status, location);
+  return { status, headers, outcome: 'redirect' };
 }
 
 function notFoundJson(error: string): Answered<JsonAnswer> {

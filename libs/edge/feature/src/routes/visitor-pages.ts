@@ -47,7 +47,16 @@ export function unavailablePage(): VisitorAnswer {
 
 /** A redirect with the given status; `url` is a valid header value (see locationOf). */
 export function redirectAnswer(status: 301 | 302 | 307, url: string): VisitorAnswer {
-  return { status, headers: { ...COMMON, location: url } };
+  // Every redirect answers these: a literal (COMMON's headers and the location) rather than a copy of COMMON.
+  return {
+    status,
+    headers: {
+      'cache-control': COMMON['cache-control'],
+      'x-robots-tag': COMMON['x-robots-tag'],
+      'x-content-type-options': COMMON['x-content-type-options'],
+      location: url,
+    },
+  };
 }
 
 /**

@@ -59,6 +59,22 @@ describe('KvSessionStore', () => {
     expect(status).toMatchObject({ history: 1, ttl: 90 * 60_000, values: 1 });
   });
 
+  it('refuses a put its bucket could not store (the redirect is then not answered), and stores the next ones once it can', async () => {
+    const nc = await connectTo(server.url);
+    const bucket = `SESSIONS_${randomBytes(4).toString('hex')}`;
+    const store = await KvSessionStore.open({ connection: nc, ttlMs: 60 * 60_000, bucket, timeoutMs: 1000 });
+    const session = sampleSession();
+    // Many puts at once (a burst of visitors): each is answered once stored.
+    const visitors = Array.from({ length: 50 }, (_, i) => ({ ...session, visitorId: `V${String(i).padStart(11, '0')}` }));
+    await Promise.all(visitors.map((visitor) => store.put('ACC1', visitor)));
+    expect(await store.get('ACC1', visitors[49].visitorId)).toEqual(visitors[49]);
+    await (await nc.jetstreamManager()).streams.delete(`KV_${bucket}`);
+    await expect(store.put('ACC1', session)).rejects.toThrow();
+    await KvSessionStore.open({ connection: nc, ttlMs: 60 * 60_000, bucket });
+    await store.put('ACC1', session);
+    expect(await store.get('ACC1', session.visitorId)).toEqual(session);
+  });
+
   it('sets the max age of a bucket made with another SESSION_TTL', async () => {
     const nc = await connectTo(server.url);
     const bucket = `SESSIONS_${randomBytes(4).toString('hex')}`;

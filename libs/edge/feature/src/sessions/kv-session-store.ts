@@ -2,6 +2,7 @@ import { EDGE_SESSIONS_BUCKET } from '@funnel/contracts';
 import { InvalidSessionKeyError, decodeSession, encodeSession, isSessionKeyPart, sessionKey } from '@funnel/edge-domain';
 import type { RoutingSession } from '@funnel/routing';
 import { type KV, type NatsConnection, nanos } from 'nats';
+import { JetStreamPublisher } from '../jetstream/jetstream-publisher';
 import type { SessionStore } from './session-store';
 
 export interface KvSessionStoreOptions {
@@ -18,6 +19,7 @@ export interface KvSessionStoreOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 2000;
+const ENCODER = new TextEncoder();
 
 /**
  * The distributed session store: the JetStream KV bucket EDGE_SESSIONS, shared by every edge
@@ -25,10 +27,17 @@ const DEFAULT_TIMEOUT_MS = 2000;
  * account is a key of another), value the session's JSON, one revision kept per key. The bucket's
  * max age is the TTL: JetStream drops a session TTL after its last put (each put is a new message,
  * so it renews the age). Reads go to the stream's leader (no direct get), so a visitor's next
- * request sees the put of the previous one on any replica.
+ * request sees the put of the previous one on any replica. A put is the KV's own write, a message to
+ * `$KV.<bucket>.<key>` of the bucket's stream, sent through a JetStreamPublisher (many in flight,
+ * each answered once stored) rather than nats.js's `kv.put` request: it leaves at once, in the
+ * turn of the event loop that made it, with the request's hits, in one socket write.
  */
 export class KvSessionStore implements SessionStore {
-  private constructor(private readonly kv: KV) {}
+  private constructor(
+    private readonly kv: KV,
+    private readonly subjectPrefix: string,
+    private readonly puts: JetStreamPublisher,
+  ) {}
 
   /** Opens the bucket, creating it (or updating its max age to `ttlMs`) as needed. */
   static async open(options: KvSessionStoreOptions): Promise<KvSessionStore> {
@@ -44,7 +53,7 @@ export class KvSessionStore implements SessionStore {
       const duplicateWindow = Math.min(streamInfo.config.duplicate_window, maxAge);
       await jsm.streams.update(streamInfo.config.name, { ...streamInfo.config, max_age: maxAge, duplicate_window: duplicateWindow });
     }
-    return new KvSessionStore(kv);
+    return new KvSessionStore(kv, `$KV.${bucket}.`, new JetStreamPublisher({ connection: options.connection, ackTimeoutMs: timeout }));
   }
 
   async get(accountId: string, visitorId: string): Promise<RoutingSession | null> {
@@ -54,13 +63,14 @@ export class KvSessionStore implements SessionStore {
     return decodeSession(entry.string(), visitorId);
   }
 
-  async put(accountId: string, session: RoutingSession): Promise<void> {
-    if (!isSessionKeyPart(accountId)) throw new InvalidSessionKeyError('accountId');
-    if (!isSessionKeyPart(session.visitorId)) throw new InvalidSessionKeyError('visitorId');
-    await this.kv.put(sessionKey(accountId, session.visitorId), encodeSession(session));
+  put(accountId: string, session: RoutingSession): Promise<void> {
+    if (!isSessionKeyPart(accountId)) return Promise.reject(new InvalidSessionKeyError('accountId'));
+    if (!isSessionKeyPart(session.visitorId)) return Promise.reject(new InvalidSessionKeyError('visitorId'));
+    return this.puts.publish([{ subject: this.subjectPrefix + sessionKey(accountId, session.visitorId), data: ENCODER.encode(encodeSession(session)) }]);
   }
 
   async close(): Promise<void> {
-    // The connection is the caller's; nothing else is held.
+    // The connection is the caller's: only the puts' acknowledgement inbox is let go.
+    this.puts.close();
   }
 }

@@ -14,7 +14,7 @@ import {
 import { Filter, READ_STORE, ReadStore } from '@funnel/readstore';
 import { ASSET_REGISTRY } from './assets.tokens';
 import { AssetRecord, AssetRegistry, assertKindRules, maskSecrets } from '@funnel/assets-domain';
-import { AssetDocument, assetDocumentId, assetsCollection } from './asset-documents';
+import { AssetDocument, DocumentIds, assetDocumentId, assetsCollection } from './asset-documents';
 import { Page, encodeCursor, idParam, idsParam, optionalParam, pageParams, requiredParam, statusCondition, statusParam } from './query-params';
 import { AssetAnswer } from './asset-answer';
 import { AnswerCache, CachedAnswer, DOCUMENT_HEAD, DocumentHead } from './answer-cache';
@@ -24,6 +24,7 @@ import { AnswerCache, CachedAnswer, DOCUMENT_HEAD, DocumentHead } from './answer
 export class AssetQueries {
   private readonly collection = assetsCollection(this.readStore);
   private readonly answers = new AnswerCache();
+  private readonly documentIds = new DocumentIds();
 
   constructor(
     @Inject(READ_STORE) private readonly readStore: ReadStore,
@@ -141,7 +142,7 @@ export class AssetQueries {
     const page = pageParams(query);
     if (!ids.length) return new AssetAnswer([]);
     const heads: DocumentHead[] = await this.collection.find(
-      { _id: { $in: ids.map((id) => assetDocumentId(kind.kind, context.accountId, id)) } },
+      { _id: { $in: this.documentIds.of(kind.kind, context.accountId, ids) } },
       { projection: DOCUMENT_HEAD },
     );
     const live = heads.filter((head) => head.status !== 'deleted');

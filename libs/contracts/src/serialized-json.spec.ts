@@ -28,6 +28,16 @@ describe('SerializedJson', () => {
     expect(items.map((item) => item.bytes.toString('utf8'))).toEqual(records.map((record) => JSON.stringify(record)));
   });
 
+  it('serializes a value into bytes of its own (a kept record holds no slice of a shared buffer)', () => {
+    for (const record of records) {
+      const serialized = SerializedJson.of(record);
+      expect(serialized.bytes.toString('utf8')).toBe(JSON.stringify(record));
+      expect(serialized.bytes.buffer.byteLength).toBe(serialized.bytes.length);
+      expect(serialized.value()).toEqual(record);
+    }
+    expect(SerializedJson.array(records.map((record) => SerializedJson.of(record))).value()).toEqual(records);
+  });
+
   it('holds JSON given as bytes', () => {
     const text = JSON.stringify(records[1]);
     const serialized = SerializedJson.fromBytes(Buffer.from(text, 'utf8'));

@@ -1,6 +1,7 @@
 const OPEN_BRACKET = 0x5b;
 const COMMA = 0x2c;
 const CLOSE_BRACKET = 0x5d;
+const TEXT_ENCODER = new TextEncoder();
 
 /**
  * An answer already serialized as JSON (a record as find/byId shows it, made once per revision, or a
@@ -17,12 +18,21 @@ export class SerializedJson {
     this.text = json;
   }
 
-  /** From UTF-8 bytes of JSON text (decoded once, when its text is first asked for). */
+  /** From UTF-8 bytes of JSON text (decoded whenever its text is asked for: it keeps only the bytes). */
   static fromBytes(bytes: Buffer): SerializedJson {
     const serialized = new SerializedJson('');
     serialized.text = undefined;
     serialized.encoded = bytes;
     return serialized;
+  }
+
+  /**
+   * `value` serialized, kept as UTF-8 bytes only, in a buffer of its own (not a slice of Node's
+   * shared pool, which a long-kept small buffer would keep whole).
+   */
+  static of(value: unknown): SerializedJson {
+    const encoded = TEXT_ENCODER.encode(JSON.stringify(value));
+    return SerializedJson.fromBytes(Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength));
   }
 
   /**
@@ -48,7 +58,7 @@ export class SerializedJson {
 
   /** The JSON text. */
   get json(): string {
-    return (this.text ??= this.encoded!.toString('utf8'));
+    return this.text ?? this.encoded!.toString('utf8');
   }
 
   /** The text as UTF-8, encoded once: writing a string to a socket encodes it again on every write. */

@@ -104,7 +104,7 @@ export class AssetQueries {
     const records = await this.withCategoryNames(kind, context, docs, names);
     const made = new Map<string, CachedAnswer>();
     docs.forEach(({ _id, revision }, i) => {
-      const entry = { revision, categoryName: placed ? String(records[i].categoryName) : undefined, answer: new SerializedJson(JSON.stringify(records[i])) };
+      const entry = { revision, categoryName: placed ? String(records[i].categoryName) : undefined, answer: SerializedJson.of(records[i]) };
       this.answers.remember(_id, entry);
       made.set(_id, entry);
     });

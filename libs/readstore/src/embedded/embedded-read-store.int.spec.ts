@@ -198,7 +198,7 @@ describe('EmbeddedReadStore', () => {
           // (mingo, which applies the projections of paths here, lists an inclusion's fields in the
           // projection's order; MongoDB and this store's top-level projections in the document's.)
           if (!Array.isArray(actual) || !Array.isArray(expected) || Object.keys(fields).some((field) => field.includes('.'))) return;
-          const inDocumentOrder = (i: number) => Object.keys(docs[i]).filter((field) => field in expected[i]);
+          const inDocumentOrder = (i: number) => Object.keys(docs[i]).filter((field) => field in (expected[i] as Doc));
           expect(actual.map((doc) => Object.keys(doc))).toEqual(docs.map((_doc, i) => inDocumentOrder(i)));
           for (const [i, doc] of docs.entries()) {
             const one = await items.findOne({ _id: doc._id }, { projection: fields });

@@ -7,9 +7,9 @@ export const DOCUMENT_HEAD = { assetId: 1, revision: 1, status: 1, idCategory: 1
 /** A document read without its record (DOCUMENT_HEAD). */
 export type DocumentHead = Pick<AssetDocument, '_id' | 'assetId' | 'revision' | 'status' | 'idCategory'>;
 
-/** Serialized full records kept by document id: at most this many, and this many characters in all. */
+/** Serialized full records kept by document id: at most this many, and this many bytes in all. */
 const ANSWER_CACHE_ENTRIES = 2000;
-const ANSWER_CACHE_CHARS = 32 * 1024 * 1024;
+const ANSWER_CACHE_BYTES = 32 * 1024 * 1024;
 
 /** One record as find/byId shows it, serialized, and what it was made from. */
 export interface CachedAnswer {
@@ -23,7 +23,7 @@ export interface CachedAnswer {
 /** A bounded map of serialized answers; the oldest entries go first when it is full. */
 export class AnswerCache {
   private readonly entries = new Map<string, CachedAnswer>();
-  private chars = 0;
+  private bytes = 0;
 
   /** The answer kept for document `key`, when it was made from `revision` with `categoryName`. */
   current(key: string, revision: number, categoryName: string | undefined): CachedAnswer | undefined {
@@ -34,9 +34,9 @@ export class AnswerCache {
   remember(key: string, entry: CachedAnswer): void {
     this.forget(key);
     this.entries.set(key, entry);
-    this.chars += entry.answer.json.length;
+    this.bytes += entry.answer.bytes.length;
     for (const oldest of this.entries.keys()) {
-      if (this.entries.size <= ANSWER_CACHE_ENTRIES && this.chars <= ANSWER_CACHE_CHARS) break;
+      if (this.entries.size <= ANSWER_CACHE_ENTRIES && this.bytes <= ANSWER_CACHE_BYTES) break;
       this.forget(oldest);
     }
   }
@@ -44,7 +44,7 @@ export class AnswerCache {
   private forget(key: string): void {
     const entry = this.entries.get(key);
     if (!entry) return;
-    this.chars -= entry.answer.json.length;
+    this.bytes -= entry.answer.bytes.length;
     this.entries.delete(key);
   }
 }

@@ -14,7 +14,7 @@ import {
 import { Filter, READ_STORE, ReadStore } from '@funnel/readstore';
 import { ASSET_REGISTRY } from './assets.tokens';
 import { AssetRecord, AssetRegistry, assertKindRules, maskSecrets } from '@funnel/assets-domain';
-import { AssetDocument, assetDocumentId, assetsCollection } from './asset-documents';
+import { AssetDocument, DocumentIds, assetDocumentId, assetsCollection } from './asset-documents';
 import { Page, encodeCursor, idParam, idsParam, optionalParam, pageParams, requiredParam, statusCondition, statusParam } from './query-params';
 import { AssetAnswer } from './asset-answer';
 import { AnswerCache, CachedAnswer, DOCUMENT_HEAD, DocumentHead } from './answer-cache';
@@ -24,6 +24,7 @@ import { AnswerCache, CachedAnswer, DOCUMENT_HEAD, DocumentHead } from './answer
 export class AssetQueries {
   private readonly collection = assetsCollection(this.readStore);
   private readonly answers = new AnswerCache();
+  private readonly documentIds = new DocumentIds();
 
   constructor(
     @Inject(READ_STORE) private readonly readStore: ReadStore,
@@ -103,7 +104,7 @@ export class AssetQueries {
     const records = await this.withCategoryNames(kind, context, docs, names);
     const made = new Map<string, CachedAnswer>();
     docs.forEach(({ _id, revision }, i) => {
-      const entry = { revision, categoryName: placed ? String(records[i].categoryName) : undefined, answer: new SerializedJson(JSON.stringify(records[i])) };
+      const entry = { revision, categoryName: placed ? String(records[i].categoryName) : undefined, answer: SerializedJson.of(records[i]) };
       this.answers.remember(_id, entry);
       made.set(_id, entry);
     });
@@ -141,21 +142,15 @@ export class AssetQueries {
     const page = pageParams(query);
     if (!ids.length) return new AssetAnswer([]);
     const heads: DocumentHead[] = await this.collection.find(
-      { _id: { $in: ids.map((id) => assetDocumentId(kind.kind, context.accountId, id)) } },
+      { _id: { $in: this.documentIds.of(kind.kind, context.accountId, ids) } },
       { projection: DOCUMENT_HEAD },
     );
-    const byId = new Map<string, DocumentHead>();
-    for (const head of heads) if (head.status !== 'deleted') byId.set(head.assetId, head);
+    const live = heads.filter((head) => head.status !== 'deleted');
     // Unpaged: in the order asked, as before; paged: in id order, after the cursor.
-    let ordered: DocumentHead[] = [];
-    if (page.limit === undefined && page.after === undefined) {
-      for (const id of ids) {
-        const head = byId.get(id);
-        if (head) ordered.push(head);
-      }
-    } else {
-      ordered = [...byId.values()].filter((d) => page.after === undefined || d.assetId > page.after).sort((a, b) => (a.assetId < b.assetId ? -1 : 1));
-    }
+    const ordered =
+      page.limit === undefined && page.after === undefined
+        ? inOrderAsked(ids, live)
+        : live.filter((d) => page.after === undefined || d.assetId > page.after).sort((a, b) => (a.assetId < b.assetId ? -1 : 1));
     const { docs: shown, nextCursor } = pageOf(ordered, page.limit);
     return this.serializedAnswer(kind, context, shown, nextCursor);
   }
@@ -383,6 +378,25 @@ export class AssetQueries {
       return record;
     });
   }
+}
+
+/**
+ * `heads` in the order of `ids` (distinct; those without a head left out). The embedded read store
+ * answers an `$in` of ids in the order given, so the heads are usually in order already: that is
+ * checked by walking both lists (no map of the heads by id is built then).
+ */
+function inOrderAsked(ids: readonly string[], heads: DocumentHead[]): DocumentHead[] {
+  let next = 0;
+  for (let i = 0; i < ids.length && next < heads.length; i++) if (heads[next].assetId === ids[i]) next++;
+  if (next === heads.length) return heads;
+  const byId = new Map<string, DocumentHead>();
+  for (const head of heads) byId.set(head.assetId, head);
+  const ordered: DocumentHead[] = [];
+  for (const id of ids) {
+    const head = byId.get(id);
+    if (head) ordered.push(head);
+  }
+  return ordered;
 }
 
 /** The first `limit` of `docs` (in id order; all without a limit) and, when more follow, the cursor after the last one shown. */

@@ -525,6 +525,46 @@ describe('asset feature over SQLite and the embedded read store', () => {
     expect(await byIds('ACCOUNT00002')).toEqual([]);
   });
 
+  it("find/byIds answers, byte for byte, the JSON array of find/byId's answers: in the order asked, each once, the missing, deleted and other accounts' left out", async () => {
+    const idCategory = generateAssetId();
+    await commands.create(CATEGORY_KIND, context(), { query: {}, body: { idCategory, categoryName: 'Catégorie ✓', categoryType: 'visitorTag' } });
+    const tags = [tag({ tagName: 'Ünïcödé 𝄞 "quoted"' }), tag({ idCategory, tagName: 'placed' }), tag({ tagName: 'plain' }), tag({ tagName: 'gone' })];
+    for (const body of tags) await commands.create(VISITOR_TAG_KIND, context(), { query: {}, body });
+    const elsewhere = tag({ tagName: 'another account' });
+    await commands.create(VISITOR_TAG_KIND, context('ACCOUNT00002'), { query: {}, body: elsewhere });
+    await commands.delete(VISITOR_TAG_KIND, context(), { query: {}, body: { entries: [tags[3].idTag] } });
+    const [unicode, placed, plain, gone] = tags.map((t) => t.idTag);
+    const byIdText = async (idTag: string) =>
+      ((await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag }, body: undefined })).result as SerializedJson).bytes.toString('utf8');
+    const byIds = async (query: Record<string, string | string[]>) => {
+      const answer = await queries.findByIds(VISITOR_TAG_KIND, context(), { query, body: undefined });
+      return { text: (answer.result as SerializedJson).bytes.toString('utf8'), nextCursor: answer.nextCursor };
+    };
+    const arrayOf = async (ids: string[]) => `[${(await Promise.all(ids.map(byIdText))).join(',')}]`;
+
+    // Twice: the first read serializes the records, the second answers the kept ones.
+    for (let read = 0; read < 2; read++) {
+      const asked = [plain, generateAssetId(), unicode, gone, elsewhere.idTag, plain, placed].join(',');
+      const { text } = await byIds({ idTags: asked });
+      expect(text).toBe(await arrayOf([plain, unicode, placed]));
+      expect(text).toBe(JSON.stringify(JSON.parse(text)));
+      expect(JSON.parse(text).map((r: AssetRecord) => [r.tagName, r.categoryName])).toEqual([
+        ['plain', ''],
+        ['Ünïcödé 𝄞 "quoted"', ''],
+        ['placed', 'Catégorie ✓'],
+      ]);
+      // Repeated parameters, and ids in another order.
+      expect((await byIds({ idTags: [`${placed},${unicode}`, plain] })).text).toBe(await arrayOf([placed, unicode, plain]));
+      // Paged: in id order, after the cursor.
+      const sorted = [plain, unicode, placed].sort();
+      const first = await byIds({ idTags: asked, limit: '2' });
+      expect(first.text).toBe(await arrayOf(sorted.slice(0, 2)));
+      const second = await byIds({ idTags: asked, limit: '2', cursor: first.nextCursor! });
+      expect(second).toEqual({ text: await arrayOf(sorted.slice(2)), nextCursor: undefined });
+      expect((await byIds({ idTags: [gone, generateAssetId()].join(',') })).text).toBe('[]');
+    }
+  });
+
   it('a later change to a child is not undone by replaying an older cascade', async () => {
     const a = generateAssetId();
     const b = generateAssetId();

@@ -1,6 +1,7 @@
 import {
   AssetRequestBody,
   ErrorCodes,
+  ID_PATTERN,
   ID_RULE,
   MAX_BULK_IDS,
   MAX_PAGE_SIZE,
@@ -35,26 +36,39 @@ export function idParam(query: Query, name: string): string {
   return value;
 }
 
-/** Multi-id parameter: comma-separated, and/or repeated. */
+/** A list of valid ids separated by commas, nothing else. */
+const ID_LIST = new RegExp(`^${ID_PATTERN.source.slice(1, -1)}(?:,${ID_PATTERN.source.slice(1, -1)})*$`);
+
+/** Multi-id parameter: comma-separated, and/or repeated; each id once, in the order first given. */
 export function idsParam(query: Query, name: string): string[] {
   const raw = query[name];
   if (raw === undefined) throw ServiceError.invalidField(name, 'required', `query parameter ${name} is required`);
-  // Plain loops: a bulk read names up to MAX_BULK_IDS ids on every request.
+  // Plain loops: a bulk read names up to MAX_BULK_IDS ids on every request. A valid id has no
+  // spaces to trim, so only the others are trimmed (and checked again).
   const given: string[] = [];
+  let invalid: string | undefined;
   for (const value of Array.isArray(raw) ? raw : [raw]) {
-    for (const part of value.split(',')) {
-      const id = part.trim();
-      if (id !== '') given.push(id);
+    const parts = value.split(',');
+    // The usual value, ids and commas only, is checked by one regular expression over all of it.
+    if (ID_LIST.test(value)) {
+      for (let i = 0; i < parts.length; i++) given.push(parts[i]);
+      continue;
+    }
+    for (let i = 0; i < parts.length; i++) {
+      if (isValidAssetId(parts[i])) {
+        given.push(parts[i]);
+        continue;
+      }
+      const id = parts[i].trim();
+      if (id === '') continue;
+      given.push(id);
+      if (invalid === undefined && !isValidAssetId(id)) invalid = id;
     }
   }
   if (given.length > MAX_BULK_IDS) throw ServiceError.badRequest(ErrorCodes.VALIDATION, `query parameter ${name} may list at most ${MAX_BULK_IDS} ids`);
-  const ids = new Set<string>();
-  for (const id of given) {
-    if (!isValidAssetId(id))
-      throw ServiceError.invalidField(name, 'isAssetId', `query parameter ${name}: ${id} is not a valid id (${ID_RULE})`, ErrorCodes.INVALID_ID);
-    ids.add(id);
-  }
-  return [...ids];
+  if (invalid !== undefined)
+    throw ServiceError.invalidField(name, 'isAssetId', `query parameter ${name}: ${invalid} is not a valid id (${ID_RULE})`, ErrorCodes.INVALID_ID);
+  return given.length > 1 ? Array.from(new Set(given)) : given;
 }
 
 /** The `status` filter; where it is optional, absent or empty (`status=`) means `fallback`. */

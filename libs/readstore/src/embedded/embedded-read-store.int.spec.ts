@@ -180,9 +180,13 @@ describe('EmbeddedReadStore', () => {
       fc.record({ 'a.m': fc.constantFrom(0 as const, 1 as const), d: fc.constantFrom(0 as const, 1 as const) }, { requiredKeys: [] }),
     );
 
-    it('returns the fields mingo returns', async () => {
+    it("returns the fields mingo returns, in the documents' order (as MongoDB does)", async () => {
+      // Fields in varying orders: copies are made by code generated per field order met.
+      const ordered = fc
+        .tuple(body, fc.boolean())
+        .map(([fieldValues, reversed]) => (reversed ? Object.fromEntries(Object.entries(fieldValues).reverse()) : fieldValues));
       await fc.assert(
-        fc.asyncProperty(fc.array(body, { minLength: 1, maxLength: 5 }), projection, async (bodies, fields) => {
+        fc.asyncProperty(fc.array(ordered, { minLength: 1, maxLength: 5 }), projection, async (bodies, fields) => {
           const docs = bodies.map((fieldValues, i): Doc => ({ _id: `p${i}`, ...fieldValues }));
           const items = new EmbeddedReadStore().collection('items');
           await items.bulkWrite(docs.map((document): BulkOperation => ({ insertOne: { document } })));
@@ -191,9 +195,33 @@ describe('EmbeddedReadStore', () => {
             .catch((error: Error) => error.message);
           const actual = await items.find({}, { projection: fields }).catch((error: Error) => error.message);
           expect(actual).toEqual(expected);
+          // (mingo, which applies the projections of paths here, lists an inclusion's fields in the
+          // projection's order; MongoDB and this store's top-level projections in the document's.)
+          if (!Array.isArray(actual) || !Array.isArray(expected) || Object.keys(fields).some((field) => field.includes('.'))) return;
+          const inDocumentOrder = (i: number) => Object.keys(docs[i]).filter((field) => field in (expected[i] as Doc));
+          expect(actual.map((doc) => Object.keys(doc))).toEqual(docs.map((_doc, i) => inDocumentOrder(i)));
+          for (const [i, doc] of docs.entries()) {
+            const one = await items.findOne({ _id: doc._id }, { projection: fields });
+            expect(one).toEqual(expected[i]);
+            expect(Object.keys(one ?? {})).toEqual(inDocumentOrder(i));
+          }
         }),
         { numRuns: 300 },
       );
+    });
+
+    it("copies a document's fields whatever their names (quotes, backslashes, line breaks, Object's own names)", async () => {
+      const items = new EmbeddedReadStore().collection('items');
+      const odd = ['a"b', 'c\\d', 'e\nf', '\u2028', "'", 'a${b}', 'constructor', 'toString', 'hasOwnProperty'];
+      const doc: Doc = { _id: 'odd' };
+      odd.forEach((field, i) => (doc[field] = i));
+      await items.bulkWrite([{ insertOne: { document: doc } }]);
+      const kept = Object.fromEntries(odd.map((field) => [field, 1 as const]));
+      const [withOdd] = await items.find({ _id: 'odd' }, { projection: { ...kept, _id: 0 } });
+      expect(Object.entries(withOdd)).toEqual(odd.map((field, i) => [field, i]));
+      const [all] = await items.find({ _id: 'odd' }, { projection: { 'a"b': 0 } });
+      expect(Object.entries(all)).toEqual([['_id', 'odd'], ...odd.slice(1).map((field, i) => [field, i + 1])]);
+      expect(Object.getPrototypeOf(all)).toBe(Object.prototype);
     });
   });
 

@@ -1,5 +1,6 @@
 export * from './read-store.port';
 export { EmbeddedReadStore, EmbeddedStoreError } from './embedded';
+export type { EmbeddedReadStoreOptions } from './embedded';
 // MongoReadStore: through createReadStore, which loads the MongoDB driver only when it is used.
 export type { MongoReadStore } from './mongo-read-store';
 export type { MongoReadStoreOptions } from './mongo-read-store';

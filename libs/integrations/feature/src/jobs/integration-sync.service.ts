@@ -208,10 +208,15 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
       throw ServiceError.badRequest(IntegrationErrorCodes.SYNC_NOT_POSSIBLE, `${platform.name} takes conversions at most ${maxAgeDays} days old`);
   }
 
+  /**
+   * Queues the job, then writes its status unless its first run already did: a status exists only
+   * for a job on the durable queue, which runs it until it ends (a process that dies while it runs:
+   * run again after the restart), so no status stays queued or running for good.
+   */
   private async queueSync(accountId: string, jobId: string, payload: CostSyncPayload | ConversionSyncPayload): Promise<void> {
     const queuedAt = new Date(this.clock()).toISOString();
-    await this.jobs.put(accountId, this.initial(jobId, payload, queuedAt));
     await this.settings.queue.enqueue([{ jobId, type: payload.kind === 'cost' ? 'cost' : 'conversions', accountId, queuedAt, payload }]);
+    await this.jobs.create(accountId, this.initial(jobId, payload, queuedAt));
   }
 
   private initial(jobId: string, payload: IntegrationJobPayload, queuedAt: string, idIntegration = ''): SyncJobView {

@@ -16,6 +16,7 @@ import type { Hit } from '@funnel/reporting-domain';
 import { READ_STORE, ReadStore } from '@funnel/readstore';
 import {
   type AdPlatform,
+  AdPlatformRegistry,
   type AdPlatformTokens,
   COST_SYNC_INTERVAL_MS,
   type ConversionToUpload,
@@ -27,7 +28,7 @@ import {
   trailingWindow,
 } from '@funnel/integrations-domain';
 import { IntegrationsService } from '../integrations/integrations.service';
-import { INTEGRATION_CLOCK } from '../integrations.tokens';
+import { INTEGRATION_CLOCK, INTEGRATION_PLATFORMS } from '../integrations.tokens';
 import {
   type AppliedConversion,
   type ConversionSyncPayload,
@@ -39,7 +40,7 @@ import {
   type IntegrationReporting,
 } from './integration-jobs';
 import { SyncJobs } from './sync-jobs.store';
-import { UploadedConversions } from './uploaded-conversions';
+import { UploadedConversions, uploadRecordRetentionMs } from './uploaded-conversions';
 import { DeliveryLog, type DeliveryCall } from './delivery-log';
 
 export const INTEGRATION_JOBS = Symbol.for('funnel.integrations.Jobs');
@@ -85,9 +86,10 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     @Inject(READ_STORE) readStore: ReadStore,
     @Inject(INTEGRATION_CLOCK) private readonly clock: () => number,
+    @Inject(INTEGRATION_PLATFORMS) platforms: AdPlatformRegistry,
   ) {
     this.jobs = new SyncJobs(readStore);
-    this.uploaded = new UploadedConversions(eventStore, readStore);
+    this.uploaded = new UploadedConversions(eventStore, readStore, uploadRecordRetentionMs(platforms.all()), clock);
     this.deliveries = new DeliveryLog((entries) => this.settings.reporting.logDeliveries(entries), clock);
   }
 
@@ -455,7 +457,7 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
           );
           part.rows += outcome.accepted;
           part.rejected += outcome.rejected.length;
-          await this.uploaded.record(statusJobId, {
+          await this.uploaded.record({
             accountId,
             idIntegration: record.idIntegration,
             adAccountId: link.adAccountId,

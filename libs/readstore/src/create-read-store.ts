@@ -1,6 +1,9 @@
 import { EmbeddedReadStore } from './embedded';
 import { ReadStore } from './read-store.port';
 
+/** The embedded read store's state file under the data directory (its persistent collections). */
+export const READ_STATE_FILE = 'readstate.sqlite';
+
 export interface ReadStoreConfig {
   /** When set, read models live in MongoDB; otherwise in memory, rebuilt from the log at start. */
   mongoUrl?: string;

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { EventStore, createEventStore } from '@funnel/eventstore';
 import type { Logger, ReadinessCheck } from '@funnel/platform';
-import { ReadStore, createReadStore } from '@funnel/readstore';
+import { READ_STATE_FILE, ReadStore, createReadStore } from '@funnel/readstore';
 import { ensureDataDir } from './data-dir';
 
 export interface Stores {
@@ -18,8 +18,6 @@ export interface StoreSettings {
 }
 
 const EVENTS_FILE = 'events.sqlite';
-/** The embedded read store's persistent collections (state no projection rebuilds: sync job statuses, login counters ...). */
-const READ_STATE_FILE = 'readstate.sqlite';
 
 /**
  * EventStoreDB and MongoDB when their URLs are set, else SQLite under DATA_DIR (refused at start when

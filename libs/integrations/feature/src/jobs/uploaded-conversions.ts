@@ -7,7 +7,7 @@ import type { AdPlatform, GoalLink } from '@funnel/integrations-domain';
 const DAY_MS = 86_400_000;
 /** Kept past the longest upload window: a job waiting on the queue, a conversion time a little after its upload. */
 export const UPLOAD_RECORD_MARGIN_DAYS = 7;
-/** Records past their retention are deleted at most this often per process (as uploads run), and at start. */
+/** Records past their retention are deleted at start, then at most this often per process (as uploads run). */
 export const UPLOAD_RECORD_PRUNE_INTERVAL_MS = 3_600_000;
 
 /**
@@ -53,6 +53,8 @@ interface UploadedConversionDocument {
   idIntegration: string;
   /** ISO 8601: when the provider took it; the record is deleted once this is older than the retention. */
   uploadedAt: string;
+  /** `YYYY-MM-DD` (UTC) of uploadedAt: the hourly prune deletes whole days through an index (a scan would hold the embedded store). */
+  uploadedDay: string;
 }
 
 type Goal = Pick<GoalLink, 'adAccountId' | 'goalId'>;
@@ -75,7 +77,7 @@ function recordsOf(data: ConversionsUploaded['data']) {
   return eventIds.map((eventId) => ({
     updateOne: {
       filter: { _id: uploadedId(accountId, idIntegration, { adAccountId, goalId }, eventId) },
-      update: { $setOnInsert: { accountId, idIntegration, uploadedAt } },
+      update: { $setOnInsert: { accountId, idIntegration, uploadedAt, uploadedDay: uploadedAt.slice(0, 10) } },
       upsert: true,
     },
   }));
@@ -116,6 +118,8 @@ export class UploadedConversions {
   private readonly legacy: LegacyUploadsProjector;
   private readonly uploaded: UploadedCollection;
   private prunedAt = -Infinity;
+  /** Every record of a day before this one (`YYYY-MM-DD`) is deleted; undefined until the first prune. */
+  private prunedBefore: string | undefined;
 
   constructor(
     eventStore: EventStore,
@@ -129,7 +133,7 @@ export class UploadedConversions {
 
   /** Resolves once the records written by earlier versions are read (uploads read the records before they send) and the expired ones deleted. */
   async start(): Promise<void> {
-    await this.uploaded.createIndex({ uploadedAt: 1 }, { name: 'uploaded_at' });
+    await this.uploaded.createIndex({ uploadedDay: 1 }, { name: 'uploaded_day' });
     await this.legacy.start();
     await this.prune();
   }
@@ -151,14 +155,34 @@ export class UploadedConversions {
     if (this.clock() - this.prunedAt >= UPLOAD_RECORD_PRUNE_INTERVAL_MS) await this.prune();
   }
 
-  /** Deletes the records older than the retention; answers how many. */
+  /**
+   * Deletes the records older than the retention; answers how many. The first prune of the process
+   * looks at every record (records of earlier versions have no uploadedDay); later ones delete the
+   * days that left the retention since, through the index (a record goes within a day of its time).
+   */
   async prune(): Promise<number> {
     this.prunedAt = this.clock();
     if (!Number.isFinite(this.retentionMs)) return 0;
-    return (await this.uploaded.deleteMany({ uploadedAt: { $lt: this.oldestKept() } })).deletedCount;
+    const oldest = this.oldestKept();
+    const day = oldest.slice(0, 10);
+    const since = this.prunedBefore;
+    this.prunedBefore = day;
+    if (since === undefined) return (await this.uploaded.deleteMany({ uploadedAt: { $lt: oldest } })).deletedCount;
+    const days = daysFrom(since, day);
+    return days.length ? (await this.uploaded.deleteMany({ uploadedDay: { $in: days } })).deletedCount : 0;
   }
 
   private oldestKept(): string {
     return Number.isFinite(this.retentionMs) ? new Date(this.clock() - this.retentionMs).toISOString() : '';
+  }
+}
+
+/** The days (`YYYY-MM-DD`, UTC) from `first` up to `end`, not included. */
+function daysFrom(first: string, end: string): string[] {
+  const days: string[] = [];
+  for (let at = Date.parse(`${first}T00:00:00Z`); ; at += DAY_MS) {
+    const day = new Date(at).toISOString().slice(0, 10);
+    if (day >= end) return days;
+    days.push(day);
   }
 }

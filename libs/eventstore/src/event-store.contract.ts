@@ -205,6 +205,44 @@ export function describeEventStoreContract(adapterName: string, factory: () => P
       });
     });
 
+    describe('appendMany', () => {
+      it('appends to each stream in order with its expected revision, answering each result', async () => {
+        await store.append(stream('m1'), [event('Created')]);
+        const results = await store.appendMany([
+          { streamName: stream('m1'), events: [event('Archived')], options: { expectedRevision: 0 } },
+          { streamName: stream('m2'), events: [event('Created'), event('Archived')], options: { expectedRevision: 'no_stream' } },
+          { streamName: stream('m3'), events: [event('Created')] },
+        ]);
+        expect(results.map((r) => r.nextExpectedRevision)).toEqual([1, 1, 0]);
+        expect(comparePositions(results[0].position, results[1].position)).toBeLessThan(0);
+        expect(comparePositions(results[1].position, results[2].position)).toBeLessThan(0);
+        for (const [name, types] of [
+          ['m1', ['Created', 'Archived']],
+          ['m2', ['Created', 'Archived']],
+          ['m3', ['Created']],
+        ] as const) {
+          expect((await store.readStream(stream(name))).map((e) => e.type)).toEqual(types);
+        }
+        expect(await store.appendMany([])).toEqual([]);
+      });
+
+      it('stops at the first append that fails: those before it are written, it and those after it are not, and it rejects with its error', async () => {
+        for (const name of ['s1', 's2', 's3']) await store.append(stream(name), [event('Created')]);
+        const failure = await store
+          .appendMany([
+            { streamName: stream('s1'), events: [event('Archived')], options: { expectedRevision: 0 } },
+            { streamName: stream('s2'), events: [event('Archived')], options: { expectedRevision: 5 } },
+            { streamName: stream('s3'), events: [event('Archived')], options: { expectedRevision: 0 } },
+          ])
+          .catch((error: unknown) => error);
+        expect(failure).toBeInstanceOf(WrongExpectedRevisionError);
+        expect(failure).toMatchObject({ streamName: stream('s2'), expected: 5, actual: 0 });
+        expect((await store.readStream(stream('s1'))).map((e) => e.type)).toEqual(['Created', 'Archived']);
+        expect((await store.readStream(stream('s2'))).map((e) => e.type)).toEqual(['Created']);
+        expect((await store.readStream(stream('s3'))).map((e) => e.type)).toEqual(['Created']);
+      });
+    });
+
     describe('global positions', () => {
       it('strictly increase in append order, across streams', async () => {
         await store.append(stream('a'), [event('A0')]);

@@ -148,8 +148,24 @@ export interface AppendOptions {
   shareData?: boolean;
 }
 
+/** One append of an appendMany: a stream's events and its options, as append takes them. */
+export interface StreamAppend {
+  streamName: string;
+  events: NewEvent[];
+  options?: AppendOptions;
+}
+
 export interface EventStore {
   append(streamName: string, events: NewEvent[], options?: AppendOptions): Promise<AppendResult>;
+  /**
+   * Appends to several streams in order, as one write where the store can: SQLite makes them one
+   * group commit (one transaction, one WAL commit, its subscribers told once); EventStoreDB has no
+   * write across streams and appends them one after another. Each append checks its own stream's
+   * expected revision when its turn comes. The first append that fails (a lost race, one too large)
+   * ends it: the appends before it are written, it and those after it are not, and the call rejects
+   * with its error, as `append` would have. Resolves with each append's result, in order.
+   */
+  appendMany(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
   /** All events of a stream in revision order; an empty array when the stream does not exist. */
   readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   subscribeToAll(options: SubscribeToAllOptions): Subscription;

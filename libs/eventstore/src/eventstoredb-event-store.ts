@@ -35,6 +35,7 @@ import {
   type NewEvent,
   type ReadStreamOptions,
   type RecordedEvent,
+  type StreamAppend,
   type SubscribeToAllOptions,
   type Subscription,
 } from './event-store.port';
@@ -108,6 +109,13 @@ export class EventStoreDbEventStore implements EventStore {
       }
       throw error;
     }
+  }
+
+  /** EventStoreDB writes no transaction across streams: the appends one after another, stopping at the first that fails. */
+  async appendMany(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    const results: AppendResult[] = [];
+    for (const { streamName, events, options } of appends) results.push(await this.append(streamName, events, options));
+    return results;
   }
 
   async readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {

@@ -236,6 +236,43 @@ describe('SqliteEventStore', () => {
       expect((await store.readStream('s')).map((e) => e.type)).toEqual(['A', 'B']);
     });
 
+    it('appendMany commits its appends as one group however many turns it serializes them in: one batch to a live subscriber, one recorded time', async () => {
+      const store = open(join(dir, 'many.sqlite'));
+      const batches: RecordedEvent[][] = [];
+      const subscription = store.subscribeToAll({ onEvents: (events) => void batches.push(events) });
+      await subscription.caughtUp;
+      const count = 120;
+      const results = await store.appendMany(
+        Array.from({ length: count }, (_, n) => ({
+          streamName: `tag-${n}`,
+          events: [{ type: 'Archived', data: { n } }],
+          options: { expectedRevision: 'no_stream' as const },
+        })),
+      );
+      const deadline = Date.now() + 5000;
+      while (batches.flat().length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(batches).toHaveLength(1);
+      expect(batches[0].map((e) => e.data.n)).toEqual(Array.from({ length: count }, (_, n) => n));
+      expect(results.map((r) => r.position.commit)).toEqual(batches[0].map((e) => e.position.commit));
+      expect(new Set(batches[0].map((e) => e.recordedAt.getTime())).size).toBe(1);
+    });
+
+    it('appendMany stops at an append refused for its size: those before it are written, it and those after are not', async () => {
+      const store = open(':memory:', 100);
+      const failure = await store
+        .appendMany([
+          { streamName: 'a', events: [{ type: 'E', data: {} }] },
+          { streamName: 'b', events: [{ type: 'E', data: { text: 'x'.repeat(200) } }] },
+          { streamName: 'c', events: [{ type: 'E', data: {} }] },
+        ])
+        .catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(MaxAppendSizeExceededError);
+      expect(failure).toMatchObject({ streamName: 'b' });
+      expect((await store.readStream('a')).length).toBe(1);
+      expect(await store.readStream('b')).toEqual([]);
+      expect(await store.readStream('c')).toEqual([]);
+    });
+
     it('close() commits the appends already made before it closes the file', async () => {
       const filename = join(dir, 'closing-with-appends.sqlite');
       const store = open(filename);

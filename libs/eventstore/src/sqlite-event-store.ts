@@ -19,6 +19,7 @@ import {
   type NewEvent,
   type ReadStreamOptions,
   type RecordedEvent,
+  type StreamAppend,
   type SubscribeToAllOptions,
   type Subscription,
 } from './event-store.port';
@@ -59,6 +60,22 @@ interface QueuedAppend {
   shareData: boolean;
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
+  /** The appends of one appendMany: once one of them fails, the later ones are not written. */
+  chain?: AppendChain;
+  /** Refused before its turn (too large): fails when its turn comes, ending its chain there. */
+  refused?: Error;
+}
+
+interface AppendChain {
+  ended: boolean;
+}
+
+/** What the appends of an appendMany after its first failure are rejected with (appendMany rejects with that failure's error). */
+class NotAppendedError extends Error {
+  constructor(streamName: string) {
+    super(`append to ${streamName}: not written, as an earlier append of the same appendMany failed`);
+    this.name = 'NotAppendedError';
+  }
 }
 
 /** What one append of a group commit wrote: its result and its events' row ids and data. */
@@ -69,6 +86,8 @@ interface AppendOutcome {
 
 const DEFAULT_BATCH_SIZE = 1000;
 const DEFAULT_POLL_INTERVAL_MS = 100;
+/** Appends an appendMany serializes per event-loop turn (a bulk of 1,000 large records would hold the loop). */
+const SERIALIZED_PER_TURN = 50;
 /** Longest stretch a subscription keeps the event loop to itself. */
 const MAX_BUSY_MS = 20;
 /*
@@ -168,11 +187,14 @@ export class SqliteEventStore implements EventStore {
     this.commitGroup = this.db.transaction((group: QueuedAppend[]) => {
       const recordedAt = Date.now();
       return group.map((append) => {
+        if (append.chain?.ended) return new NotAppendedError(append.streamName);
         try {
+          if (append.refused) throw append.refused;
           return this.appendOne(append, recordedAt);
         } catch (error) {
           // A storage failure, or one that ended the transaction, fails the whole group: nothing of it is written.
           if (storageErrorOf(error, 'event log') || !this.db.inTransaction) throw error;
+          if (append.chain) append.chain.ended = true;
           return toError(error);
         }
       });
@@ -204,6 +226,39 @@ export class SqliteEventStore implements EventStore {
       });
       this.groupCommit ??= setImmediate(() => this.commitQueued());
     });
+  }
+
+  /**
+   * The appends go into one group commit, in order, as one chain: the first that fails (its
+   * expected revision, its size) ends it, those after it are not written (see EventStore.appendMany).
+   * Their events are serialized SERIALIZED_PER_TURN appends per turn, then queued at once.
+   */
+  async appendMany(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    if (this.closed) throw new Error('SqliteEventStore is closed');
+    const chain: AppendChain = { ended: false };
+    const queued: QueuedAppend[] = [];
+    const results: Promise<AppendResult>[] = [];
+    for (const [index, { streamName, events, options }] of appends.entries()) {
+      if (index > 0 && index % SERIALIZED_PER_TURN === 0) await yieldToEventLoop();
+      let serialized: SerializedEvent[] = [];
+      let refused: Error | undefined;
+      try {
+        serialized = serializeAppend(streamName, events, this.maxAppendBytes);
+      } catch (error) {
+        refused = toError(error);
+      }
+      const expected = options?.expectedRevision ?? 'any';
+      const shareData = options?.shareData === true;
+      results.push(new Promise((resolve, reject) => queued.push({ streamName, events, serialized, expected, shareData, resolve, reject, chain, refused })));
+      if (refused) break;
+    }
+    if (this.closed) throw new Error('SqliteEventStore is closed');
+    this.queued.push(...queued);
+    if (queued.length) this.groupCommit ??= setImmediate(() => this.commitQueued());
+    const settled = await Promise.allSettled(results);
+    const failed = settled.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+    return settled.map((outcome) => (outcome as PromiseFulfilledResult<AppendResult>).value);
   }
 
   /**
@@ -478,6 +533,22 @@ class SqliteSubscription extends LogSubscription {
       this.lastYieldAt = performance.now();
     }
   }
+}
+
+/** An append's events as JSON text, refused (nothing appended) when there are none or they exceed `maxAppendBytes`. */
+function serializeAppend(streamName: string, events: readonly NewEvent[], maxAppendBytes: number | undefined): SerializedEvent[] {
+  if (events.length === 0) throw new Error(`append to ${streamName}: no events given`);
+  const serialized = events.map((event) => ({
+    id: event.id,
+    type: event.type,
+    data: JSON.stringify(event.data),
+    metadata: JSON.stringify(event.metadata ?? {}),
+  }));
+  if (maxAppendBytes !== undefined) {
+    const size = serialized.reduce((sum, event) => sum + Buffer.byteLength(event.data) + Buffer.byteLength(event.metadata), 0);
+    if (size > maxAppendBytes) throw new MaxAppendSizeExceededError(streamName, size, maxAppendBytes);
+  }
+  return serialized;
 }
 
 /** A subscription's page size, an integer (it is written into the SQL). */

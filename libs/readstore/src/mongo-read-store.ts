@@ -15,6 +15,7 @@ import {
   BulkWriteResult,
   CheckpointPosition,
   CheckpointStore,
+  CollectionOptions,
   Doc,
   DUPLICATE_KEY,
   Filter,
@@ -62,7 +63,8 @@ export class MongoReadStore implements ReadStore {
     return store;
   }
 
-  collection<T extends Doc = Doc>(name: string): ReadCollection<T> {
+  /** Every MongoDB collection persists: `options.persistent` changes nothing here. */
+  collection<T extends Doc = Doc>(name: string, _options?: CollectionOptions): ReadCollection<T> {
     return new MongoReadCollection<T>(this.db.collection<T>(name));
   }
 

@@ -83,10 +83,24 @@ export interface CheckpointStore {
   reset(projectorName: string): Promise<void>;
 }
 
+export interface CollectionOptions {
+  /**
+   * The collection holds state that no projection rebuilds from the event log (job statuses,
+   * counters, last-use times): it must survive a restart as it is. MongoDB keeps every collection;
+   * the embedded store writes such a collection through to its state file (when it has one) before
+   * a write resolves, and loads it back when the collection is first opened after a start. Every
+   * opening of a collection name must say the same.
+   */
+  persistent?: boolean;
+}
+
 export interface ReadStore {
-  collection<T extends Doc = Doc>(name: string): ReadCollection<T>;
+  collection<T extends Doc = Doc>(name: string, options?: CollectionOptions): ReadCollection<T>;
   readonly checkpoints: CheckpointStore;
-  /** True when the models survive a restart (MongoDB); false when they must be rebuilt from the log (embedded). */
+  /**
+   * True when the models survive a restart (MongoDB); false when projections must rebuild theirs
+   * from the log (embedded: only `persistent` collections are kept, in its state file).
+   */
   readonly durable: boolean;
   close(): Promise<void>;
 }

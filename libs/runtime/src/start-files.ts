@@ -1,6 +1,7 @@
 import { integrationStartFiles } from './integrations-config';
 import { join } from 'node:path';
 import { EVENT_STORE_FILE } from '@funnel/eventstore';
+import { READ_STATE_FILE } from '@funnel/readstore';
 import { edgeRoutesOptionsFrom } from '@funnel/edge-feature';
 import { loadConfig } from '@funnel/platform';
 import { assetSecretsFileFrom, authOptionsFrom, bootstrapAdminFrom, edgeOptionsFrom, natsAccessFrom } from './config';
@@ -22,9 +23,15 @@ export interface StartFile {
   kind: 'data' | 'key';
 }
 
-/** The embedded event log when EVENTSTORE_URL is not set (the read models are in memory without MONGO_URL). */
+/**
+ * The embedded event log when EVENTSTORE_URL is not set; the embedded read store's state file (its
+ * persistent collections; the projected read models are in memory) when MONGO_URL is not set.
+ */
 function storeFiles(config: StoreSettings): StartFile[] {
-  return config.EVENTSTORE_URL ? [] : [{ variable: 'DATA_DIR', path: join(config.DATA_DIR, EVENT_STORE_FILE), kind: 'data' }];
+  return [
+    ...(config.EVENTSTORE_URL ? [] : [{ variable: 'DATA_DIR', path: join(config.DATA_DIR, EVENT_STORE_FILE), kind: 'data' as const }]),
+    ...(config.MONGO_URL ? [] : [{ variable: 'DATA_DIR', path: join(config.DATA_DIR, READ_STATE_FILE), kind: 'data' as const }]),
+  ];
 }
 
 /**

@@ -1,6 +1,7 @@
+import { join } from 'node:path';
 import { EventStore, createEventStore } from '@funnel/eventstore';
 import type { Logger, ReadinessCheck } from '@funnel/platform';
-import { ReadStore, createReadStore } from '@funnel/readstore';
+import { READ_STATE_FILE, ReadStore, createReadStore } from '@funnel/readstore';
 import { ensureDataDir } from './data-dir';
 
 export interface Stores {
@@ -20,11 +21,12 @@ const EVENTS_FILE = 'events.sqlite';
 
 /**
  * EventStoreDB and MongoDB when their URLs are set, else SQLite under DATA_DIR (refused at start when
- * DATA_DIR cannot be created or written) and embedded read models. The logger hears when the event
+ * DATA_DIR cannot be created or written) and embedded read models, whose persistent collections are
+ * kept in DATA_DIR/readstate.sqlite. The logger hears when the event
  * log starts failing to write for its storage (a full disk, a read-only volume) and when it writes again.
  */
 export async function openStores(config: StoreSettings, logger?: Logger): Promise<Stores> {
-  if (!config.EVENTSTORE_URL) ensureDataDir(config.DATA_DIR, [EVENTS_FILE]);
+  if (!config.EVENTSTORE_URL || !config.MONGO_URL) ensureDataDir(config.DATA_DIR, [EVENTS_FILE, READ_STATE_FILE]);
   const eventStore = createEventStore({
     eventStoreUrl: config.EVENTSTORE_URL,
     dataDir: config.DATA_DIR,
@@ -38,7 +40,11 @@ export async function openStores(config: StoreSettings, logger?: Logger): Promis
       else logger?.info({ dataDir: config.DATA_DIR }, 'the event log writes again');
     },
   });
-  const readStore = await createReadStore({ mongoUrl: config.MONGO_URL, dbName: config.MONGO_DB });
+  const readStore = await createReadStore({
+    mongoUrl: config.MONGO_URL,
+    dbName: config.MONGO_DB,
+    stateFile: config.MONGO_URL ? undefined : join(config.DATA_DIR, READ_STATE_FILE),
+  });
   return {
     eventStore,
     readStore,

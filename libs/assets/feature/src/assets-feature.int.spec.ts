@@ -735,37 +735,73 @@ describe('asset feature over SQLite and the embedded read store', () => {
       expect(mostStepsInATurn).toBe(1);
     }, 120_000);
 
-    it('an archive of 1,000 ids lets other work run while it goes: other turns of the loop come between its batches', async () => {
+    it('an archive of 1,000 ids lets other work run while it loads them, and writes them as one group commit of the log', async () => {
       const entries = ids(1000);
       for (const idTag of entries) await commands.create(VISITOR_TAG_KIND, context(), { query: {}, body: { idTag, tagName: idTag } });
-      // A ticker that runs once per event-loop turn, recording the most appends the archive made between two turns.
+      // A ticker that runs once per event-loop turn, recording the most stream loads the archive made between two turns.
+      const loads = jest.spyOn(eventStore, 'readStream');
       const appends = jest.spyOn(eventStore, 'append');
+      const bulkAppends = jest.spyOn(eventStore, 'appendMany');
       let turns = 0;
-      let appendsBefore = 0;
-      let mostAppendsInATurn = 0;
+      let loadsBefore = 0;
+      let mostLoadsInATurn = 0;
       let running = true;
       const tick = () => {
-        const count = appends.mock.calls.length;
-        mostAppendsInATurn = Math.max(mostAppendsInATurn, count - appendsBefore);
-        appendsBefore = count;
+        const count = loads.mock.calls.length;
+        mostLoadsInATurn = Math.max(mostLoadsInATurn, count - loadsBefore);
+        loadsBefore = count;
         turns++;
         if (running) setImmediate(tick);
       };
       setImmediate(tick);
-      let appended = 0;
+      let [loaded, appended, bulk] = [0, 0, 0];
       try {
         await commands.archive(VISITOR_TAG_KIND, context(), { query: {}, body: { entries } });
       } finally {
         running = false;
-        appended = appends.mock.calls.length;
-        appends.mockRestore();
+        [loaded, appended, bulk] = [loads.mock.calls.length, appends.mock.calls.length, bulkAppends.mock.calls.length];
+        for (const spy of [loads, appends, bulkAppends]) spy.mockRestore();
       }
       const listed = await queries.findByStatus(VISITOR_TAG_KIND, context(), { query: { status: 'archived' }, body: undefined });
       expect(jsonValue(listed.result)).toHaveLength(1000);
-      // 1,000 appends in turns of IDS_PER_TURN ids: the ticker runs between every batch, so no turn holds more than one batch.
-      expect(appended).toBeGreaterThanOrEqual(1000);
+      // 1,000 loads in turns of IDS_PER_TURN ids: the ticker runs between every batch, so no turn holds more than one batch.
+      expect(loaded).toBeGreaterThanOrEqual(1000);
       expect(turns).toBeGreaterThanOrEqual(1000 / IDS_PER_TURN);
-      expect(mostAppendsInATurn).toBeLessThanOrEqual(IDS_PER_TURN);
+      expect(mostLoadsInATurn).toBeLessThanOrEqual(IDS_PER_TURN);
+      // One write of the log: one transaction, which records one time for all of its events.
+      expect([appended, bulk]).toEqual([0, 1]);
+      const archivedAt = new Set<number>();
+      for (const idTag of entries) {
+        const events = await eventStore.readStream(`visitortag-ACCOUNT00001.${idTag}`);
+        expect(events.map((e) => e.type)).toEqual([expect.stringMatching(/Created$/), expect.stringMatching(/Archived$/)]);
+        archivedAt.add(events[1].recordedAt.getTime());
+      }
+      expect(archivedAt.size).toBe(1);
     }, 60_000);
+
+    it('a bulk archive one of whose ids lost a race answers its 409: the ids before it are archived, it and those after it are not', async () => {
+      const [a, b, c] = [tag(), tag(), tag()];
+      for (const body of [a, b, c]) await commands.create(VISITOR_TAG_KIND, context(), { query: {}, body });
+      // b is renamed after the archive decided on it and before the archive writes.
+      const appendMany = eventStore.appendMany.bind(eventStore);
+      const bulk = jest.spyOn(eventStore, 'appendMany').mockImplementationOnce(async (appends) => {
+        await commands.update(VISITOR_TAG_KIND, context(), { query: {}, body: { ...b, tagName: 'renamed' } });
+        return appendMany(appends);
+      });
+      try {
+        await expect(commands.archive(VISITOR_TAG_KIND, context(), { query: {}, body: { entries: [a.idTag, b.idTag, c.idTag] } })).rejects.toMatchObject({
+          status: 409,
+          code: 'ASSET.CONCURRENT_MODIFICATION',
+          message: expect.stringContaining(b.idTag),
+        });
+      } finally {
+        bulk.mockRestore();
+      }
+      const statusOf = async (idTag: string) =>
+        ((await queries.findById(VISITOR_TAG_KIND, context(), { query: { idTag }, body: undefined })).result as SerializedJson).value<AssetRecord>();
+      expect((await statusOf(a.idTag)).status).toBe('archived');
+      expect(await statusOf(b.idTag)).toMatchObject({ status: 'active', tagName: 'renamed' });
+      expect((await statusOf(c.idTag)).status).toBe('active');
+    });
   });
 });

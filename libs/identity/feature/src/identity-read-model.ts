@@ -47,4 +47,4 @@ export interface ApiKeyUsageDocument {
 
 export const usersCollection = (readStore: ReadStore) => readStore.collection<UserDocument>('identity_users');
 export const apiKeysCollection = (readStore: ReadStore) => readStore.collection<ApiKeyDocument>('identity_apikeys');
-export const apiKeyUsageCollection = (readStore: ReadStore) => readStore.collection<ApiKeyUsageDocument>('identity_apikey_usage');
+export const apiKeyUsageCollection = (readStore: ReadStore) => readStore.collection<ApiKeyUsageDocument>('identity_apikey_usage', { persistent: true });

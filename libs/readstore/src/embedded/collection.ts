@@ -19,6 +19,7 @@ import { EmbeddedStoreError, WriteFailure, BAD_VALUE, INDEX_OPTIONS_CONFLICT, IN
 import { idLookupOf, withoutId, equalityIdOf, upsertSeedOf } from './filters';
 import { topLevelProjectionOf, projectTopLevel } from './projection';
 import { copyInSlices } from './sliced-copy';
+import type { CollectionJournal } from './state-file';
 import { sortedByStringFields } from './sort';
 import { updatedDocument } from './update-operators';
 
@@ -30,11 +31,17 @@ export class EmbeddedCollection implements ReadCollection<Doc> {
   /** Insertion-ordered, so an unsorted scan returns natural order as MongoDB roughly does. */
   private readonly docs = new Map<string, Doc>();
   private readonly indexes: EqualityIndex[] = [];
+  /** While a write of a persistent collection runs: each document it changed, as it was before (undefined: absent). */
+  private touched: Map<string, Doc | undefined> | undefined;
 
+  /** `journal`: a persistent collection's storage, from which it is loaded and to which each write is written through. */
   constructor(
     private readonly name: string,
     private readonly queries: CompiledQueryCache,
-  ) {}
+    private readonly journal?: CollectionJournal,
+  ) {
+    if (journal) for (const doc of journal.load()) this.docs.set(doc._id, doc);
+  }
 
   /**
    * Matching and sorting take one turn of the event loop; the answer's private copies are made in
@@ -63,7 +70,9 @@ export class EmbeddedCollection implements ReadCollection<Doc> {
 
   async deleteMany(filter: Filter): Promise<{ deletedCount: number }> {
     const matches = this.match(filter);
-    for (const doc of matches) this.remove(doc);
+    this.writingThrough(() => {
+      for (const doc of matches) this.remove(doc);
+    });
     return { deletedCount: matches.length };
   }
 
@@ -97,16 +106,44 @@ export class EmbeddedCollection implements ReadCollection<Doc> {
     operations.forEach(validateOperation);
     const result: Mutable<BulkWriteResult> = { insertedCount: 0, matchedCount: 0, modifiedCount: 0, deletedCount: 0, upsertedCount: 0 };
     const failures: BulkWriteFailure[] = [];
-    for (let index = 0; index < operations.length; index++) {
-      try {
-        const failure = this.apply(operations[index], result);
-        if (failure) failures.push({ index, code: failure.code, message: failure.message });
-      } catch (error) {
-        failures.push({ index, ...failureOf(error) });
+    this.writingThrough(() => {
+      for (let index = 0; index < operations.length; index++) {
+        try {
+          const failure = this.apply(operations[index], result);
+          if (failure) failures.push({ index, code: failure.code, message: failure.message });
+        } catch (error) {
+          failures.push({ index, ...failureOf(error) });
+        }
       }
-    }
+    });
     if (failures.length > 0) throw new ReadStoreBulkWriteError(failures, { ...result });
     return result;
+  }
+
+  /**
+   * Runs a write; a persistent collection then stores the documents it changed in its journal. When
+   * the journal refuses (a full disk), the documents are put back as they were and the error thrown:
+   * the write changed nothing, in memory or on disk.
+   */
+  private writingThrough(write: () => void): void {
+    if (!this.journal) return write();
+    const touched = (this.touched = new Map());
+    try {
+      write();
+    } finally {
+      this.touched = undefined;
+    }
+    if (touched.size === 0) return;
+    try {
+      this.journal.write([...touched.keys()].map((id) => [id, this.docs.get(id) ?? null] as const));
+    } catch (error) {
+      for (const [id, before] of touched) {
+        const now = this.docs.get(id);
+        if (now) this.remove(now);
+        if (before) this.write(before, undefined);
+      }
+      throw error;
+    }
   }
 
   private findNow(filter: Filter, options: FindOptions): Doc[] {
@@ -267,6 +304,7 @@ export class EmbeddedCollection implements ReadCollection<Doc> {
   /** Stores `doc` in place of `previous` (same _id), after checking every unique index. */
   private write(doc: Doc, previous: Doc | undefined): void {
     const id = doc._id;
+    if (this.touched && !this.touched.has(id)) this.touched.set(id, previous);
     let changes: { index: EqualityIndex; entry: IndexEntry }[] | undefined;
     for (const index of this.indexes) {
       // Most rewrites leave indexed fields alone; then the index needs no work and cannot conflict.
@@ -285,6 +323,7 @@ export class EmbeddedCollection implements ReadCollection<Doc> {
   }
 
   private remove(doc: Doc): void {
+    if (this.touched && !this.touched.has(doc._id)) this.touched.set(doc._id, doc);
     for (const index of this.indexes) index.remove(doc._id, index.entryOf(doc));
     this.docs.delete(doc._id);
   }

@@ -5,7 +5,7 @@ import { AssetCommand, AssetEvent, AssetRecord, decideAsset } from '@funnel/asse
 import { UniqueClaims } from '../unique-claims';
 import { AssetRepository, LoadedAsset, assertRevision } from '../asset-repository';
 import { AssetProjector } from '../asset-projector';
-import { forEachInTurns, mapInTurns } from '../turn-taking';
+import { mapInTurns } from '../turn-taking';
 
 /** Events decided for one asset at the revision they were decided on. */
 export interface Decided {
@@ -17,7 +17,7 @@ export interface Decided {
 /**
  * How every use case writes: decide on the loaded stream, claim unique values, append with the
  * expected revision (a lost race is a 409, with If-Match a 412), then wait for the read model to
- * show the write (read-your-writes). Bulk writes load and append in turns.
+ * show the write (read-your-writes). Bulk writes load in turns and append as one write.
  */
 @Injectable()
 export class AssetWrites {
@@ -89,21 +89,31 @@ export class AssetWrites {
     if (appended.length) await this.projector.waitFor(appended[appended.length - 1].position);
   }
 
+  /**
+   * Appends the decided events of each asset that has any, each at the revision it was decided on.
+   * Several (a bulk request) go to the event store as one write (SQLite: one group commit): the
+   * first that fails (a lost race: 409, with If-Match 412) ends it, the assets before it written,
+   * it and those after it not, and the request answers its error, as appending them one after
+   * another did.
+   */
   async appendAll(
     kind: AssetKindDescriptor,
     context: CallerContext,
     decided: Decided[],
     conditional = false,
   ): Promise<{ id: string; position: GlobalPosition }[]> {
-    const appended: { id: string; position: GlobalPosition }[] = [];
-    await forEachInTurns(
-      decided.filter((d) => d.events.length > 0),
-      async (d) => {
-        const result = await this.repository.append(kind.kind, context, d.id, d.events, d.revision, conditional);
-        appended.push({ id: d.id, position: result.position });
-      },
+    const writes = decided.filter((d) => d.events.length > 0);
+    if (writes.length === 1) {
+      const [{ id, events, revision }] = writes;
+      return [{ id, position: (await this.repository.append(kind.kind, context, id, events, revision, conditional)).position }];
+    }
+    const results = await this.repository.appendMany(
+      kind.kind,
+      context,
+      writes.map(({ id, events, revision }) => ({ id, events, expectedRevision: revision })),
+      conditional,
     );
-    return appended;
+    return writes.map(({ id }, index) => ({ id, position: results[index].position }));
   }
 
   async loadLive(kind: AssetKindDescriptor, context: CallerContext, id: string): Promise<LoadedAsset> {

@@ -26,7 +26,7 @@ export class CheckRateLimit {
     private readonly clock: () => number = Date.now,
     private readonly limit = DOMAIN_CHECKS_PER_MINUTE,
   ) {
-    this.windows = readStore.collection<CheckWindowDocument>('billing_check_windows');
+    this.windows = readStore.collection<CheckWindowDocument>('billing_check_windows', { persistent: true });
   }
 
   async take(accountId: string): Promise<void> {

@@ -65,7 +65,7 @@ export class LoginThrottle {
     readStore: ReadStore,
     private readonly clock: () => number,
   ) {
-    this.counters = readStore.collection<ThrottleDocument>('identity_login_throttle');
+    this.counters = readStore.collection<ThrottleDocument>('identity_login_throttle', { persistent: true });
   }
 
   /**

@@ -2,7 +2,7 @@ import { IntegrationErrorCodes, ServiceError, type CallerContext } from '@funnel
 import { join } from 'node:path';
 import { SqliteEventStore } from '@funnel/eventstore';
 import { tempDir, type TempDir } from '@funnel/testing';
-import type { AdPlatform, AdPlatformTokens, ConversionToUpload, IntegrationRecord } from '@funnel/integrations-domain';
+import { type AdPlatform, AdPlatformRegistry, type AdPlatformTokens, type ConversionToUpload, type IntegrationRecord } from '@funnel/integrations-domain';
 import { EmbeddedReadStore } from '@funnel/readstore';
 import { aHit } from '@funnel/reporting-domain';
 import type { IntegrationDeliveryEntry } from '@funnel/reporting-feature';
@@ -132,8 +132,8 @@ describe('IntegrationSync: an on-demand conversion sync (kind conversions)', () 
       logDeliveries: async (entries) => void logged.push(...entries),
     };
     const queue = { enqueue: async (jobs: typeof queued) => void queued.push(...jobs) } as never;
-    sync = new IntegrationSync(integrations, { queue, reporting }, eventStore, readStore, () => NOW);
-    // What was uploaded is projected from the event store (the service starts it at bootstrap, which also consumes the queue).
+    sync = new IntegrationSync(integrations, { queue, reporting }, eventStore, readStore, () => NOW, new AdPlatformRegistry([platform as AdPlatform]));
+    // What was uploaded is read first (the service starts it at bootstrap, which also consumes the queue).
     await uploadedOf(sync).start();
   });
 

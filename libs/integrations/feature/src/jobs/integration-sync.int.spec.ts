@@ -26,7 +26,7 @@ import {
 import { IntegrationsFeatureModule } from '../integrations-feature.module';
 import { IntegrationsService, TOKEN_REFRESH_MARGIN_MS } from '../integrations/integrations.service';
 import { conversionUploadsListener } from './conversion-uploads';
-import type { IntegrationJobPayload, IntegrationJobQueue } from './integration-jobs';
+import type { IntegrationJobDelivery, IntegrationJobPayload, IntegrationJobQueue } from './integration-jobs';
 import { IntegrationSync } from './integration-sync.service';
 
 const ACCOUNT = 'ACCOUNT00001';
@@ -403,5 +403,74 @@ describe('integration jobs: tokens, provider failures, uploads and the schedule 
     // The slot after: once again.
     now += 2 * HOUR;
     expect((await Promise.all([a.sync.schedule(), b.sync.schedule(), c.sync.schedule()])).reduce((x, y) => x + y)).toBe(1);
+  });
+  describe('across a restart of the standalone stores (the same files)', () => {
+    const stateFile = () => join(dir.path, 'readstate.sqlite');
+    const openQueue = () =>
+      new EmbeddedJobQueue<IntegrationJobPayload>({
+        name: 'REPORTING_INTEGRATIONS',
+        subjectPrefix: 'reporting.integrations',
+        filename: join(dir.path, 'queue.sqlite'),
+        maxAttempts: 4,
+        backoffMs: [300],
+        pollIntervalMs: 20,
+      });
+    /** Stops the app and its stores, as a stopped process leaves them, and opens them again from their files. */
+    async function restart(): Promise<void> {
+      for (const app of apps.splice(0)) await app.close();
+      await queue.close();
+      await eventStore.close();
+      await readStore.close();
+      eventStore = new SqliteEventStore({ filename: join(dir.path, 'events.sqlite'), pollIntervalMs: 10 });
+      readStore = new EmbeddedReadStore({ stateFile: stateFile() });
+      queue = openQueue();
+    }
+
+    beforeEach(async () => {
+      await readStore.close();
+      readStore = new EmbeddedReadStore({ stateFile: stateFile() });
+    });
+
+    it("answers a finished job's status after the restart", async () => {
+      const { service, sync } = await boot();
+      const id = await connect(service);
+      const { jobId } = await sync.request(context, id, { kind: 'cost', timeStart: '2026-03-10T00:00:00Z', timeEnd: '2026-03-11T00:00:00Z' });
+      const done = await settled(sync, jobId);
+      expect(done).toMatchObject({ status: 'done', attempts: 1, parts: [{ adAccountId: 'A1', rows: 1, error: null }] });
+      await restart();
+      const { sync: restarted } = await boot();
+      expect((await restarted.status(context, jobId)).job).toEqual(done);
+    });
+
+    it('runs a job that was running when the process stopped, to its end: its status does not stay running', async () => {
+      // The process before the restart: its job queue takes jobs but never hands one to the sync (it died first) ...
+      const stalled = { enqueue: (jobs: readonly JobEnvelope<IntegrationJobPayload>[]) => queue.enqueue(jobs), consume: async () => undefined };
+      const { service, sync } = await boot(stalled as unknown as IntegrationJobQueue);
+      const id = await connect(service);
+      const { jobId } = await sync.request(context, id, { kind: 'cost', timeStart: '2026-03-10T00:00:00Z', timeEnd: '2026-03-11T00:00:00Z' });
+      expect((await sync.status(context, jobId)).job).toMatchObject({ status: 'queued', attempts: 0 });
+      // ... but one delivery of the job, running when it died: its pull from the provider never answers.
+      platform.pullCosts = () => new Promise<never>(() => undefined);
+      expect(await queue.depth()).toBe(1);
+      void sync.handle({
+        job: {
+          jobId,
+          type: 'cost',
+          accountId: ACCOUNT,
+          queuedAt: new Date(now).toISOString(),
+          payload: { kind: 'cost', idIntegration: id, timeStart: '2026-03-10T00:00:00.000Z', timeEnd: '2026-03-11T00:00:00.000Z', trigger: 'request' },
+        },
+        attempt: 1,
+        wait: (pending) => pending,
+      } as IntegrationJobDelivery);
+      for (let i = 0; i < 100 && (await sync.status(context, jobId)).job.status !== 'running'; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect((await sync.status(context, jobId)).job).toMatchObject({ status: 'running', attempts: 1 });
+
+      await restart();
+      platform = new FakePlatform(clock);
+      const { sync: restarted } = await boot();
+      expect(await settled(restarted, jobId)).toMatchObject({ status: 'done', error: null, parts: [{ adAccountId: 'A1', rows: 1, error: null }] });
+      expect(costs).toHaveLength(1);
+    });
   });
 });

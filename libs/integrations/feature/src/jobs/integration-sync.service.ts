@@ -16,6 +16,7 @@ import type { Hit } from '@funnel/reporting-domain';
 import { READ_STORE, ReadStore } from '@funnel/readstore';
 import {
   type AdPlatform,
+  AdPlatformRegistry,
   type AdPlatformTokens,
   COST_SYNC_INTERVAL_MS,
   type ConversionToUpload,
@@ -27,7 +28,7 @@ import {
   trailingWindow,
 } from '@funnel/integrations-domain';
 import { IntegrationsService } from '../integrations/integrations.service';
-import { INTEGRATION_CLOCK } from '../integrations.tokens';
+import { INTEGRATION_CLOCK, INTEGRATION_PLATFORMS } from '../integrations.tokens';
 import {
   type AppliedConversion,
   type ConversionSyncPayload,
@@ -39,7 +40,7 @@ import {
   type IntegrationReporting,
 } from './integration-jobs';
 import { SyncJobs } from './sync-jobs.store';
-import { UploadedConversions } from './uploaded-conversions';
+import { UploadedConversions, uploadRecordRetentionMs } from './uploaded-conversions';
 import { DeliveryLog, type DeliveryCall } from './delivery-log';
 
 export const INTEGRATION_JOBS = Symbol.for('funnel.integrations.Jobs');
@@ -85,9 +86,10 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     @Inject(READ_STORE) readStore: ReadStore,
     @Inject(INTEGRATION_CLOCK) private readonly clock: () => number,
+    @Inject(INTEGRATION_PLATFORMS) platforms: AdPlatformRegistry,
   ) {
     this.jobs = new SyncJobs(readStore);
-    this.uploaded = new UploadedConversions(eventStore, readStore);
+    this.uploaded = new UploadedConversions(eventStore, readStore, uploadRecordRetentionMs(platforms.all()), clock);
     this.deliveries = new DeliveryLog((entries) => this.settings.reporting.logDeliveries(entries), clock);
   }
 
@@ -208,10 +210,15 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
       throw ServiceError.badRequest(IntegrationErrorCodes.SYNC_NOT_POSSIBLE, `${platform.name} takes conversions at most ${maxAgeDays} days old`);
   }
 
+  /**
+   * Queues the job, then writes its status unless its first run already did: a status exists only
+   * for a job on the durable queue, which runs it until it ends (a process that dies while it runs:
+   * run again after the restart), so no status stays queued or running for good.
+   */
   private async queueSync(accountId: string, jobId: string, payload: CostSyncPayload | ConversionSyncPayload): Promise<void> {
     const queuedAt = new Date(this.clock()).toISOString();
-    await this.jobs.put(accountId, this.initial(jobId, payload, queuedAt));
     await this.settings.queue.enqueue([{ jobId, type: payload.kind === 'cost' ? 'cost' : 'conversions', accountId, queuedAt, payload }]);
+    await this.jobs.create(accountId, this.initial(jobId, payload, queuedAt));
   }
 
   private initial(jobId: string, payload: IntegrationJobPayload, queuedAt: string, idIntegration = ''): SyncJobView {
@@ -450,7 +457,7 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
           );
           part.rows += outcome.accepted;
           part.rejected += outcome.rejected.length;
-          await this.uploaded.record(statusJobId, {
+          await this.uploaded.record({
             accountId,
             idIntegration: record.idIntegration,
             adAccountId: link.adAccountId,

@@ -2,15 +2,30 @@ import { createHash } from 'node:crypto';
 import type { EventStore, RecordedEvent } from '@funnel/eventstore';
 import type { ReadStore } from '@funnel/readstore';
 import { Projector } from '@funnel/projections';
-import type { GoalLink } from '@funnel/integrations-domain';
+import type { AdPlatform, GoalLink } from '@funnel/integrations-domain';
+
+const DAY_MS = 86_400_000;
+/** Kept past the longest upload window: a job waiting on the queue, a conversion time a little after its upload. */
+export const UPLOAD_RECORD_MARGIN_DAYS = 7;
+/** Records past their retention are deleted at start, then at most this often per process (as uploads run). */
+export const UPLOAD_RECORD_PRUNE_INTERVAL_MS = 3_600_000;
 
 /**
- * What conversion uploads sent, so that each conversion reaches a goal once: every batch the
- * provider took is an event on its upload job's stream (`integrationupload-<accountId>.<jobId>`,
- * durable), projected into one document per conversion and goal, which an upload reads before it
- * sends (a retried job, a conversion applied again by a later job: nothing sent twice). A process
- * that dies between the provider's answer and the append sends that batch again on the retry; the
- * provider's own deduplication by event id takes it once.
+ * How long a record of a sent conversion is needed: a conversion is sent again only while a provider
+ * still takes it (its upload window, `uploadMaxAgeDays`: Google and Microsoft 90 days, Meta and
+ * TikTok 7), so the longest window of the providers that upload, plus UPLOAD_RECORD_MARGIN_DAYS.
+ * Infinity (kept for good) when one of them takes conversions of any age.
+ */
+export function uploadRecordRetentionMs(platforms: readonly AdPlatform[]): number {
+  const windows = platforms.filter((p) => p.capabilities.conversionUpload).map((p) => p.capabilities.uploadMaxAgeDays);
+  if (windows.some((days) => days === null)) return Infinity;
+  return (Math.max(0, ...(windows as number[])) + UPLOAD_RECORD_MARGIN_DAYS) * DAY_MS;
+}
+
+/**
+ * A batch the provider took, as versions before the records were kept in their own collection
+ * stored it: an event on its upload job's stream (`integrationupload-<accountId>.<jobId>`). Those
+ * events are still read at start (LegacyUploadsProjector); nothing appends them any more.
  */
 export interface ConversionsUploaded {
   type: 'ConversionsUploaded';
@@ -36,7 +51,10 @@ interface UploadedConversionDocument {
   [key: string]: unknown;
   accountId: string;
   idIntegration: string;
+  /** ISO 8601: when the provider took it; the record is deleted once this is older than the retention. */
   uploadedAt: string;
+  /** `YYYY-MM-DD` (UTC) of uploadedAt: the hourly prune deletes whole days through an index (a scan would hold the embedded store). */
+  uploadedDay: string;
 }
 
 type Goal = Pick<GoalLink, 'adAccountId' | 'goalId'>;
@@ -48,50 +66,80 @@ function uploadedId(accountId: string, idIntegration: string, goal: Goal, eventI
     .digest('base64url');
 }
 
-const collectionOf = (readStore: ReadStore) => readStore.collection<UploadedConversionDocument>('integration_uploaded_conversions');
+/** State no projection rebuilds (the log no longer holds it): a persistent collection. */
+const collectionOf = (readStore: ReadStore) => readStore.collection<UploadedConversionDocument>('integration_uploaded_conversions', { persistent: true });
 
-/** Projects the upload streams: a document per conversion sent to a goal (replays write nothing new). */
-class UploadedConversionsProjector extends Projector {
-  private readonly uploaded: ReturnType<typeof collectionOf>;
+type UploadedCollection = ReturnType<typeof collectionOf>;
 
-  constructor(eventStore: EventStore, readStore: ReadStore) {
+/** The write of a batch's records: one upsert per conversion (a batch sent again writes nothing new). */
+function recordsOf(data: ConversionsUploaded['data']) {
+  const { accountId, idIntegration, adAccountId, goalId, eventIds, uploadedAt } = data;
+  return eventIds.map((eventId) => ({
+    updateOne: {
+      filter: { _id: uploadedId(accountId, idIntegration, { adAccountId, goalId }, eventId) },
+      update: { $setOnInsert: { accountId, idIntegration, uploadedAt, uploadedDay: uploadedAt.slice(0, 10) } },
+      upsert: true,
+    },
+  }));
+}
+
+/** Reads the upload events earlier versions appended into the records, those still within the retention. */
+class LegacyUploadsProjector extends Projector {
+  constructor(
+    eventStore: EventStore,
+    readStore: ReadStore,
+    private readonly uploaded: UploadedCollection,
+    private readonly oldestKept: () => string,
+  ) {
     super({ name: 'integration-uploads', description: 'integration uploads projection', eventStore, readStore, streamNamePrefixes: UploadStreams.prefixes });
-    this.uploaded = collectionOf(readStore);
   }
 
   protected override async project(events: RecordedEvent[]): Promise<void> {
-    const operations = [];
-    for (const event of events) {
-      if (event.type !== 'ConversionsUploaded') continue;
-      const { accountId, idIntegration, adAccountId, goalId, eventIds, uploadedAt } = event.data as ConversionsUploaded['data'];
-      for (const eventId of eventIds) {
-        const _id = uploadedId(accountId, idIntegration, { adAccountId, goalId }, eventId);
-        operations.push({ updateOne: { filter: { _id }, update: { $setOnInsert: { accountId, idIntegration, uploadedAt } }, upsert: true } });
-      }
-    }
+    const oldest = this.oldestKept();
+    const operations = events
+      .filter((event) => event.type === 'ConversionsUploaded')
+      .map((event) => event.data as ConversionsUploaded['data'])
+      .filter((data) => data.uploadedAt >= oldest)
+      .flatMap(recordsOf);
     if (operations.length) await this.uploaded.bulkWrite(operations);
   }
 }
 
+/**
+ * What conversion uploads sent, so that each conversion reaches a goal once: one record per
+ * conversion and goal, written as the provider takes each batch (before the next is sent) and read
+ * by an upload before it sends (a retried job, a conversion applied again by a later job: nothing
+ * sent twice). A process that dies between the provider's answer and the write sends that batch
+ * again on the retry; the provider's own deduplication by event id takes it once. A record is kept
+ * for the retention (uploadRecordRetentionMs), after which no provider would take its conversion
+ * again; older ones are deleted at start and then at most hourly as uploads record batches.
+ */
 export class UploadedConversions {
-  private readonly projector: UploadedConversionsProjector;
-  private readonly uploaded: ReturnType<typeof collectionOf>;
+  private readonly legacy: LegacyUploadsProjector;
+  private readonly uploaded: UploadedCollection;
+  private prunedAt = -Infinity;
+  /** Every record of a day before this one (`YYYY-MM-DD`) is deleted; undefined until the first prune. */
+  private prunedBefore: string | undefined;
 
   constructor(
-    private readonly eventStore: EventStore,
+    eventStore: EventStore,
     readStore: ReadStore,
+    private readonly retentionMs: number,
+    private readonly clock: () => number,
   ) {
-    this.projector = new UploadedConversionsProjector(eventStore, readStore);
     this.uploaded = collectionOf(readStore);
+    this.legacy = new LegacyUploadsProjector(eventStore, readStore, this.uploaded, () => this.oldestKept());
   }
 
-  /** Resolves once the record has caught up with the log (uploads read it before they send). */
-  start(): Promise<void> {
-    return this.projector.start();
+  /** Resolves once the records written by earlier versions are read (uploads read the records before they send) and the expired ones deleted. */
+  async start(): Promise<void> {
+    await this.uploaded.createIndex({ uploadedDay: 1 }, { name: 'uploaded_day' });
+    await this.legacy.start();
+    await this.prune();
   }
 
   stop(): Promise<void> {
-    return this.projector.onApplicationShutdown();
+    return this.legacy.onApplicationShutdown();
   }
 
   /** Which of `eventIds` were sent to the goal already. */
@@ -101,11 +149,40 @@ export class UploadedConversions {
     return new Set(found.map((doc) => byId.get(doc._id)!));
   }
 
-  /** A batch the provider took, recorded on the upload job's stream; resolves once uploads read it. */
-  async record(uploadJobId: string, data: ConversionsUploaded['data']): Promise<void> {
-    const { position } = await this.eventStore.append(UploadStreams.upload(data.accountId, uploadJobId), [
-      { type: 'ConversionsUploaded', data, metadata: { accountId: data.accountId, occurredAt: data.uploadedAt, schemaVersion: 1 } },
-    ]);
-    await this.projector.waitFor(position);
+  /** A batch the provider took, recorded (durably: a persistent collection) before this resolves. */
+  async record(data: ConversionsUploaded['data']): Promise<void> {
+    if (data.eventIds.length) await this.uploaded.bulkWrite(recordsOf(data));
+    if (this.clock() - this.prunedAt >= UPLOAD_RECORD_PRUNE_INTERVAL_MS) await this.prune();
+  }
+
+  /**
+   * Deletes the records older than the retention; answers how many. The first prune of the process
+   * looks at every record (records of earlier versions have no uploadedDay); later ones delete the
+   * days that left the retention since, through the index (a record goes within a day of its time).
+   */
+  async prune(): Promise<number> {
+    this.prunedAt = this.clock();
+    if (!Number.isFinite(this.retentionMs)) return 0;
+    const oldest = this.oldestKept();
+    const day = oldest.slice(0, 10);
+    const since = this.prunedBefore;
+    this.prunedBefore = day;
+    if (since === undefined) return (await this.uploaded.deleteMany({ uploadedAt: { $lt: oldest } })).deletedCount;
+    const days = daysFrom(since, day);
+    return days.length ? (await this.uploaded.deleteMany({ uploadedDay: { $in: days } })).deletedCount : 0;
+  }
+
+  private oldestKept(): string {
+    return Number.isFinite(this.retentionMs) ? new Date(this.clock() - this.retentionMs).toISOString() : '';
+  }
+}
+
+/** The days (`YYYY-MM-DD`, UTC) from `first` up to `end`, not included. */
+function daysFrom(first: string, end: string): string[] {
+  const days: string[] = [];
+  for (let at = Date.parse(`${first}T00:00:00Z`); ; at += DAY_MS) {
+    const day = new Date(at).toISOString().slice(0, 10);
+    if (day >= end) return days;
+    days.push(day);
   }
 }

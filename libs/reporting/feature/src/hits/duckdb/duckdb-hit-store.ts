@@ -20,7 +20,6 @@ import { CUSTOM_EVENT_NUMBERS, MIDDLEWARE_COLUMNS, TRACKING_SLOTS, WAREHOUSE_COL
 import { HIT_WAREHOUSE, leaseInstance, storageErrorOfDuckDb, type InstanceLease } from './duckdb-instances';
 import { ChunkWriter } from './hit-chunk';
 import { DAY_MS, HitKeyIndex, VisitorDayIndex, type VisitorDay } from './hit-key-index';
-import { PreparedStatements, materializedRows } from './prepared-statements';
 import { RecordedRowIndexes } from './recorded-row-indexes';
 import { importSqliteHits } from './sqlite-import';
 
@@ -62,9 +61,6 @@ const EMPTY_STAGED_VALUES: Readonly<Record<string, WarehouseValue>> = Object.fro
     HIT_COLUMN_VALUES[column]({ cost: '0', conversions: [], customEvents: {}, postbackCalled: false } as unknown as Hit),
   ]),
 );
-
-/** The apply path's statements (hit states, the UPDATE of their columns, job records), prepared once per connection. */
-const PREPARED = new PreparedStatements();
 
 /** Idle read connections a store keeps at most (a read opens a connection of its own when none is idle). */
 const IDLE_READERS = 4;
@@ -319,13 +315,12 @@ export class DuckDbHitStore implements HitStore {
     const keys = this.index.lookup(accountId, hitIds);
     if (keys.size === 0) return [];
     return this.reading(async (connection) => {
-      const result = await PREPARED.run(
-        connection,
+      const reader = await connection.runAndReadAll(
         `SELECT to_json(h)::VARCHAR FROM (SELECT ${selectHitState(read)} FROM hits
            WHERE account_id = $1 AND time_ms BETWEEN $2 AND $3 AND hit_id IN (SELECT unnest($4::VARCHAR[]))) AS h`,
         boundsParams(accountId, keys),
       );
-      return materializedRows(result).map((values) => hitStateFromRow(JSON.parse(String(values[0])) as Record<string, unknown>));
+      return reader.getRows().map((values) => hitStateFromRow(JSON.parse(String(values[0])) as Record<string, unknown>));
     });
   }
 
@@ -417,8 +412,7 @@ export class DuckDbHitStore implements HitStore {
       appender.closeSync();
     }
     // Bounded by the hits' times: DuckDB reads only the row groups holding them.
-    await PREPARED.run(
-      this.writer,
+    await this.writer.run(
       `UPDATE hits SET ${columns.map((column) => `${column} = s.${column}`).join(', ')}
          FROM staged_updates s
          WHERE hits.account_id = $1 AND hits.time_ms BETWEEN $2 AND $3 AND hits.hit_id = s.hit_id AND hits.time_ms = s.time_ms`,
@@ -556,7 +550,7 @@ export class DuckDbHitStore implements HitStore {
       if (fresh.length > 0) records.push({ jobId, firstRow: Math.min(...fresh.map((row) => row.rowIndex)), rows: JSON.stringify(fresh) });
     }
     if (records.length === 1)
-      await PREPARED.run(this.writer, 'INSERT INTO job_batches (account_id, job_id, first_row, rows) VALUES ($1, $2, $3, $4)', [
+      await this.writer.run('INSERT INTO job_batches (account_id, job_id, first_row, rows) VALUES ($1, $2, $3, $4)', [
         accountId,
         records[0].jobId,
         records[0].firstRow,
@@ -646,14 +640,14 @@ async function createTables(connection: DuckDBConnection): Promise<void> {
 async function recordedRowsOfJobs(connection: DuckDBConnection, accountId: string, jobIds: readonly string[]): Promise<Map<string, AppliedRow[]>> {
   const found = new Map<string, AppliedRow[]>();
   if (jobIds.length === 0) return found;
-  const result =
+  const reader =
     jobIds.length === 1
-      ? await PREPARED.run(connection, 'SELECT job_id, rows FROM job_batches WHERE account_id = $1 AND job_id = $2', [accountId, jobIds[0]])
-      : await PREPARED.run(connection, 'SELECT job_id, rows FROM job_batches WHERE account_id = $1 AND job_id IN (SELECT unnest($2::VARCHAR[]))', [
+      ? await connection.runAndReadAll('SELECT job_id, rows FROM job_batches WHERE account_id = $1 AND job_id = $2', [accountId, jobIds[0]])
+      : await connection.runAndReadAll('SELECT job_id, rows FROM job_batches WHERE account_id = $1 AND job_id IN (SELECT unnest($2::VARCHAR[]))', [
           accountId,
           listValue([...jobIds]),
         ]);
-  for (const [jobId, rows] of materializedRows(result)) {
+  for (const [jobId, rows] of reader.getRows()) {
     const list = found.get(String(jobId)) ?? [];
     found.set(String(jobId), list);
     list.push(...(JSON.parse(String(rows)) as AppliedRow[]));

@@ -18,6 +18,26 @@ describe('conversions', () => {
       { transactionId: '', payout: '1', time: '2026-02-01T00:00:00.000Z' },
     ]));
 
+  it("takes each job's own now for its rows without a time", () => {
+    const later = new Date('2026-03-01T12:00:00.000Z');
+    expect(applyConversion(aHit(), { hitId: 'HIT000000001', payout: '1' }, settings).hit.conversions[0].time).toBe('2026-02-01T00:00:00.000Z');
+    expect(applyConversion(aHit(), { hitId: 'HIT000000001', payout: '1' }, { overridePayout: null, now: later }).hit.conversions[0].time).toBe(
+      '2026-03-01T12:00:00.000Z',
+    );
+    expect(applyConversion(aHit(), { hitId: 'HIT000000001', payout: '1' }, settings).hit.conversions[0].time).toBe('2026-02-01T00:00:00.000Z');
+  });
+
+  it.each([
+    ['-1.0', 'removes'],
+    ['-1.000000', 'removes'],
+  ])('reads a payout of %s as -1: it %s the conversions', (payout) =>
+    expect(applyConversion(converted, { hitId: 'HIT000000001', payout }, settings)).toMatchObject({ outcome: 'applied', kind: 'removed', removed: 1 }),
+  );
+
+  it.each(['-2', '-0.5'])('refuses a negative payout other than -1 (%s)', (payout) =>
+    expect(() => applyConversion(converted, { hitId: 'HIT000000001', payout }, settings)).toThrow(RangeError),
+  );
+
   it('adds a conversion for a new transaction id on a converted hit', () =>
     expect(
       applyConversion(converted, { hitId: 'HIT000000001', payout: '3', transactionId: 'T2' }, settings).hit.conversions.map((c) => c.transactionId),

@@ -1,4 +1,4 @@
-import { MICROS_PER_UNIT, normalizeDecimal, toMicros } from './decimal';
+import { MICROS_PER_UNIT, isCanonicalNonNegative, normalizeDecimal, toMicros } from './decimal';
 import type { Hit, HitConversion } from './hit';
 
 /** The payout that removes every conversion of a hit. */
@@ -35,16 +35,17 @@ export type ConversionResult<H extends Pick<Hit, 'conversions'> = Hit> =
  * row's payout; a row without a time gets `now`.
  */
 export function applyConversion<H extends Pick<Hit, 'conversions'>>(hit: H, row: ConvertedHit, settings: ConversionSettings): ConversionResult<H> {
-  if (toMicros(row.payout) === -MICROS_PER_UNIT) {
+  // A canonical payout >= 0 (what rows mostly carry) is neither -1 nor negative: no decimal arithmetic.
+  if (!isCanonicalNonNegative(row.payout) && toMicros(row.payout) === -MICROS_PER_UNIT) {
     if (hit.conversions.length === 0) return { outcome: 'noop', hit };
     return { outcome: 'applied', kind: 'removed', removed: hit.conversions.length, hit: { ...hit, conversions: [] } };
   }
   const payout = normalizeDecimal(settings.overridePayout ?? row.payout);
-  if (toMicros(payout) < 0n) throw new RangeError(`a payout is >= 0 or -1: ${row.payout}`);
+  if (payout.startsWith('-')) throw new RangeError(`a payout is >= 0 or -1: ${row.payout}`);
   const conversion: HitConversion = {
     transactionId: row.transactionId ?? '',
     payout,
-    time: new Date(row.time !== undefined ? Date.parse(row.time) : settings.now.getTime()).toISOString(),
+    time: row.time !== undefined ? new Date(Date.parse(row.time)).toISOString() : isoOf(settings.now),
   };
   const index = hit.conversions.findIndex((existing) => existing.transactionId === conversion.transactionId);
   if (index < 0) return { outcome: 'applied', kind: 'added', conversion, hit: { ...hit, conversions: [...hit.conversions, conversion] } };
@@ -53,6 +54,16 @@ export function applyConversion<H extends Pick<Hit, 'conversions'>>(hit: H, row:
   const conversions = [...hit.conversions];
   conversions[index] = conversion;
   return { outcome: 'applied', kind: 'replaced', conversion, hit: { ...hit, conversions } };
+}
+
+/** The last instant `isoOf` wrote, and its text: a job's rows without a time all take the same `now`. */
+let lastInstant = { ms: Number.NaN, iso: '' };
+
+/** `date` as ISO 8601 text (the text of the instant written last is kept, not rebuilt). */
+function isoOf(date: Date): string {
+  const ms = date.getTime();
+  if (ms !== lastInstant.ms) lastInstant = { ms, iso: date.toISOString() };
+  return lastInstant.iso;
 }
 
 /** The hit's revenue: the sum of its conversions' payouts, in micro-units. */

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { applyPercent, decimalPlaces, fromMicros, normalizeDecimal, toMicros } from './decimal';
+import { applyPercent, decimalPlaces, fromMicros, isCanonicalNonNegative, normalizeDecimal, toMicros } from './decimal';
 
 describe('exact decimals (micro-units in a bigint)', () => {
   it.each([
@@ -27,6 +27,22 @@ describe('exact decimals (micro-units in a bigint)', () => {
 
   it('round-trips every micro amount', () =>
     fc.assert(fc.property(fc.bigInt({ min: -(10n ** 18n), max: 10n ** 18n }), (micros) => expect(toMicros(fromMicros(micros))).toBe(micros))));
+
+  it('keeps a canonical text as it is and rewrites any other form of the same amount to it', () =>
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 18n }), fc.nat(3), fc.nat(3), (micros, leadingZeros, trailingZeros) => {
+        const canonical = fromMicros(micros);
+        expect(isCanonicalNonNegative(canonical)).toBe(true);
+        expect(normalizeDecimal(canonical)).toBe(canonical);
+        const decimals = canonical.includes('.') ? canonical.split('.')[1].length : 0;
+        const padded = `${'0'.repeat(leadingZeros)}${canonical}${decimals + trailingZeros <= 6 && trailingZeros > 0 ? `${decimals === 0 ? '.' : ''}${'0'.repeat(trailingZeros)}` : ''}`;
+        expect(normalizeDecimal(padded)).toBe(canonical);
+      }),
+    ));
+
+  it.each(['01', '1.50', '1.', '0.0', '-1', '-0', '1.0000001', ' 1'])('does not take %j for a canonical amount', (text) =>
+    expect(isCanonicalNonNegative(text)).toBe(false),
+  );
 
   it.each([
     ['10', 100, '10'],

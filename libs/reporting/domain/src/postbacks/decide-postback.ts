@@ -1,4 +1,4 @@
-import { applyPercent, fromMicros, toMicros } from '../decimal';
+import { applyPercent, fromMicros, isCanonicalNonNegative, toMicros } from '../decimal';
 
 export const POSTBACK_CALLS = ['none', 'onlyOnce', 'all'] as const;
 export type PostbackCalls = (typeof POSTBACK_CALLS)[number];
@@ -65,9 +65,12 @@ export function decidePostback(input: PostbackDecisionInput): PostbackDecision {
   if (flags.postbackCalls === 'none') return { send: false, reason: 'postbackCallsNone' };
   if (flags.postbackCalls === 'onlyOnce' && input.alreadyCalled) return { send: false, reason: 'alreadyCalled' };
   if (!source || source.postback.postbackType === 'none') return { send: false, reason: 'noPostback' };
-  const payoutMicros = toMicros(input.payout);
+  // A canonical payout at 100 % (the usual case) is sent as it is: no decimal arithmetic.
+  const asIs = isCanonicalNonNegative(input.payout);
+  const payoutMicros = asIs && source.outgoingRevenueModifier === 100 ? undefined : toMicros(input.payout);
   if (!flags.forcePostbacks) {
-    if (source.disableZeroRevenuePostbacks && payoutMicros === 0n) return { send: false, reason: 'zeroRevenue' };
+    if (source.disableZeroRevenuePostbacks && (payoutMicros === undefined ? input.payout === '0' : payoutMicros === 0n))
+      return { send: false, reason: 'zeroRevenue' };
     if (!(input.draw < source.outgoingPostbackProbability)) return { send: false, reason: 'sampledOut' };
   }
   const postbackType = source.postback.postbackType;
@@ -75,6 +78,6 @@ export function decidePostback(input: PostbackDecisionInput): PostbackDecision {
     send: true,
     action: postbackType === 'postbackUrl' ? 'call' : 'record',
     postbackType,
-    payout: fromMicros(applyPercent(payoutMicros, source.outgoingRevenueModifier)),
+    payout: payoutMicros === undefined ? input.payout : fromMicros(applyPercent(payoutMicros, source.outgoingRevenueModifier)),
   };
 }

@@ -14,6 +14,14 @@ describe('postback URL', () => {
       'https://ts.example/pb?cid=click%2F42%3F&p=12.5&tx=tx%201%262&h=HIT000000001&z=%C3%BCn%C3%AF&c=%C3%BCn%C3%AF',
     ));
 
+  it('builds the same postback for each hit with its own values, and with each source its own field names', () => {
+    const code = 'https://ts.example/pb?z={trackingField.zone}&p={payout}';
+    expect(buildPostbackUrl(code, values)).toBe('https://ts.example/pb?z=%C3%BCn%C3%AF&p=12.5');
+    expect(buildPostbackUrl(code, { ...values, payout: '3', trackingFields: { c3: 'z2' } })).toBe('https://ts.example/pb?z=z2&p=3');
+    expect(buildPostbackUrl(code, { ...values, trackingFieldSlots: { external: { name: 'zone' } } })).toBe('https://ts.example/pb?z=click%2F42%3F&p=12.5');
+    expect(buildPostbackUrl(code, { ...values, trackingFieldSlots: undefined })).toBe('https://ts.example/pb?z={trackingField.zone}&p=12.5');
+  });
+
   it("names the tracking-field slots a postback uses, each once, by slot token or by the source's field name", () => {
     expect(
       postbackSlots(

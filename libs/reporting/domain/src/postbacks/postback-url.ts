@@ -20,12 +20,59 @@ const TRACKING_FIELD_PREFIX = 'trackingField.';
  * tracking field the hit has no value for becomes ""; any other `{...}` is left as written.
  */
 export function buildPostbackUrl(code: string, values: PostbackTokenValues): string {
+  const parts = postbackParts(code, values.trackingFieldSlots);
+  let url = '';
+  for (const part of parts) {
+    if (typeof part === 'string') {
+      url += part;
+      continue;
+    }
+    const value = part.value(values);
+    url += value === undefined ? part.whole : encodeURIComponent(value);
+  }
+  return url;
+}
+
+/** A token of a postback: its text as written, and the value it stands for (undefined: left as written). */
+interface TokenPart {
+  whole: string;
+  value(values: PostbackTokenValues): string | undefined;
+}
+
+/** Sources' `trackingFieldSlots` -> postback code -> its parts; postbacks without slots under NO_SLOTS. */
+const partsBySlots = new WeakMap<object, Map<string, readonly (string | TokenPart)[]>>();
+const NO_SLOTS = {};
+/** Codes kept per `trackingFieldSlots` at most (a source has one postback, a funnel may override it). */
+const CODES_PER_SLOTS = 64;
+
+/**
+ * A postback's text split into its literal text and its tokens, each token resolved once (the slot
+ * a `{trackingField.<name>}` names): a job builds many URLs of the same postback.
+ */
+function postbackParts(code: string, trackingFieldSlots: Record<string, { name: string }> | undefined): readonly (string | TokenPart)[] {
+  const key = trackingFieldSlots ?? NO_SLOTS;
+  let codes = partsBySlots.get(key);
+  if (!codes) {
+    codes = new Map();
+    partsBySlots.set(key, codes);
+  }
+  let parts = codes.get(code);
+  if (parts) return parts;
   const bySlotName = new Map<string, string>();
-  for (const [slot, field] of Object.entries(values.trackingFieldSlots ?? {})) bySlotName.set(field.name, slot);
-  return code.replace(TOKEN, (whole, token: string) => {
-    const value = tokenValue(token, values, bySlotName);
-    return value === undefined ? whole : encodeURIComponent(value);
-  });
+  for (const [slot, field] of Object.entries(trackingFieldSlots ?? {})) bySlotName.set(field.name, slot);
+  const split: (string | TokenPart)[] = [];
+  let last = 0;
+  for (const match of code.matchAll(TOKEN)) {
+    if (match.index > last) split.push(code.slice(last, match.index));
+    const [whole, token] = match;
+    split.push({ whole, value: (values) => tokenValue(token, values, bySlotName) });
+    last = match.index + whole.length;
+  }
+  if (last < code.length) split.push(code.slice(last));
+  if (codes.size >= CODES_PER_SLOTS) codes.delete(codes.keys().next().value!);
+  codes.set(code, split);
+  parts = split;
+  return parts;
 }
 
 function tokenValue(token: string, values: PostbackTokenValues, bySlotName: Map<string, string>): string | undefined {

@@ -1,14 +1,15 @@
 import {
   applyConversion,
+  type ConversionResult,
   buildPostbackUrl,
   decidePostback,
   ORGANIC_TRAFFIC_SOURCE,
   type PostbackIntent,
   type TrafficSourcePostbackSettings,
 } from '@funnel/reporting-domain';
-import type { JobStore } from '../hits/hit-store';
+import type { HitState, JobStore } from '../hits/hit-store';
 import type { ApplyDeps, ApplyJob, ApplyResult, ConversionsJobPayload } from './apply-types';
-import { applyHitRows } from './job-rows';
+import { applyHitRows, type Settled } from './job-rows';
 import { postbackFieldReads } from './postback-fields';
 
 /**
@@ -27,10 +28,39 @@ export async function applyConversions(store: JobStore, job: ApplyJob<Conversion
     disablePostbacks: payload.disablePostbacks ?? false,
     forcePostbacks: payload.forcePostbacks ?? false,
   };
-  const now = new Date(job.queuedAt);
+  const conversionSettings = { overridePayout: payload.overridePayout ?? null, now: new Date(job.queuedAt) };
   const random = deps.random ?? Math.random;
   const sources = trafficSourceCache(deps);
   const sendsPostbacks = !flags.disablePostbacks && flags.postbackCalls !== 'none';
+  // The settings `sources` answered, by funnel and source.
+  const known = new Map<string, TrafficSourcePostbackSettings | undefined>();
+  /** An added or replaced conversion's hit and postback, with the settings of the hit's source. */
+  const settle = (
+    hit: HitState,
+    result: Extract<ConversionResult<HitState>, { kind: 'added' | 'replaced' }>,
+    rowIndex: number,
+    source: TrafficSourcePostbackSettings | undefined,
+  ): Settled => {
+    const decision = decidePostback({ flags, source, alreadyCalled: hit.postbackCalled, payout: result.conversion.payout, draw: random() * 100 });
+    if (!decision.send || !source) return { hit: result.hit, postbacks: [] };
+    const postback: PostbackIntent = {
+      deliveryId: `${jobId}:${rowIndex}`,
+      hitId: hit.hitId,
+      idTrafficSource: hit.idTrafficSource,
+      idFunnel: hit.idFunnel,
+      postbackType: decision.postbackType,
+      action: decision.action,
+      target: buildPostbackUrl(source.postback.postbackCode, {
+        payout: decision.payout,
+        transactionId: result.conversion.transactionId,
+        hitId: hit.hitId,
+        trackingFields: hit.trackingFields,
+        trackingFieldSlots: source.trackingFieldSlots,
+      }),
+      payout: decision.payout,
+    };
+    return { hit: { ...result.hit, postbackCalled: true }, postbacks: [postback] };
+  };
   return applyHitRows(
     store,
     {
@@ -41,29 +71,16 @@ export async function applyConversions(store: JobStore, job: ApplyJob<Conversion
       fields: ['conversions'],
       reads: postbackFieldReads(store, accountId, sendsPostbacks, sources),
     },
-    (hit, row) => applyConversion(hit, row, { overridePayout: payload.overridePayout ?? null, now }),
-    async (hit, result, rowIndex) => {
+    (hit, row) => applyConversion(hit, row, conversionSettings),
+    (hit, result, rowIndex) => {
       if (result.kind === 'removed') return { hit: result.hit, postbacks: [] };
-      const source = await sources(hit.idFunnel, hit.idTrafficSource);
-      const decision = decidePostback({ flags, source, alreadyCalled: hit.postbackCalled, payout: result.conversion.payout, draw: random() * 100 });
-      if (!decision.send || !source) return { hit: result.hit, postbacks: [] };
-      const postback: PostbackIntent = {
-        deliveryId: `${jobId}:${rowIndex}`,
-        hitId: hit.hitId,
-        idTrafficSource: hit.idTrafficSource,
-        idFunnel: hit.idFunnel,
-        postbackType: decision.postbackType,
-        action: decision.action,
-        target: buildPostbackUrl(source.postback.postbackCode, {
-          payout: decision.payout,
-          transactionId: result.conversion.transactionId,
-          hitId: hit.hitId,
-          trackingFields: hit.trackingFields,
-          trackingFieldSlots: source.trackingFieldSlots,
-        }),
-        payout: decision.payout,
-      };
-      return { hit: { ...result.hit, postbackCalled: true }, postbacks: [postback] };
+      // The settings of a source looked up before are used at once (no await per row).
+      const key = `${hit.idFunnel}/${hit.idTrafficSource}`;
+      if (known.has(key)) return settle(hit, result, rowIndex, known.get(key));
+      return sources(hit.idFunnel, hit.idTrafficSource).then((source) => {
+        known.set(key, source);
+        return settle(hit, result, rowIndex, source);
+      });
     },
   );
 }

@@ -60,8 +60,7 @@ export async function applyHitRows<Row extends { hitId: string }, Change extends
   }),
 ): Promise<ApplyResult> {
   const { accountId, jobId, rows: jobRows } = job;
-  const recorded = await recordedRows(store, accountId, jobId);
-  const batches = pendingBatches(jobRows.length, recorded, job.batchSize ?? DEFAULT_BATCH_SIZE);
+  const batchSize = job.batchSize ?? DEFAULT_BATCH_SIZE;
   // The states this delivery wrote, newest: they stand over what a read answers, which may come before their commit.
   const written = new Map<string, HitState>();
   const read = (batch: number[]) => {
@@ -74,7 +73,14 @@ export async function applyHitRows<Row extends { hitId: string }, Change extends
     reading.catch(() => undefined);
     return reading;
   };
-  let reading = batches.length > 0 ? read(batches[0]) : undefined;
+  // The first batch of a job delivered for the first time (no row recorded) is read while its records are looked up;
+  // a redelivered job's first batch is read again once its recorded rows are known.
+  const loading = recordedRows(store, accountId, jobId);
+  const unrecordedFirst = Array.from({ length: Math.min(jobRows.length, batchSize) }, (_, index) => index);
+  let reading = unrecordedFirst.length > 0 ? read(unrecordedFirst) : undefined;
+  const recorded = await loading;
+  const batches = pendingBatches(jobRows.length, recorded, batchSize);
+  if (recorded.size > 0) reading = batches.length > 0 ? read(batches[0]) : undefined;
   for (const [n, batch] of batches.entries()) {
     if (n > 0) await betweenSlices();
     const hits = new Map((await reading!).map((hit) => [hit.hitId, written.get(hit.hitId) ?? hit]));
@@ -97,7 +103,8 @@ export async function applyHitRows<Row extends { hitId: string }, Change extends
         rows.push({ rowIndex, outcome: 'noop', hits: 0, postbacks: [] });
         continue;
       }
-      const { hit: next, postbacks } = await settle(hit, result as Change & { outcome: 'applied' }, rowIndex);
+      const settling = settle(hit, result as Change & { outcome: 'applied' }, rowIndex);
+      const { hit: next, postbacks } = settling instanceof Promise ? await settling : settling;
       hits.set(hit.hitId, next);
       changed.set(hit.hitId, next);
       rows.push({ rowIndex, outcome: 'applied', hits: 1, postbacks });

@@ -1,6 +1,7 @@
 import {
   HIT_VISITOR_FIELDS,
   fromMicros,
+  isCanonicalNonNegative,
   normalizeDecimal,
   timeMs,
   toMicros,
@@ -22,6 +23,8 @@ export type HitColumnValue = (hit: Hit) => WarehouseValue;
 /** The payout sum of a hit's conversions as decimal text. */
 function revenueText(hit: Pick<Hit, 'conversions'>): string {
   if (hit.conversions.length === 0) return '0';
+  // One conversion's payout, canonical as stored, is the sum.
+  if (hit.conversions.length === 1 && isCanonicalNonNegative(hit.conversions[0].payout)) return hit.conversions[0].payout;
   let micros = 0n;
   for (const conversion of hit.conversions) micros += toMicros(conversion.payout);
   return fromMicros(micros);

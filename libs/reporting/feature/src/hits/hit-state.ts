@@ -68,7 +68,7 @@ export function hitStateFromRow(row: Record<string, unknown>): HitState {
     idFunnel: String(row['id_funnel'] ?? ''),
     idTrafficSource: String(row['id_traffic_source'] ?? ''),
     trackingFields: { ...((row['tracking_fields'] as Record<string, string> | undefined) ?? {}) },
-    cost: normalizeDecimal(String(row['cost'] ?? '0')),
+    cost: row['cost'] === undefined || row['cost'] === null ? '0' : normalizeDecimal(String(row['cost'])),
     conversions: JSON.parse(String(row['conversions'] || '[]')),
     customEvents,
     postbackCalled: row['postback_called'] === true || Number(row['postback_called']) === 1,

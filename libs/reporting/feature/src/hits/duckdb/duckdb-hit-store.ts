@@ -3,7 +3,7 @@ import { listValue, type DuckDBAppender, type DuckDBConnection, type DuckDBValue
 import type Database from 'better-sqlite3';
 import { ensurePrivateDirectory, openPrivateSqlite, tightenFile, writingTo } from '@funnel/eventstore';
 import { timeMs, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
-import { HIT_COLUMN_VALUES, HIT_READ_COLUMNS, countsAsClick, hitFromRow, updatedColumns, type WarehouseRow } from '../hit-row';
+import { HIT_COLUMN_VALUES, HIT_READ_COLUMNS, countsAsClick, hitFromRow, type WarehouseRow, type WarehouseValue } from '../hit-row';
 import { CUSTOM_EVENT_ENTRIES, hitStateFromRow, hitStateSelects } from '../hit-state';
 import {
   UPDATED_FIELDS,
@@ -18,7 +18,7 @@ import {
 } from '../hit-store';
 import { CUSTOM_EVENT_NUMBERS, MIDDLEWARE_COLUMNS, TRACKING_SLOTS, WAREHOUSE_COLUMNS, customEventColumn, trackingColumn } from '../warehouse-schema';
 import { HIT_WAREHOUSE, leaseInstance, storageErrorOfDuckDb, type InstanceLease } from './duckdb-instances';
-import { CHUNK_ROWS, ChunkWriter, dataChunkOf } from './hit-chunk';
+import { ChunkWriter } from './hit-chunk';
 import { DAY_MS, HitKeyIndex, VisitorDayIndex, type VisitorDay } from './hit-key-index';
 import { RecordedRowIndexes } from './recorded-row-indexes';
 import { importSqliteHits } from './sqlite-import';
@@ -53,6 +53,17 @@ const STAGED_COLUMNS = WAREHOUSE_COLUMNS.filter((column) => ['hit_id', 'time_ms'
   ...column,
   duckdb: column.duckdb.split(' ')[0],
 }));
+
+/** The staged value of an updated column a commit does not store (the UPDATE does not set it): a state's empty value. */
+const EMPTY_STAGED_VALUES: Readonly<Record<string, WarehouseValue>> = Object.fromEntries(
+  UPDATE_COLUMNS.map((column) => [
+    column,
+    HIT_COLUMN_VALUES[column]({ cost: '0', conversions: [], customEvents: {}, postbackCalled: false } as unknown as Hit),
+  ]),
+);
+
+/** Idle read connections a store keeps at most (a read opens a connection of its own when none is idle). */
+const IDLE_READERS = 4;
 
 /** The most hits one grouped insert writes (a call larger than this is written alone). */
 const INSERT_GROUP_HITS = 20_000;
@@ -116,6 +127,10 @@ export class DuckDbHitStore implements HitStore {
   private readonly waitingInserts: WaitingInsert[] = [];
   /** Fills the data chunks appended to `hits` (by one write at a time). */
   private readonly hitsChunks = new ChunkWriter(WAREHOUSE_COLUMNS);
+  /** Fills the data chunks of hit states staged for an update (by one write at a time). */
+  private readonly stagedChunks = new ChunkWriter(STAGED_COLUMNS);
+  /** Connections of reads done, kept for the next reads (at most IDLE_READERS). */
+  private readonly idleReaders: DuckDBConnection[] = [];
   private readonly recordedIndexes = new RecordedRowIndexes();
   private closed = false;
 
@@ -377,11 +392,23 @@ export class DuckDbHitStore implements HitStore {
   /** Stages the hits' new states and writes the columns of `fields` with one UPDATE (inside the caller's transaction). */
   private async updateStates(accountId: string, hits: readonly HitState[], fields: ReadonlySet<UpdatedField>): Promise<void> {
     const columns = UPDATE_COLUMNS.filter((column) => fields.has(UPDATED_FIELD_OF_COLUMN[column]));
-    const staged = hits.map((hit) => ({ hit_id: hit.hitId, time_ms: timeMs(hit.time), ...updatedColumns(hit) }));
-    const times = staged.map((row) => row.time_ms);
-    for (let start = 0; start < staged.length; start += CHUNK_ROWS) {
-      const appender = await this.writer.createAppender('staged_updates');
-      appender.appendDataChunk(dataChunkOf(STAGED_COLUMNS, staged.slice(start, start + CHUNK_ROWS)));
+    const stored = new Set(columns);
+    const times = hits.map((hit) => timeMs(hit.time));
+    const appender = await this.writer.createAppender('staged_updates');
+    try {
+      // Column by column into one reused data chunk; a column the UPDATE leaves alone is staged empty, not computed.
+      this.stagedChunks.append(appender, hits.length, (column, start) => {
+        if (column === 'hit_id') return (row) => hits[start + row].hitId;
+        if (column === 'time_ms') return (row) => times[start + row];
+        if (!stored.has(column)) {
+          const empty = EMPTY_STAGED_VALUES[column];
+          return () => empty;
+        }
+        const value = HIT_COLUMN_VALUES[column];
+        return (row) => value(hits[start + row] as unknown as Hit);
+      });
+      appender.flushSync();
+    } finally {
       appender.closeSync();
     }
     // Bounded by the hits' times: DuckDB reads only the row groups holding them.
@@ -414,6 +441,7 @@ export class DuckDbHitStore implements HitStore {
     if (this.closed) return;
     this.closed = true;
     await this.writes.catch(() => undefined);
+    for (const connection of this.idleReaders.splice(0)) connection.closeSync();
     this.writer.closeSync();
     this.sqlite.close();
     this.lease.release();
@@ -568,14 +596,22 @@ export class DuckDbHitStore implements HitStore {
     }
   }
 
-  /** A read on a connection of its own, so it neither waits for the writer nor sees its open transaction. */
+  /**
+   * A read on a connection of its own, so it neither waits for the writer nor sees its open
+   * transaction. The connection of a read that succeeded is kept for a later read (each statement
+   * is a transaction of its own: it sees what was committed before it); one that failed is closed.
+   */
   private async reading<T>(read: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
     if (this.closed) throw new Error('the hit warehouse is closed');
-    const connection = await this.lease.instance.connect();
+    const connection = this.idleReaders.pop() ?? (await this.lease.instance.connect());
+    let reusable = false;
     try {
-      return await read(connection);
+      const result = await read(connection);
+      reusable = true;
+      return result;
     } finally {
-      connection.closeSync();
+      if (reusable && !this.closed && this.idleReaders.length < IDLE_READERS) this.idleReaders.push(connection);
+      else connection.closeSync();
     }
   }
 }

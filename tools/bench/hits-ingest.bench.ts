@@ -21,7 +21,8 @@ export interface HitsIngestResult {
   seconds: number;
 }
 
-const BATCH = 1000;
+/** Hits per ingest call (`BENCH_INGEST_BATCH`; the standalone edge's inbox drain sends a few to a few hundred). */
+const BATCH = Number(process.env.BENCH_INGEST_BATCH ?? 1000);
 /** Batches sent at once, as an edge fleet does (and `hits:import`): the store writes the waiting ones together. */
 const IN_FLIGHT = Number(process.env.BENCH_INGEST_IN_FLIGHT ?? 8);
 

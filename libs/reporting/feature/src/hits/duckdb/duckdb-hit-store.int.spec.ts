@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StorageUnavailableError, openPrivateSqlite } from '@funnel/eventstore';
 import type { Hit } from '@funnel/reporting-domain';
@@ -228,6 +228,51 @@ describe('DuckDbHitStore', () => {
       await store.close();
     }
   });
+
+  it('keeps every hit it answered through a kill -9 before DuckDB committed them (the ingest log), once', async () => {
+    const at = (minutes: number) => new Date(Date.UTC(2026, 0, 10) + minutes * 60_000).toISOString();
+    const lander = contractHit(1, { time: at(0) });
+    const offer = contractHit(2, { time: at(1), action: 1, previousHitId: lander.hitId, isEntrance: false });
+    const more = Array.from({ length: 50 }, (_, i) => contractHit(10 + i, { time: at(2 + i) }));
+    // The offer in a later call than its lander; the last call sends hits already answered.
+    const batches = [[lander], [offer, ...more.slice(0, 30)], [...more.slice(20), lander]];
+    const input = join(dir.path, 'batches.json');
+    writeFileSync(input, JSON.stringify(batches));
+    const root = join(__dirname, '..', '..', '..', '..', '..', '..');
+    const child = spawnSync(
+      process.execPath,
+      ['-r', join(root, 'tools', 'register.js'), join(__dirname, 'fixtures', 'ingest-then-crash.fixture.ts'), dir.path, input],
+      {
+        cwd: root,
+        encoding: 'utf8',
+      },
+    );
+    expect(child.signal).toBe('SIGKILL');
+    expect(JSON.parse(child.stdout.trim())).toEqual([
+      { inserted: 1, ignored: 0 },
+      { inserted: 31, ignored: 0 },
+      { inserted: 20, ignored: 11 },
+    ]);
+    const store = await DuckDbHitStore.open({ dataDir: dir.path });
+    try {
+      const ids = [lander, offer, ...more].map((hit) => hit.hitId);
+      const stored = await store.getHits(ACCOUNT, ids);
+      expect(stored.map((hit) => hit.hitId).sort()).toEqual([...ids].sort());
+      expect(stored.find((hit) => hit.hitId === lander.hitId)).toEqual({ ...lander, clicks: 1 });
+      expect(await store.countHits(ACCOUNT, { timeStart: at(0), timeEnd: at(100) })).toBe(ids.length);
+      expect(await store.insertHits([lander, offer, more[0]])).toEqual({ inserted: 0, ignored: 3 });
+    } finally {
+      await store.close();
+    }
+    expect(statSync(join(dir.path, 'reporting.duckdb.ingest')).size).toBe(0);
+    // Opened again: nothing replayed twice.
+    const again = await DuckDbHitStore.open({ dataDir: dir.path });
+    try {
+      expect(await again.countHits(ACCOUNT, { timeStart: at(0), timeEnd: at(100) })).toBe(52);
+    } finally {
+      await again.close();
+    }
+  }, 60_000);
 
   it('shares one database between two opens of the same file in one process', async () => {
     const first = await DuckDbHitStore.open({ dataDir: dir.path });

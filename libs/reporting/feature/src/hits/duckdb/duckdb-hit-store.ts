@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { listValue, type DuckDBAppender, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { listValue, type DuckDBAppender, type DuckDBConnection, type DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import type Database from 'better-sqlite3';
 import { ensurePrivateDirectory, openPrivateSqlite, tightenFile, writingTo } from '@funnel/eventstore';
 import { timeMs, type EntranceQuery, type Hit, type HitFilter } from '@funnel/reporting-domain';
@@ -20,6 +20,7 @@ import { CUSTOM_EVENT_NUMBERS, MIDDLEWARE_COLUMNS, TRACKING_SLOTS, WAREHOUSE_COL
 import { HIT_WAREHOUSE, leaseInstance, storageErrorOfDuckDb, type InstanceLease } from './duckdb-instances';
 import { ChunkWriter } from './hit-chunk';
 import { DAY_MS, HitKeyIndex, VisitorDayIndex, type VisitorDay } from './hit-key-index';
+import { IngestLog, type LoggedClicks } from './ingest-log';
 import { RecordedRowIndexes } from './recorded-row-indexes';
 import { importSqliteHits } from './sqlite-import';
 
@@ -67,6 +68,62 @@ const IDLE_READERS = 4;
 
 /** The most hits one grouped insert writes (a call larger than this is written alone). */
 const INSERT_GROUP_HITS = 20_000;
+
+/**
+ * Ingested hits committed together: one DuckDB row group. DuckDB writes the full row groups of a
+ * transaction straight into the file, compressed, instead of logging their rows in its WAL and
+ * compressing them again at the checkpoint: about 3x less of DuckDB's time per hit than commits of
+ * 1,000-20,000 hits.
+ */
+export const INGEST_COMMIT_ROWS = 122_880;
+/** The most ingested rows the ingest transaction's appender holds before they are moved into the transaction (see OpenIngest). */
+const INGEST_FLUSH_ROWS = 16_384;
+/**
+ * When no read or other write asks for them first, ingested hits are committed once no ingest came
+ * for INGEST_IDLE_MS, and INGEST_COMMIT_MS after the first at the latest (a steady trickle).
+ */
+export const INGEST_IDLE_MS = 1_000;
+export const INGEST_COMMIT_MS = 30_000;
+/** `warehouse_meta` key of the last ingest log entry committed in DuckDB. */
+const INGEST_LOG_KEY = 'ingest_log_committed';
+
+/** The ingest transaction open on a writer (`writer`, of the store that began it): its appender to `hits`, the rows appended, the last log entry it holds. */
+interface OpenIngest {
+  writer: DuckDBConnection;
+  appender: DuckDBAppender;
+  rows: number;
+  /**
+   * The rows its appender holds, not yet in the transaction (flushed by INGEST_FLUSH_ROWS: each
+   * flush costs DuckDB about 2 ms however few the rows), and their ids by account.
+   */
+  unflushedRows: number;
+  unflushed: Map<string, Set<string>>;
+  lastLogged: number;
+  /** The clicks counted on hits stored before, by account and hit: written when it commits (see `applyIngest`). */
+  clicks: Map<string, Map<string, { n: number; timeMs: number }>>;
+  /** When it began, and the timer of its commit (see INGEST_IDLE_MS). */
+  began: number;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * What the stores open on one file in this process share (DuckDB lets one process open a file, and
+ * this process shares one instance): their writes run one at a time, whichever store runs them, so
+ * that one ingest transaction at most is open on the file, which any store commits before its own
+ * reads and writes, and the ingest log's entries after the committed one are those of that transaction.
+ */
+interface SharedWriter {
+  /** The stores open on the file. */
+  users: number;
+  log: IngestLog;
+  writes: Promise<unknown>;
+  ingest: OpenIngest | undefined;
+  /** The last ingest log entry DuckDB committed. */
+  logCommitted: number;
+  /** DuckDB may lack entries of the log after `logCommitted` (a new open, a failed write): they are written again before anything else. */
+  logBehind: boolean;
+}
+const sharedWriters = new WeakMap<DuckDBInstance, SharedWriter>();
 
 /** An insertHits call waiting for its group's write. */
 interface WaitingInsert {
@@ -117,13 +174,18 @@ const selectHitState = hitStateSelects(({ trackingEntries, fields }) =>
  *   every column a read names for every row of the row groups the time bounds leave (the ids are
  *   matched after the scan), so the read's time follows its column count: the tracking fields
  *   (22 columns) are read only for the slots the caller asks for.
+ * - Ingested hits are appended into a transaction left open on the writer (the ingest transaction)
+ *   and logged, before the ingest is answered, in the ingest log (IngestLog, SQLite, with their keys);
+ *   DuckDB commits them by the row group (INGEST_COMMIT_ROWS) or after INGEST_COMMIT_MS, and before
+ *   any read, any query connection (`warehouse.connect()`), any other write and the close. A crash
+ *   loses the open transaction, never the log: the next open replays the entries DuckDB lacks.
  * - Writes run one at a time on the store's own connection; reads, and the queries of the reporting
  *   side (`warehouse.connect()`), on connections of their own, which see committed data only.
  *   DuckDB allows one process per file: a second process gets a WarehouseInUseError.
  */
 export class DuckDbHitStore implements HitStore {
   readonly warehouse: HitWarehouse;
-  private writes: Promise<unknown> = Promise.resolve();
+  private readonly shared: SharedWriter;
   private readonly waitingInserts: WaitingInsert[] = [];
   /** Fills the data chunks appended to `hits` (by one write at a time). */
   private readonly hitsChunks = new ChunkWriter(WAREHOUSE_COLUMNS);
@@ -142,13 +204,40 @@ export class DuckDbHitStore implements HitStore {
     private readonly filename: string,
     private readonly visitors: VisitorDayIndex = new VisitorDayIndex(sqlite),
   ) {
-    this.warehouse = { engine: 'duckdb', hitsTable: 'hits', connect: () => lease.instance.connect() };
+    let shared = sharedWriters.get(lease.instance);
+    if (!shared) {
+      shared = { users: 0, log: IngestLog.open(`${filename}.ingest`), writes: Promise.resolve(), ingest: undefined, logCommitted: 0, logBehind: true };
+      sharedWriters.set(lease.instance, shared);
+    }
+    shared.users++;
+    this.shared = shared;
+    this.warehouse = { engine: 'duckdb', hitsTable: 'hits', connect: () => this.settled().then(() => lease.instance.connect()) };
+  }
+
+  /** The file's ingest transaction (see SharedWriter). */
+  private get ingest(): OpenIngest | undefined {
+    return this.shared.ingest;
+  }
+  private set ingest(ingest: OpenIngest | undefined) {
+    this.shared.ingest = ingest;
+  }
+  private get logCommitted(): number {
+    return this.shared.logCommitted;
+  }
+  private set logCommitted(id: number) {
+    this.shared.logCommitted = id;
+  }
+  private get logBehind(): boolean {
+    return this.shared.logBehind;
+  }
+  private set logBehind(behind: boolean) {
+    this.shared.logBehind = behind;
   }
 
   static async open(options: DuckDbHitStoreOptions): Promise<DuckDbHitStore> {
     const fileName = options.fileName ?? 'reporting.duckdb';
     const indexFileName = options.indexFileName ?? 'reporting.sqlite';
-    ensurePrivateDirectory(options.dataDir, [fileName, indexFileName]);
+    ensurePrivateDirectory(options.dataDir, [fileName, indexFileName, `${fileName}.ingest`]);
     const filename = join(options.dataDir, fileName);
     const lease = await leaseInstance(filename);
     // DuckDB creates its files with the process's umask (it refuses an empty file made beforehand): made
@@ -156,15 +245,20 @@ export class DuckDbHitStore implements HitStore {
     writingTo(HIT_WAREHOUSE, () => tightenFile(filename));
     let sqlite: Database.Database | undefined;
     let writer: DuckDBConnection | undefined;
+    let store: DuckDbHitStore | undefined;
     try {
       writer = await lease.instance.connect();
       await createTables(writer);
       sqlite = openPrivateSqlite(join(options.dataDir, indexFileName));
-      const store = new DuckDbHitStore(lease, writer, sqlite, new HitKeyIndex(sqlite), filename);
-      await importSqliteHits({ sqlite, index: store.index, writer, transaction: (work) => store.transaction(work), append: (rows) => store.append(rows) });
-      await store.buildVisitorDays();
-      return store;
+      const opened = new DuckDbHitStore(lease, writer, sqlite, new HitKeyIndex(sqlite), filename);
+      store = opened;
+      // The ingest log's entries DuckDB lacks (a crash) are written first.
+      await opened.exclusive(() => Promise.resolve());
+      await importSqliteHits({ sqlite, index: opened.index, writer, transaction: (work) => opened.transaction(work), append: (rows) => opened.append(rows) });
+      await opened.buildVisitorDays();
+      return opened;
     } catch (error) {
+      store?.releaseShared();
       writer?.closeSync();
       sqlite?.close();
       lease.release();
@@ -187,7 +281,7 @@ export class DuckDbHitStore implements HitStore {
 
   /** Queues a write of the waiting insert calls after the writes before it; when the store is closed meanwhile, they fail. */
   private scheduleInserts(): void {
-    this.exclusive(() => this.insertWaiting()).catch((error: unknown) => {
+    this.queued(() => this.insertWaiting()).catch((error: unknown) => {
       for (const call of this.waitingInserts.splice(0)) call.reject(error);
     });
   }
@@ -222,6 +316,10 @@ export class DuckDbHitStore implements HitStore {
    * unless the id is stored already. Action hits count their clicks (see HitStore.insertHits).
    */
   private async insertGroup(hits: readonly Hit[]): Promise<Set<number>> {
+    // Hits a failed write lost from the ingest transaction are written again first, and another store's
+    // ingest transaction is committed: the stored ids below, read on this store's writer, include them.
+    if (this.logBehind) await this.replayIngestLog();
+    if (this.ingest && this.ingest.writer !== this.writer) await this.commitIngest();
     // The first of repeated ids wins.
     const byAccount = new Map<string, Map<string, number>>();
     hits.forEach((hit, position) => {
@@ -234,13 +332,12 @@ export class DuckDbHitStore implements HitStore {
     const freshTimes: number[] = [];
     const batchClicks: number[] = [];
     const inserted = new Set<number>();
-    const clicks: { accountId: string; counts: Map<string, number>; times: number[] }[] = [];
+    const clicks: { accountId: string; counts: Map<string, number>; keys: Map<string, number> }[] = [];
     for (const [accountId, positions] of byAccount) {
       const accountHits = [...positions.values()].map((position) => hits[position]);
       const previousIds = accountHits.filter((hit) => hit.action > 0 && hit.previousHitId !== '').map((hit) => hit.previousHitId);
       const keys = this.index.lookup(accountId, [...new Set([...positions.keys(), ...previousIds])]);
-      const stored = await this.storedIds(
-        this.writer,
+      const stored = await this.ingestedIds(
         accountId,
         [...positions.keys()].filter((id) => keys.has(id)),
         keys,
@@ -256,34 +353,245 @@ export class DuckDbHitStore implements HitStore {
           inserted.add(position);
         }
       const counts = new Map<string, number>();
-      const times: number[] = [];
       for (const hit of accountHits) {
         if (stored.has(hit.hitId) || hit.action === 0 || hit.previousHitId === '') continue;
         const inBatch = rows.get(hit.previousHitId);
         if (inBatch !== undefined && countsAsClick(hit, freshTimes[inBatch])) batchClicks[inBatch]++;
         else if (inBatch === undefined && keys.has(hit.previousHitId) && countsAsClick(hit, keys.get(hit.previousHitId)!)) {
           counts.set(hit.previousHitId, (counts.get(hit.previousHitId) ?? 0) + 1);
-          times.push(keys.get(hit.previousHitId)!);
         }
       }
-      if (counts.size > 0) clicks.push({ accountId, counts, times });
+      if (counts.size > 0) clicks.push({ accountId, counts, keys });
     }
     if (fresh.length === 0) return inserted;
-    // Keys and visitor days first (see HitKeyIndex): a crash before the hits' commit leaves keys without hits, never the reverse.
-    writingTo(HIT_WAREHOUSE, () => this.visitors.write(visitorDaysOf(fresh, freshTimes)));
-    writingTo(HIT_WAREHOUSE, () => this.index.write(fresh.map((hit, i) => ({ accountId: hit.accountId, hitId: hit.hitId, timeMs: freshTimes[i] }))));
-    await this.inTransaction(async () => {
-      await this.appendHits(fresh, freshTimes, batchClicks);
-      for (const { accountId, counts, times } of clicks) {
-        await this.writer.run(
-          `UPDATE hits SET clicks = clicks + u.n
-             FROM (SELECT unnest($2::VARCHAR[]) AS id, unnest($3::UINTEGER[]) AS n) u
-             WHERE hits.account_id = $1 AND hits.time_ms BETWEEN $4 AND $5 AND hits.hit_id = u.id`,
-          [accountId, listValue([...counts.keys()]), listValue([...counts.values()]), BigInt(Math.min(...times)), BigInt(Math.max(...times))],
-        );
-      }
+    // Laid out (and checked) before anything is written.
+    const rows = this.hitsChunks.pack(fresh.length, (column, start) => {
+      if (column === 'time_ms') return (row) => freshTimes[start + row];
+      if (column === 'clicks') return (row) => fresh[start + row].clicks + batchClicks[start + row];
+      const value = HIT_COLUMN_VALUES[column];
+      return (row) => value(fresh[start + row]);
+    });
+    const logged: LoggedClicks[] = clicks.map(({ accountId, counts, keys }) => ({
+      accountId,
+      ids: [...counts.keys()],
+      counts: [...counts.values()],
+      times: [...counts.keys()].map((id) => keys.get(id)!),
+    }));
+    await this.ingestRows(rows, fresh, logged, () => {
+      this.visitors.write(visitorDaysOf(fresh, freshTimes));
+      this.index.write(fresh.map((hit, i) => ({ accountId: hit.accountId, hitId: hit.hitId, timeMs: freshTimes[i] })));
     });
     return inserted;
+  }
+
+  /**
+   * Writes an ingest's rows and clicks into the ingest transaction, then logs them with `index` (the
+   * rows' keys and visitor days, written in the same SQLite transaction as the entry): the hits are
+   * durable once this resolves. The caller holds `queued`. When the write or the log fails, the
+   * transaction is rolled back and the entries logged before are written again (this ingest's are
+   * not stored: it fails).
+   */
+  private async ingestRows(rows: Buffer, hits: readonly Hit[], clicks: readonly LoggedClicks[], index: () => void): Promise<void> {
+    try {
+      const ingest = await this.openIngest();
+      await this.applyIngest(ingest, rows, clicks);
+      writingTo(HIT_WAREHOUSE, index);
+      ingest.lastLogged = this.shared.log.append(rows, clicks);
+      clearTimeout(ingest.timer);
+      ingest.timer = this.commitTimer(ingest.began);
+      for (const hit of hits) {
+        const ids = ingest.unflushed.get(hit.accountId) ?? new Set<string>();
+        ingest.unflushed.set(hit.accountId, ids);
+        ids.add(hit.hitId);
+      }
+      if (ingest.unflushedRows >= INGEST_FLUSH_ROWS) this.flushIngest(ingest);
+    } catch (error) {
+      await this.abandonIngest();
+      await this.replayIngestLog().catch(() => undefined);
+      throw storageErrorOfDuckDb(error) ?? error;
+    }
+    // Logged: a failed commit now leaves the hits in the log, written again before the next write.
+    if (this.ingest && this.ingest.rows >= INGEST_COMMIT_ROWS) await this.commitIngest().catch(() => undefined);
+  }
+
+  /** The ingest transaction, begun when none is open (committed by INGEST_COMMIT_MS at the latest). */
+  private async openIngest(): Promise<OpenIngest> {
+    if (this.ingest) return this.ingest;
+    await this.writer.run('BEGIN TRANSACTION');
+    let appender: DuckDBAppender;
+    try {
+      appender = await this.writer.createAppender('hits');
+    } catch (error) {
+      await this.writer.run('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+    this.ingest = {
+      writer: this.writer,
+      appender,
+      rows: 0,
+      unflushedRows: 0,
+      unflushed: new Map(),
+      lastLogged: this.logCommitted,
+      clicks: new Map(),
+      began: Date.now(),
+      timer: this.commitTimer(),
+    };
+    return this.ingest;
+  }
+
+  /** A timer committing the ingest transaction when no ingest comes within INGEST_IDLE_MS (or at INGEST_COMMIT_MS), restarted by each one. */
+  private commitTimer(began = Date.now()): NodeJS.Timeout {
+    const timer = setTimeout(() => void this.settled(), Math.max(0, Math.min(INGEST_IDLE_MS, began + INGEST_COMMIT_MS - Date.now())));
+    timer.unref();
+    return timer;
+  }
+
+  /** Moves the rows the ingest transaction's appender holds into the transaction (its own reads see them then). */
+  private flushIngest(ingest: OpenIngest): void {
+    ingest.appender.flushSync();
+    ingest.unflushed.clear();
+    ingest.unflushedRows = 0;
+  }
+
+  /**
+   * The ids among `candidates` (which have keys) ingested before: those committed or written into
+   * the ingest transaction (read on the writer, which sees its own transaction), and those its
+   * appender still holds.
+   */
+  private async ingestedIds(accountId: string, candidates: readonly string[], keys: Map<string, number>): Promise<Set<string>> {
+    const held = this.ingest?.unflushed.get(accountId);
+    const found = await this.storedIds(this.writer, accountId, held ? candidates.filter((id) => !held.has(id)) : candidates, keys);
+    if (held) for (const id of candidates) if (held.has(id)) found.add(id);
+    return found;
+  }
+
+  /**
+   * Appends packed rows to `hits` in the ingest transaction; the clicks counted on hits stored before
+   * are added up, and written with one UPDATE per account when the transaction commits: each UPDATE
+   * of rows appended in the transaction costs DuckDB's commit about as much as the rows themselves.
+   */
+  private async applyIngest(ingest: OpenIngest, rows: Uint8Array, clicks: readonly LoggedClicks[]): Promise<void> {
+    const appended = this.hitsChunks.appendPacked(ingest.appender, rows);
+    ingest.rows += appended;
+    ingest.unflushedRows += appended;
+    for (const { accountId, ids, counts, times } of clicks) {
+      const accountClicks = ingest.clicks.get(accountId) ?? new Map<string, { n: number; timeMs: number }>();
+      ingest.clicks.set(accountId, accountClicks);
+      ids.forEach((id, i) => {
+        const known = accountClicks.get(id);
+        if (known) known.n += counts[i];
+        else accountClicks.set(id, { n: counts[i], timeMs: times[i] });
+      });
+    }
+  }
+
+  /** Writes the clicks the ingest transaction added up (inside it), bounded by the hits' times. */
+  private async writeClicks(ingest: OpenIngest): Promise<void> {
+    for (const [accountId, accountClicks] of ingest.clicks) {
+      const times = [...accountClicks.values()].map((click) => click.timeMs);
+      await ingest.writer.run(
+        `UPDATE hits SET clicks = clicks + u.n
+           FROM (SELECT unnest($2::VARCHAR[]) AS id, unnest($3::UINTEGER[]) AS n) u
+           WHERE hits.account_id = $1 AND hits.time_ms BETWEEN $4 AND $5 AND hits.hit_id = u.id`,
+        [
+          accountId,
+          listValue([...accountClicks.keys()]),
+          listValue([...accountClicks.values()].map((click) => click.n)),
+          BigInt(Math.min(...times)),
+          BigInt(Math.max(...times)),
+        ],
+      );
+    }
+    ingest.clicks.clear();
+  }
+
+  /** Commits the ingest transaction with the last log entry it holds, then removes the log's entries up to it. */
+  private async commitIngest(): Promise<void> {
+    const ingest = this.ingest;
+    if (!ingest) return;
+    clearTimeout(ingest.timer);
+    try {
+      ingest.appender.closeSync();
+      await this.writeClicks(ingest);
+      await ingest.writer.run(
+        `INSERT INTO warehouse_meta (key, value) VALUES ('${INGEST_LOG_KEY}', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+        [String(ingest.lastLogged)],
+      );
+      await ingest.writer.run('COMMIT');
+    } catch (error) {
+      await this.abandonIngest();
+      throw storageErrorOfDuckDb(error) ?? error;
+    }
+    this.ingest = undefined;
+    this.logCommitted = ingest.lastLogged;
+    // DuckDB creates its write-ahead log with the process's umask: kept private as the database is.
+    tightenFile(`${this.filename}.wal`);
+    // Entries up to the recorded one are skipped (and removed) at the next open when this fails.
+    try {
+      this.shared.log.removeThrough(ingest.lastLogged);
+    } catch {
+      // See above.
+    }
+  }
+
+  /** Rolls the ingest transaction back: the log's entries after `logCommitted` are to be written again. */
+  private async abandonIngest(): Promise<void> {
+    const ingest = this.ingest;
+    this.ingest = undefined;
+    this.logBehind = true;
+    if (!ingest) return;
+    clearTimeout(ingest.timer);
+    try {
+      ingest.appender.closeSync();
+    } catch {
+      // The rows it still held are rolled back with the transaction.
+    }
+    await ingest.writer.run('ROLLBACK').catch(() => undefined);
+  }
+
+  /**
+   * Writes the log's entries DuckDB lacks (after the recorded last one) in one transaction, and
+   * commits it: at open (after a crash) and after a failed write. The caller holds the writer (or
+   * the store is opening).
+   */
+  private async replayIngestLog(): Promise<void> {
+    await this.commitIngest();
+    const reader = await this.writer.runAndReadAll(`SELECT value FROM warehouse_meta WHERE key = '${INGEST_LOG_KEY}'`);
+    const recorded = reader.getRows()[0]?.[0];
+    this.logCommitted = recorded === undefined ? 0 : Number(recorded);
+    this.shared.log.skipTo(this.logCommitted);
+    this.shared.log.removeThrough(this.logCommitted);
+    const ids = this.shared.log.idsAfter(this.logCommitted);
+    if (ids.length > 0) {
+      try {
+        const ingest = await this.openIngest();
+        for (const id of ids) {
+          const entry = this.shared.log.entry(id);
+          await this.applyIngest(ingest, entry.rows, entry.clicks);
+          ingest.lastLogged = id;
+        }
+        this.flushIngest(ingest);
+      } catch (error) {
+        await this.abandonIngest();
+        throw storageErrorOfDuckDb(error) ?? error;
+      }
+      await this.commitIngest();
+    }
+    this.logBehind = false;
+  }
+
+  /** Commits the ingested hits waiting in the ingest transaction (and writes again those a failed write lost). The caller holds the writer. */
+  private async settleIngest(): Promise<void> {
+    if (this.logBehind) await this.replayIngestLog();
+    await this.commitIngest();
+  }
+
+  /**
+   * Resolves once every hit ingested so far is committed (readable on other connections). When the
+   * commit fails (a full disk), reads go on with what is committed, and writes fail until it succeeds.
+   */
+  private async settled(): Promise<void> {
+    if (this.ingest || this.logBehind) await this.exclusive(() => Promise.resolve()).catch(() => undefined);
   }
 
   /** The UTC days in [startMs, endMs) on which the visitor may have hits (the explorer then reads only those days' row groups). */
@@ -440,7 +748,11 @@ export class DuckDbHitStore implements HitStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.writes.catch(() => undefined);
+    // After the writes queued before (of any store of the file); hits left in the log when the commit fails are written at the next open.
+    const settled = this.shared.writes.then(() => (this.ingest?.writer === this.writer || this.logBehind ? this.settleIngest() : undefined));
+    this.shared.writes = settled.catch(() => undefined);
+    await settled.catch(() => undefined);
+    this.releaseShared();
     for (const connection of this.idleReaders.splice(0)) connection.closeSync();
     this.writer.closeSync();
     this.sqlite.close();
@@ -452,21 +764,6 @@ export class DuckDbHitStore implements HitStore {
   private async append(rows: readonly WarehouseRow[]): Promise<void> {
     if (rows.length === 0) return;
     await this.appending((appender) => this.hitsChunks.appendRows(appender, rows));
-  }
-
-  /**
-   * Appends hits to `hits` (inside the caller's transaction) column by column, straight from the
-   * hits: `times` their time_ms, `clicks` the clicks counted on them besides their own.
-   */
-  private async appendHits(hits: readonly Hit[], times: readonly number[], clicks: readonly number[]): Promise<void> {
-    await this.appending((appender) =>
-      this.hitsChunks.append(appender, hits.length, (column, start) => {
-        if (column === 'time_ms') return (row) => times[start + row];
-        if (column === 'clicks') return (row) => hits[start + row].clicks + clicks[start + row];
-        const value = HIT_COLUMN_VALUES[column];
-        return (row) => value(hits[start + row]);
-      }),
-    );
   }
 
   /** An appender to `hits` for `write`, flushed into the open transaction when it is done. */
@@ -564,11 +861,26 @@ export class DuckDbHitStore implements HitStore {
     return result;
   }
 
-  /** Runs `work` after the writes before it (one write at a time on the writer connection). */
+  /** This store no longer uses what the file's stores share (the last one closes the ingest log). */
+  private releaseShared(): void {
+    if (--this.shared.users > 0) return;
+    this.shared.log.close();
+    sharedWriters.delete(this.lease.instance);
+  }
+
+  /** Runs `work` after the writes before it, with the ingested hits committed first (see `queued`). */
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    return this.queued(async () => {
+      await this.settleIngest();
+      return work();
+    });
+  }
+
+  /** Runs `work` after the writes before it (one write at a time on the writer connection). */
+  private queued<T>(work: () => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the hit warehouse is closed'));
-    const result = this.writes.then(work, work);
-    this.writes = result.catch(() => undefined);
+    const result = this.shared.writes.then(work, work);
+    this.shared.writes = result.catch(() => undefined);
     return result;
   }
 
@@ -603,6 +915,7 @@ export class DuckDbHitStore implements HitStore {
    */
   private async reading<T>(read: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
     if (this.closed) throw new Error('the hit warehouse is closed');
+    await this.settled();
     const connection = this.idleReaders.pop() ?? (await this.lease.instance.connect());
     let reusable = false;
     try {

@@ -1,4 +1,5 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { WarehouseValue } from '../hit-row';
 import { CHUNK_ROWS, ChunkWriter, dataChunkOf } from './hit-chunk';
 
 const COLUMNS = [
@@ -76,6 +77,24 @@ describe('ChunkWriter (DuckDB data chunks filled column by column)', () => {
     appender.appendDataChunk(dataChunkOf(COLUMNS, rows));
     appender.closeSync();
     expect(await stored()).toEqual(rows);
+  });
+
+  it('packs rows into one buffer that another writer of the same columns appends as they were given', async () => {
+    const rows = Array.from({ length: CHUNK_ROWS + 300 }, (_, n) => row(n));
+    const values = (column: string, start: number) => (r: number) => (rows[start + r] as Record<string, WarehouseValue>)[column];
+    const packed = new ChunkWriter(COLUMNS).pack(rows.length, values);
+    // Packing checks the values first: nothing is packed of rows a column cannot hold.
+    expect(() =>
+      new ChunkWriter(COLUMNS).pack(1, (column) => () => (column === 'money' ? '1000000000000' : row(1)[column as keyof ReturnType<typeof row>])),
+    ).toThrow(/out of the range of DECIMAL\(18,6\)/);
+    const appender = await connection.createAppender('t');
+    // From a copy at an offset inside a larger buffer, as read back from a file.
+    const copy = Buffer.alloc(packed.length + 7);
+    packed.copy(copy, 7);
+    expect(new ChunkWriter(COLUMNS).appendPacked(appender, copy.subarray(7))).toBe(rows.length);
+    appender.closeSync();
+    expect(await stored()).toEqual(rows);
+    expect(() => new ChunkWriter(COLUMNS.slice(1)).appendPacked(appender, packed)).toThrow(/cannot be appended/);
   });
 
   it('refuses money beyond DECIMAL(18,6) instead of storing a wrapped value', async () => {

@@ -24,17 +24,27 @@ export const CHUNK_ROWS = 2048;
 export type ColumnValues = (row: number) => WarehouseValue;
 
 /**
- * Writes `count` values of a column into its vector. Fixed-width values are laid out in `scratch` (a
- * buffer of CHUNK_ROWS * 16 bytes) and copied into the vector with one native call; text too when
- * short (below); lists go through @duckdb/node-api's vectors. Every column here is NOT NULL: the
- * validity mask of a fresh or reset chunk says all valid.
+ * A column of up to CHUNK_ROWS rows laid out as DuckDB's vector holds it: `bytes` bytes at the start
+ * of the scratch buffer (a buffer of CHUNK_ROWS * 16 bytes) of fixed-width values, or of string_t
+ * with the short texts inline (below) and the others, by row, in `longRows`/`longTexts`; a list
+ * column has its `values` instead. Every column here is NOT NULL: the validity mask of a fresh or
+ * reset chunk says all valid.
  */
-type VectorFill = (chunk: DuckDBDataChunk, column: number, count: number, value: ColumnValues, scratch: ArrayBuffer) => void;
+interface LaidColumn {
+  bytes: number;
+  longRows?: number[];
+  longTexts?: string[];
+  values?: WarehouseValue[];
+}
 
-/** How a column of a declared type is handed to DuckDB. */
+/** Lays out `count` values of a column (see LaidColumn). */
+type Lay = (count: number, value: ColumnValues, scratch: ArrayBuffer) => LaidColumn;
+
+/** How a column of a declared type is handed to DuckDB: laid out, then copied into its vector (lists: `convert`ed to DuckDBValues). */
 interface ColumnWriter {
   type: DuckDBType;
-  fill: VectorFill;
+  lay: Lay;
+  convert?: (value: WarehouseValue) => DuckDBValue;
 }
 
 /** DuckDB's string_t: 16 bytes, a uint32 length, then up to 12 bytes inline (longer ones point into the vector's string heap). */
@@ -46,13 +56,12 @@ const INLINE_BYTES = 12;
  * string_t, padded with zeros as DuckDB compares it, all copied at once; other text then assigned by
  * DuckDB (one native call each, which copies it into the vector's string heap).
  */
-const fillText: VectorFill = (chunk, column, count, value, scratch) => {
-  const vector = duckdb.data_chunk_get_vector(chunk.chunk, column);
+const layText: Lay = (count, value, scratch) => {
   const bytes = new Uint8Array(scratch, 0, count * STRING_BYTES);
   const words = new Uint32Array(scratch, 0, count * 4);
   words.fill(0);
-  const assigned: number[] = [];
-  const texts: string[] = [];
+  const longRows: number[] = [];
+  const longTexts: string[] = [];
   for (let row = 0; row < count; row++) {
     const text = String(value(row));
     const length = text.length;
@@ -65,27 +74,28 @@ const fillText: VectorFill = (chunk, column, count, value, scratch) => {
     }
     if (inline) words[row * 4] = length;
     else {
-      assigned.push(row);
-      texts.push(text);
+      // Left all zeros (an empty string) until assigned.
+      for (let i = 0; i < INLINE_BYTES; i++) bytes[at + i] = 0;
+      longRows.push(row);
+      longTexts.push(text);
     }
   }
-  duckdb.copy_data_to_vector(vector, 0, scratch, 0, count * STRING_BYTES);
-  for (let i = 0; i < assigned.length; i++) duckdb.vector_assign_string_element(vector, assigned[i], texts[i]);
+  return { bytes: count * STRING_BYTES, longRows, longTexts };
 };
 
-function fillNumbers(array: (scratch: ArrayBuffer, count: number) => Uint8Array | Uint32Array): VectorFill {
-  return (chunk, column, count, value, scratch) => {
+function layNumbers(array: (scratch: ArrayBuffer, count: number) => Uint8Array | Uint32Array): Lay {
+  return (count, value, scratch) => {
     const values = array(scratch, count);
     for (let row = 0; row < count; row++) values[row] = Number(value(row));
-    duckdb.copy_data_to_vector(duckdb.data_chunk_get_vector(chunk.chunk, column), 0, scratch, 0, values.byteLength);
+    return { bytes: values.byteLength };
   };
 }
 
-function fillBigInts(convert: (value: WarehouseValue) => bigint): VectorFill {
-  return (chunk, column, count, value, scratch) => {
+function layBigInts(convert: (value: WarehouseValue) => bigint): Lay {
+  return (count, value, scratch) => {
     const values = new BigInt64Array(scratch, 0, count);
     for (let row = 0; row < count; row++) values[row] = convert(value(row));
-    duckdb.copy_data_to_vector(duckdb.data_chunk_get_vector(chunk.chunk, column), 0, scratch, 0, values.byteLength);
+    return { bytes: values.byteLength };
   };
 }
 
@@ -98,29 +108,45 @@ function micros(value: WarehouseValue): bigint {
   return result;
 }
 
-/** Columns of other types through @duckdb/node-api's vectors (a DuckDBValue per row). */
-function fillValues(convert: (value: WarehouseValue) => DuckDBValue): VectorFill {
-  return (chunk, column, count, value) => {
-    const values: DuckDBValue[] = new Array(count);
-    for (let row = 0; row < count; row++) values[row] = convert(value(row));
-    chunk.setColumnValues(column, values);
+/** A list column: its values as given, converted (checked) here, set through @duckdb/node-api's vectors when written. */
+function listWriter(type: DuckDBType, convert: (value: WarehouseValue) => DuckDBValue): ColumnWriter {
+  return {
+    type,
+    convert,
+    lay: (count, value) => {
+      const values: WarehouseValue[] = new Array(count);
+      for (let row = 0; row < count; row++) {
+        values[row] = value(row);
+        convert(values[row]);
+      }
+      return { bytes: 0, values };
+    },
   };
+}
+
+/** Copies a laid-out column (its bytes at `offset` of `source`) into column `column` of `chunk`. */
+function writeColumn(chunk: DuckDBDataChunk, column: number, writer: ColumnWriter, laid: LaidColumn, source: ArrayBuffer, offset: number): void {
+  if (laid.values) {
+    chunk.setColumnValues(column, laid.values.map(writer.convert!));
+    return;
+  }
+  const vector = duckdb.data_chunk_get_vector(chunk.chunk, column);
+  duckdb.copy_data_to_vector(vector, 0, source, offset, laid.bytes);
+  const rows = laid.longRows ?? [];
+  for (let i = 0; i < rows.length; i++) duckdb.vector_assign_string_element(vector, rows[i], laid.longTexts![i]);
 }
 
 /** The writers by DuckDB type, as WAREHOUSE_COLUMNS spell them (up to a DEFAULT or NOT NULL). */
 const WRITERS: Readonly<Record<string, ColumnWriter>> = {
-  VARCHAR: { type: VARCHAR, fill: fillText },
-  BIGINT: { type: BIGINT, fill: fillBigInts((value) => BigInt(value as number)) },
-  BOOLEAN: { type: BOOLEAN, fill: fillNumbers((scratch, count) => new Uint8Array(scratch, 0, count)) },
-  UTINYINT: { type: UTINYINT, fill: fillNumbers((scratch, count) => new Uint8Array(scratch, 0, count)) },
-  UINTEGER: { type: UINTEGER, fill: fillNumbers((scratch, count) => new Uint32Array(scratch, 0, count)) },
-  'DECIMAL(18,6)': { type: DECIMAL(18, 6), fill: fillBigInts(micros) },
-  'VARCHAR[]': { type: LIST(VARCHAR), fill: fillValues((value) => listValue((value as string[]).map(String))) },
-  'BIGINT[]': { type: LIST(BIGINT), fill: fillValues((value) => listValue((value as number[]).map((n) => BigInt(n)))) },
-  'DECIMAL(18,6)[]': {
-    type: LIST(DECIMAL(18, 6)),
-    fill: fillValues((value) => listValue((value as string[]).map((text) => decimalValue(micros(text), 18, 6)))),
-  },
+  VARCHAR: { type: VARCHAR, lay: layText },
+  BIGINT: { type: BIGINT, lay: layBigInts((value) => BigInt(value as number)) },
+  BOOLEAN: { type: BOOLEAN, lay: layNumbers((scratch, count) => new Uint8Array(scratch, 0, count)) },
+  UTINYINT: { type: UTINYINT, lay: layNumbers((scratch, count) => new Uint8Array(scratch, 0, count)) },
+  UINTEGER: { type: UINTEGER, lay: layNumbers((scratch, count) => new Uint32Array(scratch, 0, count)) },
+  'DECIMAL(18,6)': { type: DECIMAL(18, 6), lay: layBigInts(micros) },
+  'VARCHAR[]': listWriter(LIST(VARCHAR), (value) => listValue((value as string[]).map(String))),
+  'BIGINT[]': listWriter(LIST(BIGINT), (value) => listValue((value as number[]).map((n) => BigInt(n)))),
+  'DECIMAL(18,6)[]': listWriter(LIST(DECIMAL(18, 6)), (value) => listValue((value as string[]).map((text) => decimalValue(micros(text), 18, 6)))),
 };
 
 /** The writer of a column declared as `declaration` (`VARCHAR NOT NULL DEFAULT ''` -> VARCHAR). */
@@ -131,9 +157,21 @@ function columnWriter(declaration: string): ColumnWriter {
   return writer;
 }
 
+/** A laid-out column of packed rows: where its bytes are in the packed bytes. */
+type PackedColumn = LaidColumn & { at: number };
+
+/** The header of packed rows (see ChunkWriter.pack). */
+interface PackedHeader {
+  columns: string[];
+  chunks: { count: number; columns: PackedColumn[] }[];
+}
+
 /**
  * Appends rows to a DuckDB appender column by column, CHUNK_ROWS at a time, through one data chunk
  * it refills (the appender copies each chunk it is given). One writer per appender at a time.
+ *
+ * Rows can also be packed (`pack`): laid out once as DuckDB's vectors hold them, in one buffer
+ * that `appendPacked` appends later, here or after a restart, with little more than a copy.
  */
 export class ChunkWriter {
   private readonly writers: ColumnWriter[];
@@ -146,8 +184,14 @@ export class ChunkWriter {
 
   /** Appends `count` rows; `values(name, start)` gives a column's values of the rows from `start` on. */
   append(appender: DuckDBAppender, count: number, values: (column: string, start: number) => ColumnValues): void {
-    for (let start = 0; start < count; start += CHUNK_ROWS)
-      appender.appendDataChunk(this.fill(Math.min(CHUNK_ROWS, count - start), (column) => values(column, start)));
+    for (let start = 0; start < count; start += CHUNK_ROWS) {
+      const rows = Math.min(CHUNK_ROWS, count - start);
+      const chunk = this.reset(rows);
+      this.writers.forEach((writer, column) =>
+        writeColumn(chunk, column, writer, writer.lay(rows, values(this.columns[column].name, start), this.scratch), this.scratch, 0),
+      );
+      appender.appendDataChunk(chunk);
+    }
   }
 
   /** Appends warehouse rows (objects keyed by column name). */
@@ -155,17 +199,61 @@ export class ChunkWriter {
     this.append(appender, rows.length, (column, start) => (row) => rows[start + row][column]);
   }
 
-  private fill(count: number, values: (column: string) => ColumnValues): DuckDBDataChunk {
+  /**
+   * `count` rows (as `append` takes them) laid out in one buffer: a uint32 length, a JSON header
+   * (the columns' names; per chunk its row count and, per column, where its bytes are, its long texts
+   * or its list values), then the columns' bytes. Values a column cannot hold throw here.
+   */
+  pack(count: number, values: (column: string, start: number) => ColumnValues): Buffer {
+    const parts: Uint8Array[] = [];
+    let at = 0;
+    const chunks: PackedHeader['chunks'] = [];
+    for (let start = 0; start < count; start += CHUNK_ROWS) {
+      const rows = Math.min(CHUNK_ROWS, count - start);
+      const columns = this.writers.map((writer, column): PackedColumn => {
+        const laid = writer.lay(rows, values(this.columns[column].name, start), this.scratch);
+        if (laid.bytes > 0) parts.push(new Uint8Array(this.scratch.slice(0, laid.bytes)));
+        const packed = { ...laid, at };
+        at += laid.bytes;
+        return packed;
+      });
+      chunks.push({ count: rows, columns });
+    }
+    const header = Buffer.from(JSON.stringify({ columns: this.columns.map((column) => column.name), chunks } satisfies PackedHeader));
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(header.length);
+    return Buffer.concat([length, header, ...parts]);
+  }
+
+  /** Appends rows packed by `pack` (of a writer of the same columns); the number of rows. */
+  appendPacked(appender: DuckDBAppender, packed: Uint8Array): number {
+    const view = Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength);
+    const headerLength = view.readUInt32LE(0);
+    const header = JSON.parse(view.toString('utf8', 4, 4 + headerLength)) as PackedHeader;
+    const names = this.columns.map((column) => column.name);
+    if (header.columns.join(',') !== names.join(','))
+      throw new Error(`packed rows of the columns (${header.columns.join(', ')}) cannot be appended to (${names.join(', ')})`);
+    const base = packed.byteOffset + 4 + headerLength;
+    let appended = 0;
+    for (const { count, columns } of header.chunks) {
+      const chunk = this.reset(count);
+      columns.forEach((laid, column) => writeColumn(chunk, column, this.writers[column], laid, packed.buffer as ArrayBuffer, base + laid.at));
+      appender.appendDataChunk(chunk);
+      appended += count;
+    }
+    return appended;
+  }
+
+  /** The writer's data chunk, emptied, for `count` rows. */
+  private reset(count: number): DuckDBDataChunk {
     if (this.chunk) this.chunk.reset();
     else
       this.chunk = DuckDBDataChunk.create(
         this.writers.map((writer) => writer.type),
         count,
       );
-    const chunk = this.chunk;
-    chunk.rowCount = count;
-    this.writers.forEach((writer, column) => writer.fill(chunk, column, count, values(this.columns[column].name), this.scratch));
-    return chunk;
+    this.chunk.rowCount = count;
+    return this.chunk;
   }
 }
 
@@ -177,6 +265,15 @@ export function dataChunkOf(columns: readonly { name: string; duckdb: string }[]
     rows.length,
   );
   const scratch = new ArrayBuffer(CHUNK_ROWS * STRING_BYTES);
-  writers.forEach((writer, column) => writer.fill(chunk, column, rows.length, (row) => rows[row][columns[column].name], scratch));
+  writers.forEach((writer, column) =>
+    writeColumn(
+      chunk,
+      column,
+      writer,
+      writer.lay(rows.length, (row) => rows[row][columns[column].name], scratch),
+      scratch,
+      0,
+    ),
+  );
   return chunk;
 }

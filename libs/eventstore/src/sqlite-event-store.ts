@@ -202,17 +202,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async append(streamName: string, events: NewEvent[], options?: AppendOptions): Promise<AppendResult> {
-    if (events.length === 0) throw new Error(`append to ${streamName}: no events given`);
-    const serialized = events.map((event) => ({
-      id: event.id,
-      type: event.type,
-      data: JSON.stringify(event.data),
-      metadata: JSON.stringify(event.metadata ?? {}),
-    }));
-    if (this.maxAppendBytes !== undefined) {
-      const size = serialized.reduce((sum, event) => sum + Buffer.byteLength(event.data) + Buffer.byteLength(event.metadata), 0);
-      if (size > this.maxAppendBytes) throw new MaxAppendSizeExceededError(streamName, size, this.maxAppendBytes);
-    }
+    const serialized = serializeAppend(streamName, events, this.maxAppendBytes);
     if (this.closed) throw new Error('SqliteEventStore is closed');
     return new Promise<AppendResult>((resolve, reject) => {
       this.queued.push({

@@ -156,6 +156,17 @@ class RecordingQueue {
   }
 }
 
+/** The integrations' job queue of the standalone stores, in `dir`. */
+function openIntegrationQueue(dir: string): EmbeddedJobQueue<IntegrationJobPayload> {
+  return new EmbeddedJobQueue<IntegrationJobPayload>({
+    name: 'REPORTING_INTEGRATIONS',
+    subjectPrefix: 'reporting.integrations',
+    filename: join(dir, 'queue.sqlite'),
+    maxAttempts: 4,
+    backoffMs: [300],
+    pollIntervalMs: 20,
+  });
+}
 describe('integration jobs: tokens, provider failures, uploads and the schedule (fake clock, fake ad platform)', () => {
   let dir: TempDir;
   let eventStore: SqliteEventStore;
@@ -227,14 +238,7 @@ describe('integration jobs: tokens, provider failures, uploads and the schedule 
     readStore = new EmbeddedReadStore();
     now = Date.parse('2026-03-12T10:00:00Z');
     platform = new FakePlatform(clock);
-    queue = new EmbeddedJobQueue<IntegrationJobPayload>({
-      name: 'REPORTING_INTEGRATIONS',
-      subjectPrefix: 'reporting.integrations',
-      filename: join(dir.path, 'queue.sqlite'),
-      maxAttempts: 4,
-      backoffMs: [300],
-      pollIntervalMs: 20,
-    });
+    queue = openIntegrationQueue(dir.path);
     costs = [];
     hits = new Map();
   });
@@ -406,15 +410,7 @@ describe('integration jobs: tokens, provider failures, uploads and the schedule 
   });
   describe('across a restart of the standalone stores (the same files)', () => {
     const stateFile = () => join(dir.path, 'readstate.sqlite');
-    const openQueue = () =>
-      new EmbeddedJobQueue<IntegrationJobPayload>({
-        name: 'REPORTING_INTEGRATIONS',
-        subjectPrefix: 'reporting.integrations',
-        filename: join(dir.path, 'queue.sqlite'),
-        maxAttempts: 4,
-        backoffMs: [300],
-        pollIntervalMs: 20,
-      });
+    const openQueue = () => openIntegrationQueue(dir.path);
     /** Stops the app and its stores, as a stopped process leaves them, and opens them again from their files. */
     async function restart(): Promise<void> {
       for (const app of apps.splice(0)) await app.close();

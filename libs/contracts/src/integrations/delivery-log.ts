@@ -1,12 +1,12 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
-import type { JsonSchema } from '../assets/asset-kind';
 import { IsAssetId } from '../assets/id-validators';
 import { REPORTING_QUERY_LIMITS } from '../reporting/queries';
 import { checkQueryWindow } from '../reporting/queries-dto/parse';
 import { IsDateTime } from '../reporting/updates';
 import { validateStrictBody } from '../reporting/validate';
 import { SYNC_KINDS, type SyncKind } from './subjects';
+import { STRING_SCHEMA as STRING, COUNT_SCHEMA as COUNT, closedObjectSchema as object } from '../json-schema-parts';
 
 // The integration deliveries log (issue 24): what the integrations' jobs pulled in (cost rows) or
 // sent out (conversions), per job and per row, with the provider's answer. Kept in the reporting
@@ -122,12 +122,6 @@ export function parseIntegrationDeliveryLogRequest(body: unknown): IntegrationDe
   const request = validateStrictBody(IntegrationDeliveryLogRequestDto, body);
   checkQueryWindow(request.timeStart, request.timeEnd);
   return request;
-}
-
-const COUNT = { type: 'integer', minimum: 0 };
-const STRING = { type: 'string' };
-function object(properties: Record<string, unknown>, description?: string): JsonSchema {
-  return { type: 'object', required: Object.keys(properties), properties, additionalProperties: false, ...(description ? { description } : {}) };
 }
 
 /** The answer of POST /reporting/logs/integrationdeliveries as the API document shows it. */

@@ -1,15 +1,7 @@
-import type { JsonSchema } from '../assets/asset-kind';
 import { JOB_STATUSES, POSTBACK_DELIVERY_STATUSES, REPORTING_UPDATE_TYPES } from './jobs';
+import { STRING_SCHEMA as STRING, COUNT_SCHEMA as COUNT, TIME_SCHEMA as TIME, closedObjectSchema as object } from '../json-schema-parts';
 
 /* The reporting answers as the API document shows them (the TypeScript shapes are in ./jobs.ts). */
-
-const STRING = { type: 'string' };
-const TIME = { type: 'string', format: 'date-time' };
-const COUNT = { type: 'integer', minimum: 0 };
-
-function object(properties: Record<string, unknown>, optional: string[] = []): JsonSchema {
-  return { type: 'object', required: Object.keys(properties).filter((p) => !optional.includes(p)), properties, additionalProperties: false };
-}
 
 /** An accepted update (JobsAccepted): the reference API's shape for background jobs. */
 export const JOBS_ACCEPTED_SCHEMA = object({ jobIds: { type: 'array', items: STRING, minItems: 1 }, queuedAt: TIME });

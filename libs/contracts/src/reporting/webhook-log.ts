@@ -1,12 +1,12 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
-import type { JsonSchema } from '../assets/asset-kind';
 import { IsAssetId } from '../assets/id-validators';
 import { WEBHOOK_TRIGGERS, type WebhookTrigger } from '../assets/webhook-config';
 import { IsDateTime } from './updates';
 import { REPORTING_QUERY_LIMITS } from './queries';
 import { checkQueryWindow } from './queries-dto/parse';
 import { validateStrictBody } from './validate';
+import { STRING_SCHEMA as STRING, COUNT_SCHEMA as COUNT, closedObjectSchema as object } from '../json-schema-parts';
 
 /** POST /reporting/logs/webhooks (queue group `reporting`). */
 export const WEBHOOK_LOG_SUBJECT = 'reporting.query.webhookLog';
@@ -105,12 +105,6 @@ export function parseWebhookLogRequest(body: unknown): WebhookLogRequest {
   const request = validateStrictBody(WebhookLogRequestDto, body);
   checkQueryWindow(request.timeStart, request.timeEnd);
   return request;
-}
-
-const COUNT = { type: 'integer', minimum: 0 };
-const STRING = { type: 'string' };
-function object(properties: Record<string, unknown>, description?: string): JsonSchema {
-  return { type: 'object', required: Object.keys(properties), properties, additionalProperties: false, ...(description ? { description } : {}) };
 }
 
 /** The answer of POST /reporting/logs/webhooks as the API document shows it. */

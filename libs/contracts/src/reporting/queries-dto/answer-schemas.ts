@@ -3,27 +3,15 @@ import { SCHEMA_REF_PREFIX } from '../../assets/routing-keys';
 import { MIDDLEWARE_LOG_REASONS } from '../queries';
 import { POSTBACK_LOG_STATUSES } from './requests';
 import { INCOMING_POSTBACK_OUTCOMES, INCOMING_POSTBACK_SOURCES } from '../incoming-postbacks';
+import { STRING_SCHEMA as STRING, COUNT_SCHEMA as COUNT, TIME_SCHEMA as TIME, closedObjectSchema as object } from '../../json-schema-parts';
 
 /* The reporting queries' answers as the API document shows them (the TypeScript shapes are in
  * ../queries.ts). `REPORTING_QUERY_SCHEMAS` are named components the answers refer to by `$ref`
  * (a report row nests its children). */
 
-const STRING = { type: 'string' };
-const TIME = { type: 'string', format: 'date-time' };
-const COUNT = { type: 'integer', minimum: 0 };
 const BOOLEAN = { type: 'boolean' };
 const STRING_MAP = { type: 'object', additionalProperties: STRING };
 const ref = (name: string) => ({ $ref: `${SCHEMA_REF_PREFIX}${name}` });
-
-function object(properties: Record<string, unknown>, optional: string[] = [], description?: string): JsonSchema {
-  return {
-    type: 'object',
-    required: Object.keys(properties).filter((p) => !optional.includes(p)),
-    properties,
-    additionalProperties: false,
-    ...(description ? { description } : {}),
-  };
-}
 
 const ROW = object(
   {

@@ -439,7 +439,7 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
               accountId,
               record.idIntegration,
               link,
-              applied.map((c) => c.eventId),
+              applied.map(({ eventId, occurredAt }) => ({ eventId, occurredAt })),
             )
           : new Set<string>();
       const conversions = applied.filter((c) => !sent.has(c.eventId));
@@ -462,7 +462,7 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
             idIntegration: record.idIntegration,
             adAccountId: link.adAccountId,
             goalId: link.goalId,
-            eventIds: batch.map((c) => c.eventId),
+            conversions: batch.map(({ eventId, occurredAt }) => ({ eventId, occurredAt })),
             accepted: outcome.accepted,
             rejected: outcome.rejected.length,
             uploadedAt: new Date(this.clock()).toISOString(),

@@ -5,6 +5,7 @@ import { EmbeddedReadStore } from '@funnel/readstore';
 import { tempDir, type TempDir } from '@funnel/testing';
 import {
   type ConversionsUploaded,
+  type UploadedBatch,
   UPLOAD_RECORD_MARGIN_DAYS,
   UPLOAD_RECORD_PRUNE_INTERVAL_MS,
   UploadStreams,
@@ -33,7 +34,7 @@ describe('UploadedConversions: records of sent conversions, kept for the retenti
   const RETENTION = 10 * DAY;
   const opened: UploadedConversions[] = [];
 
-  const batch = (eventIds: string[], uploadedAt = new Date(now).toISOString()): ConversionsUploaded['data'] => ({
+  const legacyBatch = (eventIds: string[], uploadedAt = new Date(now).toISOString()): ConversionsUploaded['data'] => ({
     accountId: ACCOUNT,
     idIntegration: 'INTEGRATION1',
     ...GOAL,
@@ -42,7 +43,21 @@ describe('UploadedConversions: records of sent conversions, kept for the retenti
     rejected: 0,
     uploadedAt,
   });
-  const sent = (uploaded: UploadedConversions, eventIds: string[]) => uploaded.sent(ACCOUNT, 'INTEGRATION1', GOAL, eventIds).then((set) => [...set].sort());
+  /** A batch taken now of conversions that happened an hour before (or at `occurredAt`). */
+  const batch = (eventIds: string[], occurredAt = new Date(now - 3_600_000).toISOString()): UploadedBatch => {
+    const { eventIds: _, ...data } = legacyBatch(eventIds);
+    return { ...data, conversions: eventIds.map((eventId) => ({ eventId, occurredAt })) };
+  };
+  /** Which of the conversions (at `occurredAt`, by default an hour before their first upload) were sent. */
+  const sent = (uploaded: UploadedConversions, eventIds: string[], occurredAt = '2026-03-12T09:00:00.000Z') =>
+    uploaded
+      .sent(
+        ACCOUNT,
+        'INTEGRATION1',
+        GOAL,
+        eventIds.map((eventId) => ({ eventId, occurredAt })),
+      )
+      .then((set) => [...set].sort());
   async function start(): Promise<UploadedConversions> {
     const uploaded = new UploadedConversions(eventStore, readStore, RETENTION, clock);
     opened.push(uploaded);
@@ -103,9 +118,42 @@ describe('UploadedConversions: records of sent conversions, kept for the retenti
   it('reads the upload events earlier versions appended, those still within the retention', async () => {
     const append = (jobId: string, data: ConversionsUploaded['data']) =>
       eventStore.append(UploadStreams.upload(ACCOUNT, jobId), [{ type: 'ConversionsUploaded', data, metadata: { accountId: ACCOUNT } }]);
-    await append('UPLOADJOB001', batch(['EXPIRED'], new Date(now - RETENTION - DAY).toISOString()));
-    await append('UPLOADJOB002', batch(['KEPT'], new Date(now - DAY).toISOString()));
+    await append('UPLOADJOB001', legacyBatch(['EXPIRED'], new Date(now - RETENTION - DAY).toISOString()));
+    await append('UPLOADJOB002', legacyBatch(['KEPT'], new Date(now - DAY).toISOString()));
     const uploaded = await start();
     expect(await sent(uploaded, ['EXPIRED', 'KEPT'])).toEqual(['KEPT']);
+  });
+
+  it("keeps a record for the retention past its conversion's time when a later send finds that time moved past the upload", async () => {
+    const uploaded = await start();
+    const uploadedAt = now;
+    await uploaded.record(batch(['MOVED', 'STILL']));
+    // A later job applies MOVED again with a time 5 days after the upload: found sent, and kept from then on.
+    now += 6 * DAY;
+    const movedTo = new Date(uploadedAt + 5 * DAY).toISOString();
+    expect(await uploaded.sent(ACCOUNT, 'INTEGRATION1', GOAL, [{ eventId: 'MOVED', occurredAt: movedTo }]).then((set) => [...set])).toEqual(['MOVED']);
+    // Past the upload's retention, within the moved time's: only MOVED is left, also across a restart.
+    now = uploadedAt + RETENTION + DAY + UPLOAD_RECORD_PRUNE_INTERVAL_MS;
+    await uploaded.record(batch(['LATEST']));
+    expect(await sent(uploaded, ['MOVED', 'STILL'])).toEqual(['MOVED']);
+    await restart();
+    expect(await sent(await start(), ['MOVED', 'STILL'])).toEqual(['MOVED']);
+    // Once the retention past the moved time ends, it goes too.
+    now = uploadedAt + 5 * DAY + RETENTION + DAY;
+    await restart();
+    expect(await sent(await start(), ['MOVED', 'STILL'])).toEqual([]);
+  });
+
+  it('keeps records written before they held keptFrom from their upload', async () => {
+    const documents = readStore.collection('integration_uploaded_conversions', { persistent: true });
+    const uploaded = await start();
+    await uploaded.record(batch(['OLDER']));
+    await documents.bulkWrite([{ updateMany: { filter: {}, update: { $unset: { keptFrom: '', keptDay: '' } } } }]);
+    await restart();
+    const restarted = await start();
+    expect(await sent(restarted, ['OLDER'])).toEqual(['OLDER']);
+    now += RETENTION + DAY;
+    await restart();
+    expect(await sent(await start(), ['OLDER'])).toEqual([]);
   });
 });

@@ -27,7 +27,7 @@ import {
   type IntegrationDeliveryLogStore,
 } from '@funnel/reporting-feature';
 import { ensureDataDir } from './data-dir';
-import { HitInbox, HitsStreamConsumer, hitsStreamConfig, ingestHits } from '@funnel/reporting-feature';
+import { HitInbox, HitsStreamConsumer, hitsStreamConfig, ingestHits, type IngestHitsResult } from '@funnel/reporting-feature';
 import type { EventStore } from '@funnel/eventstore';
 import type { ReadStore } from '@funnel/readstore';
 
@@ -121,6 +121,12 @@ export interface ReportingParts {
   integrationJobs: IntegrationJobQueue;
   /** The integration deliveries log the integration jobs write (also `options.integrationDeliveryLog`). */
   deliveryLog: IntegrationDeliveryLogStore;
+  /**
+   * Standalone with the embedded warehouse: the ingest of hits posted in this process (the edge's,
+   * through InProcessHitPoster), as the inbox's drain ingests them (with their webhook events),
+   * without the inbox. Absent with ClickHouse (the edge posts to the inbox) and in distributed mode.
+   */
+  ingestPosted?: (inputs: unknown[]) => Promise<IngestHitsResult>;
   close(): Promise<void>;
 }
 
@@ -157,7 +163,7 @@ export async function embeddedReportingParts({ config, testing = {} }: PartsInpu
   // The inbox also with ClickHouse: the standalone edge hands its hits to reporting through it.
   return partsOf(
     config,
-    { hitStore, postbackLog, incomingLog, webhookLog, deliveryLog, webhooks, integrationJobs, inboxFile: filename },
+    { hitStore, postbackLog, incomingLog, webhookLog, deliveryLog, webhooks, integrationJobs, inboxFile: filename, ingestPosted: !config.CLICKHOUSE_URL },
     updates,
     postbacks,
     testing,
@@ -219,6 +225,7 @@ function partsOf(
     webhooks,
     integrationJobs,
     inboxFile,
+    ingestPosted,
     stopHits,
   }: {
     hitStore: HitStore;
@@ -229,6 +236,8 @@ function partsOf(
     webhooks: WebhooksQueue;
     integrationJobs: IntegrationJobQueue;
     inboxFile?: string;
+    /** Whether hits posted in this process may go straight to the warehouse's ingest (`ReportingParts.ingestPosted`). */
+    ingestPosted?: boolean;
     stopHits?: () => Promise<void>;
   },
   updates: ReportingFeatureOptions['updates'],
@@ -238,10 +247,12 @@ function partsOf(
 ): ReportingParts {
   // The embedded warehouse opens in this process only: `hits:import` hands its batches to it through the inbox.
   const inbox = inboxFile ? new HitInbox(inboxFile) : undefined;
-  const stopInbox = inbox?.watch(withWebhookEvents((inputs) => ingestHits(hitStore, inputs), webhooks));
+  const ingest = withWebhookEvents((inputs) => ingestHits(hitStore, inputs), webhooks);
+  const stopInbox = inbox?.watch(ingest);
   return {
     integrationJobs,
     deliveryLog,
+    ingestPosted: ingestPosted ? ingest : undefined,
     options: {
       hitStore: testing.wrapHitStore ? testing.wrapHitStore(hitStore) : hitStore,
       postbackLog,

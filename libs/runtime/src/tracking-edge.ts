@@ -23,7 +23,7 @@ import {
 } from '@funnel/platform';
 import type { EventStore } from '@funnel/eventstore';
 import type { AssetRegistry } from '@funnel/assets-domain';
-import { ThreadedInboxPoster } from '@funnel/reporting-feature';
+import { InProcessHitPoster, ThreadedInboxPoster, type IngestHitsResult } from '@funnel/reporting-feature';
 import {
   EDGE_SNAPSHOT_CONFIG,
   EdgeSnapshot,
@@ -44,6 +44,7 @@ import {
   visitorConfig,
   visitorResolverOptionsFrom,
   EdgeMiddleware,
+  type HitInboxPoster,
   ServiceMiddlewareSecrets,
   edgeMiddlewareConfig,
   edgeMiddlewareLimitsFrom,
@@ -175,13 +176,20 @@ export interface StandaloneEdgeInput {
   assetRegistry: AssetRegistry;
   registry: Registry;
   logger: Logger;
+  /**
+   * The ingest of the warehouse embedded in this process (reporting's `ingestPosted`): the edge's hits
+   * go to it directly, to the inbox when it does not take them in time. Absent: to reporting's inbox.
+   */
+  ingestPosted?: (inputs: unknown[]) => Promise<IngestHitsResult>;
 }
 
 /**
  * Standalone mode's edge: the snapshot over the in-process bus, following the event log itself;
- * sessions in DATA_DIR/edge-sessions.sqlite; hits committed to reporting's inbox in
- * DATA_DIR/reporting.sqlite (which this process's reporting drains into the warehouse). Resolves once
- * listening and loaded. Close it before the stores and reporting close.
+ * sessions in DATA_DIR/edge-sessions.sqlite; hits handed to the embedded warehouse's ingest in this
+ * process (`input.ingestPosted`, InProcessHitPoster) or, with ClickHouse, or when the warehouse does
+ * not store them in time, committed to reporting's inbox in DATA_DIR/reporting.sqlite (which this
+ * process's reporting drains into the warehouse). Either is durable before a redirect is answered.
+ * Resolves once listening and loaded. Close it before the stores and reporting close.
  */
 export async function startStandaloneEdge(input: StandaloneEdgeInput): Promise<TrackingEdge> {
   const { config, logger } = input;
@@ -193,8 +201,15 @@ export async function startStandaloneEdge(input: StandaloneEdgeInput): Promise<T
     ttlMs: config.SESSION_TTL,
     sweepIntervalMs: config.SESSION_SWEEP_INTERVAL,
   });
-  // Batches committed from a writer thread: the event loop only packs them.
-  const inbox = new ThreadedInboxPoster(join(config.DATA_DIR, REPORTING_FILE));
+  // Batches committed to the inbox from a writer thread (the event loop only packs them): all of them
+  // without the warehouse in the process, else those it does not store in time.
+  const threaded = new ThreadedInboxPoster(join(config.DATA_DIR, REPORTING_FILE));
+  const inbox: HitInboxPoster = input.ingestPosted
+    ? new InProcessHitPoster(input.ingestPosted, {
+        fallback: threaded,
+        onError: (error) => logger.warn({ err: error }, "the tracking edge's hits went to the inbox, or were refused: the warehouse did not store them"),
+      })
+    : threaded;
   const nestLogger = new PinoNestLogger(logger);
   const { middleware, http } = edgeMiddlewareOf(config, input.client, input.registry);
   let edge: TrackingEdge;
@@ -217,7 +232,7 @@ export async function startStandaloneEdge(input: StandaloneEdgeInput): Promise<T
         routes,
         trustedProxies: config.TRUSTED_PROXIES,
         onClose: async () => {
-          await inbox.close();
+          await threaded.close();
           await http.close();
         },
         logger: nestLogger,
@@ -226,7 +241,7 @@ export async function startStandaloneEdge(input: StandaloneEdgeInput): Promise<T
     );
   } catch (error) {
     await sessions.close();
-    await inbox.close();
+    await threaded.close();
     await http.close();
     throw error;
   }

@@ -1,0 +1,89 @@
+import type { IngestHitsResult } from '../ingest-hits';
+import { PostedHitsRefusedError } from './hit-inbox';
+
+/** How long a batch waits for the warehouse before it is posted to the inbox too (see InProcessHitPoster). */
+export const IN_PROCESS_INGEST_WAIT_MS = 200;
+
+/** Where InProcessHitPoster sends the batches the warehouse does not take in time: the hits inbox (HitInbox, ThreadedInboxPoster). */
+export interface PostedHitsFallback {
+  post(inputs: readonly unknown[]): void | Promise<void>;
+}
+
+export interface InProcessHitPosterOptions {
+  /** The inbox, for the batches the warehouse does not store within `waitMs` or fails to store. Absent: `post` waits for the warehouse and fails with it. */
+  fallback?: PostedHitsFallback;
+  /** Default IN_PROCESS_INGEST_WAIT_MS. */
+  waitMs?: number;
+  /** Hits the warehouse refused as invalid (PostedHitsRefusedError), and failed ingests a fallback took over. */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Posts batches straight to the ingest of the warehouse this process holds, with what the inbox's
+ * drain would do to them (`ingest`: `ingestHits` and the hits' webhook events), without the inbox: no
+ * batch text, no SQLite row, no writer thread, no read back. For the standalone edge, which lives in
+ * the process holding the embedded warehouse: `post` resolves once `ingest` did, and the embedded
+ * store's ingest answers once its hits are in its ingest log (the same class of durability as the
+ * inbox's commit: kept through a crash of the process, replayed at the next open). Hits the
+ * warehouse refuses as invalid are reported to `onError` and dropped, as the inbox's drain does.
+ *
+ * The warehouse has one writer, which a reporting update, a commit or a failing disk may hold: a
+ * batch it has not stored within `waitMs`, or failed to store, is posted to the `fallback` (the
+ * inbox) and `post` resolves once that is durable; until the late ingest is over, the next batches
+ * go to the inbox at once. So the edge waits for the warehouse no longer than before this poster.
+ * A batch then reaches the warehouse twice (the late ingest, the inbox's drain): stored once (its
+ * hitIds; an action hit already stored counts no click again), as a retry is.
+ *
+ * The inbox stays for batches from other processes (`hits:import`) and for a warehouse not in the
+ * process (ClickHouse).
+ */
+export class InProcessHitPoster {
+  /** Ingests past `waitMs` not over yet: the warehouse is busy, batches go to the fallback. */
+  private late = 0;
+  private readonly waitMs: number;
+  private readonly onError: (error: unknown) => void;
+
+  constructor(
+    private readonly ingest: (inputs: unknown[]) => Promise<IngestHitsResult>,
+    private readonly options: InProcessHitPosterOptions = {},
+  ) {
+    this.waitMs = options.waitMs ?? IN_PROCESS_INGEST_WAIT_MS;
+    this.onError = options.onError ?? (() => undefined);
+  }
+
+  post(inputs: readonly unknown[]): Promise<void> {
+    if (inputs.length === 0) return Promise.resolve();
+    const fallback = this.options.fallback;
+    if (fallback && this.late > 0) return Promise.resolve(fallback.post(inputs));
+    const stored = this.ingest(inputs as unknown[]).then((result) => {
+      if (result.invalidCount > 0) this.onError(new PostedHitsRefusedError(result));
+    });
+    if (!fallback) return stored;
+    return new Promise<void>((resolve, reject) => {
+      let handedOver = false;
+      const handOver = () => {
+        handedOver = true;
+        Promise.resolve()
+          .then(() => fallback.post(inputs))
+          .then(resolve, reject);
+      };
+      const timer = setTimeout(() => {
+        this.late++;
+        handOver();
+      }, this.waitMs);
+      stored.then(
+        () => {
+          clearTimeout(timer);
+          if (handedOver) this.late--;
+          else resolve();
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          this.onError(error);
+          if (handedOver) this.late--;
+          else handOver();
+        },
+      );
+    });
+  }
+}

@@ -26,8 +26,12 @@ export interface HitSinkBenchRow {
 
 const HITS_PER_REQUEST = 3;
 let counter = 0;
-const nextHits = (): Hit[] =>
-  Array.from({ length: HITS_PER_REQUEST }, () => aHit({ hitId: `H${String(counter++).padStart(11, '0')}`, accountId: 'ACCOUNT00001' }));
+/** A request's hits, sharing one visitor object as the edge's do. */
+const nextHits = (): Hit[] => {
+  const hits = Array.from({ length: HITS_PER_REQUEST }, () => aHit({ hitId: `H${String(counter++).padStart(11, '0')}`, accountId: 'ACCOUNT00001' }));
+  for (const hit of hits) hit.visitor = hits[0].visitor;
+  return hits;
+};
 
 /** `concurrency` callers record 3 hits each, again and again, for `seconds`; CPU counted until `settled` (default: at once). */
 async function drive(

@@ -21,6 +21,7 @@ import {
   openPostbackLog,
   openWebhookLog,
   withWebhookEvents,
+  nodeExecutionJobs,
   openIncomingLog,
   openIntegrationDeliveryLog,
   type IncomingLogStore,
@@ -123,11 +124,19 @@ export interface ReportingParts {
   deliveryLog: IntegrationDeliveryLogStore;
   /**
    * Standalone with the embedded warehouse: the ingest of hits posted in this process (the edge's,
-   * through InProcessHitPoster), as the inbox's drain ingests them (with their webhook events),
-   * without the inbox. Absent with ClickHouse (the edge posts to the inbox) and in distributed mode.
+   * through InProcessHitPoster), as the inbox's drain ingests them, without the inbox; batches with
+   * webhook events (queued after the hits are stored) go through the inbox, which queues them again
+   * after a crash in between. Absent with ClickHouse (the edge posts to the inbox) and in distributed mode.
    */
-  ingestPosted?: (inputs: unknown[]) => Promise<IngestHitsResult>;
+  postedHits?: PostedHitsIngest;
   close(): Promise<void>;
+}
+
+/** See ReportingParts.postedHits. */
+export interface PostedHitsIngest {
+  ingest: (inputs: unknown[]) => Promise<IngestHitsResult>;
+  /** Batches the inbox carries. */
+  inboxOnly: (inputs: readonly unknown[]) => boolean;
 }
 
 /** What tests change in the reporting composition (never set by configuration). */
@@ -160,10 +169,10 @@ export async function embeddedReportingParts({ config, testing = {} }: PartsInpu
   const integrationJobs = new EmbeddedJobQueue<IntegrationJobPayload>({ ...INTEGRATION_QUEUE_OPTIONS, ...testing.queues, filename });
   const webhookLog = await openWebhookLog(hitStore.warehouse);
   const deliveryLog = await openIntegrationDeliveryLog(hitStore.warehouse);
-  // The inbox also with ClickHouse: the standalone edge hands its hits to reporting through it.
+  // The inbox also with ClickHouse: the standalone edge hands its hits to reporting through it (with DuckDB, those the warehouse does not take at once).
   return partsOf(
     config,
-    { hitStore, postbackLog, incomingLog, webhookLog, deliveryLog, webhooks, integrationJobs, inboxFile: filename, ingestPosted: !config.CLICKHOUSE_URL },
+    { hitStore, postbackLog, incomingLog, webhookLog, deliveryLog, webhooks, integrationJobs, inboxFile: filename, postedHits: !config.CLICKHOUSE_URL },
     updates,
     postbacks,
     testing,
@@ -225,7 +234,7 @@ function partsOf(
     webhooks,
     integrationJobs,
     inboxFile,
-    ingestPosted,
+    postedHits,
     stopHits,
   }: {
     hitStore: HitStore;
@@ -236,8 +245,8 @@ function partsOf(
     webhooks: WebhooksQueue;
     integrationJobs: IntegrationJobQueue;
     inboxFile?: string;
-    /** Whether hits posted in this process may go straight to the warehouse's ingest (`ReportingParts.ingestPosted`). */
-    ingestPosted?: boolean;
+    /** Whether hits posted in this process may go straight to the warehouse's ingest (`ReportingParts.postedHits`). */
+    postedHits?: boolean;
     stopHits?: () => Promise<void>;
   },
   updates: ReportingFeatureOptions['updates'],
@@ -252,7 +261,7 @@ function partsOf(
   return {
     integrationJobs,
     deliveryLog,
-    ingestPosted: ingestPosted ? ingest : undefined,
+    postedHits: postedHits ? { ingest, inboxOnly: (inputs) => nodeExecutionJobs(inputs, '').length > 0 } : undefined,
     options: {
       hitStore: testing.wrapHitStore ? testing.wrapHitStore(hitStore) : hitStore,
       postbackLog,

@@ -180,7 +180,7 @@ export async function startStandalone(
     assetRegistry: app.get<AssetRegistry>(ASSET_REGISTRY, { strict: false }),
     registry: metrics,
     logger,
-    ingestPosted: reporting.ingestPosted,
+    postedHits: reporting.postedHits,
   }).catch(async (error: unknown) => {
     await relay?.stop();
     await app.close();

@@ -23,7 +23,7 @@ import {
 } from '@funnel/platform';
 import type { EventStore } from '@funnel/eventstore';
 import type { AssetRegistry } from '@funnel/assets-domain';
-import { InProcessHitPoster, ThreadedInboxPoster, type IngestHitsResult } from '@funnel/reporting-feature';
+import { InProcessHitPoster, ThreadedInboxPoster } from '@funnel/reporting-feature';
 import {
   EDGE_SNAPSHOT_CONFIG,
   EdgeSnapshot,
@@ -51,7 +51,7 @@ import {
 } from '@funnel/edge-feature';
 import { commonConfig, natsAccessFrom, natsConfig, outboundConfig, outboundHttpOptionsFrom, warnOnOutboundPrivate } from './config';
 import { dataDirFile } from './data-dir';
-import { REPORTING_FILE } from './reporting-config';
+import { REPORTING_FILE, type PostedHitsIngest } from './reporting-config';
 import type { RunningApp } from './standalone';
 
 /** What the edge reads in both modes: visitor context, sessions, hits, snapshot and routes. */
@@ -177,16 +177,16 @@ export interface StandaloneEdgeInput {
   registry: Registry;
   logger: Logger;
   /**
-   * The ingest of the warehouse embedded in this process (reporting's `ingestPosted`): the edge's hits
+   * The ingest of the warehouse embedded in this process (reporting's `postedHits`): the edge's hits
    * go to it directly, to the inbox when it does not take them in time. Absent: to reporting's inbox.
    */
-  ingestPosted?: (inputs: unknown[]) => Promise<IngestHitsResult>;
+  postedHits?: PostedHitsIngest;
 }
 
 /**
  * Standalone mode's edge: the snapshot over the in-process bus, following the event log itself;
  * sessions in DATA_DIR/edge-sessions.sqlite; hits handed to the embedded warehouse's ingest in this
- * process (`input.ingestPosted`, InProcessHitPoster) or, with ClickHouse, or when the warehouse does
+ * process (`input.postedHits`, InProcessHitPoster) or, with ClickHouse, or when the warehouse does
  * not store them in time, committed to reporting's inbox in DATA_DIR/reporting.sqlite (which this
  * process's reporting drains into the warehouse). Either is durable before a redirect is answered.
  * Resolves once listening and loaded. Close it before the stores and reporting close.
@@ -204,10 +204,12 @@ export async function startStandaloneEdge(input: StandaloneEdgeInput): Promise<T
   // Batches committed to the inbox from a writer thread (the event loop only packs them): all of them
   // without the warehouse in the process, else those it does not store in time.
   const threaded = new ThreadedInboxPoster(join(config.DATA_DIR, REPORTING_FILE));
-  const inbox: HitInboxPoster = input.ingestPosted
-    ? new InProcessHitPoster(input.ingestPosted, {
+  const inbox: HitInboxPoster = input.postedHits
+    ? new InProcessHitPoster(input.postedHits.ingest, {
         fallback: threaded,
-        onError: (error) => logger.warn({ err: error }, "the tracking edge's hits went to the inbox, or were refused: the warehouse did not store them"),
+        fallbackOnly: input.postedHits.inboxOnly,
+        onError: (error) =>
+          logger.warn({ err: error }, 'the warehouse did not store hits of the tracking edge (the inbox took them, or they were refused as invalid)'),
       })
     : threaded;
   const nestLogger = new PinoNestLogger(logger);

@@ -97,6 +97,19 @@ describe('InProcessHitPoster: the edge hits straight to the warehouse ingest in 
     expect(fallback.batches).toHaveLength(2);
   });
 
+  it('posts the batches `fallbackOnly` names to the fallback only', async () => {
+    const { calls, ingest } = gatedIngest();
+    const fallback = keepingFallback();
+    const poster = new InProcessHitPoster(ingest, { fallback, fallbackOnly: (inputs) => inputs.some((input) => (input as { events?: boolean }).events) });
+    await poster.post([{ hitId: 'a' }, { hitId: 'b', events: true }]);
+    expect(calls).toHaveLength(0);
+    expect(fallback.batches).toEqual([[{ hitId: 'a' }, { hitId: 'b', events: true }]]);
+    const other = poster.post([{ hitId: 'c' }]);
+    expect(calls.map((call) => call.inputs)).toEqual([[{ hitId: 'c' }]]);
+    calls[0].resolve(stored(1));
+    await other;
+  });
+
   it('leaves the fallback alone when the ingest answers in time', async () => {
     const fallback = keepingFallback();
     const poster = new InProcessHitPoster(async (inputs) => stored(inputs.length), { fallback, waitMs: 1000 });

@@ -16,6 +16,12 @@ export interface InProcessHitPosterOptions {
   waitMs?: number;
   /** Hits the warehouse refused as invalid (PostedHitsRefusedError), and failed ingests a fallback took over. */
   onError?: (error: unknown) => void;
+  /**
+   * Batches that go to the fallback only (with a fallback): those whose `ingest` does more than store
+   * their hits (webhook events queued after the hits are stored), which the inbox's drain does again
+   * after a crash in between, so that no stored hit misses them.
+   */
+  fallbackOnly?: (inputs: readonly unknown[]) => boolean;
 }
 
 /**
@@ -26,6 +32,7 @@ export interface InProcessHitPosterOptions {
  * store's ingest answers once its hits are in its ingest log (the same class of durability as the
  * inbox's commit: kept through a crash of the process, replayed at the next open). Hits the
  * warehouse refuses as invalid are reported to `onError` and dropped, as the inbox's drain does.
+ * Batches `fallbackOnly` names go to the inbox, as before.
  *
  * The warehouse has one writer, which a reporting update, a commit or a failing disk may hold: a
  * batch it has not stored within `waitMs`, or failed to store, is posted to the `fallback` (the
@@ -54,7 +61,7 @@ export class InProcessHitPoster {
   post(inputs: readonly unknown[]): Promise<void> {
     if (inputs.length === 0) return Promise.resolve();
     const fallback = this.options.fallback;
-    if (fallback && this.late > 0) return Promise.resolve(fallback.post(inputs));
+    if (fallback && (this.late > 0 || this.options.fallbackOnly?.(inputs))) return Promise.resolve(fallback.post(inputs));
     const stored = this.ingest(inputs as unknown[]).then((result) => {
       if (result.invalidCount > 0) this.onError(new PostedHitsRefusedError(result));
     });

@@ -137,6 +137,8 @@ export interface PostedHitsIngest {
   ingest: (inputs: unknown[]) => Promise<IngestHitsResult>;
   /** Batches the inbox carries. */
   inboxOnly: (inputs: readonly unknown[]) => boolean;
+  /** Whether posted batches wait in the inbox to be drained. */
+  inboxWaiting: () => boolean;
 }
 
 /** What tests change in the reporting composition (never set by configuration). */
@@ -261,7 +263,10 @@ function partsOf(
   return {
     integrationJobs,
     deliveryLog,
-    postedHits: postedHits ? { ingest, inboxOnly: (inputs) => nodeExecutionJobs(inputs, '').length > 0 } : undefined,
+    postedHits:
+      postedHits && inbox
+        ? { ingest, inboxOnly: (inputs) => nodeExecutionJobs(inputs, '').length > 0, inboxWaiting: () => inbox.postedWaiting() > 0 }
+        : undefined,
     options: {
       hitStore: testing.wrapHitStore ? testing.wrapHitStore(hitStore) : hitStore,
       postbackLog,

@@ -208,6 +208,7 @@ export async function startStandaloneEdge(input: StandaloneEdgeInput): Promise<T
     ? new InProcessHitPoster(input.postedHits.ingest, {
         fallback: threaded,
         fallbackOnly: input.postedHits.inboxOnly,
+        fallbackWaiting: input.postedHits.inboxWaiting,
         onError: (error) =>
           logger.warn({ err: error }, 'the warehouse did not store hits of the tracking edge (the inbox took them, or they were refused as invalid)'),
       })

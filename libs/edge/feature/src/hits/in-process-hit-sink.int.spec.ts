@@ -24,11 +24,15 @@ describe('the standalone hit sink with the warehouse in the process: hits ingest
     closers.push(() => store.close());
     const threaded = new ThreadedInboxPoster(reportingFile());
     closers.push(() => threaded.close());
-    const poster = new InProcessHitPoster((inputs) => ingestHits(ingestInto(store), inputs), { fallback: threaded, waitMs });
-    const sink = new GroupCommitHitSink(new InboxHitWriter(poster), { maxWaitMs: 0, maxConcurrentWrites: 1 });
-    closers.push(() => sink.close());
     const inbox = new HitInbox(reportingFile());
     closers.push(() => inbox.close());
+    const poster = new InProcessHitPoster((inputs) => ingestHits(ingestInto(store), inputs), {
+      fallback: threaded,
+      fallbackWaiting: () => inbox.postedWaiting() > 0,
+      waitMs,
+    });
+    const sink = new GroupCommitHitSink(new InboxHitWriter(poster), { maxWaitMs: 0, maxConcurrentWrites: 1 });
+    closers.push(() => sink.close());
     return { store, sink, inbox };
   };
 

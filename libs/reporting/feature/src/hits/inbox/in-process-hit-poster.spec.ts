@@ -110,6 +110,32 @@ describe('InProcessHitPoster: the edge hits straight to the warehouse ingest in 
     await other;
   });
 
+  it('after the fallback took a batch, posts the next ones to it until it holds none waiting', async () => {
+    const fallback = keepingFallback();
+    let waiting = true;
+    let failing = true;
+    const ingested: unknown[][] = [];
+    const poster = new InProcessHitPoster(
+      async (inputs) => {
+        if (failing) throw new Error('disk full');
+        ingested.push(inputs);
+        return stored(inputs.length);
+      },
+      { fallback, fallbackWaiting: () => waiting },
+    );
+    await poster.post([{ hitId: 'a' }]);
+    failing = false;
+    // The fallback still holds the first batch: the second follows it there.
+    await poster.post([{ hitId: 'b' }]);
+    expect(fallback.batches).toEqual([[{ hitId: 'a' }], [{ hitId: 'b' }]]);
+    expect(ingested).toEqual([]);
+    // Drained: to the warehouse again.
+    waiting = false;
+    await poster.post([{ hitId: 'c' }]);
+    expect(ingested).toEqual([[{ hitId: 'c' }]]);
+    expect(fallback.batches).toHaveLength(2);
+  });
+
   it('leaves the fallback alone when the ingest answers in time', async () => {
     const fallback = keepingFallback();
     const poster = new InProcessHitPoster(async (inputs) => stored(inputs.length), { fallback, waitMs: 1000 });

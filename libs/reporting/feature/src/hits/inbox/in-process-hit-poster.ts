@@ -22,6 +22,13 @@ export interface InProcessHitPosterOptions {
    * after a crash in between, so that no stored hit misses them.
    */
   fallbackOnly?: (inputs: readonly unknown[]) => boolean;
+  /**
+   * Whether batches posted to the fallback wait to be ingested (the inbox's posted batches not drained
+   * yet). After the fallback took a batch, the next ones go to it too until it is drained, so that the
+   * warehouse gets an account's hits in the order they were posted (an action hit after the hit it
+   * counts a click on). Absent: the fallback is taken to keep nothing waiting.
+   */
+  fallbackWaiting?: () => boolean;
 }
 
 /**
@@ -37,7 +44,10 @@ export interface InProcessHitPosterOptions {
  * The warehouse has one writer, which a reporting update, a commit or a failing disk may hold: a
  * batch it has not stored within `waitMs`, or failed to store, is posted to the `fallback` (the
  * inbox) and `post` resolves once that is durable; until the late ingest is over, the next batches
- * go to the inbox at once. So the edge waits for the warehouse no longer than before this poster.
+ * go to the inbox at once, and after it, until the inbox is drained (`fallbackWaiting`), so that the
+ * warehouse still gets an account's hits in the order they were posted. So the edge waits for the
+ * warehouse no longer than before this poster. Batches are posted one at a time (the edge's group
+ * commit writes one at a time).
  * A batch then reaches the warehouse twice (the late ingest, the inbox's drain): stored once (its
  * hitIds; an action hit already stored counts no click again), as a retry is.
  *
@@ -47,6 +57,8 @@ export interface InProcessHitPosterOptions {
 export class InProcessHitPoster {
   /** Ingests past `waitMs` not over yet: the warehouse is busy, batches go to the fallback. */
   private late = 0;
+  /** The fallback took batches that may not be ingested yet: the next ones follow them. */
+  private fellBack = false;
   private readonly waitMs: number;
   private readonly onError: (error: unknown) => void;
 
@@ -61,7 +73,7 @@ export class InProcessHitPoster {
   post(inputs: readonly unknown[]): Promise<void> {
     if (inputs.length === 0) return Promise.resolve();
     const fallback = this.options.fallback;
-    if (fallback && (this.late > 0 || this.options.fallbackOnly?.(inputs))) return Promise.resolve(fallback.post(inputs));
+    if (fallback && (this.late > 0 || this.behindFallback() || this.options.fallbackOnly?.(inputs))) return this.toFallback(fallback, inputs);
     const stored = this.ingest(inputs as unknown[]).then((result) => {
       if (result.invalidCount > 0) this.onError(new PostedHitsRefusedError(result));
     });
@@ -70,9 +82,7 @@ export class InProcessHitPoster {
       let handedOver = false;
       const handOver = () => {
         handedOver = true;
-        Promise.resolve()
-          .then(() => fallback.post(inputs))
-          .then(resolve, reject);
+        this.toFallback(fallback, inputs).then(resolve, reject);
       };
       const timer = setTimeout(() => {
         this.late++;
@@ -92,5 +102,16 @@ export class InProcessHitPoster {
         },
       );
     });
+  }
+
+  private toFallback(fallback: PostedHitsFallback, inputs: readonly unknown[]): Promise<void> {
+    this.fellBack = true;
+    return Promise.resolve().then(() => fallback.post(inputs));
+  }
+
+  /** Whether batches the fallback took may wait there still. */
+  private behindFallback(): boolean {
+    if (this.fellBack) this.fellBack = this.options.fallbackWaiting?.() ?? false;
+    return this.fellBack;
   }
 }

@@ -21,13 +21,14 @@ import {
   openPostbackLog,
   openWebhookLog,
   withWebhookEvents,
+  nodeExecutionJobs,
   openIncomingLog,
   openIntegrationDeliveryLog,
   type IncomingLogStore,
   type IntegrationDeliveryLogStore,
 } from '@funnel/reporting-feature';
 import { ensureDataDir } from './data-dir';
-import { HitInbox, HitsStreamConsumer, hitsStreamConfig, ingestHits } from '@funnel/reporting-feature';
+import { HitInbox, HitsStreamConsumer, hitsStreamConfig, ingestHits, type IngestHitsResult } from '@funnel/reporting-feature';
 import type { EventStore } from '@funnel/eventstore';
 import type { ReadStore } from '@funnel/readstore';
 
@@ -121,7 +122,23 @@ export interface ReportingParts {
   integrationJobs: IntegrationJobQueue;
   /** The integration deliveries log the integration jobs write (also `options.integrationDeliveryLog`). */
   deliveryLog: IntegrationDeliveryLogStore;
+  /**
+   * Standalone with the embedded warehouse: the ingest of hits posted in this process (the edge's,
+   * through InProcessHitPoster), as the inbox's drain ingests them, without the inbox; batches with
+   * webhook events (queued after the hits are stored) go through the inbox, which queues them again
+   * after a crash in between. Absent with ClickHouse (the edge posts to the inbox) and in distributed mode.
+   */
+  postedHits?: PostedHitsIngest;
   close(): Promise<void>;
+}
+
+/** See ReportingParts.postedHits. */
+export interface PostedHitsIngest {
+  ingest: (inputs: unknown[]) => Promise<IngestHitsResult>;
+  /** Batches the inbox carries. */
+  inboxOnly: (inputs: readonly unknown[]) => boolean;
+  /** Whether posted batches wait in the inbox to be drained. */
+  inboxWaiting: () => boolean;
 }
 
 /** What tests change in the reporting composition (never set by configuration). */
@@ -154,10 +171,10 @@ export async function embeddedReportingParts({ config, testing = {} }: PartsInpu
   const integrationJobs = new EmbeddedJobQueue<IntegrationJobPayload>({ ...INTEGRATION_QUEUE_OPTIONS, ...testing.queues, filename });
   const webhookLog = await openWebhookLog(hitStore.warehouse);
   const deliveryLog = await openIntegrationDeliveryLog(hitStore.warehouse);
-  // The inbox also with ClickHouse: the standalone edge hands its hits to reporting through it.
+  // The inbox also with ClickHouse: the standalone edge hands its hits to reporting through it (with DuckDB, those the warehouse does not take at once).
   return partsOf(
     config,
-    { hitStore, postbackLog, incomingLog, webhookLog, deliveryLog, webhooks, integrationJobs, inboxFile: filename },
+    { hitStore, postbackLog, incomingLog, webhookLog, deliveryLog, webhooks, integrationJobs, inboxFile: filename, postedHits: !config.CLICKHOUSE_URL },
     updates,
     postbacks,
     testing,
@@ -219,6 +236,7 @@ function partsOf(
     webhooks,
     integrationJobs,
     inboxFile,
+    postedHits,
     stopHits,
   }: {
     hitStore: HitStore;
@@ -229,6 +247,8 @@ function partsOf(
     webhooks: WebhooksQueue;
     integrationJobs: IntegrationJobQueue;
     inboxFile?: string;
+    /** Whether hits posted in this process may go straight to the warehouse's ingest (`ReportingParts.postedHits`). */
+    postedHits?: boolean;
     stopHits?: () => Promise<void>;
   },
   updates: ReportingFeatureOptions['updates'],
@@ -238,10 +258,15 @@ function partsOf(
 ): ReportingParts {
   // The embedded warehouse opens in this process only: `hits:import` hands its batches to it through the inbox.
   const inbox = inboxFile ? new HitInbox(inboxFile) : undefined;
-  const stopInbox = inbox?.watch(withWebhookEvents((inputs) => ingestHits(hitStore, inputs), webhooks));
+  const ingest = withWebhookEvents((inputs) => ingestHits(hitStore, inputs), webhooks);
+  const stopInbox = inbox?.watch(ingest);
   return {
     integrationJobs,
     deliveryLog,
+    postedHits:
+      postedHits && inbox
+        ? { ingest, inboxOnly: (inputs) => nodeExecutionJobs(inputs, '').length > 0, inboxWaiting: () => inbox.postedWaiting() > 0 }
+        : undefined,
     options: {
       hitStore: testing.wrapHitStore ? testing.wrapHitStore(hitStore) : hitStore,
       postbackLog,

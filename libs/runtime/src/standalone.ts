@@ -180,6 +180,7 @@ export async function startStandalone(
     assetRegistry: app.get<AssetRegistry>(ASSET_REGISTRY, { strict: false }),
     registry: metrics,
     logger,
+    postedHits: reporting.postedHits,
   }).catch(async (error: unknown) => {
     await relay?.stop();
     await app.close();
@@ -197,7 +198,7 @@ export async function startStandalone(
     port,
     edgePort: trackingEdge.port,
     async close() {
-      // The edge first: its last hits reach reporting's inbox, which reporting drains as it closes.
+      // The edge first: its last hits reach the warehouse (or reporting's inbox, which reporting drains as it closes).
       await trackingEdge.close();
       await relay?.stop();
       await app.close();

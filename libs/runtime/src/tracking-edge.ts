@@ -23,7 +23,7 @@ import {
 } from '@funnel/platform';
 import type { EventStore } from '@funnel/eventstore';
 import type { AssetRegistry } from '@funnel/assets-domain';
-import { ThreadedInboxPoster } from '@funnel/reporting-feature';
+import { InProcessHitPoster, ThreadedInboxPoster } from '@funnel/reporting-feature';
 import {
   EDGE_SNAPSHOT_CONFIG,
   EdgeSnapshot,
@@ -44,13 +44,14 @@ import {
   visitorConfig,
   visitorResolverOptionsFrom,
   EdgeMiddleware,
+  type HitInboxPoster,
   ServiceMiddlewareSecrets,
   edgeMiddlewareConfig,
   edgeMiddlewareLimitsFrom,
 } from '@funnel/edge-feature';
 import { commonConfig, natsAccessFrom, natsConfig, outboundConfig, outboundHttpOptionsFrom, warnOnOutboundPrivate } from './config';
 import { dataDirFile } from './data-dir';
-import { REPORTING_FILE } from './reporting-config';
+import { REPORTING_FILE, type PostedHitsIngest } from './reporting-config';
 import type { RunningApp } from './standalone';
 
 /** What the edge reads in both modes: visitor context, sessions, hits, snapshot and routes. */
@@ -175,13 +176,20 @@ export interface StandaloneEdgeInput {
   assetRegistry: AssetRegistry;
   registry: Registry;
   logger: Logger;
+  /**
+   * The ingest of the warehouse embedded in this process (reporting's `postedHits`): the edge's hits
+   * go to it directly, to the inbox when it does not take them in time. Absent: to reporting's inbox.
+   */
+  postedHits?: PostedHitsIngest;
 }
 
 /**
  * Standalone mode's edge: the snapshot over the in-process bus, following the event log itself;
- * sessions in DATA_DIR/edge-sessions.sqlite; hits committed to reporting's inbox in
- * DATA_DIR/reporting.sqlite (which this process's reporting drains into the warehouse). Resolves once
- * listening and loaded. Close it before the stores and reporting close.
+ * sessions in DATA_DIR/edge-sessions.sqlite; hits handed to the embedded warehouse's ingest in this
+ * process (`input.postedHits`, InProcessHitPoster) or, with ClickHouse, or when the warehouse does
+ * not store them in time, committed to reporting's inbox in DATA_DIR/reporting.sqlite (which this
+ * process's reporting drains into the warehouse). Either is durable before a redirect is answered.
+ * Resolves once listening and loaded. Close it before the stores and reporting close.
  */
 export async function startStandaloneEdge(input: StandaloneEdgeInput): Promise<TrackingEdge> {
   const { config, logger } = input;
@@ -193,8 +201,18 @@ export async function startStandaloneEdge(input: StandaloneEdgeInput): Promise<T
     ttlMs: config.SESSION_TTL,
     sweepIntervalMs: config.SESSION_SWEEP_INTERVAL,
   });
-  // Batches committed from a writer thread: the event loop only packs them.
-  const inbox = new ThreadedInboxPoster(join(config.DATA_DIR, REPORTING_FILE));
+  // Batches committed to the inbox from a writer thread (the event loop only packs them): all of them
+  // without the warehouse in the process, else those it does not store in time.
+  const threaded = new ThreadedInboxPoster(join(config.DATA_DIR, REPORTING_FILE));
+  const inbox: HitInboxPoster = input.postedHits
+    ? new InProcessHitPoster(input.postedHits.ingest, {
+        fallback: threaded,
+        fallbackOnly: input.postedHits.inboxOnly,
+        fallbackWaiting: input.postedHits.inboxWaiting,
+        onError: (error) =>
+          logger.warn({ err: error }, 'the warehouse did not store hits of the tracking edge (the inbox took them, or they were refused as invalid)'),
+      })
+    : threaded;
   const nestLogger = new PinoNestLogger(logger);
   const { middleware, http } = edgeMiddlewareOf(config, input.client, input.registry);
   let edge: TrackingEdge;
@@ -217,7 +235,7 @@ export async function startStandaloneEdge(input: StandaloneEdgeInput): Promise<T
         routes,
         trustedProxies: config.TRUSTED_PROXIES,
         onClose: async () => {
-          await inbox.close();
+          await threaded.close();
           await http.close();
         },
         logger: nestLogger,
@@ -226,7 +244,7 @@ export async function startStandaloneEdge(input: StandaloneEdgeInput): Promise<T
     );
   } catch (error) {
     await sessions.close();
-    await inbox.close();
+    await threaded.close();
     await http.close();
     throw error;
   }

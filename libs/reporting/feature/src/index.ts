@@ -19,6 +19,7 @@ export * from './apply/apply-job';
 export * from './postback-log';
 export * from './hits/inbox/hit-inbox';
 export * from './hits/inbox/threaded-inbox-poster';
+export * from './hits/inbox/in-process-hit-poster';
 export * from './hits/stream';
 export * from './webhooks';
 export * from './incoming-postbacks';

@@ -28,7 +28,10 @@ export function jetStreamHitSink(connection: NatsConnection, config: EdgeHitsCon
   return new ImmediateHitSink(new JetStreamHitWriter({ connection, publishTimeoutMs: config.HITS_PUBLISH_TIMEOUT_MS }), config.HITS_MAX_QUEUED);
 }
 
-/** Standalone: batches committed to reporting's hits inbox, one write at a time (SQLite has one writer). */
+/**
+ * Standalone: batches posted to reporting (the warehouse's ingest in the process, or its hits inbox),
+ * one write at a time (one writer each), the hits of the requests arriving meanwhile grouped into the next.
+ */
 export function inboxHitSink(inbox: HitInboxPoster, config: EdgeHitsConfig): GroupCommitHitSink {
   return new GroupCommitHitSink(new InboxHitWriter(inbox), {
     maxItems: config.HITS_COMMIT_MAX,

@@ -377,10 +377,15 @@ export class DuckDbHitStore implements HitStore {
       counts: [...counts.values()],
       times: [...counts.keys()].map((id) => keys.get(id)!),
     }));
-    await this.ingestRows(rows, fresh, logged, () => {
-      this.visitors.write(visitorDaysOf(fresh, freshTimes));
-      this.index.write(fresh.map((hit, i) => ({ accountId: hit.accountId, hitId: hit.hitId, timeMs: freshTimes[i] })));
-    });
+    // The keys and visitor days in one SQLite transaction.
+    await this.ingestRows(rows, fresh, logged, () =>
+      this.sqlite
+        .transaction(() => {
+          this.visitors.write(visitorDaysOf(fresh, freshTimes));
+          this.index.write(fresh.map((hit, i) => ({ accountId: hit.accountId, hitId: hit.hitId, timeMs: freshTimes[i] })));
+        })
+        .immediate(),
+    );
     return inserted;
   }
 

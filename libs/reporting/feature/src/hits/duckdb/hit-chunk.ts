@@ -37,12 +37,14 @@ interface LaidColumn {
   values?: WarehouseValue[];
 }
 
-/** Lays out `count` values of a column (see LaidColumn). */
-type Lay = (count: number, value: ColumnValues, scratch: ArrayBuffer) => LaidColumn;
+/** Lays out `count` values of a column (see LaidColumn) at `offset` (a multiple of 8) of `target`. */
+type Lay = (count: number, value: ColumnValues, target: ArrayBuffer, offset: number) => LaidColumn;
 
 /** How a column of a declared type is handed to DuckDB: laid out, then copied into its vector (lists: `convert`ed to DuckDBValues). */
 interface ColumnWriter {
   type: DuckDBType;
+  /** The bytes a column of `count` rows takes laid out (0: a list column, whose values go in the header). */
+  width: number;
   lay: Lay;
   convert?: (value: WarehouseValue) => DuckDBValue;
 }
@@ -56,9 +58,9 @@ const INLINE_BYTES = 12;
  * string_t, padded with zeros as DuckDB compares it, all copied at once; other text then assigned by
  * DuckDB (one native call each, which copies it into the vector's string heap).
  */
-const layText: Lay = (count, value, scratch) => {
-  const bytes = new Uint8Array(scratch, 0, count * STRING_BYTES);
-  const words = new Uint32Array(scratch, 0, count * 4);
+const layText: Lay = (count, value, target, offset) => {
+  const bytes = new Uint8Array(target, offset, count * STRING_BYTES);
+  const words = new Uint32Array(target, offset, count * 4);
   words.fill(0);
   const longRows: number[] = [];
   const longTexts: string[] = [];
@@ -83,17 +85,17 @@ const layText: Lay = (count, value, scratch) => {
   return { bytes: count * STRING_BYTES, longRows, longTexts };
 };
 
-function layNumbers(array: (scratch: ArrayBuffer, count: number) => Uint8Array | Uint32Array): Lay {
-  return (count, value, scratch) => {
-    const values = array(scratch, count);
+function layNumbers(array: (target: ArrayBuffer, offset: number, count: number) => Uint8Array | Uint32Array): Lay {
+  return (count, value, target, offset) => {
+    const values = array(target, offset, count);
     for (let row = 0; row < count; row++) values[row] = Number(value(row));
     return { bytes: values.byteLength };
   };
 }
 
 function layBigInts(convert: (value: WarehouseValue) => bigint): Lay {
-  return (count, value, scratch) => {
-    const values = new BigInt64Array(scratch, 0, count);
+  return (count, value, target, offset) => {
+    const values = new BigInt64Array(target, offset, count);
     for (let row = 0; row < count; row++) values[row] = convert(value(row));
     return { bytes: values.byteLength };
   };
@@ -112,6 +114,7 @@ function micros(value: WarehouseValue): bigint {
 function listWriter(type: DuckDBType, convert: (value: WarehouseValue) => DuckDBValue): ColumnWriter {
   return {
     type,
+    width: 0,
     convert,
     lay: (count, value) => {
       const values: WarehouseValue[] = new Array(count);
@@ -124,8 +127,11 @@ function listWriter(type: DuckDBType, convert: (value: WarehouseValue) => DuckDB
   };
 }
 
-/** Copies a laid-out column (its bytes at `offset` of `source`) into column `column` of `chunk`. */
-function writeColumn(chunk: DuckDBDataChunk, column: number, writer: ColumnWriter, laid: LaidColumn, source: ArrayBuffer, offset: number): void {
+/**
+ * Copies a laid-out column (its bytes at `offset` of `source`) into column `column` of `chunk`; a
+ * packed text column's long texts follow its bytes (see `packLongTexts`).
+ */
+function writeColumn(chunk: DuckDBDataChunk, column: number, writer: ColumnWriter, laid: PackedColumn | LaidColumn, source: ArrayBuffer, offset: number): void {
   if (laid.values) {
     chunk.setColumnValues(column, laid.values.map(writer.convert!));
     return;
@@ -134,16 +140,95 @@ function writeColumn(chunk: DuckDBDataChunk, column: number, writer: ColumnWrite
   duckdb.copy_data_to_vector(vector, 0, source, offset, laid.bytes);
   const rows = laid.longRows ?? [];
   for (let i = 0; i < rows.length; i++) duckdb.vector_assign_string_element(vector, rows[i], laid.longTexts![i]);
+  const longBytes = 'longBytes' in laid ? (laid.longBytes ?? 0) : 0;
+  if (longBytes > 0)
+    assignLongTexts(
+      vector,
+      laid.bytes / STRING_BYTES,
+      new DataView(source, offset + laid.bytes, longBytes),
+      new Uint8Array(source, offset + laid.bytes, longBytes),
+    );
+}
+
+/**
+ * A text column's long texts as `pack` writes them after the column's string_t (left empty for them):
+ * per long text its row (uint32) and then either its UTF-8 length (int32) and bytes, padded to 4, or,
+ * for a text an earlier row of the column holds, -1 - that row (whose string_t is then copied: both
+ * point at the one copy in the vector's string heap).
+ */
+function packLongTexts(target: Buffer, at: number, rows: readonly number[], texts: readonly string[]): number {
+  const firstRow = new Map<string, number>();
+  let end = at;
+  for (let i = 0; i < rows.length; i++) {
+    const text = texts[i];
+    target.writeUInt32LE(rows[i], end);
+    const earlier = firstRow.get(text);
+    if (earlier !== undefined) {
+      target.writeInt32LE(-1 - earlier, end + 4);
+      end += 8;
+      continue;
+    }
+    firstRow.set(text, rows[i]);
+    const length = asciiInto(target, end + 8, text) ?? target.write(text, end + 8, 'utf8');
+    target.writeInt32LE(length, end + 4);
+    end += 8 + ((length + 3) & ~3);
+  }
+  return end - at;
+}
+
+/** The bytes of `text` written at `at` when it is ASCII (its length), else undefined (nothing meant). */
+function asciiInto(target: Buffer, at: number, text: string): number | undefined {
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
+    const code = text.charCodeAt(i);
+    if (code > 0x7f) return undefined;
+    target[at + i] = code;
+  }
+  return length;
+}
+
+/** The most bytes `packLongTexts` writes for these texts. */
+function longTextsBound(texts: readonly string[]): number {
+  let bytes = 0;
+  for (const text of texts) bytes += 12 + text.length * 3;
+  return bytes;
+}
+
+/** Assigns the long texts packed by `packLongTexts` (`view` and `bytes` over them) to the rows of `vector` (of `count` rows). */
+function assignLongTexts(vector: duckdb.Vector, count: number, view: DataView, bytes: Uint8Array): void {
+  let repeats = false;
+  for (let at = 0; at < view.byteLength;) {
+    const length = view.getInt32(at + 4, true);
+    if (length >= 0) {
+      duckdb.vector_assign_string_element_len(vector, view.getUint32(at, true), bytes.subarray(at + 8, at + 8 + length));
+      at += 8 + ((length + 3) & ~3);
+    } else {
+      repeats = true;
+      at += 8;
+    }
+  }
+  if (!repeats) return;
+  // The vector's string_t (a copy) with the repeats' taken from their earlier rows, copied back at once.
+  const data = duckdb.vector_get_data(vector, count * STRING_BYTES);
+  for (let at = 0; at < view.byteLength;) {
+    const length = view.getInt32(at + 4, true);
+    if (length < 0) {
+      const earlier = -1 - length;
+      data.copyWithin(view.getUint32(at, true) * STRING_BYTES, earlier * STRING_BYTES, (earlier + 1) * STRING_BYTES);
+    }
+    at += length >= 0 ? 8 + ((length + 3) & ~3) : 8;
+  }
+  duckdb.copy_data_to_vector(vector, 0, data.buffer as ArrayBuffer, data.byteOffset, count * STRING_BYTES);
 }
 
 /** The writers by DuckDB type, as WAREHOUSE_COLUMNS spell them (up to a DEFAULT or NOT NULL). */
 const WRITERS: Readonly<Record<string, ColumnWriter>> = {
-  VARCHAR: { type: VARCHAR, lay: layText },
-  BIGINT: { type: BIGINT, lay: layBigInts((value) => BigInt(value as number)) },
-  BOOLEAN: { type: BOOLEAN, lay: layNumbers((scratch, count) => new Uint8Array(scratch, 0, count)) },
-  UTINYINT: { type: UTINYINT, lay: layNumbers((scratch, count) => new Uint8Array(scratch, 0, count)) },
-  UINTEGER: { type: UINTEGER, lay: layNumbers((scratch, count) => new Uint32Array(scratch, 0, count)) },
-  'DECIMAL(18,6)': { type: DECIMAL(18, 6), lay: layBigInts(micros) },
+  VARCHAR: { type: VARCHAR, width: STRING_BYTES, lay: layText },
+  BIGINT: { type: BIGINT, width: 8, lay: layBigInts((value) => BigInt(value as number)) },
+  BOOLEAN: { type: BOOLEAN, width: 1, lay: layNumbers((target, offset, count) => new Uint8Array(target, offset, count)) },
+  UTINYINT: { type: UTINYINT, width: 1, lay: layNumbers((target, offset, count) => new Uint8Array(target, offset, count)) },
+  UINTEGER: { type: UINTEGER, width: 4, lay: layNumbers((target, offset, count) => new Uint32Array(target, offset, count)) },
+  'DECIMAL(18,6)': { type: DECIMAL(18, 6), width: 8, lay: layBigInts(micros) },
   'VARCHAR[]': listWriter(LIST(VARCHAR), (value) => listValue((value as string[]).map(String))),
   'BIGINT[]': listWriter(LIST(BIGINT), (value) => listValue((value as number[]).map((n) => BigInt(n)))),
   'DECIMAL(18,6)[]': listWriter(LIST(DECIMAL(18, 6)), (value) => listValue((value as string[]).map((text) => decimalValue(micros(text), 18, 6)))),
@@ -157,8 +242,14 @@ function columnWriter(declaration: string): ColumnWriter {
   return writer;
 }
 
-/** A laid-out column of packed rows: where its bytes are in the packed bytes. */
-type PackedColumn = LaidColumn & { at: number };
+/** `bytes` rounded up to a multiple of 8. */
+const aligned = (bytes: number) => (bytes + 7) & ~7;
+
+/**
+ * A laid-out column of packed rows: where its bytes are in the packed bytes, and the bytes of its
+ * long texts after them (see `packLongTexts`; packs of an earlier version list them in `longTexts`).
+ */
+type PackedColumn = LaidColumn & { at: number; longBytes?: number };
 
 /** The header of packed rows (see ChunkWriter.pack). */
 interface PackedHeader {
@@ -188,7 +279,7 @@ export class ChunkWriter {
       const rows = Math.min(CHUNK_ROWS, count - start);
       const chunk = this.reset(rows);
       this.writers.forEach((writer, column) =>
-        writeColumn(chunk, column, writer, writer.lay(rows, values(this.columns[column].name, start), this.scratch), this.scratch, 0),
+        writeColumn(chunk, column, writer, writer.lay(rows, values(this.columns[column].name, start), this.scratch, 0), this.scratch, 0),
       );
       appender.appendDataChunk(chunk);
     }
@@ -201,28 +292,48 @@ export class ChunkWriter {
 
   /**
    * `count` rows (as `append` takes them) laid out in one buffer: a uint32 length, a JSON header
-   * (the columns' names; per chunk its row count and, per column, where its bytes are, its long texts
-   * or its list values), then the columns' bytes. Values a column cannot hold throw here.
+   * (the columns' names; per chunk its row count and, per column, where its bytes are, or its list
+   * values), then the columns' bytes, a text column's followed by its long texts (`packLongTexts`:
+   * UTF-8, each text once per column and chunk). Values a column cannot hold throw here.
    */
   pack(count: number, values: (column: string, start: number) => ColumnValues): Buffer {
-    const parts: Uint8Array[] = [];
+    // Each column laid out straight into one buffer (grown when long texts need it), at a multiple of 8 (the typed arrays' alignment).
+    let fixed = 0;
+    for (let start = 0; start < count; start += CHUNK_ROWS)
+      for (const writer of this.writers) fixed += aligned(writer.width * Math.min(CHUNK_ROWS, count - start));
+    let body = Buffer.allocUnsafeSlow(fixed + (fixed >> 2));
+    const room = (bytes: number) => {
+      if (at + bytes <= body.length) return;
+      const larger = Buffer.allocUnsafeSlow(Math.max(at + bytes, body.length * 2));
+      body.copy(larger, 0, 0, at);
+      body = larger;
+    };
     let at = 0;
     const chunks: PackedHeader['chunks'] = [];
     for (let start = 0; start < count; start += CHUNK_ROWS) {
       const rows = Math.min(CHUNK_ROWS, count - start);
       const columns = this.writers.map((writer, column): PackedColumn => {
-        const laid = writer.lay(rows, values(this.columns[column].name, start), this.scratch);
-        if (laid.bytes > 0) parts.push(new Uint8Array(this.scratch.slice(0, laid.bytes)));
-        const packed = { ...laid, at };
+        room(writer.width * rows);
+        const { longRows, longTexts, ...laid } = writer.lay(rows, values(this.columns[column].name, start), body.buffer as ArrayBuffer, at);
+        const packed: PackedColumn = { ...laid, at };
         at += laid.bytes;
+        if (longRows && longRows.length > 0) {
+          room(longTextsBound(longTexts!));
+          packed.longBytes = packLongTexts(body, at, longRows, longTexts!);
+          at += packed.longBytes;
+        }
+        at = aligned(at);
         return packed;
       });
       chunks.push({ count: rows, columns });
     }
-    const header = Buffer.from(JSON.stringify({ columns: this.columns.map((column) => column.name), chunks } satisfies PackedHeader));
-    const length = Buffer.alloc(4);
-    length.writeUInt32LE(header.length);
-    return Buffer.concat([length, header, ...parts]);
+    const header = JSON.stringify({ columns: this.columns.map((column) => column.name), chunks } satisfies PackedHeader);
+    const headerLength = Buffer.byteLength(header);
+    const packed = Buffer.allocUnsafe(4 + headerLength + at);
+    packed.writeUInt32LE(headerLength, 0);
+    packed.write(header, 4);
+    body.copy(packed, 4 + headerLength, 0, at);
+    return packed;
   }
 
   /** Appends rows packed by `pack` (of a writer of the same columns); the number of rows. */
@@ -270,7 +381,7 @@ export function dataChunkOf(columns: readonly { name: string; duckdb: string }[]
       chunk,
       column,
       writer,
-      writer.lay(rows.length, (row) => rows[row][columns[column].name], scratch),
+      writer.lay(rows.length, (row) => rows[row][columns[column].name], scratch, 0),
       scratch,
       0,
     ),

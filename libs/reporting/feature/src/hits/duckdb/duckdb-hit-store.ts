@@ -364,7 +364,7 @@ export class DuckDbHitStore implements HitStore {
       if (counts.size > 0) clicks.push({ accountId, counts, keys });
     }
     if (fresh.length === 0) return inserted;
-    // Laid out (and checked) before anything is written.
+    // Laid out (and checked) before anything is written; in the writer's own buffer, appended and logged before the next write packs.
     const rows = this.hitsChunks.pack(fresh.length, (column, start) => {
       if (column === 'time_ms') return (row) => freshTimes[start + row];
       if (column === 'clicks') return (row) => fresh[start + row].clicks + batchClicks[start + row];

@@ -124,6 +124,22 @@ describe('ChunkWriter (DuckDB data chunks filled column by column)', () => {
     expect(await stored()).toEqual(Array.from({ length: 12 }, (_, n) => row(n)));
   });
 
+  it("packs again in the writer's own buffer (room kept for the header), each pack appending as given", async () => {
+    const writer = new ChunkWriter(COLUMNS);
+    const appender = await connection.createAppender('t');
+    const rows = Array.from({ length: CHUNK_ROWS * 3 }, (_, n) => row(n));
+    const values = (from: number) => (column: string, start: number) => (r: number) => (rows[from + start + r] as Record<string, WarehouseValue>)[column];
+    for (const [from, to] of [
+      [0, 100],
+      [100, 150],
+      [150, CHUNK_ROWS * 3],
+      [CHUNK_ROWS * 3, CHUNK_ROWS * 3],
+    ])
+      expect(writer.appendPacked(appender, writer.pack(to - from, values(from)))).toBe(to - from);
+    appender.closeSync();
+    expect(await stored()).toEqual(rows);
+  });
+
   it('refuses money beyond DECIMAL(18,6) instead of storing a wrapped value', async () => {
     const appender = await connection.createAppender('t');
     expect(() => new ChunkWriter(COLUMNS).appendRows(appender, [{ ...row(1), money: '1000000000000' }])).toThrow(/out of the range of DECIMAL\(18,6\)/);

@@ -268,6 +268,9 @@ export class ChunkWriter {
   private readonly writers: ColumnWriter[];
   private chunk: DuckDBDataChunk | undefined;
   private readonly scratch = new ArrayBuffer(CHUNK_ROWS * STRING_BYTES);
+  /** Where `pack` lays rows out, after `headerRoom` bytes kept for their header. */
+  private packBuffer = Buffer.alloc(0);
+  private headerRoom = 0;
 
   constructor(private readonly columns: readonly { name: string; duckdb: string }[]) {
     this.writers = columns.map((column) => columnWriter(column.duckdb));
@@ -295,31 +298,35 @@ export class ChunkWriter {
    * (the columns' names; per chunk its row count and, per column, where its bytes are, or its list
    * values), then the columns' bytes, a text column's followed by its long texts (`packLongTexts`:
    * UTF-8, each text once per column and chunk). Values a column cannot hold throw here.
+   *
+   * The buffer is the writer's own, written over by its next `pack` (no buffer of tens of MB made
+   * per ingest, which made V8 collect its whole heap): use it (append it, log it) before.
    */
   pack(count: number, values: (column: string, start: number) => ColumnValues): Buffer {
-    // Each column laid out straight into one buffer (grown when long texts need it), at a multiple of 8 (the typed arrays' alignment).
-    let fixed = 0;
+    // Laid out after room for the header, in the writer's own buffer (grown when long texts need it).
+    const room = this.headerRoom;
+    let fixed = room;
     for (let start = 0; start < count; start += CHUNK_ROWS)
       for (const writer of this.writers) fixed += aligned(writer.width * Math.min(CHUNK_ROWS, count - start));
-    let body = Buffer.allocUnsafeSlow(fixed + (fixed >> 2));
-    const room = (bytes: number) => {
-      if (at + bytes <= body.length) return;
-      const larger = Buffer.allocUnsafeSlow(Math.max(at + bytes, body.length * 2));
-      body.copy(larger, 0, 0, at);
-      body = larger;
+    let at = room;
+    const ensure = (bytes: number) => {
+      if (at + bytes <= this.packBuffer.length) return;
+      const larger = Buffer.allocUnsafeSlow(Math.max(at + bytes, fixed + (fixed >> 2), this.packBuffer.length * 2));
+      this.packBuffer.copy(larger, 0, 0, at);
+      this.packBuffer = larger;
     };
-    let at = 0;
+    ensure(fixed - room);
     const chunks: PackedHeader['chunks'] = [];
     for (let start = 0; start < count; start += CHUNK_ROWS) {
       const rows = Math.min(CHUNK_ROWS, count - start);
       const columns = this.writers.map((writer, column): PackedColumn => {
-        room(writer.width * rows);
-        const { longRows, longTexts, ...laid } = writer.lay(rows, values(this.columns[column].name, start), body.buffer as ArrayBuffer, at);
-        const packed: PackedColumn = { ...laid, at };
+        ensure(writer.width * rows);
+        const { longRows, longTexts, ...laid } = writer.lay(rows, values(this.columns[column].name, start), this.packBuffer.buffer as ArrayBuffer, at);
+        const packed: PackedColumn = { ...laid, at: at - room };
         at += laid.bytes;
         if (longRows && longRows.length > 0) {
-          room(longTextsBound(longTexts!));
-          packed.longBytes = packLongTexts(body, at, longRows, longTexts!);
+          ensure(longTextsBound(longTexts!));
+          packed.longBytes = packLongTexts(this.packBuffer, at, longRows, longTexts!);
           at += packed.longBytes;
         }
         at = aligned(at);
@@ -329,11 +336,19 @@ export class ChunkWriter {
     }
     const header = JSON.stringify({ columns: this.columns.map((column) => column.name), chunks } satisfies PackedHeader);
     const headerLength = Buffer.byteLength(header);
-    const packed = Buffer.allocUnsafe(4 + headerLength + at);
-    packed.writeUInt32LE(headerLength, 0);
-    packed.write(header, 4);
-    body.copy(packed, 4 + headerLength, 0, at);
-    return packed;
+    if (4 + headerLength > room) {
+      // More header than room (the first pack, or many list values): a buffer of its own, and more room next time.
+      this.headerRoom = aligned(4 + headerLength + (headerLength >> 1));
+      const packed = Buffer.allocUnsafe(4 + headerLength + at - room);
+      packed.writeUInt32LE(headerLength, 0);
+      packed.write(header, 4);
+      this.packBuffer.copy(packed, 4 + headerLength, room, at);
+      return packed;
+    }
+    const first = room - 4 - headerLength;
+    this.packBuffer.writeUInt32LE(headerLength, first);
+    this.packBuffer.write(header, first + 4);
+    return this.packBuffer.subarray(first, at);
   }
 
   /** Appends rows packed by `pack` (of a writer of the same columns); the number of rows. */

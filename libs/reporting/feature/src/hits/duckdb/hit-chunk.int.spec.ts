@@ -138,6 +138,11 @@ describe('ChunkWriter (DuckDB data chunks filled column by column)', () => {
       expect(writer.appendPacked(appender, writer.pack(to - from, values(from)))).toBe(to - from);
     appender.closeSync();
     expect(await stored()).toEqual(rows);
+    // The same rows pack to the same bytes whatever the buffer held before (padding zeroed: the bytes go to the ingest log).
+    const again = new ChunkWriter(COLUMNS);
+    const first = Buffer.from(again.pack(150, values(0)));
+    again.pack(CHUNK_ROWS * 3, (column, start) => (r) => (column === 'text' ? 'y'.repeat(37) : values(0)(column, start)(r)));
+    expect(Buffer.from(again.pack(150, values(0)))).toEqual(first);
   });
 
   it('refuses money beyond DECIMAL(18,6) instead of storing a wrapped value', async () => {

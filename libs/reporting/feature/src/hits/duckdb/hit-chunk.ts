@@ -171,7 +171,10 @@ function packLongTexts(target: Buffer, at: number, rows: readonly number[], text
     firstRow.set(text, rows[i]);
     const length = asciiInto(target, end + 8, text) ?? target.write(text, end + 8, 'utf8');
     target.writeInt32LE(length, end + 4);
-    end += 8 + ((length + 3) & ~3);
+    const padded = (length + 3) & ~3;
+    // Padding zeroed: the buffer is reused and its bytes go to the ingest log.
+    for (let i = length; i < padded; i++) target[end + 8 + i] = 0;
+    end += 8 + padded;
   }
   return end - at;
 }
@@ -329,7 +332,10 @@ export class ChunkWriter {
           packed.longBytes = packLongTexts(this.packBuffer, at, longRows, longTexts!);
           at += packed.longBytes;
         }
+        const end = at;
         at = aligned(at);
+        ensure(0);
+        this.packBuffer.fill(0, end, at);
         return packed;
       });
       chunks.push({ count: rows, columns });

@@ -11,7 +11,7 @@ export type ColumnValues = (row: number) => WarehouseValue;
 
 /**
  * A column of up to CHUNK_ROWS rows laid out as DuckDB's vector holds it: `bytes` bytes at the offset
- * given (in a scratch buffer (a buffer of CHUNK_ROWS * 16 bytes) of fixed-width values, or of string_t
+ * given (in a scratch buffer of CHUNK_ROWS * 16 bytes, or in the pack buffer) of fixed-width values, or of string_t
  * with the short texts inline (below) and the others, by row, in `longRows`/`longTexts`; a list
  * column has its `values` instead. Every column here is NOT NULL: the validity mask of a fresh or
  * reset chunk says all valid.

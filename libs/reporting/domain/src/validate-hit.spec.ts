@@ -3,7 +3,7 @@ import { isISO8601 } from 'class-validator';
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { MONEY_TEXT, normalizeDecimal } from './decimal';
-import { isIpAddress, moneyText, parseHit, parseIsoTime } from './validate-hit';
+import { checkHit, isIpAddress, moneyText, parseHit, parseIsoTime } from './validate-hit';
 import { aHit } from './testing/hits';
 
 const valid = () => {
@@ -169,4 +169,104 @@ describe('parseHit shortcuts agree with the full rules', () => {
       fc.property(ips, (value) => expect(isIpAddress(value)).toBe(ipaddr.isValid(value))),
       { numRuns: 5000 },
     ));
+});
+
+/** parseHit reads the edge's common form in one straight pass: on any input it answers as the full rules do, byte for byte. */
+describe('parseHit answers as checkHit does', () => {
+  const id = fc.oneof(fc.constantFrom('HIT000000009', 'short', '', 'organic', 'VISITOR0000!', 'ABCDEFGHIJKLM'), fc.stringMatching(/^[0-9A-Za-z]{12}$/));
+  const anything = fc.oneof(fc.constantFrom(undefined, null, true, 0, 1, -1, 1.5, '', 'x', [], {}), fc.string());
+  const text = fc.oneof(fc.string({ maxLength: 20 }), fc.constant('x'.repeat(257)), fc.constant('y'.repeat(2049)), fc.integer());
+  const tracking = fc.dictionary(fc.oneof(fc.constantFrom('campaign', 'external', 'c1', 'c20', 'c21', '__proto__'), fc.string()), text, { maxKeys: 4 });
+  const visitor = fc.dictionary(fc.oneof(fc.constantFrom('deviceType', 'userAgent', 'city', 'unknown'), fc.string()), text, { maxKeys: 4 });
+  const overrides = fc.record(
+    {
+      hitId: fc.oneof(id, anything),
+      accountId: id,
+      idTrafficSource: id,
+      idPage: id,
+      countryCode: fc.oneof(fc.constantFrom('', 'US', 'DE', 'us', 'XX', 'USA'), anything),
+      ip: fc.oneof(fc.constantFrom('', '203.0.113.7', '300.1.1.1', '2001:db8::1', '01.2.3.4'), anything),
+      time: fc.oneof(
+        fc.constantFrom(
+          '2026-01-10T12:00:00.000Z',
+          '2026-02-29T12:00:00.000Z',
+          '2028-02-29T23:59:59.999Z',
+          '2026-01-10T24:00:00.000Z',
+          '2026-01-10T13:00:00+01:00',
+        ),
+        fc.date({ min: new Date(Date.UTC(-10, 0, 1)), max: new Date(Date.UTC(12000, 0, 1)), noInvalidDate: true }).map((date) => date.toISOString()),
+        anything,
+      ),
+      isEntrance: fc.oneof(fc.boolean(), anything),
+      postbackCalled: fc.oneof(fc.boolean(), anything),
+      cost: fc.oneof(fc.constantFrom('0', '0.50', '12.5', 0, 2.25, '-1'), anything),
+      trackingFields: fc.oneof(tracking, anything),
+      conversions: fc.oneof(fc.constant([]), fc.constant([{ transactionId: 'T1', payout: '2.10', time: '2026-01-10T12:05:00Z' }]), anything),
+      customEvents: fc.oneof(fc.constantFrom({}, { '3': 2 }, { '4': 0 }, { '11': 1 }), anything),
+      nodeType: fc.oneof(fc.constantFrom('', 'landerGroup', 'offerGroup', 'nope'), anything),
+      idOfferSource: fc.oneof(id, anything),
+      action: fc.oneof(fc.integer({ min: -1, max: 65 }), anything),
+      previousHitId: fc.oneof(id, anything),
+      clicks: fc.oneof(fc.integer({ min: -1, max: 3 }), fc.constant(2 ** 53), anything),
+      visitor: fc.oneof(visitor, anything),
+      visitorTags: fc.oneof(fc.array(id, { maxLength: 3 }), anything),
+      middleware: fc.oneof(
+        fc.constantFrom(
+          { idMiddlewareConfig: 'MWCONFIG0001', matchedRouteId: 'r1', defaultReason: '', status: 200, latencyMs: 12 },
+          { idMiddlewareConfig: 'MWCONFIG0001', defaultReason: 'timeout' },
+          { idMiddlewareConfig: 'bad' },
+        ),
+        anything,
+      ),
+      unexpected: anything,
+    },
+    { requiredKeys: [] },
+  );
+  // Valid values only (in the edge's form and others), so that many hits pass.
+  const validOverrides = fc.record(
+    {
+      hitId: fc.stringMatching(/^[0-9A-Za-z]{12}$/),
+      idTrafficSource: fc.constantFrom('organic', 'TSOURCE00002'),
+      idPage: fc.constantFrom('', 'PAGE00000002'),
+      countryCode: fc.constantFrom('', 'US', 'DE'),
+      ip: fc.constantFrom('', '203.0.113.7', '2001:db8::1'),
+      time: fc.oneof(
+        fc.date({ min: new Date(Date.UTC(1000, 0, 1)), max: new Date(Date.UTC(9999, 0, 1)), noInvalidDate: true }).map((date) => date.toISOString()),
+        fc.constantFrom('2026-01-10T13:00:00+01:00', '2026-01-10T12:00:00Z'),
+      ),
+      cost: fc.constantFrom('0', '0.50', '12.5', 0, 2.25),
+      trackingFields: fc.dictionary(fc.constantFrom('campaign', 'external', 'c1', 'c20'), fc.string({ maxLength: 20 }), { maxKeys: 3 }),
+      conversions: fc.constantFrom([], [{ transactionId: 'T1', payout: '2.10', time: '2026-01-10T12:05:00Z' }]),
+      customEvents: fc.constantFrom({}, { '3': 2 }, { '4': 0 }),
+      nodeType: fc.constantFrom('', 'landerGroup', 'offerGroup'),
+      action: fc.integer({ min: 0, max: 64 }),
+      previousHitId: fc.constantFrom('', 'HIT000000002'),
+      clicks: fc.integer({ min: 0, max: 3 }),
+      visitor: fc.dictionary(fc.constantFrom('deviceType', 'userAgent', 'city'), fc.string({ maxLength: 20 }), { maxKeys: 3 }),
+      visitorTags: fc.array(fc.constantFrom('TAG000000002', 'TAG000000001'), { maxLength: 3 }),
+      middleware: fc.constantFrom({ idMiddlewareConfig: 'MWCONFIG0001', matchedRouteId: 'r1', defaultReason: '', status: 200, latencyMs: 12 }, null),
+    },
+    { requiredKeys: [] },
+  );
+
+  it('on hits with any of their fields changed, left out or added', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(fc.oneof(validOverrides, overrides), (change) => {
+        const input = JSON.parse(JSON.stringify({ ...valid(), ...change })) as unknown;
+        const answer = parseHit(input);
+        expect(JSON.stringify(answer)).toBe(JSON.stringify(checkHit(input)));
+        if (answer.ok) accepted++;
+      }),
+      { numRuns: 5000 },
+    );
+    // Valid hits among them too, not only refusals.
+    expect(accepted).toBeGreaterThan(1000);
+  });
+
+  it('on what is not a plain hit', () => {
+    const inherited = Object.assign(Object.create({ hitId: 'HIT000000001' }) as object, valid());
+    for (const input of [null, 1, 'hit', [valid()], inherited, { ...valid(), trackingFields: Object.create({ c1: 'x' }) as object }])
+      expect(JSON.stringify(parseHit(input))).toBe(JSON.stringify(checkHit(input)));
+  });
 });

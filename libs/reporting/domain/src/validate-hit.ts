@@ -69,6 +69,29 @@ const CANONICAL_MONEY = /^(?:0|[1-9]\d{0,11})(?:\.\d{0,5}[1-9])?$/;
 const IPV4_OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
 const DOTTED_IPV4 = new RegExp(`^${IPV4_OCTET}(?:\\.${IPV4_OCTET}){3}$`);
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The number written by the digits of `text` from `at` to `end` (UTC_ISO_TIME matched: digits only). */
+function digitsAt(text: string, at: number, end: number): number {
+  let n = 0;
+  for (let i = at; i < end; i++) n = n * 10 + text.charCodeAt(i) - 48;
+  return n;
+}
+
+/**
+ * Whether `value` is a UTC time as toISOString writes it (UTC_ISO_TIME) naming a real instant: what
+ * Date.parse then toISOString give back unchanged, checked field by field (no Date made).
+ */
+function isUtcIsoTime(value: string): boolean {
+  if (value.length !== 24 || !UTC_ISO_TIME.test(value)) return false;
+  const year = digitsAt(value, 0, 4);
+  const month = digitsAt(value, 5, 7);
+  const day = digitsAt(value, 8, 10);
+  if (month < 1 || month > 12 || day < 1 || digitsAt(value, 11, 13) > 23 || digitsAt(value, 14, 16) > 59 || digitsAt(value, 17, 19) > 59) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]);
+}
+
 /** Whether `value` is an IPv4 or IPv6 address (ipaddr.js's rule). */
 export function isIpAddress(value: string): boolean {
   return DOTTED_IPV4.test(value) || ipaddr.isValid(value);
@@ -76,10 +99,7 @@ export function isIpAddress(value: string): boolean {
 
 /** ISO 8601 date-time with a time zone (`Z` or an offset), read to its instant. Undefined when it is not one. */
 export function parseIsoTime(value: unknown): string | undefined {
-  if (typeof value === 'string' && UTC_ISO_TIME.test(value)) {
-    const ms = Date.parse(value);
-    if (Number.isFinite(ms) && new Date(ms).toISOString() === value) return value;
-  }
+  if (typeof value === 'string' && isUtcIsoTime(value)) return value;
   if (typeof value !== 'string' || !isISO8601(value, { strict: true }) || !/T.*(Z|[+-]\d\d:?\d\d)$/.test(value)) return undefined;
   const ms = Date.parse(value);
   return Number.isFinite(ms) ? new Date(ms).toISOString() : undefined;
@@ -115,6 +135,124 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * `conversions`, `customEvents`, `postbackCalled` and `trackingFields` may be left out.
  */
 export function parseHit(input: unknown): ParseResult<Hit> {
+  const value = isPlainObject(input) ? commonHit(input) : undefined;
+  return value ? { ok: true, value } : checkHit(input);
+}
+
+/** Asset ids by field, checked alike (`idTrafficSource` may also be "organic", `idPage` ""). */
+const isHitAssetId = (value: unknown): value is string => typeof value === 'string' && isValidAssetId(value);
+/** Country codes seen valid (a few hundred at most: the codes of ISO 3166-1). */
+const validCountryCodes = new Set<string>();
+
+/**
+ * The hit `input` is when it is valid and in the form the edge sends (no conversions, no custom
+ * events, at most one visitor tag), read as `checkHit` reads it; undefined otherwise (invalid, or
+ * valid in another form): then `checkHit` answers. A straight pass with no closures, lists or
+ * intermediate objects: ingest reads every hit here.
+ */
+function commonHit(input: Record<string, unknown>): Hit | undefined {
+  for (const key in input) if (!HIT_FIELDS.has(key) || !Object.hasOwn(input, key)) return undefined;
+  const { hitId, visitorId, accountId, idFunnel, idFunnelGroup, idTrafficSource, idNode, idPage } = input;
+  if (
+    !isHitAssetId(hitId) ||
+    !isHitAssetId(visitorId) ||
+    !isHitAssetId(accountId) ||
+    !isHitAssetId(idFunnel) ||
+    !isHitAssetId(idFunnelGroup) ||
+    !(idTrafficSource === ORGANIC_TRAFFIC_SOURCE || isHitAssetId(idTrafficSource)) ||
+    !isHitAssetId(idNode) ||
+    !(idPage === '' || isHitAssetId(idPage))
+  )
+    return undefined;
+  const countryCode = input['countryCode'] ?? '';
+  if (countryCode !== '' && !validCountryCodes.has(countryCode as string)) {
+    if (!isCountryCode(countryCode)) return undefined;
+    validCountryCodes.add(countryCode);
+  }
+  const ip = input['ip'] ?? '';
+  if (typeof ip !== 'string' || (ip !== '' && !isIpAddress(ip))) return undefined;
+  const time = parseIsoTime(input['time']);
+  const isEntrance = input['isEntrance'];
+  const postbackCalled = input['postbackCalled'] ?? false;
+  if (time === undefined || typeof isEntrance !== 'boolean' || typeof postbackCalled !== 'boolean') return undefined;
+  const rawCost = input['cost'] ?? '0';
+  const cost = rawCost === '0' ? '0' : moneyText(rawCost);
+  if (cost === undefined) return undefined;
+
+  const rawFields = input['trackingFields'] ?? {};
+  if (!isPlainObject(rawFields)) return undefined;
+  const trackingFields: Record<string, string> = {};
+  for (const slot in rawFields) {
+    const value = rawFields[slot];
+    if (!TRACKING_SLOT_SET.has(slot) || !Object.hasOwn(rawFields, slot) || typeof value !== 'string' || value.length > TRACKING_VALUE_MAX) return undefined;
+    trackingFields[slot] = value;
+  }
+  const rawConversions = input['conversions'] ?? [];
+  if (!Array.isArray(rawConversions) || rawConversions.length > 0) return undefined;
+  const rawEvents = input['customEvents'] ?? {};
+  if (!isPlainObject(rawEvents)) return undefined;
+  for (const _ in rawEvents) return undefined;
+
+  const nodeType = input['nodeType'] ?? '';
+  if (typeof nodeType !== 'string' || (nodeType !== '' && !NODE_TYPE_SET.has(nodeType))) return undefined;
+  const idOfferSource = input['idOfferSource'] ?? '';
+  if (idOfferSource !== '' && !isHitAssetId(idOfferSource)) return undefined;
+  const action = input['action'] ?? 0;
+  if (!Number.isInteger(action) || (action as number) < 0 || (action as number) > 64) return undefined;
+  const previousHitId = input['previousHitId'] ?? '';
+  if (previousHitId !== '' && !isHitAssetId(previousHitId)) return undefined;
+  const clicks = input['clicks'] ?? 0;
+  if (!Number.isSafeInteger(clicks) || (clicks as number) < 0) return undefined;
+
+  const rawVisitor = input['visitor'] ?? {};
+  if (!isPlainObject(rawVisitor)) return undefined;
+  const visitor: HitVisitor = { ...NO_VISITOR };
+  for (const field in rawVisitor) {
+    const value = rawVisitor[field];
+    if (!VISITOR_FIELD_SET.has(field) || !Object.hasOwn(rawVisitor, field) || typeof value !== 'string' || value.length > VISITOR_VALUE_MAX) return undefined;
+    visitor[field as keyof HitVisitor] = value;
+  }
+  const rawTags = input['visitorTags'] ?? [];
+  if (!Array.isArray(rawTags) || rawTags.length > 1 || (rawTags.length === 1 && !isHitAssetId(rawTags[0]))) return undefined;
+
+  let middleware: HitMiddlewareCall | undefined;
+  const rawMiddleware = input['middleware'];
+  if (rawMiddleware !== undefined && rawMiddleware !== null) {
+    let bad = false;
+    middleware = parseHitMiddleware(rawMiddleware, () => (bad = true));
+    if (bad || middleware === undefined) return undefined;
+  }
+  return {
+    hitId,
+    visitorId,
+    accountId,
+    idFunnel,
+    idFunnelGroup,
+    idTrafficSource,
+    idNode,
+    idPage: idPage as string,
+    countryCode: countryCode as string,
+    ip,
+    trackingFields,
+    time,
+    isEntrance,
+    cost,
+    conversions: [],
+    customEvents: {},
+    postbackCalled,
+    nodeType,
+    idOfferSource: idOfferSource as string,
+    action: action as number,
+    previousHitId: previousHitId as string,
+    visitor,
+    visitorTags: rawTags.length === 0 ? [] : [rawTags[0] as string],
+    clicks: clicks as number,
+    ...(middleware === undefined ? {} : { middleware }),
+  };
+}
+
+/** parseHit's full rules: every field checked, every error listed (parseHit answers as this does, on any input). */
+export function checkHit(input: unknown): ParseResult<Hit> {
   const errors: FieldError[] = [];
   const fail = (field: string, message: string) => errors.push({ field, message });
   if (!isPlainObject(input)) return { ok: false, errors: [{ field: '', message: 'a hit must be an object' }] };

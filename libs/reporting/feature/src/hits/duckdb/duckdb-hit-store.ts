@@ -364,7 +364,7 @@ export class DuckDbHitStore implements HitStore {
       if (counts.size > 0) clicks.push({ accountId, counts, keys });
     }
     if (fresh.length === 0) return inserted;
-    // Laid out (and checked) before anything is written.
+    // Laid out (and checked) before anything is written; in the writer's own buffer, appended and logged before the next write packs.
     const rows = this.hitsChunks.pack(fresh.length, (column, start) => {
       if (column === 'time_ms') return (row) => freshTimes[start + row];
       if (column === 'clicks') return (row) => fresh[start + row].clicks + batchClicks[start + row];
@@ -377,10 +377,15 @@ export class DuckDbHitStore implements HitStore {
       counts: [...counts.values()],
       times: [...counts.keys()].map((id) => keys.get(id)!),
     }));
-    await this.ingestRows(rows, fresh, logged, () => {
-      this.visitors.write(visitorDaysOf(fresh, freshTimes));
-      this.index.write(fresh.map((hit, i) => ({ accountId: hit.accountId, hitId: hit.hitId, timeMs: freshTimes[i] })));
-    });
+    // The keys and visitor days in one SQLite transaction.
+    await this.ingestRows(rows, fresh, logged, () =>
+      this.sqlite
+        .transaction(() => {
+          this.visitors.write(visitorDaysOf(fresh, freshTimes));
+          this.index.write(fresh.map((hit, i) => ({ accountId: hit.accountId, hitId: hit.hitId, timeMs: freshTimes[i] })));
+        })
+        .immediate(),
+    );
     return inserted;
   }
 

@@ -39,6 +39,26 @@ function row(n: number) {
   };
 }
 
+/** `row(0)`..`row(11)` packed by the version before long texts were packed as bytes (commit 1308f4d). */
+const PACKED_BEFORE_LONG_TEXT_BYTES = [
+  'lwMAAHsiY29sdW1ucyI6WyJuIiwidGV4dCIsImZsYWciLCJzbWFsbCIsImNvdW50IiwibW9uZXkiLCJ0YWdzIl0sImNodW5rcyI6W3siY291bnQiOjEyLCJj',
+  'b2x1bW5zIjpbeyJieXRlcyI6OTYsImF0IjowfSx7ImJ5dGVzIjoxOTIsImxvbmdSb3dzIjpbMyw0LDUsNiw3LDhdLCJsb25nVGV4dHMiOlsiSElUMDAwMDAw',
+  'MDAxMiIsIsOpIiwiw6nDqcOpw6nDqcOpw6kiLCLDvG7Dr2PDtmTDqSB0ZXh0IiwieHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4',
+  'eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4',
+  'eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4',
+  'eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4NyIsIk1vemlsbGEv',
+  'NS4wIChMaW51eDsgQW5kcm9pZCAxNCkiXSwiYXQiOjk2fSx7ImJ5dGVzIjoxMiwiYXQiOjI4OH0seyJieXRlcyI6MTIsImF0IjozMDB9LHsiYnl0ZXMiOjQ4',
+  'LCJhdCI6MzEyfSx7ImJ5dGVzIjo5NiwiYXQiOjM2MH0seyJieXRlcyI6MCwidmFsdWVzIjpbW10sWyJUQUcxIiwiVEFHMDAwMDAwMDAxIl0sWyJUQUcyIiwi',
+  'VEFHMDAwMDAwMDAxIl0sWyJUQUczIiwiVEFHMDAwMDAwMDAxIl0sWyJUQUc0IiwiVEFHMDAwMDAwMDAxIl0sW10sWyJUQUc2IiwiVEFHMDAwMDAwMDAxIl0s',
+  'WyJUQUc3IiwiVEFHMDAwMDAwMDAxIl0sWyJUQUc4IiwiVEFHMDAwMDAwMDAxIl0sWyJUQUcwIiwiVEFHMDAwMDAwMDAxIl0sW10sWyJUQUcyIiwiVEFHMDAw',
+  'MDAwMDAxIl1dLCJhdCI6NDU2fV19XX0AAAAAAAAAAENCDwAAAAAAhoQeAAAAAADJxi0AAAAAAAwJPQAAAAAAT0tMAAAAAACSjVsAAAAAANXPagAAAAAAGBJ6',
+  'AAAAAABbVIkAAAAAAJ6WmAAAAAAA4dinAAAAAAABAAAAMAAAAAAAAAAAAAAAAQAAAGEAAAAAAAAAAAAAAAwAAABISVQwMDAwMDAwMDEAAAAAAAAAAAAAAAAA',
+  'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAMAAAAMTIg',
+  'Y2hhcnMgb2shBgAAAAkgdGFiIAAAAAAAAAAAAAAAAAAAAAAAAAAAAAABAAABAAABAAABAAAAAQIDBAUGBwgJCgsAAAAABwAAAA4AAAAVAAAAHAAAACMAAAAq',
+  'AAAAMQAAADgAAAA/AAAARgAAAE0AAAAAAAAAAAAAAEjoAQAAAAAAILy+AAAAAAD//2Ons7bgDQAAAAAAAAAASOgBAAAAAAAgvL4AAAAAAP//Y6eztuANAAAA',
+  'AAAAAABI6AEAAAAAACC8vgAAAAAA//9jp7O24A0=',
+];
+
 describe('ChunkWriter (DuckDB data chunks filled column by column)', () => {
   let instance: DuckDBInstance;
   let connection: DuckDBConnection;
@@ -95,6 +115,34 @@ describe('ChunkWriter (DuckDB data chunks filled column by column)', () => {
     appender.closeSync();
     expect(await stored()).toEqual(rows);
     expect(() => new ChunkWriter(COLUMNS.slice(1)).appendPacked(appender, packed)).toThrow(/cannot be appended/);
+  });
+
+  it('appends rows packed by the previous version (long texts listed in the header), as an ingest log written before an upgrade holds them', async () => {
+    const appender = await connection.createAppender('t');
+    expect(new ChunkWriter(COLUMNS).appendPacked(appender, Buffer.from(PACKED_BEFORE_LONG_TEXT_BYTES.join(''), 'base64'))).toBe(12);
+    appender.closeSync();
+    expect(await stored()).toEqual(Array.from({ length: 12 }, (_, n) => row(n)));
+  });
+
+  it("packs again in the writer's own buffer (room kept for the header), each pack appending as given", async () => {
+    const writer = new ChunkWriter(COLUMNS);
+    const appender = await connection.createAppender('t');
+    const rows = Array.from({ length: CHUNK_ROWS * 3 }, (_, n) => row(n));
+    const values = (from: number) => (column: string, start: number) => (r: number) => (rows[from + start + r] as Record<string, WarehouseValue>)[column];
+    for (const [from, to] of [
+      [0, 100],
+      [100, 150],
+      [150, CHUNK_ROWS * 3],
+      [CHUNK_ROWS * 3, CHUNK_ROWS * 3],
+    ])
+      expect(writer.appendPacked(appender, writer.pack(to - from, values(from)))).toBe(to - from);
+    appender.closeSync();
+    expect(await stored()).toEqual(rows);
+    // The same rows pack to the same bytes whatever the buffer held before (padding zeroed: the bytes go to the ingest log).
+    const again = new ChunkWriter(COLUMNS);
+    const first = Buffer.from(again.pack(150, values(0)));
+    again.pack(CHUNK_ROWS * 3, (column, start) => (r) => (column === 'text' ? 'y'.repeat(37) : values(0)(column, start)(r)));
+    expect(Buffer.from(again.pack(150, values(0)))).toEqual(first);
   });
 
   it('refuses money beyond DECIMAL(18,6) instead of storing a wrapped value', async () => {

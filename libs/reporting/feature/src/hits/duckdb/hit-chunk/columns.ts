@@ -1,0 +1,135 @@
+// How a column of each declared type is laid out as DuckDB's vector holds it (ChunkWriter copies it into a data chunk).
+import { BIGINT, BOOLEAN, DECIMAL, LIST, UINTEGER, UTINYINT, VARCHAR, decimalValue, listValue, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { toMicros } from '@funnel/reporting-domain';
+import type { WarehouseValue } from '../../hit-row';
+
+/** DuckDB's vector size: the most rows one data chunk holds. */
+export const CHUNK_ROWS = 2048;
+
+/** A column's value of each row of a chunk (`row` counts from the chunk's first row). */
+export type ColumnValues = (row: number) => WarehouseValue;
+
+/**
+ * A column of up to CHUNK_ROWS rows laid out as DuckDB's vector holds it: `bytes` bytes at the offset
+ * given (in a scratch buffer of CHUNK_ROWS * 16 bytes, or in the pack buffer) of fixed-width values, or of string_t
+ * with the short texts inline (below) and the others, by row, in `longRows`/`longTexts`; a list
+ * column has its `values` instead. Every column here is NOT NULL: the validity mask of a fresh or
+ * reset chunk says all valid.
+ */
+export interface LaidColumn {
+  bytes: number;
+  longRows?: number[];
+  longTexts?: string[];
+  values?: WarehouseValue[];
+}
+
+/** Lays out `count` values of a column (see LaidColumn) at `offset` (a multiple of 8) of `target`. */
+export type Lay = (count: number, value: ColumnValues, target: ArrayBuffer, offset: number) => LaidColumn;
+
+/** How a column of a declared type is handed to DuckDB: laid out, then copied into its vector (lists: `convert`ed to DuckDBValues). */
+export interface ColumnWriter {
+  type: DuckDBType;
+  /** The bytes a row takes laid out (0: a list column, whose values go in the header). */
+  width: number;
+  lay: Lay;
+  convert?: (value: WarehouseValue) => DuckDBValue;
+}
+
+/** DuckDB's string_t: 16 bytes, a uint32 length, then up to 12 bytes inline (longer ones point into the vector's string heap). */
+export const STRING_BYTES = 16;
+const INLINE_BYTES = 12;
+
+/**
+ * Text: ASCII of at most 12 bytes (ids, codes, "", most visitor attributes) laid out inline in its
+ * string_t, padded with zeros as DuckDB compares it, all copied at once; other text then assigned by
+ * DuckDB (one native call each, which copies it into the vector's string heap).
+ */
+const layText: Lay = (count, value, target, offset) => {
+  const bytes = new Uint8Array(target, offset, count * STRING_BYTES);
+  const words = new Uint32Array(target, offset, count * 4);
+  words.fill(0);
+  const longRows: number[] = [];
+  const longTexts: string[] = [];
+  for (let row = 0; row < count; row++) {
+    const text = String(value(row));
+    const length = text.length;
+    let inline = length <= INLINE_BYTES;
+    const at = row * STRING_BYTES + 4;
+    for (let i = 0; inline && i < length; i++) {
+      const code = text.charCodeAt(i);
+      if (code > 0x7f) inline = false;
+      else bytes[at + i] = code;
+    }
+    if (inline) words[row * 4] = length;
+    else {
+      // Left all zeros (an empty string) until assigned.
+      for (let i = 0; i < INLINE_BYTES; i++) bytes[at + i] = 0;
+      longRows.push(row);
+      longTexts.push(text);
+    }
+  }
+  return { bytes: count * STRING_BYTES, longRows, longTexts };
+};
+
+function layNumbers(array: (target: ArrayBuffer, offset: number, count: number) => Uint8Array | Uint32Array): Lay {
+  return (count, value, target, offset) => {
+    const values = array(target, offset, count);
+    for (let row = 0; row < count; row++) values[row] = Number(value(row));
+    return { bytes: values.byteLength };
+  };
+}
+
+function layBigInts(convert: (value: WarehouseValue) => bigint): Lay {
+  return (count, value, target, offset) => {
+    const values = new BigInt64Array(target, offset, count);
+    for (let row = 0; row < count; row++) values[row] = convert(value(row));
+    return { bytes: values.byteLength };
+  };
+}
+
+/** DECIMAL(18,6) is an int64 of micro-units, of at most 18 digits. */
+const DECIMAL_LIMIT = 10n ** 18n;
+function micros(value: WarehouseValue): bigint {
+  if (value === '0') return 0n;
+  const result = toMicros(String(value));
+  if (result >= DECIMAL_LIMIT || result <= -DECIMAL_LIMIT) throw new RangeError(`${String(value)} is out of the range of DECIMAL(18,6)`);
+  return result;
+}
+
+/** A list column: its values as given, converted (checked) here, set through @duckdb/node-api's vectors when written. */
+function listWriter(type: DuckDBType, convert: (value: WarehouseValue) => DuckDBValue): ColumnWriter {
+  return {
+    type,
+    width: 0,
+    convert,
+    lay: (count, value) => {
+      const values: WarehouseValue[] = new Array(count);
+      for (let row = 0; row < count; row++) {
+        values[row] = value(row);
+        convert(values[row]);
+      }
+      return { bytes: 0, values };
+    },
+  };
+}
+
+/** The writers by DuckDB type, as WAREHOUSE_COLUMNS spell them (up to a DEFAULT or NOT NULL). */
+const WRITERS: Readonly<Record<string, ColumnWriter>> = {
+  VARCHAR: { type: VARCHAR, width: STRING_BYTES, lay: layText },
+  BIGINT: { type: BIGINT, width: 8, lay: layBigInts((value) => BigInt(value as number)) },
+  BOOLEAN: { type: BOOLEAN, width: 1, lay: layNumbers((target, offset, count) => new Uint8Array(target, offset, count)) },
+  UTINYINT: { type: UTINYINT, width: 1, lay: layNumbers((target, offset, count) => new Uint8Array(target, offset, count)) },
+  UINTEGER: { type: UINTEGER, width: 4, lay: layNumbers((target, offset, count) => new Uint32Array(target, offset, count)) },
+  'DECIMAL(18,6)': { type: DECIMAL(18, 6), width: 8, lay: layBigInts(micros) },
+  'VARCHAR[]': listWriter(LIST(VARCHAR), (value) => listValue((value as string[]).map(String))),
+  'BIGINT[]': listWriter(LIST(BIGINT), (value) => listValue((value as number[]).map((n) => BigInt(n)))),
+  'DECIMAL(18,6)[]': listWriter(LIST(DECIMAL(18, 6)), (value) => listValue((value as string[]).map((text) => decimalValue(micros(text), 18, 6)))),
+};
+
+/** The writer of a column declared as `declaration` (`VARCHAR NOT NULL DEFAULT ''` -> VARCHAR). */
+export function columnWriter(declaration: string): ColumnWriter {
+  const type = declaration.split(' ')[0];
+  const writer = WRITERS[type];
+  if (!writer) throw new Error(`no DuckDB writer for column type ${type}`);
+  return writer;
+}

@@ -23,6 +23,7 @@ import { DAY_MS, HitKeyIndex, VisitorDayIndex, type VisitorDay } from './hit-key
 import { IngestLog, type LoggedClicks } from './ingest-log';
 import { RecordedRowIndexes } from './recorded-row-indexes';
 import { importSqliteHits } from './sqlite-import';
+import { timeRanges, timeRangesSql } from './time-ranges';
 
 export interface DuckDbHitStoreOptions {
   /** The data directory (created 0700 when missing). */
@@ -627,11 +628,13 @@ export class DuckDbHitStore implements HitStore {
   async getHitStates(accountId: string, hitIds: readonly string[], read?: StateRead): Promise<HitState[]> {
     const keys = this.index.lookup(accountId, hitIds);
     if (keys.size === 0) return [];
+    // Bounded by the spans of the hits' times (see timeRanges): DuckDB reads only the row groups holding them.
+    const times = timeRangesSql('time_ms', timeRanges(keys.values()), 3);
     return this.reading(async (connection) => {
       const reader = await connection.runAndReadAll(
         `SELECT to_json(h)::VARCHAR FROM (SELECT ${selectHitState(read)} FROM hits
-           WHERE account_id = $1 AND time_ms BETWEEN $2 AND $3 AND hit_id IN (SELECT unnest($4::VARCHAR[]))) AS h`,
-        boundsParams(accountId, keys),
+           WHERE account_id = $1 AND hit_id IN (SELECT unnest($2::VARCHAR[])) AND ${times.sql}) AS h`,
+        [accountId, listValue([...keys.keys()]), ...times.params],
       );
       return reader.getRows().map((values) => hitStateFromRow(JSON.parse(String(values[0])) as Record<string, unknown>));
     });
@@ -724,12 +727,13 @@ export class DuckDbHitStore implements HitStore {
     } finally {
       appender.closeSync();
     }
-    // Bounded by the hits' times: DuckDB reads only the row groups holding them.
+    // Bounded by the spans of the hits' times (see timeRanges): DuckDB reads only the row groups holding them.
+    const spans = timeRangesSql('hits.time_ms', timeRanges(times), 2);
     await this.writer.run(
       `UPDATE hits SET ${columns.map((column) => `${column} = s.${column}`).join(', ')}
          FROM staged_updates s
-         WHERE hits.account_id = $1 AND hits.time_ms BETWEEN $2 AND $3 AND hits.hit_id = s.hit_id AND hits.time_ms = s.time_ms`,
-      [accountId, BigInt(Math.min(...times)), BigInt(Math.max(...times))],
+         WHERE hits.account_id = $1 AND ${spans.sql} AND hits.hit_id = s.hit_id AND hits.time_ms = s.time_ms`,
+      [accountId, ...spans.params],
     );
     await this.writer.run('DELETE FROM staged_updates');
   }

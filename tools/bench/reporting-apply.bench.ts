@@ -48,9 +48,10 @@ const JOB_ROWS = 1000;
  * `preload` hits (same account, the year before) are written into the warehouse first, straight
  * through SQL (DuckDB table and hit-key index), so the updates run on a warehouse of that size:
  * `BENCH_APPLY_PRELOAD=10000000 node -r ./tools/register.js tools/bench/reporting-apply.bench.ts`
- * (`BENCH_APPLY_JOB_ROWS=5000` for jobs of 5,000 rows, same number of rows in all).
+ * (`BENCH_APPLY_JOB_ROWS=5000` for jobs of 5,000 rows, same number of rows in all; `BENCH_APPLY_OLD_ROWS=1` for jobs
+ * whose first row names a preloaded hit, months older than the others: a late conversion of an old click).
  */
-export async function reportingApplyRate(hits = 100_000, jobs = 50, preload = 0, jobRows = JOB_ROWS): Promise<ReportingApplyResult> {
+export async function reportingApplyRate(hits = 100_000, jobs = 50, preload = 0, jobRows = JOB_ROWS, oldRows = 0): Promise<ReportingApplyResult> {
   const dir = mkdtempSync(join(tmpdir(), 'funnel-reporting-apply-'));
   try {
     const accountId = generateAssetId();
@@ -71,7 +72,8 @@ export async function reportingApplyRate(hits = 100_000, jobs = 50, preload = 0,
     const payloads: ConversionsJobPayload[] = Array.from({ length: jobs }, (_, job) => ({
       postbackCalls: 'all',
       hits: Array.from({ length: jobRows }, (_, row) => ({
-        hitId: hitIds[Math.floor(Math.random() * hits)],
+        // The first `oldRows` rows of a job name preloaded hits (months older than the others).
+        hitId: row < oldRows && preload > 0 ? preloadedHitId(Math.floor(Math.random() * preload)) : hitIds[Math.floor(Math.random() * hits)],
         payout: `${(job * jobRows + row) % 100}.25`,
         transactionId: `T${job}-${row}`,
       })),
@@ -100,6 +102,11 @@ export async function reportingApplyRate(hits = 100_000, jobs = 50, preload = 0,
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The id of the `n`th preloaded hit (see preloadWarehouse). */
+function preloadedHitId(n: number): string {
+  return `P${String(n).padStart(11, '0')}`;
 }
 
 /** `count` hits of the account in 2025 (one every 3 s), written with SQL into an empty warehouse and its hit-key index. */
@@ -165,9 +172,10 @@ async function baseline(
 
 if (require.main === module) {
   const jobRows = Number(process.env.BENCH_APPLY_JOB_ROWS ?? JOB_ROWS);
-  void reportingApplyRate(100_000, Math.round((50 * JOB_ROWS) / jobRows), Number(process.env.BENCH_APPLY_PRELOAD ?? 0), jobRows).then((r) =>
+  const oldRows = Number(process.env.BENCH_APPLY_OLD_ROWS ?? 0);
+  void reportingApplyRate(100_000, Math.round((50 * JOB_ROWS) / jobRows), Number(process.env.BENCH_APPLY_PRELOAD ?? 0), jobRows, oldRows).then((r) =>
     console.log(
-      `reporting apply (${r.preloaded} hits preloaded, ${r.jobRows} rows a job): ${Math.round(r.rowsPerSecond)} rows/s, ${Math.round(r.rowsPerCpuSecond)} rows per CPU second (${r.rows} rows in ${r.seconds.toFixed(2)} s); ` +
+      `reporting apply (${r.preloaded} hits preloaded, ${r.jobRows} rows a job${oldRows > 0 ? `, ${oldRows} of them on preloaded hits` : ''}): ${Math.round(r.rowsPerSecond)} rows/s, ${Math.round(r.rowsPerCpuSecond)} rows per CPU second (${r.rows} rows in ${r.seconds.toFixed(2)} s); ` +
         `baseline ${Math.round(r.baselineRowsPerSecond)} rows/s, ${Math.round(r.baselineRowsPerCpuSecond)} rows per CPU second`,
     ),
   );

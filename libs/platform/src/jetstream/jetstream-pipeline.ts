@@ -1,4 +1,4 @@
-import { type MsgHdrs, type NatsConnection, type Subscription, createInbox, headers } from 'nats';
+import { type MsgHdrs, type NatsConnection, type Subscription, createInbox } from 'nats';
 
 export interface JetStreamPipelineOptions<T> {
   /** Prefix of the reply inbox the acknowledgements come to (the connection's permissions allow `<prefix>.>`). */
@@ -16,6 +16,27 @@ export interface JetStreamPipelineOptions<T> {
 }
 
 const DECODER = new TextDecoder();
+/** What nats.js refuses in a header value (MsgHdrsImpl.validHeaderValue). */
+const INVALID_HEADER_VALUE = /[\r\n]/;
+
+/** A header value as nats.js takes it: trimmed, without CR or LF. */
+function headerValue(value: string): string {
+  if (INVALID_HEADER_VALUE.test(value)) throw new JetStreamPublishError('invalid header value - \\r and \\n are not allowed.');
+  return value.trim();
+}
+
+/**
+ * The headers of a JetStream publish (`Nats-Msg-Id` and `Nats-Expected-Stream`, each when given), as
+ * nats.js's `headers()` with these set encodes them, byte for byte; undefined without either. Its
+ * publish reads only `encode()` of the headers: one string into Node's buffer pool rather than
+ * MsgHdrs's Map, canonical names, key searches and a TextEncoder array per message (about 2 µs).
+ */
+export function publishHeaders(msgId: string | undefined, expectedStream: string | undefined): MsgHdrs | undefined {
+  if (msgId === undefined && !expectedStream) return undefined;
+  const text = `NATS/1.0${msgId !== undefined ? `\r\nNats-Msg-Id: ${headerValue(msgId)}` : ''}${expectedStream ? `\r\nNats-Expected-Stream: ${headerValue(expectedStream)}` : ''}\r\n\r\n`;
+  const bytes = Buffer.from(text);
+  return { encode: () => bytes } as unknown as MsgHdrs;
+}
 
 interface InFlight<T> {
   tag: T;
@@ -99,11 +120,9 @@ export class JetStreamPipeline<T> {
    */
   publish(subject: string, data: Uint8Array, msgId: string | undefined, tag: T): void {
     if (this.failure) throw this.failure;
+    const h = publishHeaders(msgId, this.options.expectedStream);
     const number = this.firstNumber + this.queue.length;
     this.queue.push({ tag, sentAt: Date.now(), acked: false });
-    const h: MsgHdrs | undefined = msgId !== undefined || this.options.expectedStream ? headers() : undefined;
-    if (msgId !== undefined) h!.set('Nats-Msg-Id', msgId);
-    if (this.options.expectedStream) h!.set('Nats-Expected-Stream', this.options.expectedStream);
     try {
       this.nc.publish(subject, data, { reply: `${this.inbox}.${number}`, headers: h });
     } catch (error) {

@@ -41,16 +41,20 @@ export function currentUrlOf(protocol: string | undefined, host: string | undefi
  * repeated name; at most MAX_PARAMS names of up to 128 characters, values cut at MAX_URL_LENGTH.
  */
 export function urlParamsOf(query: unknown): Record<string, string> {
-  const params: [string, string][] = [];
-  if (typeof query !== 'object' || query === null) return {};
+  const params: Record<string, string> = {};
+  if (typeof query !== 'object' || query === null) return params;
+  let count = 0;
   for (const name in query) {
-    if (params.length >= MAX_PARAMS) break;
+    if (count >= MAX_PARAMS) break;
     if (!Object.prototype.hasOwnProperty.call(query, name) || name.length === 0 || name.length > MAX_PARAM_NAME_LENGTH) continue;
     const raw = (query as Record<string, unknown>)[name];
     const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
     if (typeof value !== 'string') continue;
-    params.push([name, value.length > MAX_URL_LENGTH ? value.slice(0, MAX_URL_LENGTH) : value]);
+    const kept = value.length > MAX_URL_LENGTH ? value.slice(0, MAX_URL_LENGTH) : value;
+    // Set in place (no entries array and fromEntries per request); __proto__ defined as an own property, a parameter like any other.
+    if (name === '__proto__') Object.defineProperty(params, name, { value: kept, enumerable: true, writable: true, configurable: true });
+    else params[name] = kept;
+    count++;
   }
-  // fromEntries defines own properties, so a parameter named __proto__ is a parameter like any other.
-  return Object.fromEntries(params);
+  return params;
 }

@@ -4,6 +4,24 @@ import { Worker } from 'node:worker_threads';
 export type SessionRow = [accountId: string, visitorId: string, expiresMs: number, session: string];
 
 /**
+ * The rows cross to the thread as one string, their fields separated by U+0001 and the rows by
+ * U+0000: one copy instead of structured-cloning an array per row (about 1 µs a row, on each side).
+ * Neither character is in a row: the ids are session key parts (SESSION_KEY_PART) and the session
+ * is JSON, which escapes every control character.
+ */
+const FIELD = '\u0001';
+const ROW = '\u0000';
+
+function packRows(rows: readonly SessionRow[]): string {
+  let packed = '';
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    packed += `${i === 0 ? '' : ROW}${row[0]}${FIELD}${row[1]}${FIELD}${row[2]}${FIELD}${row[3]}`;
+  }
+  return packed;
+}
+
+/**
  * The thread's code (plain JavaScript, evaluated: no transpiler in the thread): its own connection
  * to the sessions file, where every write happens, WAL checkpoints (and their fsyncs) included.
  */
@@ -16,12 +34,15 @@ db.pragma('synchronous = NORMAL');
 db.pragma('busy_timeout = 5000');
 const upsert = db.prepare(workerData.upsertSql);
 const deleteExpired = db.prepare(workerData.sweepSql);
-const write = db.transaction((rows) => {
-  for (const row of rows) upsert.run(row[0], row[1], row[2], row[3]);
+const write = db.transaction((packed) => {
+  for (const text of packed.split('\\u0000')) {
+    const row = text.split('\\u0001');
+    upsert.run(row[0], row[1], Number(row[2]), row[3]);
+  }
 });
 parentPort.on('message', ({ id, rows, sweep, batch }) => {
   try {
-    if (rows) {
+    if (rows !== undefined) {
       write.immediate(rows);
       parentPort.postMessage({ id });
     } else {
@@ -53,7 +74,8 @@ export class SessionWriterThread {
 
   /** Writes the rows in one transaction. */
   async write(rows: readonly SessionRow[]): Promise<void> {
-    await this.send({ rows });
+    if (rows.length === 0) return;
+    await this.send({ rows: packRows(rows) });
   }
 
   /** Deletes up to `batch` rows that expired by `cutoffMs` (writes sent meanwhile go in between two batches); how many. */
@@ -69,7 +91,7 @@ export class SessionWriterThread {
     await worker?.terminate();
   }
 
-  private send(message: { rows: readonly SessionRow[] } | { sweep: number; batch: number }): Promise<number> {
+  private send(message: { rows: string } | { sweep: number; batch: number }): Promise<number> {
     const worker = this.started();
     const id = this.nextId++;
     const answer = new Promise<number>((resolve, reject) => this.pending.set(id, { resolve, reject }));

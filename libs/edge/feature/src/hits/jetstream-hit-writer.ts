@@ -35,7 +35,6 @@ const ACCOUNT_TOKEN = /^[A-Za-z0-9_-]+$/;
  */
 export class JetStreamHitWriter implements HitBatchWriter {
   private readonly subjectPrefix: string;
-  private readonly encoder = new TextEncoder();
   private readonly publisher: JetStreamPublisher;
 
   constructor(options: JetStreamHitWriterOptions) {
@@ -55,7 +54,7 @@ export class JetStreamHitWriter implements HitBatchWriter {
       const visitors = new VisitorTexts();
       messages = hits.map((hit) => {
         if (!ACCOUNT_TOKEN.test(hit.accountId)) throw new Error(`hit ${hit.hitId}: account ${JSON.stringify(hit.accountId)} is not a subject token`);
-        return { subject: `${this.subjectPrefix}.${hit.accountId}`, data: this.encoder.encode(hitText(hit, visitors)), msgId: hit.hitId };
+        return { subject: `${this.subjectPrefix}.${hit.accountId}`, data: Buffer.from(hitText(hit, visitors)), msgId: hit.hitId };
       });
     } catch (error) {
       return Promise.reject(error);

@@ -2,19 +2,12 @@
 // so `npm start` needs no build step.
 process.env.SWC_NODE_PROJECT = process.env.SWC_NODE_PROJECT || require('path').join(__dirname, '..', 'tsconfig.json');
 
-// SWC writes `export * from './x'` as a getter per name that reads `from[k]`: one shared function
-// whose keyed read V8 cannot specialise, so every use of a name through a barrel (`@funnel/*`'s
-// index.ts, barrels of barrels) calls a slow getter, about 10 µs of a tracking-edge redirect. Each
-// name of a compiled module (`__esModule`) is itself a getter of its module's live binding: a barrel
-// takes that getter over, as TypeScript's own __exportStar (__createBinding) does, so a use is one
-// plain getter call whatever the depth. Other modules keep SWC's getter.
+// Barrels use each module's own getter for `export *` (see export-star-getters.js).
 const Module = require('module');
-const EXPORT_STAR_GETTER = /get: function\(\) \{\s*return from\[k\];\s*\}/;
-const BINDING_GETTER =
-  'get: (function (d) { return from.__esModule && d && typeof d.get === "function" ? d.get : function () { return from[k]; }; })(Object.getOwnPropertyDescriptor(from, k))';
+const { bindExportStarGetters } = require('./export-star-getters');
 const compile = Module.prototype._compile;
 Module.prototype._compile = function (content, filename) {
-  return compile.call(this, content.includes('function _export_star(') ? content.replace(EXPORT_STAR_GETTER, BINDING_GETTER) : content, filename);
+  return compile.call(this, bindExportStarGetters(content), filename);
 };
 
 require('@swc-node/register');

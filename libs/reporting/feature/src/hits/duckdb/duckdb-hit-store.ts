@@ -628,13 +628,11 @@ export class DuckDbHitStore implements HitStore {
   async getHitStates(accountId: string, hitIds: readonly string[], read?: StateRead): Promise<HitState[]> {
     const keys = this.index.lookup(accountId, hitIds);
     if (keys.size === 0) return [];
-    // Bounded by the spans of the hits' times (see timeRanges): DuckDB reads only the row groups holding them.
-    const times = timeRangesSql('time_ms', timeRanges(keys.values()), 3);
+    const where = byKeys(accountId, keys);
     return this.reading(async (connection) => {
       const reader = await connection.runAndReadAll(
-        `SELECT to_json(h)::VARCHAR FROM (SELECT ${selectHitState(read)} FROM hits
-           WHERE account_id = $1 AND hit_id IN (SELECT unnest($2::VARCHAR[])) AND ${times.sql}) AS h`,
-        [accountId, listValue([...keys.keys()]), ...times.params],
+        `SELECT to_json(h)::VARCHAR FROM (SELECT ${selectHitState(read)} FROM hits WHERE ${where.sql}) AS h`,
+        where.params,
       );
       return reader.getRows().map((values) => hitStateFromRow(JSON.parse(String(values[0])) as Record<string, unknown>));
     });
@@ -789,20 +787,14 @@ export class DuckDbHitStore implements HitStore {
   /** The ids among `candidates` (which have keys) stored in the warehouse now. */
   private async storedIds(connection: DuckDBConnection, accountId: string, candidates: readonly string[], keys: Map<string, number>): Promise<Set<string>> {
     if (candidates.length === 0) return new Set();
-    const known = new Map(candidates.map((id) => [id, keys.get(id)!]));
-    const reader = await connection.runAndReadAll(
-      `SELECT hit_id FROM hits WHERE account_id = $1 AND time_ms BETWEEN $2 AND $3 AND hit_id IN (SELECT unnest($4::VARCHAR[]))`,
-      boundsParams(accountId, known),
-    );
+    const where = byKeys(accountId, new Map(candidates.map((id) => [id, keys.get(id)!])));
+    const reader = await connection.runAndReadAll(`SELECT hit_id FROM hits WHERE ${where.sql}`, where.params);
     return new Set(reader.getRows().map((values) => String(values[0])));
   }
 
   private async selectByKeys(connection: DuckDBConnection, accountId: string, keys: Map<string, number>): Promise<Hit[]> {
-    return readHits(
-      connection,
-      `SELECT ${SELECT_HIT} FROM hits WHERE account_id = $1 AND time_ms BETWEEN $2 AND $3 AND hit_id IN (SELECT unnest($4::VARCHAR[]))`,
-      boundsParams(accountId, keys),
-    );
+    const where = byKeys(accountId, keys);
+    return readHits(connection, `SELECT ${SELECT_HIT} FROM hits WHERE ${where.sql}`, where.params);
   }
 
   /**
@@ -988,9 +980,17 @@ async function readHits(connection: DuckDBConnection, select: string, params: Du
 }
 
 /** `$1` account, `$2`..`$3` the keys' time span, `$4` their ids. */
-function boundsParams(accountId: string, keys: Map<string, number>): DuckDBValue[] {
-  const times = [...keys.values()];
-  return [accountId, BigInt(Math.min(...times)), BigInt(Math.max(...times)), listValue([...keys.keys()])];
+/**
+ * The account's hits of `keys` (hit id -> time, from the hit-key index) as a WHERE clause with its
+ * parameters: bounded by the spans of their times (see timeRanges), so DuckDB reads only the row
+ * groups holding them.
+ */
+function byKeys(accountId: string, keys: Map<string, number>): { sql: string; params: DuckDBValue[] } {
+  const spans = timeRangesSql('time_ms', timeRanges(keys.values()), 3);
+  return {
+    sql: `account_id = $1 AND hit_id IN (SELECT unnest($2::VARCHAR[])) AND ${spans.sql}`,
+    params: [accountId, listValue([...keys.keys()]), ...spans.params],
+  };
 }
 
 /** The column of a tracking-field slot; a slot without one reads as "" (as the domain's rule has a missing field). */

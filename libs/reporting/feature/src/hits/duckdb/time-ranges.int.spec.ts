@@ -51,4 +51,9 @@ describe('DuckDbHitStore: reads and updates of hits far apart in time (several t
     }
     expect(after).toHaveLength(ids.length + between.length);
   });
+
+  it('finds every hit named as stored when they are sent again (the ingest dedupe reads the same spans)', async () => {
+    const again = [...named, between[0], aHit({ hitId: 'NEWHIT000001', accountId: ACCOUNT, time: new Date(start + 5 * HOUR).toISOString() })];
+    expect(await store.insertHits(again)).toEqual({ inserted: 1, ignored: named.length + 1 });
+  });
 });

@@ -20,8 +20,10 @@ export function selfSignedCertificate(hosts: readonly string[] = ['localhost', '
   const ecdsaWithSha256 = sequence(oid('1.2.840.10045.4.3.2'));
   const name = sequence(set(sequence(oid('2.5.4.3'), tlv(0x0c, Buffer.from(hosts[0] ?? 'localhost')))));
   const now = Date.now();
+  // A positive serial whose first byte is not zero: DER wants the shortest encoding of an INTEGER, and
+  // OpenSSL refuses a certificate whose serial starts 00 followed by a byte < 0x80 ("illegal padding").
   const serial = randomBytes(16);
-  serial[0] &= 0x7f;
+  serial[0] = 0x40 | (serial[0] & 0x3f);
   const subjectAltNames = sequence(
     ...hosts.map((host) => (isIP(host) ? tlv(0x87, Buffer.from(ipaddr.parse(host).toByteArray())) : tlv(0x82, Buffer.from(host)))),
   );

@@ -23,7 +23,7 @@ describe('selfSignedCertificate', () => {
     for (let i = 0; i < 2000; i++) {
       const { cert, key } = selfSignedCertificate(['localhost']);
       expect(() => createSecureContext({ cert, key })).not.toThrow();
-      expect(new X509Certificate(cert).serialNumber).toMatch(/^(?!00)[0-9A-F]{32}$/) // 16 random bytes, no leading zero byte;
+      expect(new X509Certificate(cert).serialNumber).toMatch(/^(?!00)[0-9A-F]{32}$/); // 16 random bytes, no leading zero byte
     }
   });
 });

@@ -1,0 +1,417 @@
+// The ingest: new hits appended into the ingest transaction left open on the writer and logged in the ingest log; committed, abandoned and replayed.
+import { listValue, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
+import type Database from 'better-sqlite3';
+import { tightenFile, writingTo } from '@funnel/eventstore';
+import { timeMs, type Hit } from '@funnel/reporting-domain';
+import { HIT_COLUMN_VALUES, countsAsClick, type WarehouseRow } from '../../hit-row';
+import { WAREHOUSE_COLUMNS } from '../../warehouse-schema';
+import { HIT_WAREHOUSE, storageErrorOfDuckDb } from '../duckdb-instances';
+import { ChunkWriter } from '../hit-chunk';
+import { DAY_MS, type HitKeyIndex, type VisitorDay, type VisitorDayIndex } from '../hit-key-index';
+import type { LoggedClicks } from '../ingest-log';
+import type { SharedWriter, WarehouseConnections } from './connections';
+import { byKeys } from './sql';
+
+/**
+ * Ingested hits committed together: one DuckDB row group. DuckDB writes the full row groups of a
+ * transaction straight into the file, compressed, instead of logging their rows in its WAL and
+ * compressing them again at the checkpoint: about 3x less of DuckDB's time per hit than commits of
+ * 1,000-20,000 hits.
+ */
+export const INGEST_COMMIT_ROWS = 122_880;
+/** The most ingested rows the ingest transaction's appender holds before they are moved into the transaction (see OpenIngest). */
+const INGEST_FLUSH_ROWS = 16_384;
+/**
+ * When no read or other write asks for them first, ingested hits are committed once no ingest came
+ * for INGEST_IDLE_MS, and INGEST_COMMIT_MS after the first at the latest (a steady trickle).
+ */
+export const INGEST_IDLE_MS = 1_000;
+export const INGEST_COMMIT_MS = 30_000;
+/** `warehouse_meta` key of the last ingest log entry committed in DuckDB. */
+const INGEST_LOG_KEY = 'ingest_log_committed';
+
+/** The ingest transaction open on a writer (`writer`, of the store that began it): its appender to `hits`, the rows appended, the last log entry it holds. */
+export interface OpenIngest {
+  writer: DuckDBConnection;
+  appender: DuckDBAppender;
+  rows: number;
+  /**
+   * The rows its appender holds, not yet in the transaction (flushed by INGEST_FLUSH_ROWS: each
+   * flush costs DuckDB about 2 ms however few the rows), and their ids by account.
+   */
+  unflushedRows: number;
+  unflushed: Map<string, Set<string>>;
+  lastLogged: number;
+  /** The clicks counted on hits stored before, by account and hit: written when it commits (see `applyIngest`). */
+  clicks: Map<string, Map<string, { n: number; timeMs: number }>>;
+  /** When it began, and the timer of its commit (see INGEST_IDLE_MS). */
+  began: number;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * The ingest of a store: its hits go into the file's ingest transaction (see SharedWriter), begun
+ * on its writer when none is open, and are logged before they are answered.
+ */
+export class HitIngest {
+  /** Fills the data chunks appended to `hits` (by one write at a time). */
+  private readonly hitsChunks = new ChunkWriter(WAREHOUSE_COLUMNS);
+  private readonly writer: DuckDBConnection;
+  private readonly shared: SharedWriter;
+
+  constructor(
+    private readonly connections: WarehouseConnections,
+    private readonly sqlite: Database.Database,
+    private readonly index: HitKeyIndex,
+    private readonly visitors: VisitorDayIndex,
+    private readonly filename: string,
+  ) {
+    this.writer = connections.writer;
+    this.shared = connections.shared;
+  }
+
+  /** The file's ingest transaction (see SharedWriter). */
+  private get ingest(): OpenIngest | undefined {
+    return this.shared.ingest;
+  }
+  private set ingest(ingest: OpenIngest | undefined) {
+    this.shared.ingest = ingest;
+  }
+  private get logCommitted(): number {
+    return this.shared.logCommitted;
+  }
+  private set logCommitted(id: number) {
+    this.shared.logCommitted = id;
+  }
+  private get logBehind(): boolean {
+    return this.shared.logBehind;
+  }
+  private set logBehind(behind: boolean) {
+    this.shared.logBehind = behind;
+  }
+
+  /**
+   * Stores the hits new to the warehouse in one transaction (the caller holds `exclusive`) and
+   * answers the positions in `hits` of those stored: for each account and id, the first occurrence,
+   * unless the id is stored already. Action hits count their clicks (see HitStore.insertHits).
+   */
+  async insertGroup(hits: readonly Hit[]): Promise<Set<number>> {
+    // Hits a failed write lost from the ingest transaction are written again first, and another store's
+    // ingest transaction is committed: the stored ids below, read on this store's writer, include them.
+    if (this.logBehind) await this.replayIngestLog();
+    if (this.ingest && this.ingest.writer !== this.writer) await this.commitIngest();
+    // The first of repeated ids wins.
+    const byAccount = new Map<string, Map<string, number>>();
+    hits.forEach((hit, position) => {
+      const accountHits = byAccount.get(hit.accountId) ?? new Map<string, number>();
+      byAccount.set(hit.accountId, accountHits);
+      if (!accountHits.has(hit.hitId)) accountHits.set(hit.hitId, position);
+    });
+    // The hits to store, their times and the clicks they get from action hits stored with them.
+    const fresh: Hit[] = [];
+    const freshTimes: number[] = [];
+    const batchClicks: number[] = [];
+    const inserted = new Set<number>();
+    const clicks: { accountId: string; counts: Map<string, number>; keys: Map<string, number> }[] = [];
+    for (const [accountId, positions] of byAccount) {
+      const accountHits = [...positions.values()].map((position) => hits[position]);
+      const previousIds = accountHits.filter((hit) => hit.action > 0 && hit.previousHitId !== '').map((hit) => hit.previousHitId);
+      const keys = this.index.lookup(accountId, [...new Set([...positions.keys(), ...previousIds])]);
+      const stored = await this.ingestedIds(
+        accountId,
+        [...positions.keys()].filter((id) => keys.has(id)),
+        keys,
+      );
+      // hitId -> index in `fresh`
+      const rows = new Map<string, number>();
+      for (const [hitId, position] of positions)
+        if (!stored.has(hitId)) {
+          rows.set(hitId, fresh.length);
+          fresh.push(hits[position]);
+          freshTimes.push(timeMs(hits[position].time));
+          batchClicks.push(0);
+          inserted.add(position);
+        }
+      const counts = new Map<string, number>();
+      for (const hit of accountHits) {
+        if (stored.has(hit.hitId) || hit.action === 0 || hit.previousHitId === '') continue;
+        const inBatch = rows.get(hit.previousHitId);
+        if (inBatch !== undefined && countsAsClick(hit, freshTimes[inBatch])) batchClicks[inBatch]++;
+        else if (inBatch === undefined && keys.has(hit.previousHitId) && countsAsClick(hit, keys.get(hit.previousHitId)!)) {
+          counts.set(hit.previousHitId, (counts.get(hit.previousHitId) ?? 0) + 1);
+        }
+      }
+      if (counts.size > 0) clicks.push({ accountId, counts, keys });
+    }
+    if (fresh.length === 0) return inserted;
+    // Laid out (and checked) before anything is written; in the writer's own buffer, appended and logged before the next write packs.
+    const rows = this.hitsChunks.pack(fresh.length, (column, start) => {
+      if (column === 'time_ms') return (row) => freshTimes[start + row];
+      if (column === 'clicks') return (row) => fresh[start + row].clicks + batchClicks[start + row];
+      const value = HIT_COLUMN_VALUES[column];
+      return (row) => value(fresh[start + row]);
+    });
+    const logged: LoggedClicks[] = clicks.map(({ accountId, counts, keys }) => ({
+      accountId,
+      ids: [...counts.keys()],
+      counts: [...counts.values()],
+      times: [...counts.keys()].map((id) => keys.get(id)!),
+    }));
+    // The keys and visitor days in one SQLite transaction.
+    await this.ingestRows(rows, fresh, logged, () =>
+      this.sqlite
+        .transaction(() => {
+          this.visitors.write(visitorDaysOf(fresh, freshTimes));
+          this.index.write(fresh.map((hit, i) => ({ accountId: hit.accountId, hitId: hit.hitId, timeMs: freshTimes[i] })));
+        })
+        .immediate(),
+    );
+    return inserted;
+  }
+
+  /**
+   * Writes an ingest's rows and clicks into the ingest transaction, then logs them with `index` (the
+   * rows' keys and visitor days, written in the same SQLite transaction as the entry): the hits are
+   * durable once this resolves. The caller holds `queued`. When the write or the log fails, the
+   * transaction is rolled back and the entries logged before are written again (this ingest's are
+   * not stored: it fails).
+   */
+  private async ingestRows(rows: Buffer, hits: readonly Hit[], clicks: readonly LoggedClicks[], index: () => void): Promise<void> {
+    try {
+      const ingest = await this.openIngest();
+      await this.applyIngest(ingest, rows, clicks);
+      writingTo(HIT_WAREHOUSE, index);
+      ingest.lastLogged = this.shared.log.append(rows, clicks);
+      clearTimeout(ingest.timer);
+      ingest.timer = this.commitTimer(ingest.began);
+      for (const hit of hits) {
+        const ids = ingest.unflushed.get(hit.accountId) ?? new Set<string>();
+        ingest.unflushed.set(hit.accountId, ids);
+        ids.add(hit.hitId);
+      }
+      if (ingest.unflushedRows >= INGEST_FLUSH_ROWS) this.flushIngest(ingest);
+    } catch (error) {
+      await this.abandonIngest();
+      await this.replayIngestLog().catch(() => undefined);
+      throw storageErrorOfDuckDb(error) ?? error;
+    }
+    // Logged: a failed commit now leaves the hits in the log, written again before the next write.
+    if (this.ingest && this.ingest.rows >= INGEST_COMMIT_ROWS) await this.commitIngest().catch(() => undefined);
+  }
+
+  /** The ingest transaction, begun when none is open (committed by INGEST_COMMIT_MS at the latest). */
+  private async openIngest(): Promise<OpenIngest> {
+    if (this.ingest) return this.ingest;
+    await this.writer.run('BEGIN TRANSACTION');
+    let appender: DuckDBAppender;
+    try {
+      appender = await this.writer.createAppender('hits');
+    } catch (error) {
+      await this.writer.run('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+    this.ingest = {
+      writer: this.writer,
+      appender,
+      rows: 0,
+      unflushedRows: 0,
+      unflushed: new Map(),
+      lastLogged: this.logCommitted,
+      clicks: new Map(),
+      began: Date.now(),
+      timer: this.commitTimer(),
+    };
+    return this.ingest;
+  }
+
+  /** A timer committing the ingest transaction when no ingest comes within INGEST_IDLE_MS (or at INGEST_COMMIT_MS), restarted by each one. */
+  private commitTimer(began = Date.now()): NodeJS.Timeout {
+    const timer = setTimeout(() => void this.connections.settled(), Math.max(0, Math.min(INGEST_IDLE_MS, began + INGEST_COMMIT_MS - Date.now())));
+    timer.unref();
+    return timer;
+  }
+
+  /** Moves the rows the ingest transaction's appender holds into the transaction (its own reads see them then). */
+  private flushIngest(ingest: OpenIngest): void {
+    ingest.appender.flushSync();
+    ingest.unflushed.clear();
+    ingest.unflushedRows = 0;
+  }
+
+  /**
+   * The ids among `candidates` (which have keys) ingested before: those committed or written into
+   * the ingest transaction (read on the writer, which sees its own transaction), and those its
+   * appender still holds.
+   */
+  private async ingestedIds(accountId: string, candidates: readonly string[], keys: Map<string, number>): Promise<Set<string>> {
+    const held = this.ingest?.unflushed.get(accountId);
+    const found = await this.storedIds(this.writer, accountId, held ? candidates.filter((id) => !held.has(id)) : candidates, keys);
+    if (held) for (const id of candidates) if (held.has(id)) found.add(id);
+    return found;
+  }
+
+  /**
+   * Appends packed rows to `hits` in the ingest transaction; the clicks counted on hits stored before
+   * are added up, and written with one UPDATE per account when the transaction commits: each UPDATE
+   * of rows appended in the transaction costs DuckDB's commit about as much as the rows themselves.
+   */
+  private async applyIngest(ingest: OpenIngest, rows: Uint8Array, clicks: readonly LoggedClicks[]): Promise<void> {
+    const appended = this.hitsChunks.appendPacked(ingest.appender, rows);
+    ingest.rows += appended;
+    ingest.unflushedRows += appended;
+    for (const { accountId, ids, counts, times } of clicks) {
+      const accountClicks = ingest.clicks.get(accountId) ?? new Map<string, { n: number; timeMs: number }>();
+      ingest.clicks.set(accountId, accountClicks);
+      ids.forEach((id, i) => {
+        const known = accountClicks.get(id);
+        if (known) known.n += counts[i];
+        else accountClicks.set(id, { n: counts[i], timeMs: times[i] });
+      });
+    }
+  }
+
+  /** Writes the clicks the ingest transaction added up (inside it), bounded by the hits' times. */
+  private async writeClicks(ingest: OpenIngest): Promise<void> {
+    for (const [accountId, accountClicks] of ingest.clicks) {
+      const times = [...accountClicks.values()].map((click) => click.timeMs);
+      await ingest.writer.run(
+        `UPDATE hits SET clicks = clicks + u.n
+           FROM (SELECT unnest($2::VARCHAR[]) AS id, unnest($3::UINTEGER[]) AS n) u
+           WHERE hits.account_id = $1 AND hits.time_ms BETWEEN $4 AND $5 AND hits.hit_id = u.id`,
+        [
+          accountId,
+          listValue([...accountClicks.keys()]),
+          listValue([...accountClicks.values()].map((click) => click.n)),
+          BigInt(Math.min(...times)),
+          BigInt(Math.max(...times)),
+        ],
+      );
+    }
+    ingest.clicks.clear();
+  }
+
+  /** Commits the ingest transaction with the last log entry it holds, then removes the log's entries up to it. */
+  private async commitIngest(): Promise<void> {
+    const ingest = this.ingest;
+    if (!ingest) return;
+    clearTimeout(ingest.timer);
+    try {
+      ingest.appender.closeSync();
+      await this.writeClicks(ingest);
+      await ingest.writer.run(
+        `INSERT INTO warehouse_meta (key, value) VALUES ('${INGEST_LOG_KEY}', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+        [String(ingest.lastLogged)],
+      );
+      await ingest.writer.run('COMMIT');
+    } catch (error) {
+      await this.abandonIngest();
+      throw storageErrorOfDuckDb(error) ?? error;
+    }
+    this.ingest = undefined;
+    this.logCommitted = ingest.lastLogged;
+    // DuckDB creates its write-ahead log with the process's umask: kept private as the database is.
+    tightenFile(`${this.filename}.wal`);
+    // Entries up to the recorded one are skipped (and removed) at the next open when this fails.
+    try {
+      this.shared.log.removeThrough(ingest.lastLogged);
+    } catch {
+      // See above.
+    }
+  }
+
+  /** Rolls the ingest transaction back: the log's entries after `logCommitted` are to be written again. */
+  private async abandonIngest(): Promise<void> {
+    const ingest = this.ingest;
+    this.ingest = undefined;
+    this.logBehind = true;
+    if (!ingest) return;
+    clearTimeout(ingest.timer);
+    try {
+      ingest.appender.closeSync();
+    } catch {
+      // The rows it still held are rolled back with the transaction.
+    }
+    await ingest.writer.run('ROLLBACK').catch(() => undefined);
+  }
+
+  /**
+   * Writes the log's entries DuckDB lacks (after the recorded last one) in one transaction, and
+   * commits it: at open (after a crash) and after a failed write. The caller holds the writer (or
+   * the store is opening).
+   */
+  private async replayIngestLog(): Promise<void> {
+    await this.commitIngest();
+    const reader = await this.writer.runAndReadAll(`SELECT value FROM warehouse_meta WHERE key = '${INGEST_LOG_KEY}'`);
+    const recorded = reader.getRows()[0]?.[0];
+    this.logCommitted = recorded === undefined ? 0 : Number(recorded);
+    this.shared.log.skipTo(this.logCommitted);
+    this.shared.log.removeThrough(this.logCommitted);
+    const ids = this.shared.log.idsAfter(this.logCommitted);
+    if (ids.length > 0) {
+      try {
+        const ingest = await this.openIngest();
+        for (const id of ids) {
+          const entry = this.shared.log.entry(id);
+          await this.applyIngest(ingest, entry.rows, entry.clicks);
+          ingest.lastLogged = id;
+        }
+        this.flushIngest(ingest);
+      } catch (error) {
+        await this.abandonIngest();
+        throw storageErrorOfDuckDb(error) ?? error;
+      }
+      await this.commitIngest();
+    }
+    this.logBehind = false;
+  }
+
+  /** Commits the ingested hits waiting in the ingest transaction (and writes again those a failed write lost). The caller holds the writer. */
+  async settleIngest(): Promise<void> {
+    if (this.logBehind) await this.replayIngestLog();
+    await this.commitIngest();
+  }
+
+  /** At the close: commits the ingest transaction when this store began it, and writes again what a failed write lost. */
+  settleOnClose(): Promise<void> | undefined {
+    return this.ingest?.writer === this.writer || this.logBehind ? this.settleIngest() : undefined;
+  }
+
+  /** Appends warehouse rows to `hits` (inside the caller's transaction), a data chunk at a time. */
+  async append(rows: readonly WarehouseRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.appending((appender) => this.hitsChunks.appendRows(appender, rows));
+  }
+
+  /** An appender to `hits` for `write`, flushed into the open transaction when it is done. */
+  private async appending(write: (appender: DuckDBAppender) => void): Promise<void> {
+    const appender = await this.writer.createAppender('hits');
+    try {
+      write(appender);
+      appender.flushSync();
+    } finally {
+      appender.closeSync();
+    }
+  }
+
+  /** The ids among `candidates` (which have keys) stored in the warehouse now. */
+  private async storedIds(connection: DuckDBConnection, accountId: string, candidates: readonly string[], keys: Map<string, number>): Promise<Set<string>> {
+    if (candidates.length === 0) return new Set();
+    const where = byKeys(accountId, new Map(candidates.map((id) => [id, keys.get(id)!])));
+    const reader = await connection.runAndReadAll(`SELECT hit_id FROM hits WHERE ${where.sql}`, where.params);
+    return new Set(reader.getRows().map((values) => String(values[0])));
+  }
+}
+
+/** The (account, visitor, UTC day) of new hits, each once. */
+function visitorDaysOf(hits: readonly Hit[], timesMs: readonly number[]): VisitorDay[] {
+  const seen = new Set<string>();
+  const days: VisitorDay[] = [];
+  hits.forEach((hit, i) => {
+    const day = Math.floor(timesMs[i] / DAY_MS);
+    const key = `${hit.accountId}\u0000${hit.visitorId}\u0000${day}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    days.push({ accountId: hit.accountId, visitorId: hit.visitorId, day });
+  });
+  return days;
+}

@@ -1,0 +1,189 @@
+// The store's updates: hit states committed with the rows of the jobs that changed them, hits deleted, each job's rows recorded once.
+import { listValue, type DuckDBConnection } from '@duckdb/node-api';
+import { timeMs, type Hit, type HitFilter } from '@funnel/reporting-domain';
+import { writingTo } from '@funnel/eventstore';
+import { HIT_COLUMN_VALUES, type WarehouseValue } from '../../hit-row';
+import { UPDATED_FIELDS, type AppliedRow, type HitState, type JobWrites, type UpdatedField } from '../../hit-store';
+import { CUSTOM_EVENT_NUMBERS, WAREHOUSE_COLUMNS, customEventColumn } from '../../warehouse-schema';
+import { HIT_WAREHOUSE } from '../duckdb-instances';
+import { ChunkWriter } from '../hit-chunk';
+import type { HitKeyIndex } from '../hit-key-index';
+import type { RecordedRowIndexes } from '../recorded-row-indexes';
+import { timeRanges, timeRangesSql } from '../time-ranges';
+import type { WarehouseConnections } from './connections';
+import { hitFilterSql, recordedRowsOfJobs } from './sql';
+
+/** The columns a reporting update changes, staged per commit and written with one UPDATE (those of the fields a commit stores). */
+const UPDATE_COLUMNS = ['cost', 'conversions', 'conversion_count', 'revenue', ...CUSTOM_EVENT_NUMBERS.map(customEventColumn), 'postback_called'];
+const UPDATED_FIELD_OF_COLUMN: Record<string, UpdatedField> = {
+  cost: 'cost',
+  conversions: 'conversions',
+  conversion_count: 'conversions',
+  revenue: 'conversions',
+  postback_called: 'conversions',
+  ...Object.fromEntries(CUSTOM_EVENT_NUMBERS.map((n) => [customEventColumn(n), 'customEvents' as const])),
+};
+
+/** The fields any of the jobs stores (a job without `fields` stores all). */
+function updatedFieldsOf(jobs: readonly JobWrites[]): ReadonlySet<UpdatedField> {
+  const fields = new Set<UpdatedField>();
+  for (const job of jobs) for (const field of job.fields ?? UPDATED_FIELDS) fields.add(field);
+  return fields;
+}
+export const STAGED_COLUMNS = WAREHOUSE_COLUMNS.filter((column) => ['hit_id', 'time_ms', ...UPDATE_COLUMNS].includes(column.name)).map((column) => ({
+  ...column,
+  duckdb: column.duckdb.split(' ')[0],
+}));
+
+/** The staged value of an updated column a commit does not store (the UPDATE does not set it): a state's empty value. */
+const EMPTY_STAGED_VALUES: Readonly<Record<string, WarehouseValue>> = Object.fromEntries(
+  UPDATE_COLUMNS.map((column) => [
+    column,
+    HIT_COLUMN_VALUES[column]({ cost: '0', conversions: [], customEvents: {}, postbackCalled: false } as unknown as Hit),
+  ]),
+);
+
+/** The updates of a store: each a transaction of its own on its writer (see WarehouseConnections.exclusive). */
+export class HitUpdates {
+  /** Fills the data chunks of hit states staged for an update (by one write at a time). */
+  private readonly stagedChunks = new ChunkWriter(STAGED_COLUMNS);
+  private readonly writer: DuckDBConnection;
+
+  constructor(
+    private readonly connections: WarehouseConnections,
+    private readonly index: HitKeyIndex,
+    private readonly recordedIndexes: RecordedRowIndexes,
+  ) {
+    this.writer = connections.writer;
+  }
+
+  /** One transaction: the hits' last states with one UPDATE, each job's rows as one record. */
+  async commitJobs(accountId: string, jobs: readonly JobWrites[]): Promise<void> {
+    // The last state of a hit named twice wins.
+    const latest = new Map<string, HitState>();
+    for (const job of jobs) for (const hit of job.changed) if (hit.accountId === accountId) latest.set(hit.hitId, hit);
+    if (latest.size === 0 && jobs.every((job) => job.rows.length === 0)) return;
+    await this.recording(
+      accountId,
+      jobs.map((job) => job.jobId),
+      async (record) => {
+        if (latest.size > 0) await this.updateStates(accountId, [...latest.values()], updatedFieldsOf(jobs));
+        for (const job of jobs) record(job.jobId, job.rows);
+      },
+    );
+  }
+
+  /** Stages the hits' new states and writes the columns of `fields` with one UPDATE (inside the caller's transaction). */
+  private async updateStates(accountId: string, hits: readonly HitState[], fields: ReadonlySet<UpdatedField>): Promise<void> {
+    const columns = UPDATE_COLUMNS.filter((column) => fields.has(UPDATED_FIELD_OF_COLUMN[column]));
+    const stored = new Set(columns);
+    const times = hits.map((hit) => timeMs(hit.time));
+    const appender = await this.writer.createAppender('staged_updates');
+    try {
+      // Column by column into one reused data chunk; a column the UPDATE leaves alone is staged empty, not computed.
+      this.stagedChunks.append(appender, hits.length, (column, start) => {
+        if (column === 'hit_id') return (row) => hits[start + row].hitId;
+        if (column === 'time_ms') return (row) => times[start + row];
+        if (!stored.has(column)) {
+          const empty = EMPTY_STAGED_VALUES[column];
+          return () => empty;
+        }
+        const value = HIT_COLUMN_VALUES[column];
+        return (row) => value(hits[start + row] as unknown as Hit);
+      });
+      appender.flushSync();
+    } finally {
+      appender.closeSync();
+    }
+    // Bounded by the spans of the hits' times (see timeRanges): DuckDB reads only the row groups holding them.
+    const spans = timeRangesSql('hits.time_ms', timeRanges(times), 2);
+    await this.writer.run(
+      `UPDATE hits SET ${columns.map((column) => `${column} = s.${column}`).join(', ')}
+         FROM staged_updates s
+         WHERE hits.account_id = $1 AND ${spans.sql} AND hits.hit_id = s.hit_id AND hits.time_ms = s.time_ms`,
+      [accountId, ...spans.params],
+    );
+    await this.writer.run('DELETE FROM staged_updates');
+  }
+
+  async deleteHits(accountId: string, jobId: string, rowIndex: number, filter: HitFilter): Promise<AppliedRow> {
+    const { row, removed } = await this.recording(accountId, [jobId], async (record) => {
+      const recorded = (await recordedRowsOfJobs(this.writer, accountId, [jobId])).get(jobId)?.find((entry) => entry.rowIndex === rowIndex);
+      if (recorded) return { row: recorded, removed: [] as string[] };
+      const sql = hitFilterSql(accountId, filter);
+      const reader = await this.writer.runAndReadAll(`DELETE FROM hits WHERE ${sql.where.join(' AND ')} RETURNING hit_id`, sql.params);
+      const ids = reader.getRows().map((values) => String(values[0]));
+      const applied: AppliedRow = { rowIndex, outcome: ids.length > 0 ? 'applied' : 'noop', hits: ids.length, postbacks: [] };
+      record(jobId, [applied]);
+      return { row: applied, removed: ids };
+    });
+    // After the commit: a crash before this line leaves keys without hits, which lookups skip.
+    writingTo(HIT_WAREHOUSE, () => this.index.delete(accountId, removed));
+    return row;
+  }
+
+  /**
+   * A transaction of its own that records rows of jobs among `jobIds` (`work` calls `record` for
+   * them; the records are written after `work`, in the same transaction), after the writes before
+   * it: RecordedRowIndexes learns the rows once they are committed, or forgets the jobs when the
+   * transaction failed.
+   */
+  private recording<T>(
+    accountId: string,
+    jobIds: readonly string[],
+    work: (record: (jobId: string, rows: readonly AppliedRow[]) => void) => Promise<T>,
+  ): Promise<T> {
+    return this.connections.exclusive(async () => {
+      const pending = new Map<string, AppliedRow[]>();
+      let recorded = new Map<string, { fresh: number[]; known?: number[] }>();
+      let result: T;
+      try {
+        result = await this.connections.inTransaction(async () => {
+          const value = await work((jobId, rows) => pending.set(jobId, [...(pending.get(jobId) ?? []), ...rows]));
+          recorded = await this.recordRows(accountId, pending);
+          return value;
+        });
+      } catch (error) {
+        for (const jobId of jobIds) this.recordedIndexes.forget(accountId, jobId);
+        throw error;
+      }
+      for (const [jobId, { fresh, known }] of recorded) this.recordedIndexes.recorded(accountId, jobId, fresh, known);
+      return result;
+    });
+  }
+
+  /**
+   * One record per job of its rows, leaving out rows recorded before (inside the caller's
+   * transaction): those RecordedRowIndexes holds for the job, else those the job's records hold
+   * (`known`, read here, for every such job at once). Answers the indexes recorded now, by job.
+   */
+  private async recordRows(accountId: string, pending: Map<string, AppliedRow[]>): Promise<Map<string, { fresh: number[]; known?: number[] }>> {
+    const result = new Map<string, { fresh: number[]; known?: number[] }>();
+    const jobs = [...pending].filter(([, rows]) => rows.length > 0);
+    if (jobs.length === 0) return result;
+    const unheld = jobs.map(([jobId]) => jobId).filter((jobId) => !this.recordedIndexes.get(accountId, jobId));
+    const read = unheld.length > 0 ? await recordedRowsOfJobs(this.writer, accountId, unheld) : new Map<string, AppliedRow[]>();
+    const records: { jobId: string; firstRow: number; rows: string }[] = [];
+    for (const [jobId, rows] of jobs) {
+      const held = this.recordedIndexes.get(accountId, jobId);
+      const known = held ? undefined : (read.get(jobId) ?? []).map((row) => row.rowIndex);
+      const recorded = held ?? new Set(known);
+      const fresh = rows.filter((row) => !recorded.has(row.rowIndex));
+      result.set(jobId, { fresh: fresh.map((row) => row.rowIndex), known });
+      if (fresh.length > 0) records.push({ jobId, firstRow: Math.min(...fresh.map((row) => row.rowIndex)), rows: JSON.stringify(fresh) });
+    }
+    if (records.length === 1)
+      await this.writer.run('INSERT INTO job_batches (account_id, job_id, first_row, rows) VALUES ($1, $2, $3, $4)', [
+        accountId,
+        records[0].jobId,
+        records[0].firstRow,
+        records[0].rows,
+      ]);
+    else if (records.length > 1)
+      await this.writer.run(
+        'INSERT INTO job_batches (account_id, job_id, first_row, rows) SELECT $1, unnest($2::VARCHAR[]), unnest($3::INTEGER[]), unnest($4::VARCHAR[])',
+        [accountId, listValue(records.map((r) => r.jobId)), listValue(records.map((r) => r.firstRow)), listValue(records.map((r) => r.rows))],
+      );
+    return result;
+  }
+}

@@ -209,6 +209,24 @@ describe('DuckDbHitStore', () => {
     }
   });
 
+  it('ignores hits sent again while their ingest is open (past an appender flush) and once it is committed, and takes their ids in another account', async () => {
+    const store = await openTempHitStore();
+    try {
+      const hits = Array.from({ length: 20_000 }, (_, n) => contractHit(n + 1));
+      expect(await store.insertHits(hits.slice(0, 10_000))).toEqual({ inserted: 10_000, ignored: 0 });
+      expect(await store.insertHits(hits.slice(10_000))).toEqual({ inserted: 10_000, ignored: 0 });
+      const sentAgain = [hits[0], hits[9_999], hits[10_000], hits[19_999], contractHit(20_001)];
+      expect(await store.insertHits(sentAgain)).toEqual({ inserted: 1, ignored: 4 });
+      // A read commits the ingest transaction.
+      expect(await store.getHits(ACCOUNT, [hits[0].hitId])).toEqual([hits[0]]);
+      expect(await store.insertHits(sentAgain)).toEqual({ inserted: 0, ignored: 5 });
+      expect(await store.insertHits(sentAgain.map((hit) => ({ ...hit, accountId: 'ACCOUNT00002' })))).toEqual({ inserted: 5, ignored: 0 });
+      expect(await store.insertHits([{ ...hits[1], accountId: 'ACCOUNT00002' }, hits[1]])).toEqual({ inserted: 1, ignored: 1 });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('fails every call of a grouped insert whose write fails, and stores none of their hits', async () => {
     const store = await openTempHitStore();
     try {

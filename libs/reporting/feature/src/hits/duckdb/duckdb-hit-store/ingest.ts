@@ -35,12 +35,14 @@ export interface OpenIngest {
   writer: DuckDBConnection;
   appender: DuckDBAppender;
   rows: number;
-  /**
-   * The rows its appender holds, not yet in the transaction (flushed by INGEST_FLUSH_ROWS: each
-   * flush costs DuckDB about 2 ms however few the rows), and their ids by account.
-   */
+  /** The rows its appender holds, not yet in the transaction (flushed by INGEST_FLUSH_ROWS: each flush costs DuckDB about 2 ms however few the rows). */
   unflushedRows: number;
-  unflushed: Map<string, Set<string>>;
+  /**
+   * The ids of the hits it holds, by account (at most INGEST_COMMIT_ROWS and one group): an ingest's
+   * dedupe finds them here and reads DuckDB only for ids committed before (a batch sent again before
+   * the commit reads nothing).
+   */
+  ids: Map<string, Set<string>>;
   lastLogged: number;
   /** The clicks counted on hits stored before, by account and hit: written when it commits (see `applyIngest`). */
   clicks: Map<string, Map<string, { n: number; timeMs: number }>>;
@@ -185,8 +187,8 @@ export class HitIngest {
       clearTimeout(ingest.timer);
       ingest.timer = this.commitTimer(ingest.began);
       for (const hit of hits) {
-        const ids = ingest.unflushed.get(hit.accountId) ?? new Set<string>();
-        ingest.unflushed.set(hit.accountId, ids);
+        const ids = ingest.ids.get(hit.accountId) ?? new Set<string>();
+        ingest.ids.set(hit.accountId, ids);
         ids.add(hit.hitId);
       }
       if (ingest.unflushedRows >= INGEST_FLUSH_ROWS) this.flushIngest(ingest);
@@ -215,7 +217,7 @@ export class HitIngest {
       appender,
       rows: 0,
       unflushedRows: 0,
-      unflushed: new Map(),
+      ids: new Map(),
       lastLogged: this.logCommitted,
       clicks: new Map(),
       began: Date.now(),
@@ -234,19 +236,23 @@ export class HitIngest {
   /** Moves the rows the ingest transaction's appender holds into the transaction (its own reads see them then). */
   private flushIngest(ingest: OpenIngest): void {
     ingest.appender.flushSync();
-    ingest.unflushed.clear();
     ingest.unflushedRows = 0;
   }
 
   /**
-   * The ids among `candidates` (which have keys) ingested before: those committed or written into
-   * the ingest transaction (read on the writer, which sees its own transaction), and those its
-   * appender still holds.
+   * The ids among `candidates` (which have keys) ingested before: those the ingest transaction
+   * holds (its ids, in memory), and among the others those committed (read on the writer).
    */
   private async ingestedIds(accountId: string, candidates: readonly string[], keys: Map<string, number>): Promise<Set<string>> {
-    const held = this.ingest?.unflushed.get(accountId);
-    const found = await this.storedIds(this.writer, accountId, held ? candidates.filter((id) => !held.has(id)) : candidates, keys);
-    if (held) for (const id of candidates) if (held.has(id)) found.add(id);
+    const held = this.ingest?.ids.get(accountId);
+    if (!held) return this.storedIds(this.writer, accountId, candidates, keys);
+    const found = new Set<string>();
+    const unheld: string[] = [];
+    for (const id of candidates) {
+      if (held.has(id)) found.add(id);
+      else unheld.push(id);
+    }
+    for (const id of await this.storedIds(this.writer, accountId, unheld, keys)) found.add(id);
     return found;
   }
 

@@ -10,6 +10,7 @@ import { assignLongTexts, longTextsBound, packLongTexts } from './long-texts';
  */
 function writeColumn(
   chunk: DuckDBDataChunk,
+  vector: duckdb.Vector,
   column: number,
   writer: ColumnWriter,
   laid: LaidColumn & { longBytes?: number },
@@ -20,10 +21,9 @@ function writeColumn(
     chunk.setColumnValues(column, laid.values.map(writer.convert!));
     return;
   }
-  const vector = duckdb.data_chunk_get_vector(chunk.chunk, column);
   duckdb.copy_data_to_vector(vector, 0, source, offset, laid.bytes);
-  const rows = laid.longRows ?? [];
-  for (let i = 0; i < rows.length; i++) duckdb.vector_assign_string_element(vector, rows[i], laid.longTexts![i]);
+  const rows = laid.longRows;
+  if (rows) for (let i = 0; i < rows.length; i++) duckdb.vector_assign_string_element(vector, rows[i], laid.longTexts![i]);
   const longBytes = laid.longBytes ?? 0;
   if (longBytes > 0)
     assignLongTexts(
@@ -59,13 +59,21 @@ interface PackedHeader {
 export class ChunkWriter {
   private readonly writers: ColumnWriter[];
   private chunk: DuckDBDataChunk | undefined;
+  /** The vectors of `chunk`, by column (a chunk's reset keeps them). */
+  private vectors: duckdb.Vector[] = [];
   private readonly scratch = new ArrayBuffer(CHUNK_ROWS * STRING_BYTES);
   /** Where `pack` lays rows out, after `headerRoom` bytes kept for their header. */
   private packBuffer = Buffer.alloc(0);
   private headerRoom = 0;
+  /** The columns' names as a packed header lists them (JSON), and joined by commas (checked against a header's). */
+  private readonly namesJson: string;
+  private readonly namesKey: string;
 
   constructor(private readonly columns: readonly { name: string; duckdb: string }[]) {
     this.writers = columns.map((column) => columnWriter(column.duckdb));
+    const names = columns.map((column) => column.name);
+    this.namesJson = JSON.stringify(names);
+    this.namesKey = names.join(',');
   }
 
   /** Appends `count` rows; `values(name, start)` gives a column's values of the rows from `start` on. */
@@ -74,7 +82,7 @@ export class ChunkWriter {
       const rows = Math.min(CHUNK_ROWS, count - start);
       const chunk = this.reset(rows);
       this.writers.forEach((writer, column) =>
-        writeColumn(chunk, column, writer, writer.lay(rows, values(this.columns[column].name, start), this.scratch, 0), this.scratch, 0),
+        writeColumn(chunk, this.vectors[column], column, writer, writer.lay(rows, values(this.columns[column].name, start), this.scratch, 0), this.scratch, 0),
       );
       appender.appendDataChunk(chunk);
     }
@@ -113,9 +121,12 @@ export class ChunkWriter {
       const rows = Math.min(CHUNK_ROWS, count - start);
       const columns = this.writers.map((writer, column): PackedColumn => {
         ensure(writer.width * rows);
-        const { longRows, longTexts, ...laid } = writer.lay(rows, values(this.columns[column].name, start), this.packBuffer.buffer as ArrayBuffer, at);
-        const packed: PackedColumn = { ...laid, at: at - room };
+        const laid = writer.lay(rows, values(this.columns[column].name, start), this.packBuffer.buffer as ArrayBuffer, at);
+        // Built field by field: an object rest and spread per column were most of a small pack's time.
+        const packed: PackedColumn = { bytes: laid.bytes, at: at - room };
+        if (laid.values) packed.values = laid.values;
         at += laid.bytes;
+        const { longRows, longTexts } = laid;
         if (longRows && longRows.length > 0) {
           ensure(longTextsBound(longTexts!));
           packed.longBytes = packLongTexts(this.packBuffer, at, longRows, longTexts!);
@@ -124,12 +135,13 @@ export class ChunkWriter {
         const end = at;
         at = aligned(at);
         ensure(0);
-        this.packBuffer.fill(0, end, at);
+        for (let i = end; i < at; i++) this.packBuffer[i] = 0;
         return packed;
       });
       chunks.push({ count: rows, columns });
     }
-    const header = JSON.stringify({ columns: this.columns.map((column) => column.name), chunks } satisfies PackedHeader);
+    // JSON.stringify({ columns, chunks } satisfies PackedHeader), with the names' JSON made once.
+    const header = `{"columns":${this.namesJson},"chunks":${JSON.stringify(chunks satisfies PackedHeader['chunks'])}}`;
     const headerLength = Buffer.byteLength(header);
     if (4 + headerLength > room) {
       // More header than room (the first pack, or many list values): a buffer of its own, and more room next time.
@@ -151,14 +163,15 @@ export class ChunkWriter {
     const view = Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength);
     const headerLength = view.readUInt32LE(0);
     const header = JSON.parse(view.toString('utf8', 4, 4 + headerLength)) as PackedHeader;
-    const names = this.columns.map((column) => column.name);
-    if (header.columns.join(',') !== names.join(','))
-      throw new Error(`packed rows of the columns (${header.columns.join(', ')}) cannot be appended to (${names.join(', ')})`);
+    if (header.columns.join(',') !== this.namesKey)
+      throw new Error(`packed rows of the columns (${header.columns.join(', ')}) cannot be appended to (${this.namesKey.split(',').join(', ')})`);
     const base = packed.byteOffset + 4 + headerLength;
     let appended = 0;
     for (const { count, columns } of header.chunks) {
       const chunk = this.reset(count);
-      columns.forEach((laid, column) => writeColumn(chunk, column, this.writers[column], laid, packed.buffer as ArrayBuffer, base + laid.at));
+      columns.forEach((laid, column) =>
+        writeColumn(chunk, this.vectors[column], column, this.writers[column], laid, packed.buffer as ArrayBuffer, base + laid.at),
+      );
       appender.appendDataChunk(chunk);
       appended += count;
     }
@@ -168,11 +181,14 @@ export class ChunkWriter {
   /** The writer's data chunk, emptied, for `count` rows. */
   private reset(count: number): DuckDBDataChunk {
     if (this.chunk) this.chunk.reset();
-    else
-      this.chunk = DuckDBDataChunk.create(
+    else {
+      const chunk = DuckDBDataChunk.create(
         this.writers.map((writer) => writer.type),
         count,
       );
+      this.vectors = this.writers.map((_, column) => duckdb.data_chunk_get_vector(chunk.chunk, column));
+      this.chunk = chunk;
+    }
     this.chunk.rowCount = count;
     return this.chunk;
   }
@@ -189,6 +205,7 @@ export function dataChunkOf(columns: readonly { name: string; duckdb: string }[]
   writers.forEach((writer, column) =>
     writeColumn(
       chunk,
+      duckdb.data_chunk_get_vector(chunk.chunk, column),
       column,
       writer,
       writer.lay(rows.length, (row) => rows[row][columns[column].name], scratch, 0),

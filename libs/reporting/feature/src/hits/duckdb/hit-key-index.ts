@@ -19,6 +19,7 @@ export interface HitKey {
 export class HitKeyIndex {
   private readonly select: Database.Statement<[string, string], { hit_id: string; time_ms: number }>;
   private readonly upsertMany: Database.Statement<[string, string]>;
+  private readonly writeAll: Database.Transaction<(keys: readonly (HitKey & { accountId: string })[]) => void>;
   private readonly remove: Database.Statement;
   private readonly removeMany: Database.Transaction<(accountId: string, hitIds: readonly string[]) => void>;
 
@@ -34,6 +35,7 @@ export class HitKeyIndex {
     this.upsertMany = db.prepare(
       'INSERT INTO hit_keys (account_id, hit_id, time_ms) SELECT ?, value ->> 0, value ->> 1 FROM json_each(?) WHERE true ON CONFLICT DO UPDATE SET time_ms = excluded.time_ms',
     );
+    this.writeAll = db.transaction((keys: readonly (HitKey & { accountId: string })[]) => this.upsert(keys));
     this.remove = db.prepare('DELETE FROM hit_keys WHERE account_id = ? AND hit_id = ?');
     this.removeMany = db.transaction((accountId: string, hitIds: readonly string[]) => {
       for (const hitId of hitIds) this.remove.run(accountId, hitId);
@@ -48,19 +50,20 @@ export class HitKeyIndex {
     return found;
   }
 
-  /** Records (or moves) the keys of hits about to be written, in one transaction (inside the caller's, when it has one). */
+  /** Records (or moves) the keys of hits about to be written, in one transaction. */
   write(keys: readonly (HitKey & { accountId: string })[]): void {
+    this.writeAll.immediate(keys);
+  }
+
+  /** Records (or moves) keys inside the caller's transaction (a statement per account). */
+  upsert(keys: readonly (HitKey & { accountId: string })[]): void {
     const byAccount = new Map<string, [string, number][]>();
     for (const key of keys) {
       let accountKeys = byAccount.get(key.accountId);
       if (!accountKeys) byAccount.set(key.accountId, (accountKeys = []));
       accountKeys.push([key.hitId, key.timeMs]);
     }
-    this.db
-      .transaction(() => {
-        for (const [accountId, accountKeys] of byAccount) this.upsertMany.run(accountId, JSON.stringify(accountKeys));
-      })
-      .immediate();
+    for (const [accountId, accountKeys] of byAccount) this.upsertMany.run(accountId, JSON.stringify(accountKeys));
   }
 
   /** Forgets the keys of removed hits. */

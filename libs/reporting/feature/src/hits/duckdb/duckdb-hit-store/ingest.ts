@@ -7,7 +7,7 @@ import { HIT_COLUMN_VALUES, countsAsClick, type WarehouseRow } from '../../hit-r
 import { WAREHOUSE_COLUMNS } from '../../warehouse-schema';
 import { HIT_WAREHOUSE, storageErrorOfDuckDb } from '../duckdb-instances';
 import { ChunkWriter } from '../hit-chunk';
-import { DAY_MS, type HitKeyIndex, type VisitorDay, type VisitorDayIndex } from '../hit-key-index';
+import { DAY_MS, type HitKey, type HitKeyIndex, type VisitorDay, type VisitorDayIndex } from '../hit-key-index';
 import type { LoggedClicks } from '../ingest-log';
 import type { SharedWriter, WarehouseConnections } from './connections';
 import { byKeys } from './sql';
@@ -60,16 +60,22 @@ export class HitIngest {
   private readonly hitsChunks = new ChunkWriter(WAREHOUSE_COLUMNS);
   private readonly writer: DuckDBConnection;
   private readonly shared: SharedWriter;
+  /** An ingest's visitor days and hit keys, in one SQLite transaction (made once: better-sqlite3 builds a transaction's wrappers when it is made). */
+  private readonly writeIndexes: Database.Transaction<(days: readonly VisitorDay[], keys: readonly (HitKey & { accountId: string })[]) => void>;
 
   constructor(
     private readonly connections: WarehouseConnections,
-    private readonly sqlite: Database.Database,
+    sqlite: Database.Database,
     private readonly index: HitKeyIndex,
-    private readonly visitors: VisitorDayIndex,
+    visitors: VisitorDayIndex,
     private readonly filename: string,
   ) {
     this.writer = connections.writer;
     this.shared = connections.shared;
+    this.writeIndexes = sqlite.transaction((days: readonly VisitorDay[], keys: readonly (HitKey & { accountId: string })[]) => {
+      visitors.write(days);
+      index.upsert(keys);
+    });
   }
 
   /** The file's ingest transaction (see SharedWriter). */
@@ -159,14 +165,11 @@ export class HitIngest {
       counts: [...counts.values()],
       times: [...counts.keys()].map((id) => keys.get(id)!),
     }));
-    // The keys and visitor days in one SQLite transaction.
     await this.ingestRows(rows, fresh, logged, () =>
-      this.sqlite
-        .transaction(() => {
-          this.visitors.write(visitorDaysOf(fresh, freshTimes));
-          this.index.write(fresh.map((hit, i) => ({ accountId: hit.accountId, hitId: hit.hitId, timeMs: freshTimes[i] })));
-        })
-        .immediate(),
+      this.writeIndexes.immediate(
+        visitorDaysOf(fresh, freshTimes),
+        fresh.map((hit, i) => ({ accountId: hit.accountId, hitId: hit.hitId, timeMs: freshTimes[i] })),
+      ),
     );
     return inserted;
   }

@@ -145,6 +145,45 @@ describe('ChunkWriter (DuckDB data chunks filled column by column)', () => {
     expect(Buffer.from(again.pack(150, values(0)))).toEqual(first);
   });
 
+  it('stores list columns of every element type (none, one, many; long and non-ASCII texts) packed and appended through reused chunks', async () => {
+    const LISTS = [
+      { name: 'n', duckdb: 'BIGINT NOT NULL' },
+      { name: 'texts', duckdb: 'VARCHAR[] NOT NULL' },
+      { name: 'numbers', duckdb: 'BIGINT[] NOT NULL' },
+      { name: 'amounts', duckdb: 'DECIMAL(18,6)[] NOT NULL' },
+    ];
+    await connection.run(`CREATE TABLE lists (${LISTS.map((column) => `${column.name} ${column.duckdb}`).join(', ')})`);
+    const rows = Array.from({ length: CHUNK_ROWS + 40 }, (_, n) => ({
+      n,
+      texts: Array.from({ length: n % 4 }, (_, i) => TEXTS[(n + i) % TEXTS.length]),
+      numbers: Array.from({ length: (n + 1) % 3 }, (_, i) => n * 1_000_003 + i),
+      amounts: Array.from({ length: n % 3 }, (_, i) => ['0.125', '12.5', '999999999999.999999'][(n + i) % 3]),
+    }));
+    const writer = new ChunkWriter(LISTS);
+    const appender = await connection.createAppender('lists');
+    const values = (from: number) => (column: string, start: number) => (r: number) => (rows[from + start + r] as Record<string, WarehouseValue>)[column];
+    for (const [from, to] of [
+      [0, 3],
+      [3, 50],
+      [50, rows.length],
+    ])
+      expect(writer.appendPacked(appender, writer.pack(to - from, values(from)))).toBe(to - from);
+    writer.appendRows(appender, [{ n: -1, texts: ['x'.repeat(300)], numbers: [], amounts: ['0'] }]);
+    appender.closeSync();
+    const reader = await connection.runAndReadAll('SELECT n, texts, numbers, amounts::VARCHAR[] AS amounts FROM lists ORDER BY n');
+    expect(
+      reader.getRowObjectsJS().map((values) => ({
+        n: Number(values['n']),
+        texts: values['texts'],
+        numbers: (values['numbers'] as bigint[]).map(Number),
+        amounts: (values['amounts'] as string[]).map((amount) => amount.replace(/\.?0+$/, '') || '0'),
+      })),
+    ).toEqual([{ n: -1, texts: ['x'.repeat(300)], numbers: [], amounts: ['0'] }, ...rows]);
+    expect(() => writer.pack(1, (column) => () => (column === 'amounts' ? ['1000000000000'] : values(0)(column, 0)(0)))).toThrow(
+      /out of the range of DECIMAL\(18,6\)/,
+    );
+  });
+
   it('refuses money beyond DECIMAL(18,6) instead of storing a wrapped value', async () => {
     const appender = await connection.createAppender('t');
     expect(() => new ChunkWriter(COLUMNS).appendRows(appender, [{ ...row(1), money: '1000000000000' }])).toThrow(/out of the range of DECIMAL\(18,6\)/);

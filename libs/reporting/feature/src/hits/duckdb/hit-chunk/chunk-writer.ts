@@ -1,24 +1,16 @@
 import { DuckDBDataChunk, type DuckDBAppender } from '@duckdb/node-api';
 import duckdb from '@duckdb/node-bindings';
-import type { WarehouseRow } from '../../hit-row';
+import type { WarehouseRow, WarehouseValue } from '../../hit-row';
 import { CHUNK_ROWS, STRING_BYTES, columnWriter, type ColumnValues, type ColumnWriter, type LaidColumn } from './columns';
 import { assignLongTexts, longTextsBound, packLongTexts } from './long-texts';
 
 /**
- * Copies a laid-out column (its bytes at `offset` of `source`) into column `column` of `chunk`; a
- * packed text column's long texts follow its bytes (see `packLongTexts`).
+ * Copies a laid-out column (its bytes at `offset` of `source`) into `vector`; a packed text column's
+ * long texts follow its bytes (see `packLongTexts`).
  */
-function writeColumn(
-  chunk: DuckDBDataChunk,
-  vector: duckdb.Vector,
-  column: number,
-  writer: ColumnWriter,
-  laid: LaidColumn & { longBytes?: number },
-  source: ArrayBuffer,
-  offset: number,
-): void {
+function writeColumn(vector: duckdb.Vector, writer: ColumnWriter, laid: LaidColumn & { longBytes?: number }, source: ArrayBuffer, offset: number): void {
   if (laid.values) {
-    chunk.setColumnValues(column, laid.values.map(writer.convert!));
+    writeLists(vector, writer.child!, laid.values as readonly (readonly WarehouseValue[])[]);
     return;
   }
   duckdb.copy_data_to_vector(vector, 0, source, offset, laid.bytes);
@@ -32,6 +24,32 @@ function writeColumn(
       new DataView(source, offset + laid.bytes, longBytes),
       new Uint8Array(source, offset + laid.bytes, longBytes),
     );
+}
+
+/**
+ * Writes a list column's values into its vector: each row's entry (offset and length, two uint64, in
+ * the child vector) and the elements of every row, laid out by `child` into the child vector.
+ */
+function writeLists(vector: duckdb.Vector, child: ColumnWriter, lists: readonly (readonly WarehouseValue[])[]): void {
+  const entries = new BigUint64Array(lists.length * 2);
+  const elements: WarehouseValue[] = [];
+  lists.forEach((list, row) => {
+    entries[row * 2] = BigInt(elements.length);
+    entries[row * 2 + 1] = BigInt(list.length);
+    for (const element of list) elements.push(element);
+  });
+  duckdb.list_vector_reserve(vector, elements.length);
+  duckdb.list_vector_set_size(vector, elements.length);
+  duckdb.copy_data_to_vector(vector, 0, entries.buffer, 0, entries.byteLength);
+  if (elements.length === 0) return;
+  const scratch = new ArrayBuffer(aligned(elements.length * child.width));
+  writeColumn(
+    duckdb.list_vector_get_child(vector),
+    child,
+    child.lay(elements.length, (i) => elements[i], scratch, 0),
+    scratch,
+    0,
+  );
 }
 
 /** `bytes` rounded up to a multiple of 8. */
@@ -82,7 +100,7 @@ export class ChunkWriter {
       const rows = Math.min(CHUNK_ROWS, count - start);
       const chunk = this.reset(rows);
       this.writers.forEach((writer, column) =>
-        writeColumn(chunk, this.vectors[column], column, writer, writer.lay(rows, values(this.columns[column].name, start), this.scratch, 0), this.scratch, 0),
+        writeColumn(this.vectors[column], writer, writer.lay(rows, values(this.columns[column].name, start), this.scratch, 0), this.scratch, 0),
       );
       appender.appendDataChunk(chunk);
     }
@@ -169,9 +187,7 @@ export class ChunkWriter {
     let appended = 0;
     for (const { count, columns } of header.chunks) {
       const chunk = this.reset(count);
-      columns.forEach((laid, column) =>
-        writeColumn(chunk, this.vectors[column], column, this.writers[column], laid, packed.buffer as ArrayBuffer, base + laid.at),
-      );
+      columns.forEach((laid, column) => writeColumn(this.vectors[column], this.writers[column], laid, packed.buffer as ArrayBuffer, base + laid.at));
       appender.appendDataChunk(chunk);
       appended += count;
     }
@@ -204,9 +220,7 @@ export function dataChunkOf(columns: readonly { name: string; duckdb: string }[]
   const scratch = new ArrayBuffer(CHUNK_ROWS * STRING_BYTES);
   writers.forEach((writer, column) =>
     writeColumn(
-      chunk,
       duckdb.data_chunk_get_vector(chunk.chunk, column),
-      column,
       writer,
       writer.lay(rows.length, (row) => rows[row][columns[column].name], scratch, 0),
       scratch,

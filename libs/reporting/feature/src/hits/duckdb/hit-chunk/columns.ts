@@ -1,5 +1,5 @@
 // How a column of each declared type is laid out as DuckDB's vector holds it (ChunkWriter copies it into a data chunk).
-import { BIGINT, BOOLEAN, DECIMAL, LIST, UINTEGER, UTINYINT, VARCHAR, decimalValue, listValue, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { BIGINT, BOOLEAN, DECIMAL, LIST, UINTEGER, UTINYINT, VARCHAR, type DuckDBType } from '@duckdb/node-api';
 import { toMicros } from '@funnel/reporting-domain';
 import type { WarehouseValue } from '../../hit-row';
 
@@ -26,13 +26,14 @@ export interface LaidColumn {
 /** Lays out `count` values of a column (see LaidColumn) at `offset` (a multiple of 8) of `target`. */
 export type Lay = (count: number, value: ColumnValues, target: ArrayBuffer, offset: number) => LaidColumn;
 
-/** How a column of a declared type is handed to DuckDB: laid out, then copied into its vector (lists: `convert`ed to DuckDBValues). */
+/** How a column of a declared type is handed to DuckDB: laid out, then copied into its vector (a list column: its elements, by `child`, into its child vector). */
 export interface ColumnWriter {
   type: DuckDBType;
   /** The bytes a row takes laid out (0: a list column, whose values go in the header). */
   width: number;
   lay: Lay;
-  convert?: (value: WarehouseValue) => DuckDBValue;
+  /** A list column's writer of its elements. */
+  child?: ColumnWriter;
 }
 
 /** DuckDB's string_t: 16 bytes, a uint32 length, then up to 12 bytes inline (longer ones point into the vector's string heap). */
@@ -96,34 +97,39 @@ function micros(value: WarehouseValue): bigint {
   return result;
 }
 
-/** A list column: its values as given, converted (checked) here, set through @duckdb/node-api's vectors when written. */
-function listWriter(type: DuckDBType, convert: (value: WarehouseValue) => DuckDBValue): ColumnWriter {
+/** A list column: its values as given, each element checked here (`check` throws for one the column cannot hold), laid out by `child` when written. */
+function listWriter(type: DuckDBType, child: ColumnWriter, check: (element: WarehouseValue) => unknown): ColumnWriter {
   return {
     type,
     width: 0,
-    convert,
+    child,
     lay: (count, value) => {
       const values: WarehouseValue[] = new Array(count);
       for (let row = 0; row < count; row++) {
         values[row] = value(row);
-        convert(values[row]);
+        for (const element of values[row] as readonly WarehouseValue[]) check(element);
       }
       return { bytes: 0, values };
     },
   };
 }
 
+const bigintOf = (value: WarehouseValue) => BigInt(value as number);
+const TEXT: ColumnWriter = { type: VARCHAR, width: STRING_BYTES, lay: layText };
+const BIGINTS: ColumnWriter = { type: BIGINT, width: 8, lay: layBigInts(bigintOf) };
+const DECIMALS: ColumnWriter = { type: DECIMAL(18, 6), width: 8, lay: layBigInts(micros) };
+
 /** The writers by DuckDB type, as WAREHOUSE_COLUMNS spell them (up to a DEFAULT or NOT NULL). */
 const WRITERS: Readonly<Record<string, ColumnWriter>> = {
-  VARCHAR: { type: VARCHAR, width: STRING_BYTES, lay: layText },
-  BIGINT: { type: BIGINT, width: 8, lay: layBigInts((value) => BigInt(value as number)) },
+  VARCHAR: TEXT,
+  BIGINT: BIGINTS,
   BOOLEAN: { type: BOOLEAN, width: 1, lay: layNumbers((target, offset, count) => new Uint8Array(target, offset, count)) },
   UTINYINT: { type: UTINYINT, width: 1, lay: layNumbers((target, offset, count) => new Uint8Array(target, offset, count)) },
   UINTEGER: { type: UINTEGER, width: 4, lay: layNumbers((target, offset, count) => new Uint32Array(target, offset, count)) },
-  'DECIMAL(18,6)': { type: DECIMAL(18, 6), width: 8, lay: layBigInts(micros) },
-  'VARCHAR[]': listWriter(LIST(VARCHAR), (value) => listValue((value as string[]).map(String))),
-  'BIGINT[]': listWriter(LIST(BIGINT), (value) => listValue((value as number[]).map((n) => BigInt(n)))),
-  'DECIMAL(18,6)[]': listWriter(LIST(DECIMAL(18, 6)), (value) => listValue((value as string[]).map((text) => decimalValue(micros(text), 18, 6)))),
+  'DECIMAL(18,6)': DECIMALS,
+  'VARCHAR[]': listWriter(LIST(VARCHAR), TEXT, String),
+  'BIGINT[]': listWriter(LIST(BIGINT), BIGINTS, bigintOf),
+  'DECIMAL(18,6)[]': listWriter(LIST(DECIMAL(18, 6)), DECIMALS, micros),
 };
 
 /** The writer of a column declared as `declaration` (`VARCHAR NOT NULL DEFAULT ''` -> VARCHAR). */

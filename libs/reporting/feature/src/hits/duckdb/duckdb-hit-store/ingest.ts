@@ -4,13 +4,13 @@ import type Database from 'better-sqlite3';
 import { tightenFile, writingTo } from '@funnel/eventstore';
 import { timeMs, type Hit } from '@funnel/reporting-domain';
 import { HIT_COLUMN_VALUES, countsAsClick, type WarehouseRow } from '../../hit-row';
-import { WAREHOUSE_COLUMNS } from '../../warehouse-schema';
 import { HIT_WAREHOUSE, storageErrorOfDuckDb } from '../duckdb-instances';
 import { ChunkWriter } from '../hit-chunk';
 import { DAY_MS, type HitKeyIndex, type VisitorDay, type VisitorDayIndex } from '../hit-key-index';
 import type { LoggedClicks } from '../ingest-log';
 import type { SharedWriter, WarehouseConnections } from './connections';
 import { byKeys } from './sql';
+import { HITS_COLUMNS, HIT_SEQ } from './tables';
 
 /**
  * Ingested hits committed together: one DuckDB row group. DuckDB writes the full row groups of a
@@ -55,7 +55,7 @@ export interface OpenIngest {
  */
 export class HitIngest {
   /** Fills the data chunks appended to `hits` (by one write at a time). */
-  private readonly hitsChunks = new ChunkWriter(WAREHOUSE_COLUMNS);
+  private readonly hitsChunks = new ChunkWriter(HITS_COLUMNS);
   private readonly writer: DuckDBConnection;
   private readonly shared: SharedWriter;
 
@@ -144,9 +144,11 @@ export class HitIngest {
       if (counts.size > 0) clicks.push({ accountId, counts, keys });
     }
     if (fresh.length === 0) return inserted;
+    const firstSeq = writingTo(HIT_WAREHOUSE, () => this.index.reserve(fresh.length));
     // Laid out (and checked) before anything is written; in the writer's own buffer, appended and logged before the next write packs.
     const rows = this.hitsChunks.pack(fresh.length, (column, start) => {
       if (column === 'time_ms') return (row) => freshTimes[start + row];
+      if (column === HIT_SEQ.name) return (row) => firstSeq + start + row;
       if (column === 'clicks') return (row) => fresh[start + row].clicks + batchClicks[start + row];
       const value = HIT_COLUMN_VALUES[column];
       return (row) => value(fresh[start + row]);
@@ -162,7 +164,7 @@ export class HitIngest {
       this.sqlite
         .transaction(() => {
           this.visitors.write(visitorDaysOf(fresh, freshTimes));
-          this.index.write(fresh.map((hit, i) => ({ accountId: hit.accountId, hitId: hit.hitId, timeMs: freshTimes[i] })));
+          this.index.write(fresh.map((hit, i) => ({ accountId: hit.accountId, hitId: hit.hitId, timeMs: freshTimes[i], seq: firstSeq + i })));
         })
         .immediate(),
     );

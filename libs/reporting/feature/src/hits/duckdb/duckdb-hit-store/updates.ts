@@ -1,5 +1,5 @@
 // The store's updates: hit states committed with the rows of the jobs that changed them, hits deleted, each job's rows recorded once.
-import { listValue, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Hit, HitFilter } from '@funnel/reporting-domain';
 import { writingTo } from '@funnel/eventstore';
 import { HIT_COLUMN_VALUES } from '../../hit-row';
@@ -158,18 +158,22 @@ export class HitUpdates {
       result.set(jobId, { fresh: fresh.map((row) => row.rowIndex), known });
       if (fresh.length > 0) records.push({ jobId, firstRow: Math.min(...fresh.map((row) => row.rowIndex)), rows: JSON.stringify(fresh) });
     }
-    if (records.length === 1)
-      await this.writer.run('INSERT INTO job_batches (account_id, job_id, first_row, rows) VALUES ($1, $2, $3, $4)', [
-        accountId,
-        records[0].jobId,
-        records[0].firstRow,
-        records[0].rows,
-      ]);
-    else if (records.length > 1)
-      await this.writer.run(
-        'INSERT INTO job_batches (account_id, job_id, first_row, rows) SELECT $1, unnest($2::VARCHAR[]), unnest($3::INTEGER[]), unnest($4::VARCHAR[])',
-        [accountId, listValue(records.map((r) => r.jobId)), listValue(records.map((r) => r.firstRow)), listValue(records.map((r) => r.rows))],
-      );
+    if (records.length > 0) {
+      // Appended (no statement to plan), in job_batches' column order.
+      const appender = await this.writer.createAppender('job_batches');
+      try {
+        for (const record of records) {
+          appender.appendVarchar(accountId);
+          appender.appendVarchar(record.jobId);
+          appender.appendInteger(record.firstRow);
+          appender.appendVarchar(record.rows);
+          appender.endRow();
+        }
+        appender.flushSync();
+      } finally {
+        appender.closeSync();
+      }
+    }
     return result;
   }
 }

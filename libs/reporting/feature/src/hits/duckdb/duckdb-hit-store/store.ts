@@ -147,6 +147,8 @@ export class DuckDbHitStore implements HitStore {
       }
       await this.writer.run(`UPDATE hits SET ${HIT_SEQ.name} = $1 + rowid WHERE ${HIT_SEQ.name} IS NULL`, [BigInt(first)]);
     });
+    // The numbers written into the file's column: until a checkpoint every scan of it merges them in.
+    await this.writer.run('CHECKPOINT');
   }
 
   /** A warehouse written before the visitor-day index existed: its days, once (an empty warehouse is done at once). */

@@ -6,9 +6,13 @@ import type { Hit } from '@funnel/reporting-domain';
 import { tempDir, type TempDir } from '@funnel/testing';
 import type Database from 'better-sqlite3';
 import { createHitStore } from '../create-hit-store';
+import { warehouseRow } from '../hit-row';
 import { contractHit, describeHitStoreContract } from '../hit-store.contract';
+import { WAREHOUSE_COLUMNS } from '../warehouse-schema';
 import { DuckDbHitStore } from './duckdb-hit-store';
 import { WarehouseInUseError, storageErrorOfDuckDb } from './duckdb-instances';
+import { ChunkWriter } from './hit-chunk';
+import { IngestLog } from './ingest-log';
 import { IMPORT_CHUNK } from './sqlite-import';
 import { openTempHitStore } from './temp-hit-store';
 
@@ -169,6 +173,73 @@ describe('DuckDbHitStore', () => {
       const converted = contractHit(2, { conversions: [{ transactionId: 'T1', payout: '3', time: '2026-01-10T12:05:00.000Z' }] });
       await store.commitRows(ACCOUNT, 'JOB000000001', [converted], [{ rowIndex: 0, outcome: 'applied', hits: 1, postbacks: [] }]);
       expect(await store.getHits(ACCOUNT, [contractHit(1).hitId, contractHit(2).hitId])).toEqual(expect.arrayContaining([contractHit(1), converted]));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('opens a warehouse of the version before sequence numbers, with hits left in its ingest log, and reads, updates and appends by number', async () => {
+    const first = await DuckDbHitStore.open({ dataDir: dir.path });
+    await first.insertHits([contractHit(1), contractHit(2)]);
+    if (first.warehouse.engine !== 'duckdb') throw new Error('not DuckDB');
+    const connection = await first.warehouse.connect();
+    await connection.run('ALTER TABLE hits DROP COLUMN hit_seq');
+    const committed = (await connection.runAndReadAll("SELECT value FROM warehouse_meta WHERE key = 'ingest_log_committed'")).getRows()[0][0];
+    connection.closeSync();
+    await first.close();
+    // That version's hit-key index, and a hit it answered and logged, not committed in DuckDB (a kill -9).
+    const sqlite = openPrivateSqlite(join(dir.path, 'reporting.sqlite'));
+    sqlite.exec('ALTER TABLE hit_keys DROP COLUMN hit_seq; DROP TABLE hit_seq_next');
+    const logged = contractHit(3);
+    sqlite.prepare('INSERT INTO hit_keys (account_id, hit_id, time_ms) VALUES (?, ?, ?)').run(ACCOUNT, logged.hitId, Date.parse(logged.time));
+    sqlite.close();
+    const log = IngestLog.open(join(dir.path, 'reporting.duckdb.ingest'));
+    log.skipTo(Number(committed));
+    const row = warehouseRow(logged);
+    log.append(
+      new ChunkWriter(WAREHOUSE_COLUMNS).pack(1, (column) => () => row[column]),
+      [],
+    );
+    log.close();
+
+    const store = await DuckDbHitStore.open({ dataDir: dir.path });
+    try {
+      const ids = [1, 2, 3].map((n) => contractHit(n).hitId);
+      expect((await store.getHitStates(ACCOUNT, ids)).map((state) => state.hitId).sort()).toEqual([...ids].sort());
+      const converted = [1, 3].map((n) => contractHit(n, { conversions: [{ transactionId: `T${n}`, payout: '3', time: '2026-01-10T12:05:00.000Z' }] }));
+      await store.commitRows(ACCOUNT, 'JOB000000001', converted, [{ rowIndex: 0, outcome: 'applied', hits: 2, postbacks: [] }]);
+      expect(await store.insertHits([contractHit(3), contractHit(4)])).toEqual({ inserted: 1, ignored: 1 });
+      await store.commitRows(ACCOUNT, 'JOB000000002', [contractHit(4, { cost: '2' })], [{ rowIndex: 0, outcome: 'applied', hits: 1, postbacks: [] }]);
+      expect(await store.getHits(ACCOUNT, [...ids, contractHit(4).hitId])).toEqual(
+        expect.arrayContaining([...converted, contractHit(2), contractHit(4, { cost: '2' })]),
+      );
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('updates a hit removed and ingested again since its state was read: the hit stored now', async () => {
+    const store = await DuckDbHitStore.open({ dataDir: dir.path });
+    try {
+      await store.insertHits([contractHit(1)]);
+      const [state] = await store.getHitStates(ACCOUNT, [contractHit(1).hitId]);
+      await store.deleteHits(ACCOUNT, 'JOB000000001', 0, { timeStart: '2026-01-01T00:00:00.000Z', timeEnd: '2027-01-01T00:00:00.000Z' });
+      await store.insertHits([contractHit(1)]);
+      await store.commitRows(ACCOUNT, 'JOB000000002', [{ ...state, cost: '5' }], [{ rowIndex: 0, outcome: 'applied', hits: 1, postbacks: [] }]);
+      expect(await store.getHits(ACCOUNT, [contractHit(1).hitId])).toEqual([contractHit(1, { cost: '5' })]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('records the rows of a commit storing no field, and leaves its hits as they are', async () => {
+    const store = await DuckDbHitStore.open({ dataDir: dir.path });
+    try {
+      await store.insertHits([contractHit(1)]);
+      const row = { rowIndex: 0, outcome: 'noop' as const, hits: 0, postbacks: [] };
+      await store.commitRows(ACCOUNT, 'JOB000000001', [contractHit(1, { cost: '5' })], [row], []);
+      expect(await store.appliedRows(ACCOUNT, 'JOB000000001')).toEqual([row]);
+      expect(await store.getHits(ACCOUNT, [contractHit(1).hitId])).toEqual([contractHit(1)]);
     } finally {
       await store.close();
     }
@@ -395,6 +466,7 @@ describe('DuckDbHitStore', () => {
     const after = openPrivateSqlite(sqlitePath);
     expect(after.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all()).toEqual([
       'hit_keys',
+      'hit_seq_next',
       'queue_jobs',
       'visitor_days',
       'warehouse_indexes',

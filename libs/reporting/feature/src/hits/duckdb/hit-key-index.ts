@@ -6,6 +6,18 @@ export interface HitKey {
   timeMs: number;
 }
 
+/** Where a stored hit is: its time (epoch ms) and its sequence number (the `hit_seq` of its row in the warehouse). */
+export interface HitPlace {
+  timeMs: number;
+  seq: number;
+}
+
+/** Sequence numbers reserved in SQLite at a time (see HitKeyIndex.reserve). */
+const SEQ_BLOCK = 65_536;
+
+/** A key as it is written: the account's hit id, its time and its sequence number. */
+export type NumberedKey = HitKey & { accountId: string; seq: number };
+
 /**
  * Where each stored hit is in time: (account, hitId) -> time_ms, a SQLite B-tree beside the
  * columnar table (DuckDB's own index answers a lookup of 1,000 ids by scanning, ~125 ms over 10M
@@ -15,11 +27,22 @@ export interface HitKey {
  * It may hold more than the warehouse, never less: keys are written (committed) before the hits
  * they index, and removed after them, so a crash in between leaves a key without a hit, which a
  * lookup in the warehouse does not find, and no hit without a key.
+ *
+ * Each key also holds its hit's sequence number (`hit_seq`, stored in the hit's row too): numbers
+ * handed out once each (`reserve`), so the reads and updates of the apply path find
+ * their rows by an integer, not by the id's text (see `locate`). A key without one (a hit stored
+ * before they existed, numbered at the warehouse's next open) is not located.
  */
 export class HitKeyIndex {
   private readonly select: Database.Statement<[string, string], { hit_id: string; time_ms: number }>;
+  private readonly selectPlaces: Database.Statement<[string, string], { hit_id: string; time_ms: number; hit_seq: number }>;
+  private readonly reserveSeqs: Database.Statement<[number, number], number>;
+  /** The numbers reserved in SQLite and not handed out yet: [nextSeq, reservedEnd). */
+  private nextSeq = 0;
+  private reservedEnd = 0;
+  private readonly numberMany: Database.Statement<[string]>;
   private readonly upsertMany: Database.Statement<[string, string]>;
-  private readonly writeAll: Database.Transaction<(keys: readonly (HitKey & { accountId: string })[]) => void>;
+  private readonly writeAll: Database.Transaction<(keys: readonly NumberedKey[]) => void>;
   private readonly remove: Database.Statement;
   private readonly removeMany: Database.Transaction<(accountId: string, hitIds: readonly string[]) => void>;
 
@@ -28,14 +51,28 @@ export class HitKeyIndex {
       account_id TEXT    NOT NULL,
       hit_id     TEXT    NOT NULL,
       time_ms    INTEGER NOT NULL,
+      hit_seq    INTEGER,
       PRIMARY KEY (account_id, hit_id)
-    ) WITHOUT ROWID`);
+    ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS hit_seq_next (next INTEGER NOT NULL);
+    INSERT INTO hit_seq_next (next) SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM hit_seq_next)`);
+    // A file of the previous version: its keys get their numbers when the warehouse numbers its hits.
+    const columns = db.pragma('table_info(hit_keys)') as { name: string }[];
+    if (!columns.some((column) => column.name === 'hit_seq')) db.exec('ALTER TABLE hit_keys ADD COLUMN hit_seq INTEGER');
     this.select = db.prepare('SELECT hit_id, time_ms FROM hit_keys WHERE account_id = ? AND hit_id IN (SELECT value FROM json_each(?))');
-    // One statement for an account's keys (a JSON list of [hitId, timeMs]): about a third of a statement per key.
-    this.upsertMany = db.prepare(
-      'INSERT INTO hit_keys (account_id, hit_id, time_ms) SELECT ?, value ->> 0, value ->> 1 FROM json_each(?) WHERE true ON CONFLICT DO UPDATE SET time_ms = excluded.time_ms',
+    this.selectPlaces = db.prepare(
+      'SELECT hit_id, time_ms, hit_seq FROM hit_keys WHERE account_id = ? AND hit_id IN (SELECT value FROM json_each(?)) AND hit_seq IS NOT NULL',
     );
-    this.writeAll = db.transaction((keys: readonly (HitKey & { accountId: string })[]) => this.upsert(keys));
+    this.reserveSeqs = db.prepare<[number, number], number>('UPDATE hit_seq_next SET next = next + ? RETURNING next - ?').pluck();
+    this.numberMany = db.prepare(
+      'UPDATE hit_keys SET hit_seq = value ->> 2 FROM json_each(?) WHERE hit_keys.account_id = value ->> 0 AND hit_keys.hit_id = value ->> 1',
+    );
+    // One statement for an account's keys (a JSON list of [hitId, timeMs, seq]): about a third of a statement per key.
+    this.upsertMany = db.prepare(
+      'INSERT INTO hit_keys (account_id, hit_id, time_ms, hit_seq) SELECT ?, value ->> 0, value ->> 1, value ->> 2 FROM json_each(?) WHERE true ' +
+        'ON CONFLICT DO UPDATE SET time_ms = excluded.time_ms, hit_seq = excluded.hit_seq',
+    );
+    this.writeAll = db.transaction((keys: readonly NumberedKey[]) => this.upsert(keys));
     this.remove = db.prepare('DELETE FROM hit_keys WHERE account_id = ? AND hit_id = ?');
     this.removeMany = db.transaction((accountId: string, hitIds: readonly string[]) => {
       for (const hitId of hitIds) this.remove.run(accountId, hitId);
@@ -50,18 +87,47 @@ export class HitKeyIndex {
     return found;
   }
 
-  /** Records (or moves) the keys of hits about to be written, in one transaction. */
-  write(keys: readonly (HitKey & { accountId: string })[]): void {
+  /** The times and sequence numbers of the account's ids that have a numbered key (a key may outlive its hit, see the class comment). */
+  locate(accountId: string, hitIds: readonly string[]): Map<string, HitPlace> {
+    const found = new Map<string, HitPlace>();
+    if (hitIds.length === 0) return found;
+    for (const row of this.selectPlaces.all(accountId, JSON.stringify(hitIds))) found.set(row.hit_id, { timeMs: row.time_ms, seq: row.hit_seq });
+    return found;
+  }
+
+  /**
+   * `count` consecutive sequence numbers never handed out before: the first of them. They come from a
+   * block of at least SEQ_BLOCK reserved in SQLite (committed at once, so a crash or a close skips the
+   * rest of a block, never repeats a number), so a small ingest does not write SQLite for them.
+   */
+  reserve(count: number): number {
+    if (this.reservedEnd - this.nextSeq < count) {
+      const size = Math.max(count, SEQ_BLOCK);
+      this.nextSeq = this.reserveSeqs.get(size, size)!;
+      this.reservedEnd = this.nextSeq + size;
+    }
+    const first = this.nextSeq;
+    this.nextSeq += count;
+    return first;
+  }
+
+  /** Sets the sequence numbers of keys written before they had one ([accountId, hitId, seq] each), in one transaction. */
+  number(seqs: readonly [string, string, number][]): void {
+    if (seqs.length > 0) this.db.transaction(() => this.numberMany.run(JSON.stringify(seqs))).immediate();
+  }
+
+  /** Records (or moves) the keys of hits about to be written, with their sequence numbers, in one transaction. */
+  write(keys: readonly NumberedKey[]): void {
     this.writeAll.immediate(keys);
   }
 
   /** Records (or moves) keys inside the caller's transaction (a statement per account). */
-  upsert(keys: readonly (HitKey & { accountId: string })[]): void {
-    const byAccount = new Map<string, [string, number][]>();
+  upsert(keys: readonly NumberedKey[]): void {
+    const byAccount = new Map<string, [string, number, number][]>();
     for (const key of keys) {
       let accountKeys = byAccount.get(key.accountId);
       if (!accountKeys) byAccount.set(key.accountId, (accountKeys = []));
-      accountKeys.push([key.hitId, key.timeMs]);
+      accountKeys.push([key.hitId, key.timeMs, key.seq]);
     }
     for (const [accountId, accountKeys] of byAccount) this.upsertMany.run(accountId, JSON.stringify(accountKeys));
   }
@@ -138,5 +204,53 @@ export class VisitorDayIndex {
   /** The UTC days in [startMs, endMs) on which the visitor may have hits, ascending. */
   days(accountId: string, visitorId: string, startMs: number, endMs: number): number[] {
     return this.select.all(accountId, visitorId, Math.floor(startMs / DAY_MS), Math.floor((endMs - 1) / DAY_MS));
+  }
+}
+
+/** Reads whose places PlaceCache keeps (the oldest are forgotten first). */
+const KEPT_READS = 16;
+
+/**
+ * The places of the hits the last reads found (`getHitStates`), by account: the update committing
+ * their new states finds their rows by them without asking the hit-key index again (a lookup of
+ * 1,000 ids costs the JS thread about 2 ms). Each read's places are kept as they are, newest first.
+ * A stored hit's place never changes; removing hits of an account drops what is kept of it, and a
+ * read that ran while hits were removed keeps nothing (its `generation`, taken when it began, is then
+ * behind), so a place kept is one of a hit stored now.
+ */
+export class PlaceCache {
+  private readonly reads: { accountId: string; places: ReadonlyMap<string, HitPlace> }[] = [];
+  private removals = 0;
+
+  /** Counts removals: pass it to `keep` with the places of a read begun after it. */
+  get generation(): number {
+    return this.removals;
+  }
+
+  /** Keeps the places of the hits a read found, when nothing was removed since `generation` (the read's start). */
+  keep(accountId: string, places: ReadonlyMap<string, HitPlace>, generation: number): void {
+    if (generation !== this.removals || places.size === 0) return;
+    this.reads.unshift({ accountId, places });
+    if (this.reads.length > KEPT_READS) this.reads.pop();
+  }
+
+  /** The places kept of the account's ids (the newest read's), and the ids not kept. */
+  get(accountId: string, hitIds: readonly string[]): { found: Map<string, HitPlace>; missing: string[] } {
+    const found = new Map<string, HitPlace>();
+    const missing: string[] = [];
+    const reads = this.reads.filter((read) => read.accountId === accountId).map((read) => read.places);
+    for (const hitId of hitIds) {
+      let place: HitPlace | undefined;
+      for (let i = 0; place === undefined && i < reads.length; i++) place = reads[i].get(hitId);
+      if (place) found.set(hitId, place);
+      else missing.push(hitId);
+    }
+    return { found, missing };
+  }
+
+  /** The account's hits were removed (committed): what is kept of it is dropped. */
+  removed(accountId: string): void {
+    this.removals += 1;
+    for (let i = this.reads.length - 1; i >= 0; i--) if (this.reads[i].accountId === accountId) this.reads.splice(i, 1);
   }
 }

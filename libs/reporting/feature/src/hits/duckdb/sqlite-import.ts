@@ -89,11 +89,12 @@ export async function importSqliteHits(target: SqliteImportTarget): Promise<void
         const rows = state.after ? next.all(...state.after, IMPORT_CHUNK) : first.all(IMPORT_CHUNK);
         if (rows.length === 0) break;
         const hits = rows.map(hitOfSqliteRow);
-        // Keys before hits, as every write does (see HitKeyIndex).
-        target.index.write(hits.map((hit, i) => ({ accountId: hit.accountId, hitId: hit.hitId, timeMs: rows[i].time_ms })));
+        // Keys before hits, as every write does (see HitKeyIndex), with their sequence numbers.
+        const firstSeq = target.index.reserve(hits.length);
+        target.index.write(hits.map((hit, i) => ({ accountId: hit.accountId, hitId: hit.hitId, timeMs: rows[i].time_ms, seq: firstSeq + i })));
         const last = rows[rows.length - 1];
         await target.transaction(async () => {
-          await target.append(hits.map(warehouseRow));
+          await target.append(hits.map((hit, i) => ({ ...warehouseRow(hit), hit_seq: firstSeq + i })));
           state.after = [last.account_id, last.time_ms, last.hit_id];
           await save(state);
         });

@@ -2,6 +2,7 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { tightenFile } from '@funnel/eventstore';
 import { storageErrorOfDuckDb, type InstanceLease } from '../duckdb-instances';
+import { PlaceCache } from '../hit-key-index';
 import { IngestLog } from '../ingest-log';
 import type { OpenIngest } from './ingest';
 
@@ -24,6 +25,8 @@ export interface SharedWriter {
   logCommitted: number;
   /** DuckDB may lack entries of the log after `logCommitted` (a new open, a failed write): they are written again before anything else. */
   logBehind: boolean;
+  /** The places of the hits read lately, for the updates of their states (any store of the file may remove hits). */
+  places: PlaceCache;
 }
 const sharedWriters = new WeakMap<DuckDBInstance, SharedWriter>();
 
@@ -48,7 +51,15 @@ export class WarehouseConnections {
   ) {
     let shared = sharedWriters.get(lease.instance);
     if (!shared) {
-      shared = { users: 0, log: IngestLog.open(`${filename}.ingest`), writes: Promise.resolve(), ingest: undefined, logCommitted: 0, logBehind: true };
+      shared = {
+        users: 0,
+        log: IngestLog.open(`${filename}.ingest`),
+        writes: Promise.resolve(),
+        ingest: undefined,
+        logCommitted: 0,
+        logBehind: true,
+        places: new PlaceCache(),
+      };
       sharedWriters.set(lease.instance, shared);
     }
     shared.users++;

@@ -4,13 +4,13 @@ import type Database from 'better-sqlite3';
 import { tightenFile, writingTo } from '@funnel/eventstore';
 import { timeMs, type Hit } from '@funnel/reporting-domain';
 import { HIT_COLUMN_VALUES, countsAsClick, type WarehouseRow } from '../../hit-row';
-import { WAREHOUSE_COLUMNS } from '../../warehouse-schema';
 import { HIT_WAREHOUSE, storageErrorOfDuckDb } from '../duckdb-instances';
 import { ChunkWriter } from '../hit-chunk';
-import { DAY_MS, type HitKey, type HitKeyIndex, type VisitorDay, type VisitorDayIndex } from '../hit-key-index';
+import { DAY_MS, type HitKeyIndex, type NumberedKey, type VisitorDay, type VisitorDayIndex } from '../hit-key-index';
 import type { LoggedClicks } from '../ingest-log';
 import type { SharedWriter, WarehouseConnections } from './connections';
 import { byKeys } from './sql';
+import { HITS_COLUMNS, HIT_SEQ } from './tables';
 
 /**
  * Ingested hits committed together: one DuckDB row group. DuckDB writes the full row groups of a
@@ -57,11 +57,11 @@ export interface OpenIngest {
  */
 export class HitIngest {
   /** Fills the data chunks appended to `hits` (by one write at a time). */
-  private readonly hitsChunks = new ChunkWriter(WAREHOUSE_COLUMNS);
+  private readonly hitsChunks = new ChunkWriter(HITS_COLUMNS);
   private readonly writer: DuckDBConnection;
   private readonly shared: SharedWriter;
   /** An ingest's visitor days and hit keys, in one SQLite transaction (made once: better-sqlite3 builds a transaction's wrappers when it is made). */
-  private readonly writeIndexes: Database.Transaction<(days: readonly VisitorDay[], keys: readonly (HitKey & { accountId: string })[]) => void>;
+  private readonly writeIndexes: Database.Transaction<(days: readonly VisitorDay[], keys: readonly NumberedKey[]) => void>;
 
   constructor(
     private readonly connections: WarehouseConnections,
@@ -72,7 +72,7 @@ export class HitIngest {
   ) {
     this.writer = connections.writer;
     this.shared = connections.shared;
-    this.writeIndexes = sqlite.transaction((days: readonly VisitorDay[], keys: readonly (HitKey & { accountId: string })[]) => {
+    this.writeIndexes = sqlite.transaction((days: readonly VisitorDay[], keys: readonly NumberedKey[]) => {
       visitors.write(days);
       index.upsert(keys);
     });
@@ -152,9 +152,11 @@ export class HitIngest {
       if (counts.size > 0) clicks.push({ accountId, counts, keys });
     }
     if (fresh.length === 0) return inserted;
+    const firstSeq = writingTo(HIT_WAREHOUSE, () => this.index.reserve(fresh.length));
     // Laid out (and checked) before anything is written; in the writer's own buffer, appended and logged before the next write packs.
     const rows = this.hitsChunks.pack(fresh.length, (column, start) => {
       if (column === 'time_ms') return (row) => freshTimes[start + row];
+      if (column === HIT_SEQ.name) return (row) => firstSeq + start + row;
       if (column === 'clicks') return (row) => fresh[start + row].clicks + batchClicks[start + row];
       const value = HIT_COLUMN_VALUES[column];
       return (row) => value(fresh[start + row]);
@@ -168,15 +170,15 @@ export class HitIngest {
     await this.ingestRows(rows, fresh, logged, () =>
       this.writeIndexes.immediate(
         visitorDaysOf(fresh, freshTimes),
-        fresh.map((hit, i) => ({ accountId: hit.accountId, hitId: hit.hitId, timeMs: freshTimes[i] })),
+        fresh.map((hit, i) => ({ accountId: hit.accountId, hitId: hit.hitId, timeMs: freshTimes[i], seq: firstSeq + i })),
       ),
     );
     return inserted;
   }
 
   /**
-   * Writes an ingest's rows and clicks into the ingest transaction, then logs them with `index` (the
-   * rows' keys and visitor days, written in the same SQLite transaction as the entry): the hits are
+   * Writes an ingest's rows and clicks into the ingest transaction, then logs them after `index` (the
+   * rows' keys and visitor days, committed to SQLite before the entry is written): the hits are
    * durable once this resolves. The caller holds `queued`. When the write or the log fails, the
    * transaction is rolled back and the entries logged before are written again (this ingest's are
    * not stored: it fails).

@@ -1,12 +1,12 @@
 // The store's reads: hits and hit states by id, entrances, counts and the rows applied by jobs, each on a reader connection.
-import type { DuckDBConnection } from '@duckdb/node-api';
 import type { EntranceQuery, Hit, HitFilter } from '@funnel/reporting-domain';
 import { hitStateFromRow } from '../../hit-state';
 import type { AppliedRow, HitState, StateRead } from '../../hit-store';
 import type { HitKeyIndex } from '../hit-key-index';
 import type { RecordedRowIndexes } from '../recorded-row-indexes';
 import type { WarehouseConnections } from './connections';
-import { SELECT_HIT, Sql, byKeys, hitFilterSql, readHits, recordedRowsOfJobs, selectHitState, trackingSlotColumn } from './sql';
+import { SELECT_HIT, Sql, byPlaces, hitFilterSql, readHits, recordedRowsOfJobs, selectHitState, trackingSlotColumn } from './sql';
+import { HIT_SEQ } from './tables';
 
 /** The reads of a store, on connections of their own (see WarehouseConnections.reading): they see committed hits only. */
 export class HitReads {
@@ -17,22 +17,37 @@ export class HitReads {
   ) {}
 
   async getHits(accountId: string, hitIds: readonly string[]): Promise<Hit[]> {
-    const keys = this.index.lookup(accountId, hitIds);
-    if (keys.size === 0) return [];
-    return this.connections.reading((connection) => this.selectByKeys(connection, accountId, keys));
+    const places = this.index.locate(accountId, hitIds);
+    if (places.size === 0) return [];
+    const where = byPlaces(accountId, places.values());
+    return this.connections.reading((connection) => readHits(connection, `SELECT ${SELECT_HIT} FROM hits WHERE ${where.sql}`, where.params));
   }
 
   async getHitStates(accountId: string, hitIds: readonly string[], read?: StateRead): Promise<HitState[]> {
-    const keys = this.index.lookup(accountId, hitIds);
-    if (keys.size === 0) return [];
-    const where = byKeys(accountId, keys);
-    return this.connections.reading(async (connection) => {
+    const cache = this.connections.shared.places;
+    const generation = cache.generation;
+    const places = this.index.locate(accountId, hitIds);
+    if (places.size === 0) return [];
+    const where = byPlaces(accountId, places.values());
+    const ids = new Map<number, string>();
+    for (const [hitId, place] of places) ids.set(place.seq, hitId);
+    const states = await this.connections.reading(async (connection) => {
       const reader = await connection.runAndReadAll(
         `SELECT to_json(h)::VARCHAR FROM (SELECT ${selectHitState(read)} FROM hits WHERE ${where.sql}) AS h`,
         where.params,
       );
-      return reader.getRows().map((values) => hitStateFromRow(JSON.parse(String(values[0])) as Record<string, unknown>));
+      return reader.getRows().map((values) => {
+        const row = JSON.parse(String(values[0])) as Record<string, unknown>;
+        const hitId = ids.get(Number(row[HIT_SEQ.name]))!;
+        row['account_id'] = accountId;
+        row['hit_id'] = hitId;
+        row['time_ms'] = places.get(hitId)!.timeMs;
+        return hitStateFromRow(row);
+      });
     });
+    // For the update of their new states (see HitUpdates.updateStates): the places of the hits found.
+    cache.keep(accountId, new Map(states.map((state) => [state.hitId, places.get(state.hitId)!])), generation);
+    return states;
   }
 
   async findEntrances(accountId: string, query: EntranceQuery): Promise<Hit[]> {
@@ -72,10 +87,5 @@ export class HitReads {
         generation,
       );
     return found;
-  }
-
-  private async selectByKeys(connection: DuckDBConnection, accountId: string, keys: Map<string, number>): Promise<Hit[]> {
-    const where = byKeys(accountId, keys);
-    return readHits(connection, `SELECT ${SELECT_HIT} FROM hits WHERE ${where.sql}`, where.params);
   }
 }

@@ -11,7 +11,7 @@ import { importSqliteHits } from '../sqlite-import';
 import { WarehouseConnections } from './connections';
 import { HitIngest } from './ingest';
 import { HitReads } from './reads';
-import { createTables } from './tables';
+import { HIT_SEQ, createTables } from './tables';
 import { HitUpdates } from './updates';
 import { WaitingInserts } from './waiting-inserts';
 
@@ -32,7 +32,9 @@ export interface DuckDbHitStoreOptions {
  *   groups of that time. No primary key: an ART index on (account, hitId) made the file 5.5x larger
  *   and still scanned for 1,000 ids.
  * - Reads and updates by hit id find the hits' times in the hit-key index (HitKeyIndex, SQLite in
- *   `reporting.sqlite`) and bound the statement by them.
+ *   `reporting.sqlite`) and bound the statement by them. The apply path's (`getHitStates`, the
+ *   commits' UPDATE) find the rows by the hits' sequence numbers (`hit_seq`, given at ingest and kept
+ *   in the index too), integers, not by the ids' text.
  * - `job_batches` records each applied batch of a job's rows (one JSON record per batch) in the same
  *   DuckDB transaction as the batch's hit changes. The row indexes recorded for the jobs applied lately
  *   are kept in memory (RecordedRowIndexes), so recording a batch reads the job's records only for a job
@@ -105,6 +107,7 @@ export class DuckDbHitStore implements HitStore {
         transaction: (work) => opened.connections.transaction(work),
         append: (rows) => opened.ingest.append(rows),
       });
+      await opened.numberHits();
       await opened.buildVisitorDays();
       return opened;
     } catch (error) {
@@ -123,6 +126,29 @@ export class DuckDbHitStore implements HitStore {
   /** The UTC days in [startMs, endMs) on which the visitor may have hits (the explorer then reads only those days' row groups). */
   async visitorDays(accountId: string, visitorId: string, startMs: number, endMs: number): Promise<number[]> {
     return this.visitors.days(accountId, visitorId, startMs, endMs);
+  }
+
+  /**
+   * Numbers the hits stored without a sequence number (a warehouse of the previous version, the
+   * previous version's ingest log replayed, rows written by SQL), at open: in one DuckDB
+   * transaction, the hit-key index first (numbers reserved there; a crash before the commit numbers
+   * them again), then the rows, each `first + rowid` (row ids hold within a transaction).
+   */
+  private async numberHits(): Promise<void> {
+    const count = await this.writer.runAndReadAll(`SELECT count(*), max(rowid) FROM hits WHERE ${HIT_SEQ.name} IS NULL`);
+    const [unnumbered, lastRow] = count.getRows()[0];
+    if (Number(unnumbered) === 0) return;
+    const first = writingTo(HIT_WAREHOUSE, () => this.index.reserve(Number(lastRow) + 1));
+    await this.connections.transaction(async () => {
+      const result = await this.writer.stream(`SELECT account_id, hit_id, rowid FROM hits WHERE ${HIT_SEQ.name} IS NULL`);
+      for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+        const rows = chunk.getRows().map(([accountId, hitId, rowid]): [string, string, number] => [String(accountId), String(hitId), first + Number(rowid)]);
+        writingTo(HIT_WAREHOUSE, () => this.index.number(rows));
+      }
+      await this.writer.run(`UPDATE hits SET ${HIT_SEQ.name} = $1 + rowid WHERE ${HIT_SEQ.name} IS NULL`, [BigInt(first)]);
+    });
+    // The numbers written into the file's column: until a checkpoint every scan of it merges them in.
+    await this.writer.run('CHECKPOINT');
   }
 
   /** A warehouse written before the visitor-day index existed: its days, once (an empty warehouse is done at once). */

@@ -1,10 +1,9 @@
 // The store's updates: hit states committed with the rows of the jobs that changed them, hits deleted, each job's rows recorded once.
-import { listValue, type DuckDBConnection } from '@duckdb/node-api';
-import { timeMs, type Hit, type HitFilter } from '@funnel/reporting-domain';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Hit, HitFilter } from '@funnel/reporting-domain';
 import { writingTo } from '@funnel/eventstore';
-import { HIT_COLUMN_VALUES, type WarehouseValue } from '../../hit-row';
+import { HIT_COLUMN_VALUES } from '../../hit-row';
 import { UPDATED_FIELDS, type AppliedRow, type HitState, type JobWrites, type UpdatedField } from '../../hit-store';
-import { CUSTOM_EVENT_NUMBERS, WAREHOUSE_COLUMNS, customEventColumn } from '../../warehouse-schema';
 import { HIT_WAREHOUSE } from '../duckdb-instances';
 import { ChunkWriter } from '../hit-chunk';
 import type { HitKeyIndex } from '../hit-key-index';
@@ -12,17 +11,7 @@ import type { RecordedRowIndexes } from '../recorded-row-indexes';
 import { timeRanges, timeRangesSql } from '../time-ranges';
 import type { WarehouseConnections } from './connections';
 import { hitFilterSql, recordedRowsOfJobs } from './sql';
-
-/** The columns a reporting update changes, staged per commit and written with one UPDATE (those of the fields a commit stores). */
-const UPDATE_COLUMNS = ['cost', 'conversions', 'conversion_count', 'revenue', ...CUSTOM_EVENT_NUMBERS.map(customEventColumn), 'postback_called'];
-const UPDATED_FIELD_OF_COLUMN: Record<string, UpdatedField> = {
-  cost: 'cost',
-  conversions: 'conversions',
-  conversion_count: 'conversions',
-  revenue: 'conversions',
-  postback_called: 'conversions',
-  ...Object.fromEntries(CUSTOM_EVENT_NUMBERS.map((n) => [customEventColumn(n), 'customEvents' as const])),
-};
+import { HIT_SEQ, STAGINGS, stagingKey } from './tables';
 
 /** The fields any of the jobs stores (a job without `fields` stores all). */
 function updatedFieldsOf(jobs: readonly JobWrites[]): ReadonlySet<UpdatedField> {
@@ -30,23 +19,11 @@ function updatedFieldsOf(jobs: readonly JobWrites[]): ReadonlySet<UpdatedField> 
   for (const job of jobs) for (const field of job.fields ?? UPDATED_FIELDS) fields.add(field);
   return fields;
 }
-export const STAGED_COLUMNS = WAREHOUSE_COLUMNS.filter((column) => ['hit_id', 'time_ms', ...UPDATE_COLUMNS].includes(column.name)).map((column) => ({
-  ...column,
-  duckdb: column.duckdb.split(' ')[0],
-}));
-
-/** The staged value of an updated column a commit does not store (the UPDATE does not set it): a state's empty value. */
-const EMPTY_STAGED_VALUES: Readonly<Record<string, WarehouseValue>> = Object.fromEntries(
-  UPDATE_COLUMNS.map((column) => [
-    column,
-    HIT_COLUMN_VALUES[column]({ cost: '0', conversions: [], customEvents: {}, postbackCalled: false } as unknown as Hit),
-  ]),
-);
 
 /** The updates of a store: each a transaction of its own on its writer (see WarehouseConnections.exclusive). */
 export class HitUpdates {
-  /** Fills the data chunks of hit states staged for an update (by one write at a time). */
-  private readonly stagedChunks = new ChunkWriter(STAGED_COLUMNS);
+  /** Fill the data chunks of hit states staged for an update (by one write at a time), by staging table (see STAGINGS). */
+  private readonly stagedChunks = new Map([...STAGINGS].map(([key, staging]) => [key, new ChunkWriter(staging.columns)]));
   private readonly writer: DuckDBConnection;
 
   constructor(
@@ -73,21 +50,28 @@ export class HitUpdates {
     );
   }
 
-  /** Stages the hits' new states and writes the columns of `fields` with one UPDATE (inside the caller's transaction). */
-  private async updateStates(accountId: string, hits: readonly HitState[], fields: ReadonlySet<UpdatedField>): Promise<void> {
-    const columns = UPDATE_COLUMNS.filter((column) => fields.has(UPDATED_FIELD_OF_COLUMN[column]));
-    const stored = new Set(columns);
-    const times = hits.map((hit) => timeMs(hit.time));
-    const appender = await this.writer.createAppender('staged_updates');
+  /**
+   * Stages the new states of the hits located (by their sequence numbers, those the reads found
+   * kept, the others from the hit-key index: a hit removed since it was read is left out) and writes
+   * the columns of `fields` with one UPDATE (inside the caller's transaction).
+   */
+  private async updateStates(accountId: string, states: readonly HitState[], fields: ReadonlySet<UpdatedField>): Promise<void> {
+    if (fields.size === 0) return;
+    const key = stagingKey(fields);
+    const { table, columns } = STAGINGS.get(key)!;
+    const { found: located, missing } = this.connections.shared.places.get(
+      accountId,
+      states.map((hit) => hit.hitId),
+    );
+    for (const [hitId, place] of this.index.locate(accountId, missing)) located.set(hitId, place);
+    const hits = states.filter((hit) => located.has(hit.hitId));
+    if (hits.length === 0) return;
+    const places = hits.map((hit) => located.get(hit.hitId)!);
+    const appender = await this.writer.createAppender(table, 'main', 'temp');
     try {
-      // Column by column into one reused data chunk; a column the UPDATE leaves alone is staged empty, not computed.
-      this.stagedChunks.append(appender, hits.length, (column, start) => {
-        if (column === 'hit_id') return (row) => hits[start + row].hitId;
-        if (column === 'time_ms') return (row) => times[start + row];
-        if (!stored.has(column)) {
-          const empty = EMPTY_STAGED_VALUES[column];
-          return () => empty;
-        }
+      // Column by column into one reused data chunk.
+      this.stagedChunks.get(key)!.append(appender, hits.length, (column, start) => {
+        if (column === HIT_SEQ.name) return (row) => places[start + row].seq;
         const value = HIT_COLUMN_VALUES[column];
         return (row) => value(hits[start + row] as unknown as Hit);
       });
@@ -96,14 +80,15 @@ export class HitUpdates {
       appender.closeSync();
     }
     // Bounded by the spans of the hits' times (see timeRanges): DuckDB reads only the row groups holding them.
-    const spans = timeRangesSql('hits.time_ms', timeRanges(times), 2);
+    const spans = timeRangesSql('hits.time_ms', timeRanges(places.map((place) => place.timeMs)), 2);
+    const updated = columns.filter((column) => column !== HIT_SEQ).map((column) => `${column.name} = s.${column.name}`);
     await this.writer.run(
-      `UPDATE hits SET ${columns.map((column) => `${column} = s.${column}`).join(', ')}
-         FROM staged_updates s
-         WHERE hits.account_id = $1 AND ${spans.sql} AND hits.hit_id = s.hit_id AND hits.time_ms = s.time_ms`,
+      `UPDATE hits SET ${updated.join(', ')}
+         FROM temp.${table} s
+         WHERE hits.account_id = $1 AND ${spans.sql} AND hits.${HIT_SEQ.name} = s.${HIT_SEQ.name}`,
       [accountId, ...spans.params],
     );
-    await this.writer.run('DELETE FROM staged_updates');
+    await this.writer.run(`DELETE FROM temp.${table}`);
   }
 
   async deleteHits(accountId: string, jobId: string, rowIndex: number, filter: HitFilter): Promise<AppliedRow> {
@@ -118,6 +103,7 @@ export class HitUpdates {
       return { row: applied, removed: ids };
     });
     // After the commit: a crash before this line leaves keys without hits, which lookups skip.
+    if (removed.length > 0) this.connections.shared.places.removed(accountId);
     writingTo(HIT_WAREHOUSE, () => this.index.delete(accountId, removed));
     return row;
   }
@@ -172,18 +158,22 @@ export class HitUpdates {
       result.set(jobId, { fresh: fresh.map((row) => row.rowIndex), known });
       if (fresh.length > 0) records.push({ jobId, firstRow: Math.min(...fresh.map((row) => row.rowIndex)), rows: JSON.stringify(fresh) });
     }
-    if (records.length === 1)
-      await this.writer.run('INSERT INTO job_batches (account_id, job_id, first_row, rows) VALUES ($1, $2, $3, $4)', [
-        accountId,
-        records[0].jobId,
-        records[0].firstRow,
-        records[0].rows,
-      ]);
-    else if (records.length > 1)
-      await this.writer.run(
-        'INSERT INTO job_batches (account_id, job_id, first_row, rows) SELECT $1, unnest($2::VARCHAR[]), unnest($3::INTEGER[]), unnest($4::VARCHAR[])',
-        [accountId, listValue(records.map((r) => r.jobId)), listValue(records.map((r) => r.firstRow)), listValue(records.map((r) => r.rows))],
-      );
+    if (records.length > 0) {
+      // Appended (no statement to plan), in job_batches' column order.
+      const appender = await this.writer.createAppender('job_batches');
+      try {
+        for (const record of records) {
+          appender.appendVarchar(accountId);
+          appender.appendVarchar(record.jobId);
+          appender.appendInteger(record.firstRow);
+          appender.appendVarchar(record.rows);
+          appender.endRow();
+        }
+        appender.flushSync();
+      } finally {
+        appender.closeSync();
+      }
+    }
     return result;
   }
 }

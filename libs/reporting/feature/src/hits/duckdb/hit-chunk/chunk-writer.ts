@@ -176,18 +176,24 @@ export class ChunkWriter {
     return this.packBuffer.subarray(first, at);
   }
 
-  /** Appends rows packed by `pack` (of a writer of the same columns); the number of rows. */
+  /**
+   * Appends rows packed by `pack` (of a writer of the same columns, or of their first ones: packs of
+   * an earlier version, whose columns added since are appended NULL); the number of rows.
+   */
   appendPacked(appender: DuckDBAppender, packed: Uint8Array): number {
     const view = Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength);
     const headerLength = view.readUInt32LE(0);
     const header = JSON.parse(view.toString('utf8', 4, 4 + headerLength)) as PackedHeader;
-    if (header.columns.join(',') !== this.namesKey)
+    // Entries logged by a version with fewer columns (a column added since) hold a prefix of today's: the rest is NULL.
+    const key = header.columns.join(',');
+    if (header.columns.length === 0 || (key !== this.namesKey && !this.namesKey.startsWith(`${key},`)))
       throw new Error(`packed rows of the columns (${header.columns.join(', ')}) cannot be appended to (${this.namesKey.split(',').join(', ')})`);
     const base = packed.byteOffset + 4 + headerLength;
     let appended = 0;
     for (const { count, columns } of header.chunks) {
       const chunk = this.reset(count);
       columns.forEach((laid, column) => writeColumn(this.vectors[column], this.writers[column], laid, packed.buffer as ArrayBuffer, base + laid.at));
+      for (let column = columns.length; column < this.writers.length; column++) chunk.setColumnValues(column, new Array<null>(count).fill(null));
       appender.appendDataChunk(chunk);
       appended += count;
     }

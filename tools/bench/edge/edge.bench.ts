@@ -33,6 +33,8 @@ export interface EdgeBenchKit {
 /** The tracking domain of the links `/a/<accountId>/...` (EDGE_DEFAULT_DOMAIN). */
 const DOMAIN = 'edge.bench.local';
 const SAVES = Number(process.env.BENCH_EDGE_SAVES ?? 100);
+/** `BENCH_EDGE_MODES=standalone` (or `distributed`): only that mode's figures (default both). */
+const MODES = new Set((process.env.BENCH_EDGE_MODES ?? 'standalone,distributed').split(','));
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const percentile = (values: number[], p: number) => {
@@ -281,8 +283,8 @@ export async function edgeSection(kit: EdgeBenchKit): Promise<void> {
   kit.children.push(baseline);
   const baselineUrl = `http://127.0.0.1:${baseline.match![1]}/fts/0123456789ab0123456789ab`;
   try {
-    await standaloneFigures(kit, baseline, baselineUrl);
-    await distributedFigures(kit, baseline, baselineUrl);
+    if (MODES.has('standalone')) await standaloneFigures(kit, baseline, baselineUrl);
+    if (MODES.has('distributed')) await distributedFigures(kit, baseline, baselineUrl);
   } finally {
     kit.children.splice(kit.children.indexOf(baseline), 1);
     await baseline.stop();

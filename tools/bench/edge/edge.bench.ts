@@ -33,6 +33,14 @@ export interface EdgeBenchKit {
 /** The tracking domain of the links `/a/<accountId>/...` (EDGE_DEFAULT_DOMAIN). */
 const DOMAIN = 'edge.bench.local';
 const SAVES = Number(process.env.BENCH_EDGE_SAVES ?? 100);
+/** `BENCH_EDGE_MODES=standalone` (or `distributed`): only that mode's figures (default both). */
+const MODES = new Set((process.env.BENCH_EDGE_MODES ?? 'standalone,distributed').split(','));
+/**
+ * `BENCH_EDGE_CONNECTIONS`: connections of the redirect rounds, the edge's and the baseline's (default
+ * 32). Each redirect waits for its hits' group commit, so at 32 the edge idles between batches and its
+ * CPU per redirect includes that; more connections measure it busy.
+ */
+const CONNECTIONS = Number(process.env.BENCH_EDGE_CONNECTIONS ?? 32);
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const percentile = (values: number[], p: number) => {
@@ -63,12 +71,12 @@ async function pairedRedirects(
   edgeUrl: string,
   pids: { measure: number[]; baseline: number },
 ): Promise<PairedRedirects> {
-  const edge = { url: edgeUrl, headers: { host: DOMAIN } };
+  const edge = { url: edgeUrl, headers: { host: DOMAIN }, connections: CONNECTIONS };
   await load({ ...edge, durationSeconds: 2 });
   const rounds: { measure: LoadResult; baseline: LoadResult; cpu?: [number, number, number] }[] = [];
   for (let round = 0; round < kit.rounds; round++) {
     const b0 = cpuMs([pids.baseline]);
-    const baseline = await load({ url: baselineUrl, durationSeconds: kit.durationSeconds });
+    const baseline = await load({ url: baselineUrl, connections: CONNECTIONS, durationSeconds: kit.durationSeconds });
     const b1 = cpuMs([pids.baseline]);
     const m0 = cpuMs(pids.measure.slice(0, 1));
     const a0 = cpuMs(pids.measure);
@@ -281,8 +289,8 @@ export async function edgeSection(kit: EdgeBenchKit): Promise<void> {
   kit.children.push(baseline);
   const baselineUrl = `http://127.0.0.1:${baseline.match![1]}/fts/0123456789ab0123456789ab`;
   try {
-    await standaloneFigures(kit, baseline, baselineUrl);
-    await distributedFigures(kit, baseline, baselineUrl);
+    if (MODES.has('standalone')) await standaloneFigures(kit, baseline, baselineUrl);
+    if (MODES.has('distributed')) await distributedFigures(kit, baseline, baselineUrl);
   } finally {
     kit.children.splice(kit.children.indexOf(baseline), 1);
     await baseline.stop();

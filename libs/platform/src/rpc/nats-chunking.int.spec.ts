@@ -106,7 +106,8 @@ describe('NATS messages larger than the max payload', () => {
     nats = await startNatsServer({ jetstream: false });
     // Two instances in one queue group: the chunks of a request must all reach the one that took the first.
     services = [await startService(nats.url, 'one', 8 * MB), await startService(nats.url, 'two', 8 * MB)];
-    client = new NatsServiceClient(nats.url, { timeoutMs: 5000, logger: captureLogs().logger, maxMessageBytes: 16 * MB });
+    // The tests are about what arrives, not how fast: six 3 MB requests at once took over 5 s on a loaded 2-core machine.
+    client = new NatsServiceClient(nats.url, { timeoutMs: 30_000, logger: captureLogs().logger, maxMessageBytes: 16 * MB });
   });
 
   afterAll(async () => {

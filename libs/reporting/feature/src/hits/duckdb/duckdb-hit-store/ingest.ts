@@ -5,7 +5,7 @@ import { tightenFile, writingTo } from '@funnel/eventstore';
 import { timeMs, type Hit } from '@funnel/reporting-domain';
 import { HIT_COLUMN_VALUES, countsAsClick, type WarehouseRow } from '../../hit-row';
 import { HIT_WAREHOUSE, storageErrorOfDuckDb } from '../duckdb-instances';
-import { ChunkWriter } from '../hit-chunk';
+import { ChunkWriter, type ColumnValue } from '../hit-chunk';
 import { DAY_MS, type HitKeyIndex, type NumberedKey, type VisitorDay, type VisitorDayIndex } from '../hit-key-index';
 import type { LoggedClicks } from '../ingest-log';
 import type { SharedWriter, WarehouseConnections } from './connections';
@@ -154,12 +154,11 @@ export class HitIngest {
     if (fresh.length === 0) return inserted;
     const firstSeq = writingTo(HIT_WAREHOUSE, () => this.index.reserve(fresh.length));
     // Laid out (and checked) before anything is written; in the writer's own buffer, appended and logged before the next write packs.
-    const rows = this.hitsChunks.pack(fresh.length, (column, start) => {
-      if (column === 'time_ms') return (row) => freshTimes[start + row];
-      if (column === HIT_SEQ.name) return (row) => firstSeq + start + row;
-      if (column === 'clicks') return (row) => fresh[start + row].clicks + batchClicks[start + row];
-      const value = HIT_COLUMN_VALUES[column];
-      return (row) => value(fresh[start + row]);
+    const rows = this.hitsChunks.pack(fresh, (column): ColumnValue<Hit> => {
+      if (column === 'time_ms') return (_, i) => freshTimes[i];
+      if (column === HIT_SEQ.name) return (_, i) => firstSeq + i;
+      if (column === 'clicks') return (hit, i) => hit.clicks + batchClicks[i];
+      return HIT_COLUMN_VALUES[column];
     });
     const logged: LoggedClicks[] = clicks.map(({ accountId, counts, keys }) => ({
       accountId,

@@ -179,8 +179,10 @@ function truthy(value: unknown): boolean {
 /** A click is counted on the previous hit when the action hit comes at most this long after it. */
 export const CLICK_WINDOW_MS = 48 * 3600 * 1000;
 
-/** Whether `hit` counts as a click of a previous hit at `previousTimeMs` (an action taken from it, within CLICK_WINDOW_MS after it). */
-export function countsAsClick(hit: Hit, previousTimeMs: number): boolean {
-  const at = timeMs(hit.time);
+/**
+ * Whether `hit` counts as a click of a previous hit at `previousTimeMs` (an action taken from it,
+ * within CLICK_WINDOW_MS after it); `at` is the hit's own time (epoch ms) when known.
+ */
+export function countsAsClick(hit: Hit, previousTimeMs: number, at = timeMs(hit.time)): boolean {
   return hit.action > 0 && hit.previousHitId !== '' && previousTimeMs <= at && at - previousTimeMs <= CLICK_WINDOW_MS;
 }

@@ -197,7 +197,7 @@ describe('DuckDbHitStore', () => {
     log.skipTo(Number(committed));
     const row = warehouseRow(logged);
     log.append(
-      new ChunkWriter(WAREHOUSE_COLUMNS).pack(1, (column) => () => row[column]),
+      new ChunkWriter(WAREHOUSE_COLUMNS).pack([row], (column) => (r) => r[column]),
       [],
     );
     log.close();

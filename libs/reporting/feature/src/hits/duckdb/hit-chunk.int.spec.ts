@@ -59,6 +59,9 @@ const PACKED_BEFORE_LONG_TEXT_BYTES = [
   'AAAAAABI6AEAAAAAACC8vgAAAAAA//9jp7O24A0=',
 ];
 
+/** A row's value of a column: its field of that name. */
+const byName = (column: string) => (r: Record<string, WarehouseValue>) => r[column];
+
 describe('ChunkWriter (DuckDB data chunks filled column by column)', () => {
   let instance: DuckDBInstance;
   let connection: DuckDBConnection;
@@ -101,12 +104,9 @@ describe('ChunkWriter (DuckDB data chunks filled column by column)', () => {
 
   it('packs rows into one buffer that another writer of the same columns appends as they were given', async () => {
     const rows = Array.from({ length: CHUNK_ROWS + 300 }, (_, n) => row(n));
-    const values = (column: string, start: number) => (r: number) => (rows[start + r] as Record<string, WarehouseValue>)[column];
-    const packed = new ChunkWriter(COLUMNS).pack(rows.length, values);
+    const packed = new ChunkWriter(COLUMNS).pack(rows, byName);
     // Packing checks the values first: nothing is packed of rows a column cannot hold.
-    expect(() =>
-      new ChunkWriter(COLUMNS).pack(1, (column) => () => (column === 'money' ? '1000000000000' : row(1)[column as keyof ReturnType<typeof row>])),
-    ).toThrow(/out of the range of DECIMAL\(18,6\)/);
+    expect(() => new ChunkWriter(COLUMNS).pack([{ ...row(1), money: '1000000000000' }], byName)).toThrow(/out of the range of DECIMAL\(18,6\)/);
     const appender = await connection.createAppender('t');
     // From a copy at an offset inside a larger buffer, as read back from a file.
     const copy = Buffer.alloc(packed.length + 7);
@@ -128,21 +128,23 @@ describe('ChunkWriter (DuckDB data chunks filled column by column)', () => {
     const writer = new ChunkWriter(COLUMNS);
     const appender = await connection.createAppender('t');
     const rows = Array.from({ length: CHUNK_ROWS * 3 }, (_, n) => row(n));
-    const values = (from: number) => (column: string, start: number) => (r: number) => (rows[from + start + r] as Record<string, WarehouseValue>)[column];
     for (const [from, to] of [
       [0, 100],
       [100, 150],
       [150, CHUNK_ROWS * 3],
       [CHUNK_ROWS * 3, CHUNK_ROWS * 3],
     ])
-      expect(writer.appendPacked(appender, writer.pack(to - from, values(from)))).toBe(to - from);
+      expect(writer.appendPacked(appender, writer.pack(rows.slice(from, to), byName))).toBe(to - from);
     appender.closeSync();
     expect(await stored()).toEqual(rows);
     // The same rows pack to the same bytes whatever the buffer held before (padding zeroed: the bytes go to the ingest log).
     const again = new ChunkWriter(COLUMNS);
-    const first = Buffer.from(again.pack(150, values(0)));
-    again.pack(CHUNK_ROWS * 3, (column, start) => (r) => (column === 'text' ? 'y'.repeat(37) : values(0)(column, start)(r)));
-    expect(Buffer.from(again.pack(150, values(0)))).toEqual(first);
+    const first = Buffer.from(again.pack(rows.slice(0, 150), byName));
+    again.pack(
+      rows.map((r) => ({ ...r, text: 'y'.repeat(37) })),
+      byName,
+    );
+    expect(Buffer.from(again.pack(rows.slice(0, 150), byName))).toEqual(first);
   });
 
   it('stores list columns of every element type (none, one, many; long and non-ASCII texts) packed and appended through reused chunks', async () => {
@@ -161,13 +163,12 @@ describe('ChunkWriter (DuckDB data chunks filled column by column)', () => {
     }));
     const writer = new ChunkWriter(LISTS);
     const appender = await connection.createAppender('lists');
-    const values = (from: number) => (column: string, start: number) => (r: number) => (rows[from + start + r] as Record<string, WarehouseValue>)[column];
     for (const [from, to] of [
       [0, 3],
       [3, 50],
       [50, rows.length],
     ])
-      expect(writer.appendPacked(appender, writer.pack(to - from, values(from)))).toBe(to - from);
+      expect(writer.appendPacked(appender, writer.pack(rows.slice(from, to), byName))).toBe(to - from);
     writer.appendRows(appender, [{ n: -1, texts: ['x'.repeat(300)], numbers: [], amounts: ['0'] }]);
     appender.closeSync();
     const reader = await connection.runAndReadAll('SELECT n, texts, numbers, amounts::VARCHAR[] AS amounts FROM lists ORDER BY n');
@@ -179,9 +180,7 @@ describe('ChunkWriter (DuckDB data chunks filled column by column)', () => {
         amounts: (values['amounts'] as string[]).map((amount) => amount.replace(/\.?0+$/, '') || '0'),
       })),
     ).toEqual([{ n: -1, texts: ['x'.repeat(300)], numbers: [], amounts: ['0'] }, ...rows]);
-    expect(() => writer.pack(1, (column) => () => (column === 'amounts' ? ['1000000000000'] : values(0)(column, 0)(0)))).toThrow(
-      /out of the range of DECIMAL\(18,6\)/,
-    );
+    expect(() => writer.pack([{ ...rows[0], amounts: ['1000000000000'] }], byName)).toThrow(/out of the range of DECIMAL\(18,6\)/);
   });
 
   it('refuses money beyond DECIMAL(18,6) instead of storing a wrapped value', async () => {

@@ -5,7 +5,7 @@ import { tightenFile, writingTo } from '@funnel/eventstore';
 import { timeMs, type Hit } from '@funnel/reporting-domain';
 import { HIT_COLUMN_VALUES, countsAsClick, type WarehouseRow } from '../../hit-row';
 import { HIT_WAREHOUSE, storageErrorOfDuckDb } from '../duckdb-instances';
-import { ChunkWriter } from '../hit-chunk';
+import { ChunkWriter, type ColumnValue } from '../hit-chunk';
 import { DAY_MS, type HitKeyIndex, type NumberedKey, type VisitorDay, type VisitorDayIndex } from '../hit-key-index';
 import type { LoggedClicks } from '../ingest-log';
 import type { SharedWriter, WarehouseConnections } from './connections';
@@ -100,52 +100,62 @@ export class HitIngest {
 
   /**
    * Stores the hits new to the warehouse in one transaction (the caller holds `exclusive`) and
-   * answers the positions in `hits` of those stored: for each account and id, the first occurrence,
-   * unless the id is stored already. Action hits count their clicks (see HitStore.insertHits).
+   * answers, by position in `hits`, 1 for those stored: for each account and id, the first
+   * occurrence, unless the id is stored already. Action hits count their clicks (see HitStore.insertHits).
    */
-  async insertGroup(hits: readonly Hit[]): Promise<Set<number>> {
+  async insertGroup(hits: readonly Hit[]): Promise<Uint8Array> {
     // Hits a failed write lost from the ingest transaction are written again first, and another store's
     // ingest transaction is committed: the stored ids below, read on this store's writer, include them.
     if (this.logBehind) await this.replayIngestLog();
     if (this.ingest && this.ingest.writer !== this.writer) await this.commitIngest();
-    // The first of repeated ids wins.
+    // The first of repeated ids wins (each account's map looked up once per run of its hits).
     const byAccount = new Map<string, Map<string, number>>();
-    hits.forEach((hit, position) => {
-      const accountHits = byAccount.get(hit.accountId) ?? new Map<string, number>();
-      byAccount.set(hit.accountId, accountHits);
-      if (!accountHits.has(hit.hitId)) accountHits.set(hit.hitId, position);
-    });
+    let positions: Map<string, number> | undefined;
+    for (let position = 0; position < hits.length; position++) {
+      const hit = hits[position];
+      if (!positions || hit.accountId !== hits[position - 1].accountId) {
+        positions = byAccount.get(hit.accountId);
+        if (!positions) byAccount.set(hit.accountId, (positions = new Map()));
+      }
+      if (!positions.has(hit.hitId)) positions.set(hit.hitId, position);
+    }
     // The hits to store, their times and the clicks they get from action hits stored with them.
     const fresh: Hit[] = [];
     const freshTimes: number[] = [];
     const batchClicks: number[] = [];
-    const inserted = new Set<number>();
+    const inserted = new Uint8Array(hits.length);
+    // By position in `hits`: its index in `fresh` (-1: not stored).
+    const rowOf = new Int32Array(hits.length).fill(-1);
     const clicks: { accountId: string; counts: Map<string, number>; keys: Map<string, number> }[] = [];
     for (const [accountId, positions] of byAccount) {
-      const accountHits = [...positions.values()].map((position) => hits[position]);
-      const previousIds = accountHits.filter((hit) => hit.action > 0 && hit.previousHitId !== '').map((hit) => hit.previousHitId);
-      const keys = this.index.lookup(accountId, [...new Set([...positions.keys(), ...previousIds])]);
-      const stored = await this.ingestedIds(
-        accountId,
-        [...positions.keys()].filter((id) => keys.has(id)),
-        keys,
-      );
-      // hitId -> index in `fresh`
-      const rows = new Map<string, number>();
-      for (const [hitId, position] of positions)
-        if (!stored.has(hitId)) {
-          rows.set(hitId, fresh.length);
-          fresh.push(hits[position]);
-          freshTimes.push(timeMs(hits[position].time));
-          batchClicks.push(0);
-          inserted.add(position);
-        }
+      // The account's ids and the previous hits of its action hits (those not among them).
+      const ids = [...positions.keys()];
+      const previousIds = new Set<string>();
+      for (const position of positions.values()) {
+        const { action, previousHitId } = hits[position];
+        if (action > 0 && previousHitId !== '' && !positions.has(previousHitId)) previousIds.add(previousHitId);
+      }
+      const keys = this.index.lookup(accountId, previousIds.size === 0 ? ids : [...ids, ...previousIds]);
+      const stored = await this.ingestedIds(accountId, keys.size === 0 ? [] : ids.filter((id) => keys.has(id)), keys);
+      // Indexes in `fresh` of the action hits with a previous hit.
+      const actions: number[] = [];
+      for (const [hitId, position] of positions) {
+        if (stored.has(hitId)) continue;
+        const hit = hits[position];
+        rowOf[position] = fresh.length;
+        inserted[position] = 1;
+        if (hit.action > 0 && hit.previousHitId !== '') actions.push(fresh.length);
+        fresh.push(hit);
+        freshTimes.push(timeMs(hit.time));
+        batchClicks.push(0);
+      }
       const counts = new Map<string, number>();
-      for (const hit of accountHits) {
-        if (stored.has(hit.hitId) || hit.action === 0 || hit.previousHitId === '') continue;
-        const inBatch = rows.get(hit.previousHitId);
-        if (inBatch !== undefined && countsAsClick(hit, freshTimes[inBatch])) batchClicks[inBatch]++;
-        else if (inBatch === undefined && keys.has(hit.previousHitId) && countsAsClick(hit, keys.get(hit.previousHitId)!)) {
+      for (const row of actions) {
+        const hit = fresh[row];
+        const previous = positions.get(hit.previousHitId);
+        const inBatch = previous === undefined ? -1 : rowOf[previous];
+        if (inBatch >= 0 && countsAsClick(hit, freshTimes[inBatch], freshTimes[row])) batchClicks[inBatch]++;
+        else if (inBatch < 0 && keys.has(hit.previousHitId) && countsAsClick(hit, keys.get(hit.previousHitId)!, freshTimes[row])) {
           counts.set(hit.previousHitId, (counts.get(hit.previousHitId) ?? 0) + 1);
         }
       }
@@ -154,12 +164,11 @@ export class HitIngest {
     if (fresh.length === 0) return inserted;
     const firstSeq = writingTo(HIT_WAREHOUSE, () => this.index.reserve(fresh.length));
     // Laid out (and checked) before anything is written; in the writer's own buffer, appended and logged before the next write packs.
-    const rows = this.hitsChunks.pack(fresh.length, (column, start) => {
-      if (column === 'time_ms') return (row) => freshTimes[start + row];
-      if (column === HIT_SEQ.name) return (row) => firstSeq + start + row;
-      if (column === 'clicks') return (row) => fresh[start + row].clicks + batchClicks[start + row];
-      const value = HIT_COLUMN_VALUES[column];
-      return (row) => value(fresh[start + row]);
+    const rows = this.hitsChunks.pack(fresh, (column): ColumnValue<Hit> => {
+      if (column === 'time_ms') return (_, i) => freshTimes[i];
+      if (column === HIT_SEQ.name) return (_, i) => firstSeq + i;
+      if (column === 'clicks') return (hit, i) => hit.clicks + batchClicks[i];
+      return HIT_COLUMN_VALUES[column];
     });
     const logged: LoggedClicks[] = clicks.map(({ accountId, counts, keys }) => ({
       accountId,
@@ -191,9 +200,14 @@ export class HitIngest {
       ingest.lastLogged = this.shared.log.append(rows, clicks);
       clearTimeout(ingest.timer);
       ingest.timer = this.commitTimer(ingest.began);
-      for (const hit of hits) {
-        const ids = ingest.ids.get(hit.accountId) ?? new Set<string>();
-        ingest.ids.set(hit.accountId, ids);
+      // Each account's set looked up once per run of its hits.
+      let ids: Set<string> | undefined;
+      for (let i = 0; i < hits.length; i++) {
+        const hit = hits[i];
+        if (!ids || hit.accountId !== hits[i - 1].accountId) {
+          ids = ingest.ids.get(hit.accountId);
+          if (!ids) ingest.ids.set(hit.accountId, (ids = new Set()));
+        }
         ids.add(hit.hitId);
       }
       if (ingest.unflushedRows >= INGEST_FLUSH_ROWS) this.flushIngest(ingest);
@@ -415,14 +429,22 @@ export class HitIngest {
 
 /** The (account, visitor, UTC day) of new hits, each once. */
 function visitorDaysOf(hits: readonly Hit[], timesMs: readonly number[]): VisitorDay[] {
-  const seen = new Set<string>();
+  // By account, each visitor's days seen (no key text made per hit; each account's map looked up once per run of its hits).
+  const seen = new Map<string, Map<string, number[]>>();
+  let visitors: Map<string, number[]> | undefined;
   const days: VisitorDay[] = [];
-  hits.forEach((hit, i) => {
+  for (let i = 0; i < hits.length; i++) {
+    const hit = hits[i];
+    if (!visitors || hit.accountId !== hits[i - 1].accountId) {
+      visitors = seen.get(hit.accountId);
+      if (!visitors) seen.set(hit.accountId, (visitors = new Map()));
+    }
     const day = Math.floor(timesMs[i] / DAY_MS);
-    const key = `${hit.accountId}\u0000${hit.visitorId}\u0000${day}`;
-    if (seen.has(key)) return;
-    seen.add(key);
+    const visitorDays = visitors.get(hit.visitorId);
+    if (visitorDays?.includes(day)) continue;
+    if (visitorDays) visitorDays.push(day);
+    else visitors.set(hit.visitorId, [day]);
     days.push({ accountId: hit.accountId, visitorId: hit.visitorId, day });
-  });
+  }
   return days;
 }

@@ -70,11 +70,9 @@ export class HitUpdates {
     const appender = await this.writer.createAppender(table, 'main', 'temp');
     try {
       // Column by column into one reused data chunk.
-      this.stagedChunks.get(key)!.append(appender, hits.length, (column, start) => {
-        if (column === HIT_SEQ.name) return (row) => places[start + row].seq;
-        const value = HIT_COLUMN_VALUES[column];
-        return (row) => value(hits[start + row] as unknown as Hit);
-      });
+      this.stagedChunks
+        .get(key)!
+        .append(appender, hits as unknown as Hit[], (column) => (column === HIT_SEQ.name ? (_, i) => places[i].seq : HIT_COLUMN_VALUES[column]));
       appender.flushSync();
     } finally {
       appender.closeSync();

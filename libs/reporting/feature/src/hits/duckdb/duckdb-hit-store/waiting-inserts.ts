@@ -19,8 +19,8 @@ export class WaitingInserts {
 
   constructor(
     private readonly connections: WarehouseConnections,
-    /** Stores the hits and answers the positions of those stored (the caller holds `exclusive`). */
-    private readonly insertGroup: (hits: readonly Hit[]) => Promise<Set<number>>,
+    /** Stores the hits and answers, by position, 1 for those stored (the caller holds `exclusive`). */
+    private readonly insertGroup: (hits: readonly Hit[]) => Promise<Uint8Array>,
   ) {}
 
   /**
@@ -60,7 +60,7 @@ export class WaitingInserts {
       let offset = 0;
       for (const call of group) {
         let count = 0;
-        for (let i = 0; i < call.hits.length; i++) if (inserted.has(offset + i)) count++;
+        for (let i = 0; i < call.hits.length; i++) count += inserted[offset + i];
         offset += call.hits.length;
         call.resolve({ inserted: count, ignored: call.hits.length - count });
       }

@@ -1,7 +1,7 @@
 import { DuckDBDataChunk, type DuckDBAppender } from '@duckdb/node-api';
 import duckdb from '@duckdb/node-bindings';
 import type { WarehouseRow, WarehouseValue } from '../../hit-row';
-import { CHUNK_ROWS, STRING_BYTES, columnWriter, type ColumnValues, type ColumnWriter, type LaidColumn } from './columns';
+import { CHUNK_ROWS, STRING_BYTES, columnWriter, type ColumnValue, type ColumnValuesOf, type ColumnWriter, type LaidColumn } from './columns';
 import { assignLongTexts, longTextsBound, packLongTexts } from './long-texts';
 
 /**
@@ -43,14 +43,11 @@ function writeLists(vector: duckdb.Vector, child: ColumnWriter, lists: readonly 
   duckdb.copy_data_to_vector(vector, 0, entries.buffer, 0, entries.byteLength);
   if (elements.length === 0) return;
   const scratch = new ArrayBuffer(aligned(elements.length * child.width));
-  writeColumn(
-    duckdb.list_vector_get_child(vector),
-    child,
-    child.lay(elements.length, (i) => elements[i], scratch, 0),
-    scratch,
-    0,
-  );
+  writeColumn(duckdb.list_vector_get_child(vector), child, child.lay(elements, 0, elements.length, itself, scratch, 0), scratch, 0);
 }
+
+/** A list element's value: itself. */
+const itself: ColumnValue<WarehouseValue> = (element) => element;
 
 /** `bytes` rounded up to a multiple of 8. */
 const aligned = (bytes: number) => (bytes + 7) & ~7;
@@ -94,25 +91,27 @@ export class ChunkWriter {
     this.namesKey = names.join(',');
   }
 
-  /** Appends `count` rows; `values(name, start)` gives a column's values of the rows from `start` on. */
-  append(appender: DuckDBAppender, count: number, values: (column: string, start: number) => ColumnValues): void {
-    for (let start = 0; start < count; start += CHUNK_ROWS) {
-      const rows = Math.min(CHUNK_ROWS, count - start);
+  /** Appends a row per item; `valuesOf(name)` reads a column's value from an item. */
+  append<T>(appender: DuckDBAppender, items: readonly T[], valuesOf: ColumnValuesOf<T>): void {
+    const values = this.columns.map((column) => valuesOf(column.name));
+    for (let start = 0; start < items.length; start += CHUNK_ROWS) {
+      const rows = Math.min(CHUNK_ROWS, items.length - start);
       const chunk = this.reset(rows);
-      this.writers.forEach((writer, column) =>
-        writeColumn(this.vectors[column], writer, writer.lay(rows, values(this.columns[column].name, start), this.scratch, 0), this.scratch, 0),
-      );
+      for (let column = 0; column < this.writers.length; column++) {
+        const writer = this.writers[column];
+        writeColumn(this.vectors[column], writer, writer.lay(items, start, rows, values[column], this.scratch, 0), this.scratch, 0);
+      }
       appender.appendDataChunk(chunk);
     }
   }
 
   /** Appends warehouse rows (objects keyed by column name). */
   appendRows(appender: DuckDBAppender, rows: readonly WarehouseRow[]): void {
-    this.append(appender, rows.length, (column, start) => (row) => rows[start + row][column]);
+    this.append(appender, rows, rowValues);
   }
 
   /**
-   * `count` rows (as `append` takes them) laid out in one buffer: a uint32 length, a JSON header
+   * A row per item (as `append` takes them) laid out in one buffer: a uint32 length, a JSON header
    * (the columns' names; per chunk its row count and, per column, where its bytes are, or its list
    * values), then the columns' bytes, a text column's followed by its long texts (`packLongTexts`:
    * UTF-8, each text once per column and chunk). Values a column cannot hold throw here.
@@ -120,7 +119,9 @@ export class ChunkWriter {
    * The buffer is the writer's own, written over by its next `pack` (no buffer of tens of MB made
    * per ingest, which made V8 collect its whole heap): use it (append it, log it) before.
    */
-  pack(count: number, values: (column: string, start: number) => ColumnValues): Buffer {
+  pack<T>(items: readonly T[], valuesOf: ColumnValuesOf<T>): Buffer {
+    const count = items.length;
+    const values = this.columns.map((column) => valuesOf(column.name));
     // Laid out after room for the header, in the writer's own buffer (grown when long texts need it).
     const room = this.headerRoom;
     let fixed = room;
@@ -139,7 +140,7 @@ export class ChunkWriter {
       const rows = Math.min(CHUNK_ROWS, count - start);
       const columns = this.writers.map((writer, column): PackedColumn => {
         ensure(writer.width * rows);
-        const laid = writer.lay(rows, values(this.columns[column].name, start), this.packBuffer.buffer as ArrayBuffer, at);
+        const laid = writer.lay(items, start, rows, values[column], this.packBuffer.buffer as ArrayBuffer, at);
         // Built field by field: an object rest and spread per column were most of a small pack's time.
         const packed: PackedColumn = { bytes: laid.bytes, at: at - room };
         if (laid.values) packed.values = laid.values;
@@ -216,6 +217,9 @@ export class ChunkWriter {
   }
 }
 
+/** A warehouse row's value of a column: its field of that name. */
+const rowValues: ColumnValuesOf<WarehouseRow> = (column) => (row) => row[column];
+
 /** The rows as one data chunk of `columns` (name and declared type). At most CHUNK_ROWS rows. */
 export function dataChunkOf(columns: readonly { name: string; duckdb: string }[], rows: readonly WarehouseRow[]): DuckDBDataChunk {
   const writers = columns.map((column) => columnWriter(column.duckdb));
@@ -228,7 +232,7 @@ export function dataChunkOf(columns: readonly { name: string; duckdb: string }[]
     writeColumn(
       duckdb.data_chunk_get_vector(chunk.chunk, column),
       writer,
-      writer.lay(rows.length, (row) => rows[row][columns[column].name], scratch, 0),
+      writer.lay(rows, 0, rows.length, (row) => row[columns[column].name], scratch, 0),
       scratch,
       0,
     ),

@@ -6,8 +6,14 @@ import type { WarehouseValue } from '../../hit-row';
 /** DuckDB's vector size: the most rows one data chunk holds. */
 export const CHUNK_ROWS = 2048;
 
-/** A column's value of each row of a chunk (`row` counts from the chunk's first row). */
-export type ColumnValues = (row: number) => WarehouseValue;
+/**
+ * A column's value of an item laid out (a hit, a row), given with its index among the items: read
+ * straight from the item, one call a value (no row object made per item, no function per chunk).
+ */
+export type ColumnValue<T> = (item: T, index: number) => WarehouseValue;
+
+/** Each column's ColumnValue, asked once per column by its name. */
+export type ColumnValuesOf<T> = (column: string) => ColumnValue<T>;
 
 /**
  * A column of up to CHUNK_ROWS rows laid out as DuckDB's vector holds it: `bytes` bytes at the offset
@@ -23,8 +29,8 @@ export interface LaidColumn {
   values?: WarehouseValue[];
 }
 
-/** Lays out `count` values of a column (see LaidColumn) at `offset` (a multiple of 8) of `target`. */
-export type Lay = (count: number, value: ColumnValues, target: ArrayBuffer, offset: number) => LaidColumn;
+/** Lays out a column's values of `count` items from `start` (see LaidColumn) at `offset` (a multiple of 8) of `target`. */
+export type Lay = <T>(items: readonly T[], start: number, count: number, value: ColumnValue<T>, target: ArrayBuffer, offset: number) => LaidColumn;
 
 /** How a column of a declared type is handed to DuckDB: laid out, then copied into its vector (a list column: its elements, by `child`, into its child vector). */
 export interface ColumnWriter {
@@ -45,14 +51,14 @@ const INLINE_BYTES = 12;
  * string_t, padded with zeros as DuckDB compares it, all copied at once; other text then assigned by
  * DuckDB (one native call each, which copies it into the vector's string heap).
  */
-const layText: Lay = (count, value, target, offset) => {
+const layText: Lay = (items, start, count, value, target, offset) => {
   const bytes = new Uint8Array(target, offset, count * STRING_BYTES);
   const words = new Uint32Array(target, offset, count * 4);
   words.fill(0);
   const longRows: number[] = [];
   const longTexts: string[] = [];
   for (let row = 0; row < count; row++) {
-    const text = String(value(row));
+    const text = String(value(items[start + row], start + row));
     const length = text.length;
     let inline = length <= INLINE_BYTES;
     const at = row * STRING_BYTES + 4;
@@ -73,17 +79,17 @@ const layText: Lay = (count, value, target, offset) => {
 };
 
 function layNumbers(array: (target: ArrayBuffer, offset: number, count: number) => Uint8Array | Uint32Array): Lay {
-  return (count, value, target, offset) => {
+  return (items, start, count, value, target, offset) => {
     const values = array(target, offset, count);
-    for (let row = 0; row < count; row++) values[row] = Number(value(row));
+    for (let row = 0; row < count; row++) values[row] = Number(value(items[start + row], start + row));
     return { bytes: values.byteLength };
   };
 }
 
 function layBigInts(convert: (value: WarehouseValue) => bigint): Lay {
-  return (count, value, target, offset) => {
+  return (items, start, count, value, target, offset) => {
     const values = new BigInt64Array(target, offset, count);
-    for (let row = 0; row < count; row++) values[row] = convert(value(row));
+    for (let row = 0; row < count; row++) values[row] = convert(value(items[start + row], start + row));
     return { bytes: values.byteLength };
   };
 }
@@ -103,10 +109,10 @@ function listWriter(type: DuckDBType, child: ColumnWriter, check: (element: Ware
     type,
     width: 0,
     child,
-    lay: (count, value) => {
+    lay: (items, start, count, value) => {
       const values: WarehouseValue[] = new Array(count);
       for (let row = 0; row < count; row++) {
-        values[row] = value(row);
+        values[row] = value(items[start + row], start + row);
         for (const element of values[row] as readonly WarehouseValue[]) check(element);
       }
       return { bytes: 0, values };

@@ -43,12 +43,15 @@ export function capRecord(record: Readonly<Record<string, string>>, caps: Record
   return kept;
 }
 
+/** Whether the map is within `caps` already (every put asks): walks the names rather than making a [name, value] pair per entry (Object.entries cost a quarter of an encode); an entry that is no text is not within. */
 function withinRecord(record: Readonly<Record<string, string>>, caps: RecordCaps): boolean {
-  const entries = Object.entries(record);
-  if (entries.length > caps.maxEntries) return false;
+  const names = Object.keys(record);
+  if (names.length > caps.maxEntries) return false;
   let total = 0;
-  for (const [name, value] of entries) {
-    if (name.length > caps.maxNameChars || value.length > caps.maxValueChars) return false;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    const value = record[name];
+    if (typeof value !== 'string' || name.length > caps.maxNameChars || value.length > caps.maxValueChars) return false;
     total += name.length + value.length;
   }
   return total <= caps.maxTotalChars;

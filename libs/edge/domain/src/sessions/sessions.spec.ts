@@ -46,6 +46,12 @@ describe('session bounds', () => {
     expect(bounded.urlBuffer).toEqual({ gclid: 'g', max: 'y'.repeat(1024) });
   });
 
+  it('drop an entry whose value is no text (a caller outside the types) rather than fail or keep it', () => {
+    const odd = { gclid: 'g', missing: undefined, count: 7 } as unknown as Record<string, string>;
+    expect(boundSession(session({ urlBuffer: odd, sticky: odd })).urlBuffer).toEqual({ gclid: 'g' });
+    expect(JSON.parse(encodeSession(session({ trackingFields: odd }))).trackingFields).toEqual({ gclid: 'g' });
+  });
+
   it('stop the URL buffer at 16,384 characters of names and values', () => {
     const bounded = boundSession(session({ urlBuffer: params(40, () => 'v'.repeat(1000)) }));
     const chars = Object.entries(bounded.urlBuffer).reduce((sum, [name, value]) => sum + name.length + value.length, 0);

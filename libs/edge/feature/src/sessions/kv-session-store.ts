@@ -3,7 +3,7 @@ import { InvalidSessionKeyError, decodeSession, encodeSession, isSessionKeyPart,
 import type { RoutingSession } from '@funnel/routing';
 import { type KV, type NatsConnection, nanos } from 'nats';
 import { JetStreamPublisher } from '../jetstream/jetstream-publisher';
-import type { SessionStore } from './session-store';
+import { type SessionStore, SessionStoreClosedError } from './session-store';
 
 export interface KvSessionStoreOptions {
   /** A connection of the tracking edge's NATS user (its reply inboxes); the store never closes it. */
@@ -32,6 +32,10 @@ const DEFAULT_TIMEOUT_MS = 2000;
  * turn of the event loop that made it, with the request's hits, in one socket write.
  */
 export class KvSessionStore implements SessionStore {
+  private closed = false;
+  /** The puts not yet acknowledged (settled either way): `close()` waits for them. */
+  private readonly putting = new Set<Promise<unknown>>();
+
   private constructor(
     private readonly kv: KV,
     private readonly subjectPrefix: string,
@@ -56,6 +60,7 @@ export class KvSessionStore implements SessionStore {
   }
 
   async get(accountId: string, visitorId: string): Promise<RoutingSession | null> {
+    if (this.closed) throw new SessionStoreClosedError();
     if (!isSessionKeyPart(accountId) || !isSessionKeyPart(visitorId)) return null;
     const entry = await this.kv.get(sessionKey(accountId, visitorId));
     if (!entry || entry.operation !== 'PUT') return null;
@@ -63,14 +68,21 @@ export class KvSessionStore implements SessionStore {
   }
 
   put(accountId: string, session: RoutingSession): Promise<void> {
+    if (this.closed) return Promise.reject(new SessionStoreClosedError());
     if (!isSessionKeyPart(accountId)) return Promise.reject(new InvalidSessionKeyError('accountId'));
     if (!isSessionKeyPart(session.visitorId)) return Promise.reject(new InvalidSessionKeyError('visitorId'));
     // Buffer.from rather than TextEncoder: the same UTF-8 bytes, from Node's buffer pool (TextEncoder allocates each array natively, about 1.5 µs more).
-    return this.puts.publish([{ subject: this.subjectPrefix + sessionKey(accountId, session.visitorId), data: Buffer.from(encodeSession(session)) }]);
+    const stored = this.puts.publish([{ subject: this.subjectPrefix + sessionKey(accountId, session.visitorId), data: Buffer.from(encodeSession(session)) }]);
+    const settled = stored.catch(() => undefined);
+    this.putting.add(settled);
+    void settled.then(() => this.putting.delete(settled));
+    return stored;
   }
 
   async close(): Promise<void> {
-    // The connection is the caller's: only the puts' acknowledgement inbox is let go.
+    // Puts made before are stored first; the connection is the caller's: only the puts' acknowledgement inbox is let go.
+    this.closed = true;
+    while (this.putting.size > 0) await Promise.all(this.putting);
     this.puts.close();
   }
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { InvalidSessionKeyError, SESSION_CAPS } from '@funnel/edge-domain';
 import type { RoutingSession } from '@funnel/routing';
-import type { SessionStore } from './session-store';
+import { type SessionStore, SessionStoreClosedError } from './session-store';
 
 export interface SessionStoreContractBackend {
   /**
@@ -146,6 +146,37 @@ export function describeSessionStoreContract(adapterName: string, backendFactory
       await first.close();
       const second = await open();
       for (const session of sessions) expect(await second.get('ACC1', session.visitorId)).toEqual(session);
+    });
+
+    it('refuses every get and put once closed, and keeps nothing of a put refused', async () => {
+      const store = await open();
+      const kept = sampleSession();
+      await store.put('ACC1', kept);
+      await store.close();
+      const refused = sampleSession();
+      await expect(store.put('ACC1', refused)).rejects.toBeInstanceOf(SessionStoreClosedError);
+      await expect(store.put('ACC1', { ...kept, currentNode: 'N00000000009' })).rejects.toBeInstanceOf(SessionStoreClosedError);
+      await expect(store.get('ACC1', kept.visitorId)).rejects.toBeInstanceOf(SessionStoreClosedError);
+      // Even a get that could name no session is refused rather than answered.
+      await expect(store.get('ACC1', 'V1.>')).rejects.toBeInstanceOf(SessionStoreClosedError);
+      await store.close();
+      const next = await open();
+      expect(await next.get('ACC1', refused.visitorId)).toBeNull();
+      expect(await next.get('ACC1', kept.visitorId)).toEqual(kept);
+    });
+
+    it('refuses a put made while it closes, and writes the puts made before', async () => {
+      const store = await open();
+      const before = sampleSession();
+      const written = store.put('ACC1', before);
+      const closed = store.close();
+      const during = sampleSession();
+      await expect(store.put('ACC1', during)).rejects.toBeInstanceOf(SessionStoreClosedError);
+      await written;
+      await closed;
+      const next = await open();
+      expect(await next.get('ACC1', before.visitorId)).toEqual(before);
+      expect(await next.get('ACC1', during.visitorId)).toBeNull();
     });
 
     it('drops a session its TTL after the last put, and a put renews it', async () => {

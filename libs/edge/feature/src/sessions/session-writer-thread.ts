@@ -64,6 +64,7 @@ export class SessionWriterThread {
   private worker: Worker | undefined;
   private readonly pending = new Map<number, { resolve: (deleted: number) => void; reject: (error: Error) => void }>();
   private nextId = 0;
+  private closed = false;
 
   constructor(private readonly setup: { filename: string; upsertSql: string; sweepSql: string }) {}
 
@@ -83,8 +84,9 @@ export class SessionWriterThread {
     return this.send({ sweep: cutoffMs, batch });
   }
 
-  /** Waits for the writes under way, then stops the thread. */
+  /** Waits for the writes under way, then stops the thread; writes and sweeps asked for after are refused (no new thread). */
   async close(): Promise<void> {
+    this.closed = true;
     while (this.pending.size > 0) await new Promise((resolve) => setTimeout(resolve, 1));
     const worker = this.worker;
     this.worker = undefined;
@@ -92,6 +94,7 @@ export class SessionWriterThread {
   }
 
   private send(message: { rows: string } | { sweep: number; batch: number }): Promise<number> {
+    if (this.closed) return Promise.reject(new Error("the sessions' writer thread is closed"));
     const worker = this.started();
     const id = this.nextId++;
     const answer = new Promise<number>((resolve, reject) => this.pending.set(id, { resolve, reject }));

@@ -1,10 +1,12 @@
-import { statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
+import * as workerThreads from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { tempDir } from '@funnel/testing';
 import { describeSessionStoreContract, sampleSession } from './session-store.contract';
 import { SqliteSessionStore } from './sqlite-session-store';
 import { SESSION_STORE_FILE } from './session-config';
+import { SessionStoreClosedError } from './session-store';
 import { SessionWriterThread, type SessionRow } from './session-writer-thread';
 
 describeSessionStoreContract('embedded SQLite', async () => {
@@ -79,6 +81,30 @@ describe('SqliteSessionStore', () => {
       release();
       spy.mockRestore();
     }
+  });
+
+  it('once closed, starts no writer thread and leaves its file as it was for a put, a get or a sweep', async () => {
+    const dir = tempDir('edge-sessions');
+    const filename = join(dir.path, SESSION_STORE_FILE);
+    const store = open(filename, Date.now);
+    const kept = sampleSession();
+    await store.put('ACC1', kept);
+    await store.close();
+    const files = () => readdirSync(dir.path).map((name) => [name, statSync(join(dir.path, name)).size, statSync(join(dir.path, name)).mtimeMs]);
+    const before = files();
+    const threads = jest.spyOn(workerThreads, 'Worker');
+    try {
+      await expect(store.put('ACC1', sampleSession())).rejects.toBeInstanceOf(SessionStoreClosedError);
+      await expect(store.put('ACC1', { ...kept, currentNode: 'N00000000009' })).rejects.toBeInstanceOf(SessionStoreClosedError);
+      await expect(store.get('ACC1', kept.visitorId)).rejects.toBeInstanceOf(SessionStoreClosedError);
+      await expect(store.sweep()).rejects.toBeInstanceOf(SessionStoreClosedError);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(threads).not.toHaveBeenCalled();
+    } finally {
+      threads.mockRestore();
+    }
+    expect(files()).toEqual(before);
+    expect(await open(filename, Date.now).get('ACC1', kept.visitorId)).toEqual(kept);
   });
 
   it('keeps its file private to the service user', () => {

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { openPrivateSqlite, storageErrorOf } from '@funnel/eventstore';
 import type { RoutingSession } from '@funnel/routing';
 import { InvalidSessionKeyError, decodeSession, encodeSession, isSessionKeyPart, sessionKey } from '@funnel/edge-domain';
-import type { SessionStore } from './session-store';
+import { type SessionStore, SessionStoreClosedError } from './session-store';
 import { type SessionRow, SessionWriterThread } from './session-writer-thread';
 
 export interface SqliteSessionStoreOptions {
@@ -66,6 +66,8 @@ export class SqliteSessionStore implements SessionStore {
   private readonly writing = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<number> | undefined;
+  /** Set by `close()`: gets, puts and sweeps are refused from then on. */
+  private closing: Promise<void> | undefined;
 
   constructor(options: SqliteSessionStoreOptions) {
     this.ttlMs = options.ttlMs;
@@ -83,6 +85,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async get(accountId: string, visitorId: string): Promise<RoutingSession | null> {
+    if (this.closing) throw new SessionStoreClosedError();
     if (!isSessionKeyPart(accountId) || !isSessionKeyPart(visitorId)) return null;
     const now = this.now();
     const unwritten = this.pending.get(sessionKey(accountId, visitorId));
@@ -92,6 +95,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   put(accountId: string, session: RoutingSession): Promise<void> {
+    if (this.closing) return Promise.reject(new SessionStoreClosedError());
     if (!isSessionKeyPart(accountId)) return Promise.reject(new InvalidSessionKeyError('accountId'));
     if (!isSessionKeyPart(session.visitorId)) return Promise.reject(new InvalidSessionKeyError('visitorId'));
     const put: PendingPut = { expiresMs: this.now() + this.ttlMs, text: encodeSession(session) };
@@ -128,9 +132,10 @@ export class SqliteSessionStore implements SessionStore {
 
   /**
    * Deletes the expired rows, a batch at a time in the writer thread; resolves with how many it
-   * deleted. A sweep already running is joined, not doubled.
+   * deleted. A sweep already running is joined, not doubled; refused once the store is closed.
    */
   sweep(): Promise<number> {
+    if (this.closing) return Promise.reject(new SessionStoreClosedError());
     this.sweeping ??= this.sweepAll().finally(() => (this.sweeping = undefined));
     return this.sweeping;
   }
@@ -147,7 +152,12 @@ export class SqliteSessionStore implements SessionStore {
     }
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    this.closing ??= this.closeOnce();
+    return this.closing;
+  }
+
+  private async closeOnce(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
     await this.sweeping?.catch(() => undefined);

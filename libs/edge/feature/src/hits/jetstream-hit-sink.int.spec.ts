@@ -1,4 +1,12 @@
-import { HitsStreamConsumer, createHitStore, ensureHitsStream, ingestHits, type HitStore, type IngestHitsResult } from '@funnel/reporting-feature';
+import {
+  HitsStreamConsumer,
+  createHitStore,
+  ensureHitsStream,
+  ingestHits,
+  type HitStore,
+  type HitsStreamConsumerOptions,
+  type IngestHitsResult,
+} from '@funnel/reporting-feature';
 import { startNatsServer, tempDir, type RunningNatsServer, type TempDir } from '@funnel/testing';
 import { connect, type NatsConnection } from 'nats';
 import { ACCOUNT, WINDOW, eventually, someHits } from './fixtures';
@@ -35,8 +43,8 @@ describe('the JetStream hit sink and reporting’s consumer of the streams HITS 
     connections.push(opened);
     return opened;
   };
-  const consumer = async (stream: string, ingest: (inputs: unknown[]) => Promise<IngestHitsResult>) => {
-    const started = new HitsStreamConsumer({ ...settings, stream, subjectPrefix: stream.toLowerCase(), connection: await connection(), ingest });
+  const consumer = async (stream: string, ingest: (inputs: unknown[]) => Promise<IngestHitsResult>, more: Partial<HitsStreamConsumerOptions> = {}) => {
+    const started = new HitsStreamConsumer({ ...settings, ...more, stream, subjectPrefix: stream.toLowerCase(), connection: await connection(), ingest });
     await started.start();
     closers.push(() => started.close());
     return started;
@@ -140,26 +148,23 @@ describe('the JetStream hit sink and reporting’s consumer of the streams HITS 
   });
 
   it('stores the hits of older edges (a hit a message) and of batches alike, in ingests of at most batchMax hits', async () => {
-    const js = (await connection()).jetstream();
+    const connected = await connection();
+    await ensureHitsStream(await connected.jetstreamManager(), { ...settings, stream: 'HITS_MIXED', subjectPrefix: 'hits_mixed' });
+    const hits = someHits(25);
+    // An edge before batches: one message per hit on `hits.<account>`, Nats-Msg-Id = hit id.
+    for (const hit of hits.slice(0, 5)) await connected.jetstream().publish(`hits_mixed.${ACCOUNT}`, JSON.stringify(hit), { msgID: hit.hitId });
+    const edge = await sink('HITS_MIXED');
+    await Promise.all([0, 1, 2, 3].map((i) => edge.record(hits.slice(5 + 5 * i, 10 + 5 * i))));
+    // Everything is waiting in the streams before reporting starts: its first pulls deliver more than batchMax hits.
     const sizes: number[] = [];
-    const reporting = new HitsStreamConsumer({
-      ...settings,
-      batchMax: 8,
-      stream: 'HITS_MIXED',
-      subjectPrefix: 'hits_mixed',
-      connection: await connection(),
-      ingest: (inputs) => {
+    const reporting = await consumer(
+      'HITS_MIXED',
+      (inputs) => {
         sizes.push(inputs.length);
         return ingestHits(store, inputs);
       },
-    });
-    await reporting.start();
-    closers.push(() => reporting.close());
-    const hits = someHits(25);
-    // An edge before batches: one message per hit on `hits.<account>`, Nats-Msg-Id = hit id.
-    for (const hit of hits.slice(0, 5)) await js.publish(`hits_mixed.${ACCOUNT}`, JSON.stringify(hit), { msgID: hit.hitId });
-    const edge = await sink('HITS_MIXED');
-    await Promise.all([0, 1, 2, 3].map((i) => edge.record(hits.slice(5 + 5 * i, 10 + 5 * i))));
+      { batchMax: 8 },
+    );
     await eventually(() => reporting.acknowledged >= 25, 'the hits are stored');
     expect(await store.countHits(ACCOUNT, WINDOW)).toBe(25);
     // A batch's hits are never split between ingests, and an ingest never exceeds batchMax hits.
@@ -169,16 +174,7 @@ describe('the JetStream hit sink and reporting’s consumer of the streams HITS 
   it('stores the good hits of a batch holding a bad one, drops a message that is not JSON, and goes on', async () => {
     const js = (await connection()).jetstream();
     const errors: unknown[] = [];
-    const reporting = new HitsStreamConsumer({
-      ...settings,
-      stream: 'HITS_BAD',
-      subjectPrefix: 'hits_bad',
-      connection: await connection(),
-      ingest: (inputs) => ingestHits(store, inputs),
-      onError: (error) => errors.push(error),
-    });
-    await reporting.start();
-    closers.push(() => reporting.close());
+    const reporting = await consumer('HITS_BAD', (inputs) => ingestHits(store, inputs), { onError: (error) => errors.push(error) });
     const [first, second, third] = someHits(3);
     await js.publish(`hits_bad.batch.${ACCOUNT}`, '[not json');
     await js.publish(`hits_bad.batch.${ACCOUNT}`, JSON.stringify([first, { ...second, time: 'never' }, third]));

@@ -96,11 +96,14 @@ export class HitsStreamConsumer {
         for await (const message of messages) {
           const hits = this.hitsOf(message);
           if (!hits) continue;
-          if (this.batch.length > 0 && this.batchHits + hits.length > this.batchMax) await this.flush();
+          // Taken and pushed in one turn (the other stream's loop pushes too), then waited for.
+          let stored: Promise<void> | undefined;
+          if (this.batch.length > 0 && this.batchHits + hits.length > this.batchMax) stored = this.flush();
           this.batch.push({ message, hits });
           this.batchHits += hits.length;
-          if (this.batchHits >= this.batchMax) await this.flush();
+          if (this.batchHits >= this.batchMax) stored = this.flush();
           else this.timer ??= setTimeout(() => void this.flush(), this.batchWaitMs);
+          if (stored) await stored;
         }
       } catch (error) {
         if (this.closing) break;

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { HitsStream, hitBatchesStreamOf } from '@funnel/contracts';
 import type { Hit } from '@funnel/reporting-domain';
 import type { NatsConnection } from 'nats';
@@ -96,7 +96,7 @@ export class JetStreamHitWriter implements HitBatchWriter {
     return batches.map((batch) => ({
       subject: `${this.subjectPrefix}.${batch.accountId}`,
       data: Buffer.from(`[${batch.texts.join(',')}]`),
-      msgId: createHash('sha256').update(batch.ids.join(' ')).digest('base64url'),
+      msgId: hash('sha256', batch.ids.join(' '), 'base64url'),
     }));
   }
 }

@@ -203,7 +203,7 @@ export async function jetStreamReportingParts({
   const webhookLog = await openWebhookLog(hitStore.warehouse);
   const deliveryLog = await openIntegrationDeliveryLog(hitStore.warehouse);
   const inboxFile = config.CLICKHOUSE_URL ? undefined : join(config.DATA_DIR, REPORTING_FILE);
-  // The edge's hits: the stream HITS into the warehouse, acknowledged once stored (every replica shares the consumer).
+  // The edge's hits: the streams HITS (older edges) and HITS_BATCHES into the warehouse, acknowledged once stored (every replica shares the consumers).
   const hits = new HitsStreamConsumer({
     connection,
     ingest: withWebhookEvents((inputs) => ingestHits(hitStore, inputs), webhooks),

@@ -37,10 +37,24 @@ export const ReportingQueues = {
 
 /**
  * The hits of the tracking edge (distributed): the JetStream stream reporting-service creates and
- * consumes (`durableName`, shared by its replicas) and the edge publishes to, one message per hit on
- * `<subjectPrefix>.<accountId>` with `Nats-Msg-Id` = hitId.
+ * consumes (`durableName`, shared by its replicas), one message per hit on
+ * `<subjectPrefix>.<accountId>` with `Nats-Msg-Id` = hitId: what edges before hit batches publish.
  */
 export const HitsStream = { name: 'HITS', subjectPrefix: 'hits', durableName: 'reporting-hits' } as const;
+
+/**
+ * The hits of the tracking edge in batches (distributed): a stream of its own beside HITS, which
+ * reporting-service creates and consumes (`durableName`); the edge publishes one message per
+ * request's hits of an account on `<subjectPrefix>.<accountId>` (`hits.batch.<accountId>`): a JSON
+ * array of hits, `Nats-Msg-Id` = a hash of their ids. A reporting-service that predates it never
+ * sees a batch: it neither creates nor consumes this stream.
+ */
+export const HitBatchesStream = { name: 'HITS_BATCHES', subjectPrefix: 'hits.batch', durableName: 'reporting-hit-batches' } as const;
+
+/** The stream of hit batches beside a stream of hits named `name` on `<subjectPrefix>.*` (HITS: HitBatchesStream); tests name their own. */
+export function hitBatchesStreamOf(name: string, subjectPrefix: string): { name: string; subjectPrefix: string; durableName: string } {
+  return { name: `${name}_BATCHES`, subjectPrefix: `${subjectPrefix}.batch`, durableName: HitBatchesStream.durableName };
+}
 
 /** Error codes of the reporting routes (besides the shared `REQUEST.*` ones). */
 export const ReportingErrorCodes = {

@@ -7,6 +7,7 @@ import {
   ASSET_EVENTS_RELAY_BUCKET,
   ASSET_EVENTS_STREAM,
   EDGE_SESSIONS_BUCKET,
+  HitBatchesStream,
   HitsStream,
   ASSET_EVENTS_SUBJECTS,
   BILLING_EDGE_DOMAINS_SUBJECT,
@@ -133,14 +134,16 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
           { stream: ReportingQueues.postbacks.name, subjectPrefix: ReportingQueues.postbacks.subjectPrefix, consumes: true },
           { stream: ReportingQueues.webhooks.name, subjectPrefix: ReportingQueues.webhooks.subjectPrefix, consumes: true },
           { stream: ReportingQueues.integrations.name, subjectPrefix: ReportingQueues.integrations.subjectPrefix, consumes: true },
-          // It creates the edge's stream of hits and consumes it into the warehouse; the edge only publishes there.
+          // It creates the edge's streams of hits (one a message, and batches) and consumes them into the warehouse; the edge only publishes there.
           { stream: HitsStream.name, consumes: true },
+          { stream: HitBatchesStream.name, consumes: true },
         ],
       },
     },
   ],
   // The tracking edge (`npm run cli -- hits:import` over NATS uses its user too): writes and reads hits,
-  // publishes each hit it records to the stream HITS (`hits.<accountId>`, created by reporting-service).
+  // publishes the hits it records to the stream HITS_BATCHES (`hits.batch.<accountId>`, a request's hits a message, created by
+  // reporting-service); `hits.<accountId>` (the stream HITS, a hit a message) stays allowed for the edges before batches.
   clients: [
     // Its asset snapshot: loads every routing asset and custom domain, then receives the asset events (every replica all of them).
     {
@@ -159,7 +162,7 @@ export const FUNNEL_NATS_LAYOUT: NatsLayout = {
       receives: [ASSET_EVENTS_SUBJECTS],
       // Visitor sessions, shared by every edge replica: it creates the bucket (max age SESSION_TTL), reads and writes its keys.
       jetstream: { streams: [], keyValueBuckets: [EDGE_SESSIONS_BUCKET] },
-      streamPublishes: [`${HitsStream.subjectPrefix}.*`],
+      streamPublishes: [`${HitsStream.subjectPrefix}.*`, `${HitBatchesStream.subjectPrefix}.*`],
     },
   ],
   gateway: 'gateway',

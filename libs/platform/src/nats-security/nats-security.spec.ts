@@ -83,9 +83,16 @@ describe('NATS permissions', () => {
             'assets.internal.webhooktargets',
             'assets.internal.webhookdeliver',
             '$JS.API.INFO',
-            ...['REPORTING_UPDATES', 'REPORTING_POSTBACKS', 'REPORTING_WEBHOOKS', 'REPORTING_INTEGRATIONS', 'HITS'].flatMap((stream, i) => [
+            ...['REPORTING_UPDATES', 'REPORTING_POSTBACKS', 'REPORTING_WEBHOOKS', 'REPORTING_INTEGRATIONS', 'HITS', 'HITS_BATCHES'].flatMap((stream, i) => [
               // It publishes to its job queues, never to the edge's hits.
-              ...[['reporting.updates.>'], ['reporting.postbacks.deliver.>'], ['reporting.webhooks.deliver.>'], ['reporting.integrationjobs.deliver.>'], []][i],
+              ...[
+                ['reporting.updates.>'],
+                ['reporting.postbacks.deliver.>'],
+                ['reporting.webhooks.deliver.>'],
+                ['reporting.integrationjobs.deliver.>'],
+                [],
+                [],
+              ][i],
               `$JS.API.STREAM.*.${stream}`,
               `$JS.API.STREAM.MSG.GET.${stream}`,
               `$JS.API.CONSUMER.*.${stream}`,
@@ -99,7 +106,7 @@ describe('NATS permissions', () => {
         subscribe: { allow: ['reporting.>', '_INBOX_reporting.>'] },
         allow_responses: { max: 10000, expires: '2m' },
       },
-      // A client only: it sends hits and reads them back, loads every routing asset and custom domain, receives the asset events, publishes hits to the stream HITS (no JetStream API for it), keeps the visitor sessions in its KV bucket, and answers nothing.
+      // A client only: it sends hits and reads them back, loads every routing asset and custom domain, receives the asset events, publishes hits to the streams HITS and HITS_BATCHES (no JetStream API for them), keeps the visitor sessions in its KV bucket, and answers nothing.
       'tracking-edge': {
         publish: {
           allow: [
@@ -110,6 +117,7 @@ describe('NATS permissions', () => {
             'assets.internal.middlewaresecrets',
             'billing.internal.domains',
             'hits.*',
+            'hits.batch.*',
             '$JS.API.INFO',
             '$JS.API.STREAM.INFO.KV_EDGE_SESSIONS',
             '$JS.API.STREAM.CREATE.KV_EDGE_SESSIONS',

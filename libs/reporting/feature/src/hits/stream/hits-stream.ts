@@ -1,4 +1,4 @@
-import { HitsStream } from '@funnel/contracts';
+import { HitsStream, hitBatchesStreamOf } from '@funnel/contracts';
 import {
   AckPolicy,
   DeliverPolicy,
@@ -11,11 +11,11 @@ import {
   type StreamConfig,
 } from 'nats';
 
-/** The stream HITS and reporting's durable consumer of it. */
+/** The streams HITS and HITS_BATCHES and reporting's durable consumers of them. */
 export interface HitsStreamSettings {
   /** Default HitsStream.name. */
   stream?: string;
-  /** Default HitsStream.subjectPrefix: the stream takes `<prefix>.*` (`hits.<accountId>`). */
+  /** Default HitsStream.subjectPrefix: the stream takes `<prefix>.*` (`hits.<accountId>`), its batches' stream `<prefix>.batch.*`. */
   subjectPrefix?: string;
   /** Default HitsStream.durableName: one consumer shared by every reporting replica. */
   durableName?: string;
@@ -33,21 +33,40 @@ export interface HitsStreamSettings {
 
 const STREAM_NAME_IN_USE = 10058;
 
+/** A stream of hits and its durable consumer, by name. */
+export interface HitsStreamNames {
+  stream: string;
+  subjectPrefix: string;
+  durableName: string;
+}
+
+/** The two streams the edge's hits come by: HITS (one hit a message, older edges) and HITS_BATCHES (one request's hits a message). */
+export function hitsStreamsOf(settings: Pick<HitsStreamSettings, 'stream' | 'subjectPrefix' | 'durableName'>): [HitsStreamNames, HitsStreamNames] {
+  const stream = settings.stream ?? HitsStream.name;
+  const subjectPrefix = settings.subjectPrefix ?? HitsStream.subjectPrefix;
+  const batches = hitBatchesStreamOf(stream, subjectPrefix);
+  return [
+    { stream, subjectPrefix, durableName: settings.durableName ?? HitsStream.durableName },
+    { stream: batches.name, subjectPrefix: batches.subjectPrefix, durableName: batches.durableName },
+  ];
+}
+
 /**
- * Creates the stream HITS, or brings an existing one to these settings: a work queue on file
- * storage (a hit leaves it once reporting acknowledged it, i.e. once the warehouse stored it), hits
- * older than maxAgeMs dropped, new hits refused (never stored ones dropped) beyond maxBytes, the
- * publishes' `Nats-Msg-Id` (the hit id) deduplicated within duplicateWindowMs. Then the durable pull
- * consumer: explicit acknowledgements, redelivered after ackWaitMs, never given up (a hit is never
- * dropped for failing too often: the warehouse was down).
+ * Creates the streams HITS and HITS_BATCHES (hitsStreamsOf), or brings existing ones to these
+ * settings: each a work queue on file storage (a message leaves it once reporting acknowledged it,
+ * i.e. once the warehouse stored its hits), messages older than maxAgeMs dropped, new ones refused
+ * (never stored ones dropped) beyond maxBytes, the publishes' `Nats-Msg-Id` deduplicated within
+ * duplicateWindowMs. Then each one's durable pull consumer: explicit acknowledgements, redelivered
+ * after ackWaitMs, never given up (a hit is never dropped for failing too often: the warehouse was down).
  */
 export async function ensureHitsStream(jsm: JetStreamManager, settings: HitsStreamSettings): Promise<void> {
-  const name = settings.stream ?? HitsStream.name;
-  const durableName = settings.durableName ?? HitsStream.durableName;
-  const subjects = [`${settings.subjectPrefix ?? HitsStream.subjectPrefix}.*`];
+  for (const names of hitsStreamsOf(settings)) await ensureStream(jsm, names, settings);
+}
+
+async function ensureStream(jsm: JetStreamManager, { stream: name, subjectPrefix, durableName }: HitsStreamNames, settings: HitsStreamSettings): Promise<void> {
   const stream: Partial<StreamConfig> & { name: string } = {
     name,
-    subjects,
+    subjects: [`${subjectPrefix}.*`],
     retention: RetentionPolicy.Workqueue,
     storage: StorageType.File,
     discard: DiscardPolicy.New,

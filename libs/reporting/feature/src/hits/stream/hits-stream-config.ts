@@ -1,6 +1,6 @@
 import { int, type Config } from '@funnel/platform';
 
-/** reporting-service's settings of the stream HITS (distributed mode only: it creates and consumes the stream). */
+/** reporting-service's settings of the streams HITS_BATCHES and HITS (distributed mode only: it creates and consumes them). */
 export const hitsStreamConfig = {
   /** Hits not yet stored in the warehouse are dropped from the stream after this many hours (the longest reporting may be down). */
   HITS_MAX_AGE_HOURS: int({ min: 1, max: 24 * 365, default: 24 * 7 }),

@@ -20,7 +20,7 @@ export interface HitsStreamConsumerOptions extends HitsStreamSettings {
 /** Hits of the stream the warehouse refuses (never storable): reported, acknowledged, dropped. */
 export class StreamHitsRefusedError extends Error {
   constructor(count: number, example: unknown) {
-    super(`the warehouse refused ${count} hit(s) of the stream HITS, dropped; e.g. ${JSON.stringify(example)}`);
+    super(`the warehouse refused ${count} hit(s) of the hits streams (HITS_BATCHES, HITS), dropped; e.g. ${JSON.stringify(example)}`);
   }
 }
 

@@ -112,6 +112,18 @@ describe('JetStreamJobQueue', () => {
     ]);
   });
 
+  it('drops a message that is not a job at once (terminated, never delivered again) and takes the jobs after it', async () => {
+    const { queue, connection } = await open('NOT_A_JOB');
+    await queue.enqueue([envelope(1)]);
+    await connection.jetstream().publish('test.not_a_job.conversions.account-1', new TextEncoder().encode('{not json'));
+    await queue.enqueue([envelope(2)]);
+    const seen: number[] = [];
+    await queue.consume(async (delivery) => void seen.push(delivery.job.payload.n));
+    // A message left unacknowledged stays in the stream (delivered again each ack wait, up to max_deliver).
+    await waitFor(async () => seen.length === 2 && (await queue.depth()) === 0);
+    expect(seen).toEqual([1, 2]);
+  });
+
   it('gives the job of a replica whose connection died mid-job to another replica after the ack wait', async () => {
     const dying = await open('CRASH_TEST');
     await dying.queue.enqueue([envelope(1)]);

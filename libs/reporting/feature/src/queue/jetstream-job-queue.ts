@@ -357,9 +357,10 @@ export class JetStreamJobQueue<P = unknown> implements JobQueue<P> {
             });
         },
         (error: unknown) => {
-          // Not a job this queue wrote: nothing can ever handle it.
+          // Not a job this queue wrote: nothing can ever handle it. Reported here, terminated without a
+          // reason: nats-server 2.9 ignores a reasoned term and delivers the message again each ack wait.
           report(options, error);
-          message.term('not a job envelope');
+          message.term();
         },
       )
       .finally(() => {

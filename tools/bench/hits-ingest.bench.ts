@@ -26,7 +26,7 @@ const BATCH = Number(process.env.BENCH_INGEST_BATCH ?? 1000);
 /** Batches sent at once, as an edge fleet does (and `hits:import`): the store writes the waiting ones together. */
 const IN_FLIGHT = Number(process.env.BENCH_INGEST_IN_FLIGHT ?? 8);
 
-async function timed(run: () => Promise<void>): Promise<{ seconds: number; cpuSeconds: number }> {
+export async function timed(run: () => Promise<void>): Promise<{ seconds: number; cpuSeconds: number }> {
   const cpu = process.cpuUsage();
   const started = process.hrtime.bigint();
   await run();
@@ -35,7 +35,7 @@ async function timed(run: () => Promise<void>): Promise<{ seconds: number; cpuSe
 }
 
 /** A hit as the edge sends it: visitor attributes, a few tracking fields, every third one a click from the one before. */
-function edgeHit(accountId: string, hitId: string, previous: string, n: number): Hit {
+export function edgeHit(accountId: string, hitId: string, previous: string, n: number): Hit {
   return aHit({
     hitId,
     accountId,
@@ -53,6 +53,12 @@ function edgeHit(accountId: string, hitId: string, previous: string, n: number):
   });
 }
 
+/** The bench's `count` hits of one account, in time order (see edgeHit). */
+export function benchHits(accountId: string, count: number): Hit[] {
+  const ids = Array.from({ length: count }, (_, n) => generateAssetId(Date.UTC(2026, 0, 1) + n));
+  return ids.map((id, n) => edgeHit(accountId, id, ids[Math.max(0, n - 1)], n));
+}
+
 /**
  * Hits ingested per second through `ingestHits` (what `reporting.hits.ingest` and `hits:import` run)
  * into the embedded warehouse, in batches of 1,000 (parsed, deduplicated against the stored ids,
@@ -64,9 +70,8 @@ export async function hitsIngestRate(hits = 100_000): Promise<HitsIngestResult> 
   const dir = mkdtempSync(join(tmpdir(), 'funnel-hits-ingest-'));
   try {
     const accountId = generateAssetId();
-    const ids = Array.from({ length: hits }, (_, n) => generateAssetId(Date.UTC(2026, 0, 1) + n));
     // As the edge sends them: JSON values (ingest parses every hit).
-    const inputs = ids.map((id, n) => JSON.parse(JSON.stringify(edgeHit(accountId, id, ids[Math.max(0, n - 1)], n))) as unknown);
+    const inputs = benchHits(accountId, hits).map((hit) => JSON.parse(JSON.stringify(hit)) as unknown);
     const store = await DuckDbHitStore.open({ dataDir: join(dir, 'store') });
     let inserted = 0;
     const measure = await timed(async () => {

@@ -237,6 +237,17 @@ async function main(): Promise<void> {
         `${(ingested.hitsPerSecond / ingested.baselineHitsPerSecond).toFixed(2)} of the baseline's hits/s (${fmt(ingested.baselineHitsPerSecond)})`,
         '>= 100,000 hits/s',
       );
+      process.stdout.write(
+        'reporting: the ingest floor, DuckDB alone (the same 100,000 rows laid out before the timer, one appender, one transaction, closed)\n',
+      );
+      const { floorSteps, hitsIngestFloor } = await import('./hits-ingest-floor.bench');
+      const floor = await hitsIngestFloor(100_000);
+      record(
+        'reporting: hits ingest floor (DuckDB alone: the same 100,000 rows in the warehouse layout, data chunks built before the timer, appended in one transaction, flushed, committed, closed)',
+        `${fmt(floor.hitsPerSecond)} hits/s; ${fmt(floor.hitsPerCpuSecond)} hits per CPU second (${floorSteps(floor)})`,
+        `${(floor.hitsPerSecond / 100_000).toFixed(2)} of the 100,000 hits/s target; the ingest row above reached ${(ingested.hitsPerSecond / floor.hitsPerSecond).toFixed(2)} of this floor`,
+        'floor of the row above',
+      );
       process.stdout.write("reporting: an account's small jobs applied one after the other (2,000 one-row conversion jobs)\n");
       const { reportingDrainRate } = await import('./reporting-drain.bench');
       const drained = await reportingDrainRate(2000);

@@ -3,6 +3,8 @@
  * - Entrance redirects per second and p99 over HTTP, standalone, for a realistic funnel saved through the
  *   API (root -> rotator -> condition -> lander group), paired round by round with raw Fastify answering a
  *   fixed 302 (the ratio is the figure), and the edge process's CPU time per redirect.
+ * - Its floor (edge-floor.bench.ts): raw Fastify making the durable writes of such a redirect (its
+ *   hits into DuckDB and its session into SQLite) before the fixed 302, paired the same way.
  * - The time from an asset save through the API to the edge's first redirect that uses it (p50/p99 over
  *   SAVES saves), standalone and, where nats-server is installed, distributed.
  */
@@ -10,9 +12,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { generateAssetId } from '@funnel/contracts';
-import { type LoadResult, load } from '../http-load';
-import { type Child, cpuMs, freePort, root, runCommand, runTs, waitForHttp } from '../processes';
+import { type Child, freePort, root, runCommand, runTs, waitForHttp } from '../processes';
 import { edgeGet, waitForRedirect } from './edge-client';
+import { edgeFloorFigures } from './edge-floor.bench';
+import { DOMAIN, pairedRedirects, unexpected } from './paired-redirects';
 import { accountOf, apiPoster, seedEdgeFunnel } from './seed';
 
 /** What the section needs from the bench's main. */
@@ -30,85 +33,15 @@ export interface EdgeBenchKit {
   log(line: string): void;
 }
 
-/** The tracking domain of the links `/a/<accountId>/...` (EDGE_DEFAULT_DOMAIN). */
-const DOMAIN = 'edge.bench.local';
 const SAVES = Number(process.env.BENCH_EDGE_SAVES ?? 100);
-/** `BENCH_EDGE_MODES=standalone` (or `distributed`): only that mode's figures (default both). */
-const MODES = new Set((process.env.BENCH_EDGE_MODES ?? 'standalone,distributed').split(','));
-/**
- * `BENCH_EDGE_CONNECTIONS`: connections of the redirect rounds, the edge's and the baseline's (default
- * 32). Each redirect waits for its hits' group commit, so at 32 the edge idles between batches and its
- * CPU per redirect includes that; more connections measure it busy.
- */
-const CONNECTIONS = Number(process.env.BENCH_EDGE_CONNECTIONS ?? 32);
+/** `BENCH_EDGE_MODES=standalone` (or `floor`, `distributed`, a comma-separated list): only those modes' figures (default all three). */
+const MODES = new Set((process.env.BENCH_EDGE_MODES ?? 'standalone,floor,distributed').split(','));
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 };
 const ms = (n: number) => `${n.toFixed(n < 10 ? 1 : 0)} ms`;
-
-/** Answers other than `expected`, e.g. "12 x 503" ("" when none). */
-function unexpected(result: LoadResult, expected: string): string {
-  const others = Object.entries(result.statusCodes).filter(([code]) => code !== expected);
-  return [...others.map(([code, count]) => `${count} x ${code}`), ...(result.errors ? [`${result.errors} errors`] : [])].join(', ');
-}
-
-interface PairedRedirects {
-  measure: LoadResult;
-  baseline: LoadResult;
-  ratios: number[];
-  ratio: number;
-  /** Median CPU µs per answer of the edge's process, of the baseline's, and of every measured process (when several). */
-  cpu?: { measure: number; baseline: number; all?: number };
-}
-
-/** Alternates a baseline round and an edge round; the ratio of each pair cancels the neighbours' load. */
-async function pairedRedirects(
-  kit: EdgeBenchKit,
-  baselineUrl: string,
-  edgeUrl: string,
-  pids: { measure: number[]; baseline: number },
-): Promise<PairedRedirects> {
-  const edge = { url: edgeUrl, headers: { host: DOMAIN }, connections: CONNECTIONS };
-  await load({ ...edge, durationSeconds: 2 });
-  const rounds: { measure: LoadResult; baseline: LoadResult; cpu?: [number, number, number] }[] = [];
-  for (let round = 0; round < kit.rounds; round++) {
-    const b0 = cpuMs([pids.baseline]);
-    const baseline = await load({ url: baselineUrl, connections: CONNECTIONS, durationSeconds: kit.durationSeconds });
-    const b1 = cpuMs([pids.baseline]);
-    const m0 = cpuMs(pids.measure.slice(0, 1));
-    const a0 = cpuMs(pids.measure);
-    const measure = await load({ ...edge, durationSeconds: kit.durationSeconds });
-    const m1 = cpuMs(pids.measure.slice(0, 1));
-    const a1 = cpuMs(pids.measure);
-    const known = b0 !== undefined && b1 !== undefined && m0 !== undefined && m1 !== undefined && a0 !== undefined && a1 !== undefined;
-    rounds.push({
-      measure,
-      baseline,
-      cpu: known ? [((m1 - m0) * 1000) / measure.requests, ((b1 - b0) * 1000) / baseline.requests, ((a1 - a0) * 1000) / measure.requests] : undefined,
-    });
-  }
-  const ratios = rounds.map((r) => r.measure.requestsPerSecond / r.baseline.requestsPerSecond);
-  const middle = median(ratios);
-  const chosen = rounds[ratios.indexOf(middle)];
-  const cpus = rounds.filter((r) => r.cpu).map((r) => r.cpu!);
-  return {
-    measure: chosen.measure,
-    baseline: chosen.baseline,
-    ratios,
-    ratio: middle,
-    cpu:
-      cpus.length === rounds.length
-        ? {
-            measure: median(cpus.map((c) => c[0])),
-            baseline: median(cpus.map((c) => c[1])),
-            all: pids.measure.length > 1 ? median(cpus.map((c) => c[2])) : undefined,
-          }
-        : undefined,
-  };
-}
 
 /** A funnel whose every entrance redirects to one page: root -> a lander group of that page. Answers the token and the page. */
 async function seedFreshnessFunnel(base: string, key: string) {
@@ -290,6 +223,7 @@ export async function edgeSection(kit: EdgeBenchKit): Promise<void> {
   const baselineUrl = `http://127.0.0.1:${baseline.match![1]}/fts/0123456789ab0123456789ab`;
   try {
     if (MODES.has('standalone')) await standaloneFigures(kit, baseline, baselineUrl);
+    if (MODES.has('floor')) await edgeFloorFigures(kit, baselineUrl, baseline.process.pid!);
     if (MODES.has('distributed')) await distributedFigures(kit, baseline, baselineUrl);
   } finally {
     kit.children.splice(kit.children.indexOf(baseline), 1);

@@ -5,7 +5,9 @@ export * from './hits/duckdb/duckdb-hit-store';
 export { WAREHOUSE_CHECKPOINT_THRESHOLD, WarehouseInUseError } from './hits/duckdb/duckdb-instances';
 export * from './hits/warehouse-schema';
 export { warehouseRow, hitFromRow, HIT_READ_COLUMNS, type WarehouseRow, type WarehouseValue } from './hits/hit-row';
-export { dataChunkOf } from './hits/duckdb/hit-chunk';
+export { ChunkWriter, dataChunkOf } from './hits/duckdb/hit-chunk';
+// The embedded warehouse's ingest log (the benchmarks' floor of the edge's durable writes uses it as the store does).
+export { IngestLog } from './hits/duckdb/ingest-log';
 export { openTempHitStore } from './hits/duckdb/temp-hit-store';
 export * from './hits/clickhouse-hit-store';
 export * from './hits/create-hit-store';

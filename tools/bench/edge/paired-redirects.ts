@@ -10,6 +10,13 @@ export const DOMAIN = 'edge.bench.local';
  * CPU per redirect includes that; more connections measure it busy.
  */
 export const CONNECTIONS = Number(process.env.BENCH_EDGE_CONNECTIONS ?? 32);
+/**
+ * `BENCH_EDGE_SETTLE_MS`: after each measured round, how long its processes get to finish the work the
+ * round left behind before the next baseline round starts (default 2,000 ms: the embedded warehouse
+ * commits its open ingest transaction INGEST_IDLE_MS, 1 s, after the last hit). Their CPU meanwhile is
+ * counted in the measured round's CPU per answer, and the commit does not slow the baseline's round.
+ */
+const SETTLE_MS = Number(process.env.BENCH_EDGE_SETTLE_MS ?? 2000);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** Answers other than `expected`, e.g. "12 x 503" ("" when none). */
@@ -27,7 +34,10 @@ export interface PairedRedirects {
   cpu?: { measure: number; baseline: number; all?: number };
 }
 
-/** Alternates a baseline round and an edge round (`rounds` pairs of `durationSeconds`); the ratio of each pair cancels the neighbours' load. */
+/**
+ * Alternates a baseline round and an edge round (`rounds` pairs of `durationSeconds`, each edge round
+ * followed by SETTLE_MS); the ratio of each pair cancels the neighbours' load.
+ */
 export async function pairedRedirects(
   kit: { rounds: number; durationSeconds: number },
   baselineUrl: string,
@@ -44,6 +54,7 @@ export async function pairedRedirects(
     const m0 = cpuMs(pids.measure.slice(0, 1));
     const a0 = cpuMs(pids.measure);
     const measure = await load({ ...edge, durationSeconds: kit.durationSeconds });
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const m1 = cpuMs(pids.measure.slice(0, 1));
     const a1 = cpuMs(pids.measure);
     const known = b0 !== undefined && b1 !== undefined && m0 !== undefined && m1 !== undefined && a0 !== undefined && a1 !== undefined;

@@ -7,7 +7,7 @@ import { describeSessionStoreContract, sampleSession } from './session-store.con
 import { SqliteSessionStore } from './sqlite-session-store';
 import { SESSION_STORE_FILE } from './session-config';
 import { SessionStoreClosedError } from './session-store';
-import { SessionWriterThread, type SessionRow } from './session-writer-thread';
+import { PackedRows, SqliteWriterThread, type WriterRows } from '@funnel/eventstore';
 
 describeSessionStoreContract('embedded SQLite', async () => {
   const dir = tempDir('edge-sessions');
@@ -46,14 +46,15 @@ describe('SqliteSessionStore', () => {
   it('writes the puts made while a write is under way together, in the next write, each resolving once written', async () => {
     const filename = join(tempDir('edge-sessions').path, SESSION_STORE_FILE);
     const store = open(filename, Date.now);
-    const write = SessionWriterThread.prototype.write;
-    const writes: string[][] = [];
+    const run = SqliteWriterThread.prototype.run;
+    // The rows of each write the store sends (packed into one string: their count).
+    const writes: number[] = [];
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const spy = jest.spyOn(SessionWriterThread.prototype, 'write').mockImplementation(async function (this: SessionWriterThread, rows: readonly SessionRow[]) {
-      writes.push(rows.map((row) => row[1]));
+    const spy = jest.spyOn(SqliteWriterThread.prototype, 'run').mockImplementation(async function (this: SqliteWriterThread, statement: string, rows: WriterRows) {
+      writes.push(rows instanceof PackedRows ? rows.count : rows.length);
       if (writes.length === 1) await held;
-      return write.call(this, rows);
+      return run.call(this, statement, rows);
     });
     try {
       const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -67,10 +68,10 @@ describe('SqliteSessionStore', () => {
         later.push(store.put('ACC1', visitor(n)));
         await turn();
       }
-      expect(writes).toEqual([['VISITOR00001']]);
+      expect(writes).toEqual([1]);
       release();
       await Promise.all([first, ...later]);
-      expect(writes).toEqual([['VISITOR00001'], ['VISITOR00002', 'VISITOR00003', 'VISITOR00004']]);
+      expect(writes).toEqual([1, 3]);
       const reader = new Database(filename, { readonly: true });
       try {
         expect(reader.prepare('SELECT count(*) FROM edge_sessions').pluck().get()).toBe(4);

@@ -149,6 +149,7 @@ describe('SqliteWriterThread: writes to a SQLite file from a worker thread', () 
 
   it('refuses a statement it was not given', async () => {
     await expect(writer.run('delete', [[1]])).rejects.toThrow('no statement delete');
+    await expect(writer.run('toString', [[1]])).rejects.toThrow('no statement toString');
   });
 
   it('writes what was asked before close, then refuses with the caller error', async () => {

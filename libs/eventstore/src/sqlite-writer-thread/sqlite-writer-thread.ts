@@ -72,7 +72,7 @@ export class SqliteWriterThread {
 
   private send(statement: string, rows: WriterRows, each: boolean): Promise<number | number[]> {
     if (this.closed) return Promise.reject(this.options.closedError?.() ?? new Error(`the ${this.options.store} writer is closed`));
-    if (!(statement in this.options.statements)) return Promise.reject(new Error(`the ${this.options.store} writer has no statement ${statement}`));
+    if (!Object.hasOwn(this.options.statements, statement)) return Promise.reject(new Error(`the ${this.options.store} writer has no statement ${statement}`));
     if ((rows instanceof PackedRows ? rows.count : rows.length) === 0) return Promise.resolve(each ? [] : 0);
     const worker = this.started();
     const id = this.nextId++;

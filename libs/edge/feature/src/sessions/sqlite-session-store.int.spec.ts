@@ -18,6 +18,9 @@ describeSessionStoreContract('embedded SQLite', async () => {
   };
 });
 
+/** The TTL of the tests on the real clock: no session of theirs expires, however slow a loaded machine writes. */
+const REAL_CLOCK_TTL_MS = 10 * 60_000;
+
 describe('SqliteSessionStore', () => {
   const stores: SqliteSessionStore[] = [];
   afterEach(async () => {
@@ -31,7 +34,7 @@ describe('SqliteSessionStore', () => {
 
   it('answers a put to the next get at once, before the writer thread has written it', async () => {
     const filename = join(tempDir('edge-sessions').path, SESSION_STORE_FILE);
-    const store = open(filename, Date.now);
+    const store = open(filename, Date.now, REAL_CLOCK_TTL_MS);
     const session = sampleSession();
     const written = store.put('ACC1', session);
     const next = { ...session, currentNode: 'N00000000002' };
@@ -40,12 +43,12 @@ describe('SqliteSessionStore', () => {
     await Promise.all([written, rewritten]);
     expect(await store.get('ACC1', session.visitorId)).toEqual(next);
     await store.close();
-    expect(await open(filename, Date.now).get('ACC1', session.visitorId)).toEqual(next);
+    expect(await open(filename, Date.now, REAL_CLOCK_TTL_MS).get('ACC1', session.visitorId)).toEqual(next);
   });
 
   it('writes the puts made while a write is under way together, in the next write, each resolving once written', async () => {
     const filename = join(tempDir('edge-sessions').path, SESSION_STORE_FILE);
-    const store = open(filename, Date.now);
+    const store = open(filename, Date.now, REAL_CLOCK_TTL_MS);
     const run = SqliteWriterThread.prototype.run;
     // The rows of each write the store sends (packed into one string: their count).
     const writes: number[] = [];
@@ -87,7 +90,7 @@ describe('SqliteSessionStore', () => {
   it('once closed, starts no writer thread and leaves its file as it was for a put, a get or a sweep', async () => {
     const dir = tempDir('edge-sessions');
     const filename = join(dir.path, SESSION_STORE_FILE);
-    const store = open(filename, Date.now);
+    const store = open(filename, Date.now, REAL_CLOCK_TTL_MS);
     const kept = sampleSession();
     await store.put('ACC1', kept);
     await store.close();
@@ -105,12 +108,12 @@ describe('SqliteSessionStore', () => {
       threads.mockRestore();
     }
     expect(files()).toEqual(before);
-    expect(await open(filename, Date.now).get('ACC1', kept.visitorId)).toEqual(kept);
+    expect(await open(filename, Date.now, REAL_CLOCK_TTL_MS).get('ACC1', kept.visitorId)).toEqual(kept);
   });
 
   it('keeps its file private to the service user', () => {
     const filename = join(tempDir('edge-sessions').path, SESSION_STORE_FILE);
-    open(filename, Date.now);
+    open(filename, Date.now, REAL_CLOCK_TTL_MS);
     expect(statSync(filename).mode & 0o777).toBe(0o600);
   });
 

@@ -9,7 +9,7 @@
  * Run alone: `node -r ./tools/register.js tools/bench/edge-sessions.bench.ts`.
  */
 import 'reflect-metadata';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -28,12 +28,14 @@ export interface Timing {
 
 export interface SessionBenchResult {
   /**
-   * putCall: the event loop's share of a put (encode, remember, queue the row); put: a put awaited
+   * putCall: the event loop's share of a put (encode, remember, queue the row); putCpuMicros: the main
+   * thread's CPU per put over those puts, awaits included (Linux: its schedstat; undefined elsewhere); put: a put awaited
    * until the writer thread wrote it, one at a time; putConcurrent: µs per put with 64 in flight;
    * loopDelay: the event loop's delay (p99 and max, µs) while those puts ran.
    */
   sqlite: {
     putCall: Timing;
+    putCpuMicros: number | undefined;
     put: Timing;
     putConcurrent: number;
     loopDelay: { p99: number; max: number };
@@ -66,6 +68,15 @@ function session(i: number): RoutingSession {
     sticky: { N00000000002: 'C00000000004' },
     urlBuffer: Object.fromEntries(Array.from({ length: 10 }, (_, k) => [`param${k}`, `value-${k}-${i}-abcdefghij`])),
   };
+}
+
+/** ns the main thread has been on a CPU (Linux), undefined where /proc is not there. */
+function mainThreadCpuNs(): number | undefined {
+  try {
+    return Number(readFileSync(`/proc/${process.pid}/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]);
+  } catch {
+    return undefined;
+  }
 }
 
 function timing(samples: number[]): Timing {
@@ -117,6 +128,7 @@ export async function sessionStoreTimings(): Promise<SessionBenchResult> {
     const codec = await timeEach(OPS, (i) => decodeSession(encodeSession(sessions[i % VISITORS]), sessions[i % VISITORS].visitorId));
     const calls: number[] = new Array(OPS);
     const written: Promise<void>[] = [];
+    const cpuBefore = mainThreadCpuNs();
     for (let i = 0; i < OPS; i++) {
       const start = performance.now();
       written.push(embedded.put('ACC000000001', sessions[i % VISITORS]));
@@ -124,6 +136,8 @@ export async function sessionStoreTimings(): Promise<SessionBenchResult> {
       if (i % IN_FLIGHT === IN_FLIGHT - 1) await Promise.all(written.splice(0));
     }
     await Promise.all(written);
+    const cpuAfter = mainThreadCpuNs();
+    const putCpuMicros = cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / 1000 / OPS;
     const putCall = timing(calls);
     const put = await timeEach(OPS / 10, (i) => embedded.put('ACC000000002', sessions[i % VISITORS]));
     const memory = new Map<string, string>();
@@ -138,7 +152,7 @@ export async function sessionStoreTimings(): Promise<SessionBenchResult> {
       putConcurrent = await perCallConcurrent(OPS, IN_FLIGHT, (i) => embedded.put('ACC000000003', sessions[i % VISITORS]));
     });
     const get = await timeEach(OPS, (i) => embedded.get('ACC000000001', sessions[(i * 7919) % VISITORS].visitorId));
-    sqlite = { putCall, put, putConcurrent, loopDelay, baselineLoopDelay, get, codec };
+    sqlite = { putCall, putCpuMicros, put, putConcurrent, loopDelay, baselineLoopDelay, get, codec };
   } finally {
     await embedded.close();
     rmSync(dir, { recursive: true, force: true });
@@ -168,6 +182,7 @@ if (require.main === module) {
     process.stdout.write(
       [
         `embedded SQLite put, event loop's share (${OPS.toLocaleString('en-US')} over ${VISITORS.toLocaleString('en-US')} visitors, ${IN_FLIGHT} at a time): ${fmt(result.sqlite.putCall)}`,
+        `embedded SQLite put, main thread CPU per put over those puts: ${result.sqlite.putCpuMicros === undefined ? 'n/a' : `${result.sqlite.putCpuMicros.toFixed(2)} µs`}`,
         `embedded SQLite put awaited until written, one at a time: ${fmt(result.sqlite.put)}`,
         `embedded SQLite put with ${IN_FLIGHT} in flight: ${result.sqlite.putConcurrent.toFixed(1)} µs per put; event loop delay meanwhile p99 ${result.sqlite.loopDelay.p99.toFixed(0)} µs, max ${result.sqlite.loopDelay.max.toFixed(0)} µs`,
         `  baseline, the same with a Map for a store: event loop delay p99 ${result.sqlite.baselineLoopDelay.p99.toFixed(0)} µs, max ${result.sqlite.baselineLoopDelay.max.toFixed(0)} µs`,

@@ -1,9 +1,8 @@
 import type Database from 'better-sqlite3';
-import { openPrivateSqlite, storageErrorOf } from '@funnel/eventstore';
+import { SqliteWriterThread, openPrivateSqlite, packRows } from '@funnel/eventstore';
 import type { RoutingSession } from '@funnel/routing';
 import { InvalidSessionKeyError, decodeSession, encodeSession, isSessionKeyPart, sessionKey } from '@funnel/edge-domain';
 import { type SessionStore, SessionStoreClosedError } from './session-store';
-import { type SessionRow, SessionWriterThread } from './session-writer-thread';
 
 export interface SqliteSessionStoreOptions {
   /** The SQLite file (standalone: `<DATA_DIR>/edge-sessions.sqlite`), created 0600 when absent. */
@@ -35,6 +34,9 @@ const UPSERT_SQL = `INSERT INTO edge_sessions (account_id, visitor_id, expires_m
 const SWEEP_SQL = `DELETE FROM edge_sessions WHERE (account_id, visitor_id) IN
   (SELECT account_id, visitor_id FROM edge_sessions WHERE expires_ms <= ? ORDER BY expires_ms LIMIT ?)`;
 
+/** One row to write: account, visitor, expiry (epoch ms), the session's JSON. */
+type SessionRow = [accountId: string, visitorId: string, expiresMs: number, session: string];
+
 /** A put not yet written: what gets answer meanwhile. */
 interface PendingPut {
   expiresMs: number;
@@ -56,7 +58,7 @@ interface PendingPut {
 export class SqliteSessionStore implements SessionStore {
   private readonly db: Database.Database;
   private readonly select: Database.Statement<[string, string, number], { session: string }>;
-  private readonly writer: SessionWriterThread;
+  private readonly writer: SqliteWriterThread;
   private readonly ttlMs: number;
   private readonly now: () => number;
   private readonly pending = new Map<string, PendingPut>();
@@ -75,7 +77,12 @@ export class SqliteSessionStore implements SessionStore {
     this.db = openPrivateSqlite(options.filename);
     this.db.exec(TABLE_SQL);
     this.select = this.db.prepare('SELECT session FROM edge_sessions WHERE account_id = ? AND visitor_id = ? AND expires_ms > ?');
-    this.writer = new SessionWriterThread({ filename: options.filename, upsertSql: UPSERT_SQL, sweepSql: SWEEP_SQL });
+    this.writer = new SqliteWriterThread({
+      filename: options.filename,
+      statements: { upsert: UPSERT_SQL, sweep: SWEEP_SQL },
+      store: STORE_NAME,
+      closedError: () => new SessionStoreClosedError(),
+    });
     this.writer.start();
     const interval = options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
     if (interval > 0) {
@@ -118,9 +125,8 @@ export class SqliteSessionStore implements SessionStore {
       .then(() => previous)
       .then(() => {
         if (this.batch?.rows === rows) this.batch = undefined;
-        return this.writer.write(rows).catch((error: unknown) => {
-          throw storageErrorOf(error, STORE_NAME) ?? error;
-        });
+        // Packed into one string: one copy to the thread rather than an array per row to structured-clone.
+        return this.writer.run('upsert', packRows(rows)).then(() => undefined);
       });
     this.lastWrite = written.catch(() => undefined);
     const tracked = written.catch(() => undefined);
@@ -144,9 +150,7 @@ export class SqliteSessionStore implements SessionStore {
     const cutoff = this.now();
     let deleted = 0;
     for (;;) {
-      const changes = await this.writer.sweepBatch(cutoff, SWEEP_BATCH).catch((error: unknown) => {
-        throw storageErrorOf(error, STORE_NAME) ?? error;
-      });
+      const changes = await this.writer.run('sweep', [[cutoff, SWEEP_BATCH]]);
       deleted += changes;
       if (changes < SWEEP_BATCH) return deleted;
     }

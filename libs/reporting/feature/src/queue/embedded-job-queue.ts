@@ -1,8 +1,7 @@
-import { openPrivateSqlite, storageErrorOf, writingTo, type SqliteDurability } from '@funnel/eventstore';
+import { SlicedText, SqliteWriterThread, openPrivateSqlite, writingTo, type SqliteDurability } from '@funnel/eventstore';
 import Database from 'better-sqlite3';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { jsonInSlices } from './json-in-slices';
-import { OffThreadEnqueue, type EncodedJob, type SlicedJob } from './off-thread-enqueue';
 import { QueueFileOwner } from './queue-file-owner';
 import {
   AccountChanges,
@@ -46,6 +45,18 @@ const PRUNE_INTERVAL_MS = 30_000;
 /** Rows that may hold a lease of a version before the lease column: released when the column is added. */
 const LEASE_COLUMN = 'leased_until_ms';
 
+/** One job as the INSERT takes it: the payload already JSON text. */
+interface EncodedJob {
+  jobId: string;
+  type: string;
+  accountId: string;
+  queuedAt: string;
+  payload: string;
+}
+
+/** A job whose JSON payload is the concatenation of `pieces` (see jsonInSlices). */
+type SlicedJob = Omit<EncodedJob, 'payload'> & { pieces: string[] };
+
 type ClaimedRow = [seq: number, jobId: string, type: string, accountId: string, payload: string, queuedAt: string, attempts: number];
 
 /**
@@ -68,7 +79,8 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
   private readonly db: Database.Database;
   private readonly insert: Database.Statement<unknown[]>;
   private readonly enqueueTransaction: Database.Transaction<(jobs: readonly EncodedJob[], now: number) => string[]>;
-  private readonly offThread: OffThreadEnqueue | undefined;
+  /** Writes the large enqueues (the same INSERT, one transaction) from a worker thread: started on the first. */
+  private readonly offThread: SqliteWriterThread | undefined;
   private readonly claim: Database.Statement<[number, number, number], ClaimedRow>;
   private readonly finish: Database.Statement<[number, number]>;
   private readonly postpone: Database.Statement<[number, number, number]>;
@@ -136,7 +148,13 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
     this.offThread =
       options.filename === ':memory:'
         ? undefined
-        : new OffThreadEnqueue({ filename: options.filename, insertSql, synchronous: options.durability === 'full' ? 'FULL' : 'NORMAL' });
+        : new SqliteWriterThread({
+            filename: options.filename,
+            statements: { insert: insertSql },
+            store: 'job queue',
+            durability: options.durability,
+            closedError: () => new Error(`job queue ${this.options.name} is closed`),
+          });
     this.enqueueTransaction = this.db.transaction((jobs: readonly EncodedJob[], now: number) => {
       const windowStart = now - this.options.dedupeWindowMs;
       const duplicates: string[] = [];
@@ -185,9 +203,7 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
     // A full disk or read-only volume answers 507/503 (StorageUnavailableError), not a bare 500.
     const duplicates =
       this.offThread && chars > OFF_THREAD_ENQUEUE_CHARS
-        ? await this.offThread.enqueue(sliced, now, now - this.options.dedupeWindowMs).catch((error: unknown) => {
-            throw storageErrorOf(error, 'job queue') ?? error;
-          })
+        ? await this.enqueueOffThread(this.offThread, sliced, now)
         : writingTo('job queue', () =>
             this.enqueueTransaction.immediate(
               sliced.map(({ pieces, ...job }): EncodedJob => ({ ...job, payload: pieces.join('') })),
@@ -196,6 +212,17 @@ export class EmbeddedJobQueue<P = unknown> implements JobQueue<P> {
           );
     if (duplicates.length < jobs.length) this.wakeSoon();
     return { duplicates };
+  }
+
+  /**
+   * The jobs written by the writer thread, as enqueueTransaction does; the ids refused as duplicates.
+   * The payloads cross to the thread a piece at a time, a turn of the event loop between two.
+   */
+  private async enqueueOffThread(thread: SqliteWriterThread, jobs: readonly SlicedJob[], now: number): Promise<string[]> {
+    const windowStart = now - this.options.dedupeWindowMs;
+    const rows = jobs.map((job) => [job.jobId, job.type, job.accountId, job.queuedAt, new SlicedText(job.pieces), now, now, windowStart]);
+    const changes = await thread.runEach('insert', rows);
+    return jobs.filter((_, i) => changes[i] === 0).map((job) => job.jobId);
   }
 
   async consume(handler: (delivery: JobDelivery<P>) => Promise<void>, options: JobConsumerOptions<P> = {}): Promise<void> {

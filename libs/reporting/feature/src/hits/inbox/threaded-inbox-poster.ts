@@ -21,7 +21,7 @@ export class ThreadedInboxPoster {
 
   post(inputs: readonly unknown[]): Promise<void> {
     if (inputs.length === 0) return Promise.resolve();
-    return this.thread.run('post', [[packPostedBatch(inputs)]]);
+    return this.thread.run('post', [[packPostedBatch(inputs)]]).then(() => undefined);
   }
 
   /** Waits for the batches being written, then stops the thread. */

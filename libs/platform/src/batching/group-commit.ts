@@ -27,7 +27,17 @@ export class GroupCommitClosedError extends Error {
 
 interface Batch<T> {
   items: T[];
-  waiters: { resolve: () => void; reject: (error: unknown) => void }[];
+  /** Settles as the batch's write does: what every `add` of the batch answers (no promise made per add). */
+  written: Promise<void>;
+  settle: (error?: { error: unknown }) => void;
+}
+
+function newBatch<T>(): Batch<T> {
+  let settle!: Batch<T>['settle'];
+  const written = new Promise<void>((resolve, reject) => {
+    settle = (error) => (error ? reject(error.error) : resolve());
+  });
+  return { items: [], written, settle };
 }
 
 /**
@@ -60,15 +70,14 @@ export class GroupCommit<T> {
     if (this.closed) return Promise.reject(new GroupCommitClosedError());
     if (items.length === 0) return Promise.resolve();
     if (this.queued + items.length > this.options.maxQueued) return Promise.reject(new GroupCommitOverloadedError(this.queued));
-    return new Promise<void>((resolve, reject) => {
-      const batch = this.joinable() ?? (this.open = { items: [], waiters: [] });
-      for (const item of items) batch.items.push(item);
-      batch.waiters.push({ resolve, reject });
-      this.queued += items.length;
-      if (batch !== this.open) return;
+    const batch = this.joinable() ?? (this.open = newBatch());
+    for (const item of items) batch.items.push(item);
+    this.queued += items.length;
+    if (batch === this.open) {
       if (batch.items.length >= this.options.maxItems) this.seal();
       else if (this.timer === undefined) this.timer = this.options.maxWaitMs > 0 ? setTimeout(this.seal, this.options.maxWaitMs) : setImmediate(this.seal);
-    });
+    }
+    return batch.written;
   }
 
   /** Items waiting or being written. */
@@ -110,10 +119,7 @@ export class GroupCommit<T> {
         // Room is made before the callers resume, so a caller that records again finds it.
         this.writing--;
         this.queued -= batch.items.length;
-        for (const waiter of batch.waiters) {
-          if (error) waiter.reject(error.error);
-          else waiter.resolve();
-        }
+        batch.settle(error);
         this.pump();
         if (this.writing === 0 && this.sealed.length === 0) this.idle?.();
       };

@@ -9,7 +9,21 @@ describe('decimal text', () => {
     expect(applyPercent('12.5', 33.3333)).toBe('4.166663');
   });
 
+  it('writes a cost kept at 100% in canonical form, whatever form it came in', () => {
+    expect(applyPercent('0.02', 100)).toBe('0.02');
+    expect(applyPercent('0.020', 100)).toBe('0.02');
+    expect(applyPercent('007', 100)).toBe('7');
+    expect(applyPercent('0', 100)).toBe('0');
+    expect(applyPercent('0.0', 100)).toBe('0');
+    expect(applyPercent(' 1.5 ', 100)).toBe('1.5');
+    expect(applyPercent('1.0000005', 100)).toBe('1.000001');
+    expect(applyPercent('123456789012345.5', 100)).toBe('123456789012345.5');
+  });
+
   it('tells decimals from other text, and writes payouts', () => {
+    expect(isDecimalText(' 2 ')).toBe(true);
+    expect(isDecimalText('1.')).toBe(false);
+    expect(isDecimalText('1234567890123456')).toBe(false);
     expect(isDecimalText('0.5')).toBe(true);
     expect(isDecimalText('-1')).toBe(false);
     expect(isDecimalText('1e3')).toBe(false);

@@ -20,13 +20,18 @@ export function microsText(micros: bigint): string {
   return fraction ? `${whole}.${fraction}` : whole.toString();
 }
 
-/** Whether text is a non-negative decimal the engine can carry. */
+/** Whether text is a non-negative decimal the engine can carry (what parseMicros reads; tested, not parsed). */
 export function isDecimalText(text: unknown): text is string {
-  return typeof text === 'string' && parseMicros(text) !== undefined;
+  return typeof text === 'string' && DECIMAL.test(text.trim());
 }
+
+/** Decimal text as microsText writes it: no leading zero but a lone one, at most 6 decimals, no trailing zero (parsed and written back, it is itself). */
+const CANONICAL = /^(?:0|[1-9]\d{0,14})(?:\.\d{0,5}[1-9])?$/;
 
 /** The decimal text of a cost scaled by a percentage (100 keeps it), rounded half up to 6 decimals. */
 export function applyPercent(text: string, percent: number): string {
+  // Most costs are kept as given (100%), most already in canonical form: answered without a bigint.
+  if (percent === 100 && CANONICAL.test(text)) return text;
   const micros = parseMicros(text) ?? 0n;
   if (percent === 100) return microsText(micros);
   // The percentage with 4 decimals: micros * p / (100 * 10^4), rounded half up.

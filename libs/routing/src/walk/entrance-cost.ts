@@ -29,19 +29,21 @@ export function entranceCost(
 }
 
 function resolve(graph: CompiledGraph, source: CompiledTrafficSource | undefined, idTrafficSource: string, linkCost: string | undefined): EntranceCost {
+  const modifier = source?.incomingCostModifier ?? 100;
+  const linkValid = linkCost !== undefined && isDecimalText(linkCost);
+  const invalidLinkCost = linkCost !== undefined && !linkValid ? linkCost : null;
+  // The candidates in order, each checked as it comes (no list of them made per entrance).
+  if (linkValid) return costOf(linkCost, 'link', modifier, invalidLinkCost);
   const funnel = graph.assets.funnel;
   const override = funnel.incomingTrafficCostOverrides?.[idTrafficSource];
-  const candidates: [CostFrom, unknown][] = [
-    ['link', linkCost],
-    ['funnelOverride', override],
-    ['funnelDefault', funnel.defaultCost],
-    ['funnelGroupDefault', graph.funnelGroupDefaultCost],
-    ['trafficSource', source?.defaultCost],
-  ];
-  const modifier = source?.incomingCostModifier ?? 100;
-  const invalidLinkCost = linkCost !== undefined && !isDecimalText(linkCost) ? linkCost : null;
-  for (const [costFrom, value] of candidates) {
-    if (isDecimalText(value)) return { cost: applyPercent(value, modifier), costFrom, incomingCostModifier: modifier, invalidLinkCost };
-  }
+  if (isDecimalText(override)) return costOf(override, 'funnelOverride', modifier, invalidLinkCost);
+  if (isDecimalText(funnel.defaultCost)) return costOf(funnel.defaultCost, 'funnelDefault', modifier, invalidLinkCost);
+  if (isDecimalText(graph.funnelGroupDefaultCost)) return costOf(graph.funnelGroupDefaultCost, 'funnelGroupDefault', modifier, invalidLinkCost);
+  const sourceCost = source?.defaultCost;
+  if (isDecimalText(sourceCost)) return costOf(sourceCost, 'trafficSource', modifier, invalidLinkCost);
   return { cost: '0', costFrom: 'none', incomingCostModifier: modifier, invalidLinkCost };
+}
+
+function costOf(value: string, costFrom: CostFrom, modifier: number, invalidLinkCost: string | null): EntranceCost {
+  return { cost: applyPercent(value, modifier), costFrom, incomingCostModifier: modifier, invalidLinkCost };
 }

@@ -18,6 +18,13 @@ export type HitVisitorSource = Pick<RoutingVisitor, 'attributes' | 'ip'>;
 const TRACKING_SLOTS: ReadonlySet<string> = new Set(HIT_TRACKING_SLOTS);
 
 /**
+ * A new hit's conversions and custom events: none. One frozen empty list and map shared by every hit
+ * the edge makes (ingest and the hits' JSON read them; later updates make new ones, never change these).
+ */
+const NO_CONVERSIONS = Object.freeze([]) as unknown as Hit['conversions'];
+const NO_CUSTOM_EVENTS = Object.freeze({}) as Hit['customEvents'];
+
+/**
  * The visitor attributes a hit carries, as routing read them: a string attribute as is (`unknown`
  * where the visitor context could not resolve it, "" where resolving failed), cut to the length a
  * hit keeps (long user agents and referrers); an absent or non-string attribute is "" (routing
@@ -140,8 +147,8 @@ export function reportingHitOf(context: RequestHitContext, routed: RoutedHit): H
     time: shared.isoTime,
     isEntrance: routed.isEntrance,
     cost: moneyText(routed.cost) ?? '0',
-    conversions: [],
-    customEvents: {},
+    conversions: NO_CONVERSIONS,
+    customEvents: NO_CUSTOM_EVENTS,
     postbackCalled: false,
     nodeType: routed.nodeType,
     idOfferSource: routed.idOfferSource,

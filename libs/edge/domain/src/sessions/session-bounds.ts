@@ -43,18 +43,31 @@ export function capRecord(record: Readonly<Record<string, string>>, caps: Record
   return kept;
 }
 
-/** Whether the map is within `caps` already (every put asks): walks the names rather than making a [name, value] pair per entry (Object.entries cost a quarter of an encode); an entry that is no text is not within. */
+/**
+ * Whether the map is within `caps` already (every put asks): walks the names with for-in, making no
+ * list of them nor a [name, value] pair per entry (Object.entries cost a quarter of an encode); an
+ * entry that is no text is not within. Session maps are plain objects of their own names.
+ */
 function withinRecord(record: Readonly<Record<string, string>>, caps: RecordCaps): boolean {
-  const names = Object.keys(record);
-  if (names.length > caps.maxEntries) return false;
+  let entries = 0;
   let total = 0;
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i];
+  for (const name in record) {
     const value = record[name];
-    if (typeof value !== 'string' || name.length > caps.maxNameChars || value.length > caps.maxValueChars) return false;
+    if (++entries > caps.maxEntries || typeof value !== 'string' || name.length > caps.maxNameChars || value.length > caps.maxValueChars) return false;
     total += name.length + value.length;
   }
   return total <= caps.maxTotalChars;
+}
+
+/** Whether the tags are within their caps already: sorted, unique, at most maxEntries of at most maxChars. */
+function withinTags(tags: readonly string[]): boolean {
+  const { maxEntries, maxChars } = SESSION_CAPS.tags;
+  if (tags.length > maxEntries) return false;
+  for (let i = 0; i < tags.length; i++) {
+    const tag = tags[i];
+    if (typeof tag !== 'string' || tag.length > maxChars || (i > 0 && !(tags[i - 1] < tag))) return false;
+  }
+  return true;
 }
 
 /** The tag ids within the caps: unique, sorted, the first `maxEntries` of those up to `maxChars`. */
@@ -68,11 +81,8 @@ export function capTags(tags: readonly string[]): string[] {
  * SESSION_CAPS. A session already within them is returned as it is (the common case costs a scan).
  */
 export function boundSession(session: RoutingSession): RoutingSession {
-  const tagsWithin =
-    session.tags.length <= SESSION_CAPS.tags.maxEntries &&
-    session.tags.every((tag, i) => tag.length <= SESSION_CAPS.tags.maxChars && (i === 0 || session.tags[i - 1] < tag));
   if (
-    tagsWithin &&
+    withinTags(session.tags) &&
     withinRecord(session.urlBuffer, SESSION_CAPS.urlBuffer) &&
     withinRecord(session.trackingFields, SESSION_CAPS.trackingFields) &&
     withinRecord(session.sticky, SESSION_CAPS.sticky)

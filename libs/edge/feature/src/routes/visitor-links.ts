@@ -201,7 +201,8 @@ export class VisitorLinks {
     if (session === 'failed') return { ...unavailablePage(), outcome: 'unavailable' };
     const step: RoutingStep = { entrance: { idTrafficSource, idNode, url: visitor.attributes.currentURL, cost: visitor.params['cost'] } };
     const result = await this.walk('entrance', account, funnel, visitor, session, step);
-    return this.finish(account, visitor, result, this.redirectOf(result));
+    const answer = this.redirectOf(result);
+    return (await this.keep(account, visitor, result)) ? answer : { ...unavailablePage(), outcome: 'unavailable' };
   }
 
   private async tryAction(request: VisitorRequest, accountInPath: string | undefined, actionText: string): Promise<Answered> {
@@ -216,7 +217,8 @@ export class VisitorLinks {
     if (funnel === undefined) return { ...notFoundPage(), outcome: 'not_found' };
     visitor.attributes.trafficSourceID = session.idTrafficSource;
     const result = await this.walk('action', account, funnel, visitor, session, { action });
-    return this.finish(account, visitor, result, this.redirectOf(result));
+    const answer = this.redirectOf(result);
+    return (await this.keep(account, visitor, result)) ? answer : { ...unavailablePage(), outcome: 'unavailable' };
   }
 
   private async tryView(request: VisitorRequest, accountInPath: string | undefined, raw: unknown): Promise<Answered<JsonAnswer>> {
@@ -300,7 +302,8 @@ export class VisitorLinks {
     step: RoutingStep,
   ): Promise<EdgeWalk> {
     const started = performance.now();
-    const middleware = this.options.middleware?.forRequest(account, funnel.assets.funnel.idFunnel, started);
+    // The request's middleware port (its calls map and closure) only for a funnel that has middleware nodes.
+    const middleware = hasMiddlewareNodes(funnel) ? this.options.middleware?.forRequest(account, funnel.assets.funnel.idFunnel, started) : undefined;
     const result: EdgeWalk = await walk(funnel, { visitor, session, step, random: this.random, ids: this.ids }, middleware?.port ?? noMiddlewareCalls);
     if (middleware !== undefined && middleware.calls.size > 0) result.middlewareCalls = settleMiddlewareCalls(middleware.calls, result.effects);
     this.options.metrics?.walked(route, (performance.now() - started) / 1000);
@@ -329,11 +332,6 @@ export class VisitorLinks {
     }
   }
 
-  /** Keeps the session and the hits, then answers; a 503 instead when either could not be kept. */
-  private async finish(account: string, visitor: EdgeRoutingVisitor, result: EdgeWalk, answer: Answered): Promise<Answered> {
-    return (await this.keep(account, visitor, result)) ? answer : { ...unavailablePage(), outcome: 'unavailable' };
-  }
-
   /** The session and the hits of a walk, written together; false when either failed (nothing is answered as done then). */
   private async keep(account: string, visitor: EdgeRoutingVisitor, result: EdgeWalk): Promise<boolean> {
     const writes: Promise<void>[] = [];
@@ -359,6 +357,18 @@ export class VisitorLinks {
       return false;
     }
   }
+}
+
+/** Whether a compiled funnel has middleware nodes, by funnel (found once per compiled version). */
+const middlewareNodesOf = new WeakMap<CompiledFunnel, boolean>();
+
+function hasMiddlewareNodes(funnel: CompiledFunnel): boolean {
+  let has = middlewareNodesOf.get(funnel);
+  if (has === undefined) {
+    has = funnel.assets.funnel.nodes.some((node) => node.nodeType === 'middleware');
+    middlewareNodesOf.set(funnel, has);
+  }
+  return has;
 }
 
 /** A walk, with the middleware calls it made by their nodes' hit ids. */

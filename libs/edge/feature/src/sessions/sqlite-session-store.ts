@@ -39,8 +39,16 @@ type SessionRow = [accountId: string, visitorId: string, expiresMs: number, sess
 
 /** A put not yet written: what gets answer meanwhile. */
 interface PendingPut {
+  key: string;
   expiresMs: number;
   text: string;
+}
+
+/** The puts sent to the writer together, and their write. */
+interface PutBatch {
+  rows: SessionRow[];
+  puts: PendingPut[];
+  written: Promise<void>;
 }
 
 /**
@@ -62,7 +70,7 @@ export class SqliteSessionStore implements SessionStore {
   private readonly ttlMs: number;
   private readonly now: () => number;
   private readonly pending = new Map<string, PendingPut>();
-  private batch: { rows: SessionRow[]; written: Promise<void> } | undefined;
+  private batch: PutBatch | undefined;
   /** The last batch sent (settled either way): the next one is sent after it. */
   private lastWrite: Promise<unknown> = Promise.resolve();
   private readonly writing = new Set<Promise<void>>();
@@ -105,21 +113,20 @@ export class SqliteSessionStore implements SessionStore {
     if (this.closing) return Promise.reject(new SessionStoreClosedError());
     if (!isSessionKeyPart(accountId)) return Promise.reject(new InvalidSessionKeyError('accountId'));
     if (!isSessionKeyPart(session.visitorId)) return Promise.reject(new InvalidSessionKeyError('visitorId'));
-    const put: PendingPut = { expiresMs: this.now() + this.ttlMs, text: encodeSession(session) };
-    const key = sessionKey(accountId, session.visitorId);
-    this.pending.set(key, put);
+    const put: PendingPut = { key: sessionKey(accountId, session.visitorId), expiresMs: this.now() + this.ttlMs, text: encodeSession(session) };
+    this.pending.set(put.key, put);
     const batch = this.currentBatch();
     batch.rows.push([accountId, session.visitorId, put.expiresMs, put.text]);
-    return batch.written.finally(() => {
-      // Written (or failed: the file then answers what it holds): memory stops answering for it, unless a later put replaced it.
-      if (this.pending.get(key) === put) this.pending.delete(key);
-    });
+    batch.puts.push(put);
+    // The batch's promise, shared by its puts (no promise and closure made per put).
+    return batch.written;
   }
 
   /** The batch puts join: sent to the writer at the end of this turn of the event loop, or once the write before it is done. */
-  private currentBatch(): { rows: SessionRow[]; written: Promise<void> } {
+  private currentBatch(): PutBatch {
     if (this.batch) return this.batch;
     const rows: SessionRow[] = [];
+    const puts: PendingPut[] = [];
     const previous = this.lastWrite;
     const written = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => previous)
@@ -132,7 +139,11 @@ export class SqliteSessionStore implements SessionStore {
     const tracked = written.catch(() => undefined);
     this.writing.add(tracked);
     void tracked.finally(() => this.writing.delete(tracked));
-    this.batch = { rows, written };
+    // Written (or failed: the file then answers what it holds): memory stops answering for the batch's puts, unless later puts replaced them.
+    const settled = written.finally(() => {
+      for (const put of puts) if (this.pending.get(put.key) === put) this.pending.delete(put.key);
+    });
+    this.batch = { rows, puts, written: settled };
     return this.batch;
   }
 

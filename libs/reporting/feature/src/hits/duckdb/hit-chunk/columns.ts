@@ -55,8 +55,9 @@ const layText: Lay = (items, start, count, value, target, offset) => {
   const bytes = new Uint8Array(target, offset, count * STRING_BYTES);
   const words = new Uint32Array(target, offset, count * 4);
   words.fill(0);
-  const longRows: number[] = [];
-  const longTexts: string[] = [];
+  // Made for the first long text only (most columns of a chunk have none).
+  let longRows: number[] | undefined;
+  let longTexts: string[] | undefined;
   for (let row = 0; row < count; row++) {
     const text = String(value(items[start + row], start + row));
     const length = text.length;
@@ -71,8 +72,8 @@ const layText: Lay = (items, start, count, value, target, offset) => {
     else {
       // Left all zeros (an empty string) until assigned.
       for (let i = 0; i < INLINE_BYTES; i++) bytes[at + i] = 0;
-      longRows.push(row);
-      longTexts.push(text);
+      (longRows ??= []).push(row);
+      (longTexts ??= []).push(text);
     }
   }
   return { bytes: count * STRING_BYTES, longRows, longTexts };

@@ -3,7 +3,7 @@ import { isISO8601 } from 'class-validator';
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { MONEY_TEXT, normalizeDecimal } from './decimal';
-import { checkHit, isIpAddress, moneyText, parseHit, parseIsoTime } from './validate-hit';
+import { checkHit, isIpAddress, moneyText, parseHit, parseHits, parseIsoTime } from './validate-hit';
 import { HIT_VISITOR_FIELDS } from './hit';
 import { aHit } from './testing/hits';
 
@@ -359,5 +359,55 @@ describe('parseHit answers as checkHit does', () => {
     const inherited = Object.assign(Object.create({ hitId: 'HIT000000001' }) as object, valid());
     for (const input of [null, 1, 'hit', [valid()], inherited, { ...valid(), trackingFields: Object.create({ c1: 'x' }) as object }])
       expect(JSON.stringify(parseHit(input))).toBe(JSON.stringify(checkHit(input)));
+  });
+});
+
+/** parseHits reads a batch as parseHit reads each hit, reading a visitor or tracking-fields object that hits share (the edge's, by request) once. */
+describe('parseHits answers as checkHit does', () => {
+  const full = aHit({ visitor: { ...aHit().visitor, city: 'Paris', userAgent: 'Mozilla/5.0' } }).visitor;
+  const visitors = [full, { ...full }, { ...full, userAgent: 'y'.repeat(2049) }, { city: 'Berlin' }, { ...full, unknown: 'x' }];
+  const fields = [{ c1: 'a', campaign: 'b' }, { c1: 'a', c30: 'b' }, {}, { external: 'x'.repeat(257) }];
+  // Hits drawn from a few shared objects, in runs (as the edge's requests), some invalid for another field.
+  const batch = fc.array(
+    fc.record({
+      visitor: fc.nat(visitors.length - 1),
+      trackingFields: fc.nat(fields.length - 1),
+      run: fc.integer({ min: 1, max: 4 }),
+      broken: fc.constantFrom(undefined, { hitId: 'bad' }, { ip: 'nope' }, { visitorTags: ['TAG000000002', 'TAG000000001'] }, { visitorTags: 'x' }),
+    }),
+    { maxLength: 12 },
+  );
+
+  it('on batches whose hits share visitor and tracking-fields objects, some of those hits invalid', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(batch, (runs) => {
+        const inputs: unknown[] = runs.flatMap(({ visitor, trackingFields, run, broken }) =>
+          Array.from({ length: run }, (_, i) => ({
+            ...valid(),
+            visitor: visitors[visitor],
+            trackingFields: fields[trackingFields],
+            ...(i === run - 1 ? broken : undefined),
+          })),
+        );
+        const answers = parseHits(inputs);
+        expect(JSON.stringify(answers)).toBe(JSON.stringify(inputs.map(checkHit)));
+        accepted += answers.filter((answer) => answer.ok).length;
+      }),
+      { numRuns: 2000 },
+    );
+    expect(accepted).toBeGreaterThan(1000);
+  });
+
+  it('reads a shared object again in the next batch (it may have changed in between)', () => {
+    const visitor: Record<string, unknown> = { ...full };
+    const trackingFields: Record<string, unknown> = { c1: 'a' };
+    const hits = [0, 1].map(() => ({ ...valid(), visitor, trackingFields }));
+    expect(parseHits(hits).map((answer) => answer.ok)).toEqual([true, true]);
+    visitor['city'] = 7;
+    trackingFields['c1'] = 'x'.repeat(257);
+    const again = parseHits(hits);
+    expect(JSON.stringify(again)).toBe(JSON.stringify(hits.map(checkHit)));
+    expect(again.map((answer) => answer.ok)).toEqual([false, false]);
   });
 });

@@ -135,8 +135,32 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * `conversions`, `customEvents`, `postbackCalled` and `trackingFields` may be left out.
  */
 export function parseHit(input: unknown): ParseResult<Hit> {
-  const value = isPlainObject(input) ? commonHit(input) : undefined;
+  const value = isPlainObject(input) ? commonHit(input, undefined) : undefined;
   return value ? { ok: true, value } : checkHit(input);
+}
+
+/**
+ * parseHit's answers for a batch (ingest's), read in one synchronous pass. The edge's hits of one
+ * request share one visitor object and one tracking-fields object: a hit whose raw visitor (or
+ * tracking fields) is the very object the previous valid one had gets the same parsed one, checked
+ * and copied once. No code runs between the hits of the pass (but a getter of the inputs), so the
+ * raw object cannot change in between; the parsed hits then share that part, which nothing changes
+ * (the hit stores only read it).
+ */
+export function parseHits(inputs: readonly unknown[]): ParseResult<Hit>[] {
+  const shared: SharedParts = { rawVisitor: undefined, visitor: NO_VISITOR, rawFields: undefined, trackingFields: {} };
+  return inputs.map((input) => {
+    const value = isPlainObject(input) ? commonHit(input, shared) : undefined;
+    return value ? { ok: true, value } : checkHit(input);
+  });
+}
+
+/** The raw visitor and tracking fields of the last hit parseHits took, each valid, with what they were read as. */
+interface SharedParts {
+  rawVisitor: unknown;
+  visitor: HitVisitor;
+  rawFields: unknown;
+  trackingFields: Record<string, string>;
 }
 
 /** Asset ids by field, checked alike (`idTrafficSource` may also be "organic", `idPage` ""). */
@@ -279,7 +303,7 @@ function readVisitor(raw: Record<string, unknown>): HitVisitor | undefined {
  * intermediate objects but the key lists: ingest reads every hit here. The keys checked are those
  * checkHit checks, the own enumerable ones (Object.keys); values are read as it reads them, by name.
  */
-function commonHit(input: Record<string, unknown>): Hit | undefined {
+function commonHit(input: Record<string, unknown>, shared: SharedParts | undefined): Hit | undefined {
   if (!allHitFields(Object.keys(input))) return undefined;
   const { hitId, visitorId, accountId, idFunnel, idFunnelGroup, idTrafficSource, idNode, idPage } = input;
   const previousHitId = input['previousHitId'] ?? '';
@@ -311,12 +335,20 @@ function commonHit(input: Record<string, unknown>): Hit | undefined {
   if (cost === undefined) return undefined;
 
   const rawFields = input['trackingFields'] ?? {};
-  if (!isPlainObject(rawFields)) return undefined;
-  const trackingFields: Record<string, string> = {};
-  for (const slot of Object.keys(rawFields)) {
-    const value = rawFields[slot];
-    if (!TRACKING_SLOT_SET.has(slot) || typeof value !== 'string' || value.length > TRACKING_VALUE_MAX) return undefined;
-    trackingFields[slot] = value;
+  let trackingFields: Record<string, string>;
+  if (shared !== undefined && rawFields === shared.rawFields) trackingFields = shared.trackingFields;
+  else {
+    if (!isPlainObject(rawFields)) return undefined;
+    trackingFields = {};
+    for (const slot of Object.keys(rawFields)) {
+      const value = rawFields[slot];
+      if (!TRACKING_SLOT_SET.has(slot) || typeof value !== 'string' || value.length > TRACKING_VALUE_MAX) return undefined;
+      trackingFields[slot] = value;
+    }
+    if (shared !== undefined) {
+      shared.rawFields = rawFields;
+      shared.trackingFields = trackingFields;
+    }
   }
   const rawConversions = input['conversions'] ?? [];
   if (!Array.isArray(rawConversions) || rawConversions.length > 0) return undefined;
@@ -333,8 +365,16 @@ function commonHit(input: Record<string, unknown>): Hit | undefined {
   if (!Number.isSafeInteger(clicks) || (clicks as number) < 0) return undefined;
 
   const rawVisitor = input['visitor'] ?? {};
-  const visitor = isPlainObject(rawVisitor) ? readVisitor(rawVisitor) : undefined;
-  if (visitor === undefined) return undefined;
+  let visitor: HitVisitor | undefined;
+  if (shared !== undefined && rawVisitor === shared.rawVisitor) visitor = shared.visitor;
+  else {
+    visitor = isPlainObject(rawVisitor) ? readVisitor(rawVisitor) : undefined;
+    if (visitor === undefined) return undefined;
+    if (shared !== undefined) {
+      shared.rawVisitor = rawVisitor;
+      shared.visitor = visitor;
+    }
+  }
   // Tags in ascending order, none repeated, are the set checkHit makes of them (sorted, as `<` compares).
   const rawTags = input['visitorTags'] ?? [];
   if (!Array.isArray(rawTags) || rawTags.length > VISITOR_TAGS_MAX) return undefined;

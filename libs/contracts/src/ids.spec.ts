@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ID_ALPHABET, ID_EPOCH_MS, generateAssetId, isValidAssetId } from './ids';
+import { ID_ALPHABET, ID_EPOCH_MS, ID_PATTERN, generateAssetId, isValidAssetId } from './ids';
 
 const decodeTime = (id: string) => [...id.slice(0, 7)].reduce((t, c) => t * 62 + ID_ALPHABET.indexOf(c), 0);
 
@@ -32,5 +32,19 @@ describe('asset ids', () => {
   it('validation checks length and alphabet, never truncates', () => {
     expect(isValidAssetId(generateAssetId())).toBe(true);
     for (const bad of ['', 'abc', '0123456789ABC', '01234567890_', '01234567890é', 12 as unknown as string, null]) expect(isValidAssetId(bad)).toBe(false);
+  });
+
+  it('validation takes what ID_PATTERN matches, and nothing else', () => {
+    // Near-ids: 12 characters (or 11, 13) from the alphabet and its neighbours in code order, and beyond ASCII.
+    const near = fc.constantFrom(...ID_ALPHABET, '/', ':', '@', '[', '`', '{', '\x7f', '\x80', 'é', '０', '\n', '\u0130');
+    const text = fc.oneof(
+      fc.array(near, { minLength: 11, maxLength: 13 }).map((chars) => chars.join('')),
+      fc.string({ minLength: 12, maxLength: 12 }),
+      fc.string(),
+    );
+    fc.assert(
+      fc.property(text, (value) => expect(isValidAssetId(value)).toBe(ID_PATTERN.test(value))),
+      { numRuns: 5000 },
+    );
   });
 });

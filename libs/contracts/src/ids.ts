@@ -11,8 +11,15 @@ const TIME_CHARS = 7;
 export const ID_PATTERN = /^[0-9A-Za-z]{12}$/;
 export const ID_RULE = 'an id is 12 characters of 0-9, A-Z, a-z (7 time characters, then 5 random characters)';
 
+/** Character codes of ID_ALPHABET (1), others below 128 (0). */
+const ID_CHAR = new Uint8Array(128);
+for (let i = 0; i < ID_ALPHABET.length; i++) ID_CHAR[ID_ALPHABET.charCodeAt(i)] = 1;
+
+/** ID_PATTERN's rule, character by character (ingest checks ~10 ids per hit: no regular-expression call for each). */
 export function isValidAssetId(value: unknown): value is string {
-  return typeof value === 'string' && ID_PATTERN.test(value);
+  if (typeof value !== 'string' || value.length !== ID_LENGTH) return false;
+  for (let i = 0; i < ID_LENGTH; i++) if (ID_CHAR[value.charCodeAt(i)] !== 1) return false;
+  return true;
 }
 
 const RANDOM_SPACE = 62 ** (ID_LENGTH - TIME_CHARS);

@@ -3,7 +3,8 @@ import { isISO8601 } from 'class-validator';
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { MONEY_TEXT, normalizeDecimal } from './decimal';
-import { checkHit, isIpAddress, moneyText, parseHit, parseIsoTime } from './validate-hit';
+import { checkHit, isIpAddress, moneyText, parseHit, parseHits, parseIsoTime } from './validate-hit';
+import { HIT_VISITOR_FIELDS } from './hit';
 import { aHit } from './testing/hits';
 
 const valid = () => {
@@ -264,9 +265,149 @@ describe('parseHit answers as checkHit does', () => {
     expect(accepted).toBeGreaterThan(1000);
   });
 
+  it('on visitors with every attribute (as the edge writes them), in another order, or with one left out or added', () => {
+    // Mostly valid values, so that many visitors pass.
+    const value = fc.oneof(
+      { arbitrary: fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('', 'unknown', 'y'.repeat(2048))), weight: 40 },
+      { arbitrary: fc.constantFrom('y'.repeat(2049), 3, null, true), weight: 1 },
+    );
+    const fullVisitor = fc.array(value, { minLength: HIT_VISITOR_FIELDS.length, maxLength: HIT_VISITOR_FIELDS.length });
+    const visitors = fc.oneof(
+      fullVisitor.map((values) => HIT_VISITOR_FIELDS.map((field, i) => [field, values[i]] as [string, unknown])),
+      fc
+        .tuple(fullVisitor, fc.nat())
+        .map(([values, at]) =>
+          HIT_VISITOR_FIELDS.map((field, i) => [field, values[i]] as [string, unknown]).filter((_, i) => i !== at % HIT_VISITOR_FIELDS.length),
+        ),
+      fc.tuple(fullVisitor, fc.nat(), fc.constantFrom('unknown', '__proto__', 'userAgent')).map(([values, at, extra]) => {
+        const entries = HIT_VISITOR_FIELDS.map((field, i) => [field, values[i]] as [string, unknown]);
+        entries.splice(at % (entries.length + 1), 0, [extra, 'x']);
+        return entries;
+      }),
+      fc.tuple(fullVisitor, fc.nat()).map(([values, shift]) => {
+        const entries = HIT_VISITOR_FIELDS.map((field, i) => [field, values[i]] as [string, unknown]);
+        return [...entries.slice(shift % entries.length), ...entries.slice(0, shift % entries.length)];
+      }),
+    );
+    let accepted = 0;
+    fc.assert(
+      fc.property(visitors, (entries) => {
+        // Written as JSON text, so that a repeated or "__proto__" key stays as JSON.parse reads it.
+        const visitorText = `{${entries.map(([field, v]) => `${JSON.stringify(field)}:${JSON.stringify(v)}`).join(',')}}`;
+        const input = JSON.parse(`${JSON.stringify(valid()).slice(0, -1)},"visitor":${visitorText}}`) as unknown;
+        const answer = parseHit(input);
+        expect(JSON.stringify(answer)).toBe(JSON.stringify(checkHit(input)));
+        if (answer.ok) accepted++;
+      }),
+      { numRuns: 3000 },
+    );
+    expect(accepted).toBeGreaterThan(100);
+  });
+
+  it('on hits and visitors whose keys are inherited, not enumerable or read by a getter', () => {
+    const hidden = (target: object, key: string, value: unknown) => Object.defineProperty(target, key, { value, enumerable: false });
+    const inheritedVisitor = Object.assign(Object.create({ city: 'Paris', unknown: 'x' }) as object, aHit().visitor, { city: undefined });
+    delete (inheritedVisitor as Record<string, unknown>)['city'];
+    let reads = 0;
+    const gotVisitor = { ...aHit().visitor };
+    Object.defineProperty(gotVisitor, 'city', { enumerable: true, get: () => `read ${++reads}` });
+    const inputs: unknown[] = [
+      // Unknown keys: inherited or not enumerable (checkHit lists own enumerable keys only), own and enumerable.
+      Object.assign(Object.create({ unexpected: 1 }) as object, valid()),
+      hidden({ ...valid() }, 'unexpected', 1),
+      hidden({ ...valid() }, 'hitId', 'HIT000000009'),
+      Object.assign(Object.create({ ip: '203.0.113.8', unexpected: 1 }) as object, { ...valid(), ip: undefined }),
+      JSON.parse(`${JSON.stringify(valid()).slice(0, -1)},"__proto__":{"hitId":"HIT000000009"}}`),
+      // Visitors: every attribute but one inherited, one not enumerable, one read by a getter, one a "__proto__" key.
+      { ...valid(), visitor: inheritedVisitor },
+      { ...valid(), visitor: hidden({ ...aHit().visitor }, 'city', 'Paris') },
+      { ...valid(), visitor: hidden({ ...aHit().visitor }, 'unknown', 'x') },
+      { ...valid(), visitor: gotVisitor },
+      JSON.parse(`${JSON.stringify(valid()).slice(0, -1)},"visitor":${JSON.stringify(aHit().visitor).slice(0, -1)},"__proto__":"Paris"}}`),
+      // Tracking fields and tags alike.
+      { ...valid(), trackingFields: hidden({ c1: 'x' }, 'c30', 'y') },
+      { ...valid(), trackingFields: Object.assign(Object.create({ c30: 'y' }) as object, { c1: 'x' }) },
+      JSON.parse(`${JSON.stringify(valid()).slice(0, -1)},"trackingFields":{"c1":"x","__proto__":"y"}}`),
+      { ...valid(), visitorTags: ['TAG000000001', 'TAG000000002', 'TAG000000003'] },
+      { ...valid(), visitorTags: ['TAG000000002', 'TAG000000001'] },
+      { ...valid(), visitorTags: ['TAG000000001', 'TAG000000001'] },
+      { ...valid(), visitorTags: Object.assign(['TAG000000001'], { 1: undefined }) },
+    ];
+    for (const input of inputs) {
+      reads = 0;
+      const answer = JSON.stringify(parseHit(input));
+      reads = 0;
+      expect(answer).toBe(JSON.stringify(checkHit(input)));
+    }
+  });
+
+  it('on a run of hits that repeat ids, where a later one is invalid, from the first hit a process reads', async () => {
+    const ids = ['', 'HIT000000001', 'HIT000000002', 'HIT00000000!', 'HIT000000002', ' HIT00000002', ''];
+    const fields = ['hitId', 'previousHitId', 'visitorId', 'accountId', 'idFunnel', 'idFunnelGroup', 'idNode', 'idPage', 'idOfferSource', 'idTrafficSource'];
+    // A fresh module: nothing read before in this process.
+    await jest.isolateModulesAsync(async () => {
+      const fresh = await import('./validate-hit');
+      for (const id of ids)
+        for (const field of fields) {
+          const input = JSON.parse(JSON.stringify({ ...valid(), [field]: id })) as unknown;
+          expect(JSON.stringify(fresh.parseHit(input))).toBe(JSON.stringify(checkHit(input)));
+        }
+    });
+  });
+
   it('on what is not a plain hit', () => {
     const inherited = Object.assign(Object.create({ hitId: 'HIT000000001' }) as object, valid());
     for (const input of [null, 1, 'hit', [valid()], inherited, { ...valid(), trackingFields: Object.create({ c1: 'x' }) as object }])
       expect(JSON.stringify(parseHit(input))).toBe(JSON.stringify(checkHit(input)));
+  });
+});
+
+/** parseHits reads a batch as parseHit reads each hit, reading a visitor or tracking-fields object that hits share (the edge's, by request) once. */
+describe('parseHits answers as checkHit does', () => {
+  const full = aHit({ visitor: { ...aHit().visitor, city: 'Paris', userAgent: 'Mozilla/5.0' } }).visitor;
+  const visitors = [full, { ...full }, { ...full, userAgent: 'y'.repeat(2049) }, { city: 'Berlin' }, { ...full, unknown: 'x' }];
+  const fields = [{ c1: 'a', campaign: 'b' }, { c1: 'a', c30: 'b' }, {}, { external: 'x'.repeat(257) }];
+  // Hits drawn from a few shared objects, in runs (as the edge's requests), some invalid for another field.
+  const batch = fc.array(
+    fc.record({
+      visitor: fc.nat(visitors.length - 1),
+      trackingFields: fc.nat(fields.length - 1),
+      run: fc.integer({ min: 1, max: 4 }),
+      broken: fc.constantFrom(undefined, { hitId: 'bad' }, { ip: 'nope' }, { visitorTags: ['TAG000000002', 'TAG000000001'] }, { visitorTags: 'x' }),
+    }),
+    { maxLength: 12 },
+  );
+
+  it('on batches whose hits share visitor and tracking-fields objects, some of those hits invalid', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(batch, (runs) => {
+        const inputs: unknown[] = runs.flatMap(({ visitor, trackingFields, run, broken }) =>
+          Array.from({ length: run }, (_, i) => ({
+            ...valid(),
+            visitor: visitors[visitor],
+            trackingFields: fields[trackingFields],
+            ...(i === run - 1 ? broken : undefined),
+          })),
+        );
+        const answers = parseHits(inputs);
+        expect(JSON.stringify(answers)).toBe(JSON.stringify(inputs.map(checkHit)));
+        accepted += answers.filter((answer) => answer.ok).length;
+      }),
+      { numRuns: 2000 },
+    );
+    expect(accepted).toBeGreaterThan(1000);
+  });
+
+  it('reads a shared object again in the next batch (it may have changed in between)', () => {
+    const visitor: Record<string, unknown> = { ...full };
+    const trackingFields: Record<string, unknown> = { c1: 'a' };
+    const hits = [0, 1].map(() => ({ ...valid(), visitor, trackingFields }));
+    expect(parseHits(hits).map((answer) => answer.ok)).toEqual([true, true]);
+    visitor['city'] = 7;
+    trackingFields['c1'] = 'x'.repeat(257);
+    const again = parseHits(hits);
+    expect(JSON.stringify(again)).toBe(JSON.stringify(hits.map(checkHit)));
+    expect(again.map((answer) => answer.ok)).toEqual([false, false]);
   });
 });

@@ -135,33 +135,188 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * `conversions`, `customEvents`, `postbackCalled` and `trackingFields` may be left out.
  */
 export function parseHit(input: unknown): ParseResult<Hit> {
-  const value = isPlainObject(input) ? commonHit(input) : undefined;
+  const value = isPlainObject(input) ? commonHit(input, undefined) : undefined;
   return value ? { ok: true, value } : checkHit(input);
+}
+
+/**
+ * parseHit's answers for a batch (ingest's), read in one synchronous pass. The edge's hits of one
+ * request share one visitor object and one tracking-fields object: a hit whose raw visitor (or
+ * tracking fields) is the very object the previous valid one had gets the same parsed one, checked
+ * and copied once. No code runs between the hits of the pass (but a getter of the inputs), so the
+ * raw object cannot change in between; the parsed hits then share that part, which nothing changes
+ * (the hit stores only read it).
+ */
+export function parseHits(inputs: readonly unknown[]): ParseResult<Hit>[] {
+  const shared: SharedParts = { rawVisitor: undefined, visitor: NO_VISITOR, rawFields: undefined, trackingFields: {} };
+  return inputs.map((input) => {
+    const value = isPlainObject(input) ? commonHit(input, shared) : undefined;
+    return value ? { ok: true, value } : checkHit(input);
+  });
+}
+
+/** The raw visitor and tracking fields of the last hit parseHits took, each valid, with what they were read as. */
+interface SharedParts {
+  rawVisitor: unknown;
+  visitor: HitVisitor;
+  rawFields: unknown;
+  trackingFields: Record<string, string>;
 }
 
 /** Asset ids by field, checked alike (`idTrafficSource` may also be "organic", `idPage` ""). */
 const isHitAssetId = (value: unknown): value is string => typeof value === 'string' && isValidAssetId(value);
+/**
+ * The check of one id field that remembers the last valid id it saw: the hits of a batch repeat their
+ * ids (one account, funnel, node ...; a walk's hits one visitor, each naming the one before it as
+ * `previousHitId`), and a comparison with the last one costs less than reading 12 characters.
+ */
+class IdField {
+  /** A valid id (so that "" or any invalid value never equals it). */
+  private last = '000000000000';
+
+  isValid(value: unknown): value is string {
+    if (value === this.last) return true;
+    if (!isHitAssetId(value)) return false;
+    this.last = value;
+    return true;
+  }
+}
+/** `hitId` and `previousHitId` share one (the previous hit's id, checked first, is the last hitId seen). */
+const HIT_IDS = new IdField();
+const VISITOR_IDS = new IdField();
+const ACCOUNT_IDS = new IdField();
+const FUNNEL_IDS = new IdField();
+const FUNNEL_GROUP_IDS = new IdField();
+const TRAFFIC_SOURCE_IDS = new IdField();
+const NODE_IDS = new IdField();
+const PAGE_IDS = new IdField();
+const OFFER_SOURCE_IDS = new IdField();
 /** Country codes seen valid (a few hundred at most: the codes of ISO 3166-1). */
 const validCountryCodes = new Set<string>();
+/** The hit fields in the order the edge writes them (and HIT_FIELDS lists them). */
+const HIT_FIELD_ORDER: readonly string[] = [...HIT_FIELDS];
+
+/**
+ * Whether every one of `keys` is a hit field. Keys in HIT_FIELD_ORDER (as the edge writes them, some
+ * left out) are matched in one walk down that list, by identity (property names are interned, so
+ * each comparison is one pointer's); keys in another order are looked up.
+ */
+function allHitFields(keys: readonly string[]): boolean {
+  let at = 0;
+  for (const key of keys) {
+    while (at < HIT_FIELD_ORDER.length && HIT_FIELD_ORDER[at] !== key) at++;
+    if (at === HIT_FIELD_ORDER.length) return keys.every((other) => HIT_FIELDS.has(other));
+    at++;
+  }
+  return true;
+}
+
+const isVisitorValue = (value: unknown): value is string => typeof value === 'string' && value.length <= VISITOR_VALUE_MAX;
+
+/**
+ * The visitor `raw` gives, read as checkHit reads it (its own enumerable attributes over all ""), or
+ * undefined when it is not valid. The edge writes every attribute, in HIT_VISITOR_FIELDS' order: that
+ * form (its keys, own and enumerable, are exactly those) is read by name into one literal, a fixed
+ * shape with no lookup or store by key (the type makes the literal name every attribute); other
+ * forms attribute by attribute.
+ */
+function readVisitor(raw: Record<string, unknown>): HitVisitor | undefined {
+  const keys = Object.keys(raw);
+  let same = keys.length === HIT_VISITOR_FIELDS.length;
+  for (let i = 0; same && i < keys.length; i++) same = keys[i] === HIT_VISITOR_FIELDS[i];
+  if (!same) {
+    const visitor: HitVisitor = { ...NO_VISITOR };
+    for (const field of keys) {
+      const value = raw[field];
+      if (!VISITOR_FIELD_SET.has(field) || !isVisitorValue(value)) return undefined;
+      visitor[field as keyof HitVisitor] = value;
+    }
+    return visitor;
+  }
+  const {
+    deviceType,
+    brand,
+    model,
+    os,
+    osVersion,
+    browser,
+    browserVersion,
+    mainLanguage,
+    browserLanguage,
+    city,
+    region,
+    continent,
+    timezone,
+    isp,
+    connectionType,
+    mobileCarrier,
+    referrer,
+    userAgent,
+  } = raw;
+  if (
+    !isVisitorValue(deviceType) ||
+    !isVisitorValue(brand) ||
+    !isVisitorValue(model) ||
+    !isVisitorValue(os) ||
+    !isVisitorValue(osVersion) ||
+    !isVisitorValue(browser) ||
+    !isVisitorValue(browserVersion) ||
+    !isVisitorValue(mainLanguage) ||
+    !isVisitorValue(browserLanguage) ||
+    !isVisitorValue(city) ||
+    !isVisitorValue(region) ||
+    !isVisitorValue(continent) ||
+    !isVisitorValue(timezone) ||
+    !isVisitorValue(isp) ||
+    !isVisitorValue(connectionType) ||
+    !isVisitorValue(mobileCarrier) ||
+    !isVisitorValue(referrer) ||
+    !isVisitorValue(userAgent)
+  )
+    return undefined;
+  return {
+    deviceType,
+    brand,
+    model,
+    os,
+    osVersion,
+    browser,
+    browserVersion,
+    mainLanguage,
+    browserLanguage,
+    city,
+    region,
+    continent,
+    timezone,
+    isp,
+    connectionType,
+    mobileCarrier,
+    referrer,
+    userAgent,
+  };
+}
 
 /**
  * The hit `input` is when it is valid and in the form the edge sends (no conversions, no custom
- * events, at most one visitor tag), read as `checkHit` reads it; undefined otherwise (invalid, or
- * valid in another form): then `checkHit` answers. A straight pass with no closures, lists or
- * intermediate objects: ingest reads every hit here.
+ * events, visitor tags in ascending order), read as `checkHit` reads it; undefined otherwise (invalid,
+ * or valid in another form): then `checkHit` answers. A straight pass with no closures and no
+ * intermediate objects but the key lists: ingest reads every hit here. The keys checked are those
+ * checkHit checks, the own enumerable ones (Object.keys); values are read as it reads them, by name.
  */
-function commonHit(input: Record<string, unknown>): Hit | undefined {
-  for (const key in input) if (!HIT_FIELDS.has(key) || !Object.hasOwn(input, key)) return undefined;
+function commonHit(input: Record<string, unknown>, shared: SharedParts | undefined): Hit | undefined {
+  if (!allHitFields(Object.keys(input))) return undefined;
   const { hitId, visitorId, accountId, idFunnel, idFunnelGroup, idTrafficSource, idNode, idPage } = input;
+  const previousHitId = input['previousHitId'] ?? '';
   if (
-    !isHitAssetId(hitId) ||
-    !isHitAssetId(visitorId) ||
-    !isHitAssetId(accountId) ||
-    !isHitAssetId(idFunnel) ||
-    !isHitAssetId(idFunnelGroup) ||
-    !(idTrafficSource === ORGANIC_TRAFFIC_SOURCE || isHitAssetId(idTrafficSource)) ||
-    !isHitAssetId(idNode) ||
-    !(idPage === '' || isHitAssetId(idPage))
+    !(previousHitId === '' || HIT_IDS.isValid(previousHitId)) ||
+    !HIT_IDS.isValid(hitId) ||
+    !VISITOR_IDS.isValid(visitorId) ||
+    !ACCOUNT_IDS.isValid(accountId) ||
+    !FUNNEL_IDS.isValid(idFunnel) ||
+    !FUNNEL_GROUP_IDS.isValid(idFunnelGroup) ||
+    !(idTrafficSource === ORGANIC_TRAFFIC_SOURCE || TRAFFIC_SOURCE_IDS.isValid(idTrafficSource)) ||
+    !NODE_IDS.isValid(idNode) ||
+    !(idPage === '' || PAGE_IDS.isValid(idPage))
   )
     return undefined;
   const countryCode = input['countryCode'] ?? '';
@@ -180,40 +335,55 @@ function commonHit(input: Record<string, unknown>): Hit | undefined {
   if (cost === undefined) return undefined;
 
   const rawFields = input['trackingFields'] ?? {};
-  if (!isPlainObject(rawFields)) return undefined;
-  const trackingFields: Record<string, string> = {};
-  for (const slot in rawFields) {
-    const value = rawFields[slot];
-    if (!TRACKING_SLOT_SET.has(slot) || !Object.hasOwn(rawFields, slot) || typeof value !== 'string' || value.length > TRACKING_VALUE_MAX) return undefined;
-    trackingFields[slot] = value;
+  let trackingFields: Record<string, string>;
+  if (shared !== undefined && rawFields === shared.rawFields) trackingFields = shared.trackingFields;
+  else {
+    if (!isPlainObject(rawFields)) return undefined;
+    trackingFields = {};
+    for (const slot of Object.keys(rawFields)) {
+      const value = rawFields[slot];
+      if (!TRACKING_SLOT_SET.has(slot) || typeof value !== 'string' || value.length > TRACKING_VALUE_MAX) return undefined;
+      trackingFields[slot] = value;
+    }
+    if (shared !== undefined) {
+      shared.rawFields = rawFields;
+      shared.trackingFields = trackingFields;
+    }
   }
   const rawConversions = input['conversions'] ?? [];
   if (!Array.isArray(rawConversions) || rawConversions.length > 0) return undefined;
   const rawEvents = input['customEvents'] ?? {};
-  if (!isPlainObject(rawEvents)) return undefined;
-  for (const _ in rawEvents) return undefined;
+  if (!isPlainObject(rawEvents) || Object.keys(rawEvents).length > 0) return undefined;
 
   const nodeType = input['nodeType'] ?? '';
   if (typeof nodeType !== 'string' || (nodeType !== '' && !NODE_TYPE_SET.has(nodeType))) return undefined;
   const idOfferSource = input['idOfferSource'] ?? '';
-  if (idOfferSource !== '' && !isHitAssetId(idOfferSource)) return undefined;
+  if (idOfferSource !== '' && !OFFER_SOURCE_IDS.isValid(idOfferSource)) return undefined;
   const action = input['action'] ?? 0;
   if (!Number.isInteger(action) || (action as number) < 0 || (action as number) > 64) return undefined;
-  const previousHitId = input['previousHitId'] ?? '';
-  if (previousHitId !== '' && !isHitAssetId(previousHitId)) return undefined;
   const clicks = input['clicks'] ?? 0;
   if (!Number.isSafeInteger(clicks) || (clicks as number) < 0) return undefined;
 
   const rawVisitor = input['visitor'] ?? {};
-  if (!isPlainObject(rawVisitor)) return undefined;
-  const visitor: HitVisitor = { ...NO_VISITOR };
-  for (const field in rawVisitor) {
-    const value = rawVisitor[field];
-    if (!VISITOR_FIELD_SET.has(field) || !Object.hasOwn(rawVisitor, field) || typeof value !== 'string' || value.length > VISITOR_VALUE_MAX) return undefined;
-    visitor[field as keyof HitVisitor] = value;
+  let visitor: HitVisitor | undefined;
+  if (shared !== undefined && rawVisitor === shared.rawVisitor) visitor = shared.visitor;
+  else {
+    visitor = isPlainObject(rawVisitor) ? readVisitor(rawVisitor) : undefined;
+    if (visitor === undefined) return undefined;
+    if (shared !== undefined) {
+      shared.rawVisitor = rawVisitor;
+      shared.visitor = visitor;
+    }
   }
+  // Tags in ascending order, none repeated, are the set checkHit makes of them (sorted, as `<` compares).
   const rawTags = input['visitorTags'] ?? [];
-  if (!Array.isArray(rawTags) || rawTags.length > 1 || (rawTags.length === 1 && !isHitAssetId(rawTags[0]))) return undefined;
+  if (!Array.isArray(rawTags) || rawTags.length > VISITOR_TAGS_MAX) return undefined;
+  const visitorTags: string[] = [];
+  for (let i = 0; i < rawTags.length; i++) {
+    const tag: unknown = rawTags[i];
+    if (!isHitAssetId(tag) || (i > 0 && !(visitorTags[i - 1] < tag))) return undefined;
+    visitorTags.push(tag);
+  }
 
   let middleware: HitMiddlewareCall | undefined;
   const rawMiddleware = input['middleware'];
@@ -245,7 +415,7 @@ function commonHit(input: Record<string, unknown>): Hit | undefined {
     action: action as number,
     previousHitId: previousHitId as string,
     visitor,
-    visitorTags: rawTags.length === 0 ? [] : [rawTags[0] as string],
+    visitorTags,
     clicks: clicks as number,
     ...(middleware === undefined ? {} : { middleware }),
   };

@@ -1,4 +1,4 @@
-import { parseHit, type FieldError, type Hit } from '@funnel/reporting-domain';
+import { parseHits, type FieldError, type Hit } from '@funnel/reporting-domain';
 import type { HitStore } from './hit-store';
 
 /** The most invalid hits an ingest answer lists (the first ones by index); `invalidCount` counts them all. */
@@ -27,7 +27,7 @@ export interface IngestHitsResult {
 const INGEST_BATCH = 10_000;
 
 /**
- * Ingest (`reporting.hits.ingest`, `hits:import`): checks every hit with `parseHit`, stores the valid
+ * Ingest (`reporting.hits.ingest`, `hits:import`): checks every hit with `parseHits`, stores the valid
  * ones (a hitId already stored for its account is ignored) and reports the others by index, at most
  * INGEST_INVALID_LISTED of them with at most INGEST_ERRORS_LISTED errors each, so the answer stays small.
  */
@@ -35,8 +35,7 @@ export async function ingestHits(store: HitStore, inputs: readonly unknown[]): P
   const valid: Hit[] = [];
   const invalid: InvalidHit[] = [];
   let invalidCount = 0;
-  inputs.forEach((input, index) => {
-    const parsed = parseHit(input);
+  parseHits(inputs).forEach((parsed, index) => {
     if (parsed.ok) valid.push(parsed.value);
     else if (++invalidCount <= INGEST_INVALID_LISTED) invalid.push({ index, errors: parsed.errors.slice(0, INGEST_ERRORS_LISTED) });
   });

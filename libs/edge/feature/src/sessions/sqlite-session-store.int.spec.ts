@@ -54,7 +54,11 @@ describe('SqliteSessionStore', () => {
     const writes: number[] = [];
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const spy = jest.spyOn(SqliteWriterThread.prototype, 'run').mockImplementation(async function (this: SqliteWriterThread, statement: string, rows: WriterRows) {
+    const spy = jest.spyOn(SqliteWriterThread.prototype, 'run').mockImplementation(async function (
+      this: SqliteWriterThread,
+      statement: string,
+      rows: WriterRows,
+    ) {
       writes.push(rows instanceof PackedRows ? rows.count : rows.length);
       if (writes.length === 1) await held;
       return run.call(this, statement, rows);

@@ -28,4 +28,5 @@ export * from './outbound';
 export * from './nats-security';
 export * from './jetstream/kv-compare-and-set';
 export * from './batching/group-commit';
+export * from './concurrency/keyed-serial';
 export * from './jetstream/jetstream-pipeline';

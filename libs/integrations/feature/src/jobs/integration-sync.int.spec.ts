@@ -92,8 +92,12 @@ class FakePlatform implements AdPlatform {
     this.called('pullCosts', tokens);
     return [{ campaignId: 'C1', day: window.since, spend: 5, currency: 'EUR' }];
   }
+  /** When set, uploads answer only once it resolves (a slow provider). */
+  uploadGate: Promise<void> | undefined;
+
   async uploadConversions(tokens: AdPlatformTokens, _goal: GoalTarget, batch: readonly ConversionToUpload[]): Promise<UploadOutcome> {
     this.called('uploadConversions', tokens, batch);
+    await this.uploadGate;
     return { accepted: batch.length, rejected: [], answer: { received: batch.length } };
   }
 
@@ -380,6 +384,41 @@ describe('integration jobs: tokens, provider failures, uploads and the schedule 
       await expect(sync.status(context, derivedJobId(`upload-${jobId}`, id))).rejects.toMatchObject({ status: 404 });
     }
     expect(platform.done('uploadConversions').flatMap((c) => c.batch)).toEqual(converted.map((hit) => `${hit.hitId}:T`));
+  });
+
+  it('sends a conversion once when two jobs naming it run at the same time and the provider is slow (an update applied twice in quick succession)', async () => {
+    const { service, sync } = await boot();
+    const id = await connect(service);
+    const listener = conversionUploadsListener(readStore, queue);
+    const hit = aHit({
+      hitId: 'HIT000000007',
+      accountId: ACCOUNT,
+      idTrafficSource: TRAFFIC_SOURCE,
+      time: new Date(now - DAY).toISOString(),
+      trackingFields: { external: '7' },
+    });
+    hits.set(hit.hitId, { ...hit, conversions: [{ transactionId: '', payout: '7', time: new Date(now - HOUR).toISOString() }] });
+    await service.linkGoal(context, id, 'A1', 'G1', { idTrafficSource: TRAFFIC_SOURCE, clickIdField: 'external' });
+    let open!: () => void;
+    platform.uploadGate = new Promise<void>((resolve) => (open = resolve));
+    const reportingJob = (jobId: string) => ({
+      jobId,
+      type: 'conversions',
+      accountId: ACCOUNT,
+      queuedAt: new Date(now).toISOString(),
+      payload: { hits: [{ hitId: hit.hitId, payout: '7' }] },
+    });
+    await listener(reportingJob('RJOB00000011'));
+    await listener(reportingJob('RJOB00000012'));
+    const uploads = () => platform.calls.filter((c) => c.what === 'uploadConversions');
+    // The first job's upload waits on the provider; the second job (two run at once) gets a second to
+    // reach the provider too, as it did when both found the conversion unsent.
+    for (let i = 0; i < 300 && uploads().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < 100 && uploads().length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    open();
+    await settled(sync, derivedJobId('upload-RJOB00000011', id));
+    for (let i = 0; i < 200 && (await queue.depth()) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(uploads().flatMap((c) => c.batch)).toEqual(['HIT000000007']);
   });
 
   it('claims each 3-hour slot once across two replicas and a restart, queueing the trailing 3 days', async () => {

@@ -14,6 +14,7 @@ import {
 import { EVENT_STORE, EventStore, WrongExpectedRevisionError } from '@funnel/eventstore';
 import type { Hit } from '@funnel/reporting-domain';
 import { READ_STORE, ReadStore } from '@funnel/readstore';
+import { KeyedSerial } from '@funnel/platform';
 import {
   type AdPlatform,
   AdPlatformRegistry,
@@ -77,6 +78,8 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
   private readonly jobs: SyncJobs;
   private readonly uploaded: UploadedConversions;
   private readonly deliveries: DeliveryLog;
+  /** Conversion sends, one at a time per goal (see sendToGoals). */
+  private readonly goalSends = new KeyedSerial();
   private timer?: NodeJS.Timeout;
   private started = false;
 
@@ -419,7 +422,8 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
     const accountId = record.accountId;
     const platform = this.integrations.platformFor(record);
     const parts: SyncJobPartView[] = [];
-    let status: SyncJobView['status'] = 'done';
+    // Set inside the goal's serial step (a closure), so not narrowed to its first value.
+    let status = 'done' as SyncJobView['status'];
     let failure: string | null = null;
     if (!platform.capabilities.conversionUpload) return { parts, status, error: failure };
     for (const link of record.goalLinks) {
@@ -432,57 +436,67 @@ export class IntegrationSync implements OnApplicationBootstrap, OnApplicationShu
         currency: c.value === null ? null : currency,
       }));
       // Each conversion reaches a goal once: those a try of this job, or an earlier job, sent are left out
-      // (an on-demand sync sends its window again: the provider keeps each once by its event id).
-      const sent =
-        options.skipSent && applied.length
-          ? await this.uploaded.sent(
+      // (an on-demand sync sends its window again: the provider keeps each once by its event id). The
+      // check, the sends and their records run as one step per goal in this process, so two jobs of
+      // the same conversion (an update applied twice in quick succession) do not both find it unsent.
+      await this.goalSends.run(`${accountId}/${record.idIntegration}/${link.adAccountId}/${link.goalId}`, async () => {
+        const sent =
+          options.skipSent && applied.length
+            ? await this.uploaded.sent(
+                accountId,
+                record.idIntegration,
+                link,
+                applied.map(({ eventId, occurredAt }) => ({ eventId, occurredAt })),
+              )
+            : new Set<string>();
+        const conversions = applied.filter((c) => !sent.has(c.eventId));
+        if (!conversions.length) return;
+        await starting();
+        const part: SyncJobPartView = { adAccountId: link.adAccountId, costJobIds: [], rows: 0, rejected: 0, error: null };
+        const limit = Math.max(1, platform.capabilities.uploadBatchLimit);
+        const logged: DeliveryCall = {
+          accountId,
+          idIntegration: record.idIntegration,
+          provider: record.provider,
+          jobId: statusJobId,
+          attempt: delivery.attempt,
+        };
+        let batch: ConversionToUpload[] = [];
+        try {
+          for (let i = 0; i < conversions.length; i += limit) {
+            batch = conversions.slice(i, i + limit);
+            const outcome = await this.call(delivery, record, (p, tokens) =>
+              p.uploadConversions(tokens, { adAccountId: link.adAccountId, goalId: link.goalId, eventName: link.eventName }, batch),
+            );
+            part.rows += outcome.accepted;
+            part.rejected += outcome.rejected.length;
+            await this.uploaded.record({
               accountId,
-              record.idIntegration,
-              link,
-              applied.map(({ eventId, occurredAt }) => ({ eventId, occurredAt })),
-            )
-          : new Set<string>();
-      const conversions = applied.filter((c) => !sent.has(c.eventId));
-      if (!conversions.length) continue;
-      await starting();
-      const part: SyncJobPartView = { adAccountId: link.adAccountId, costJobIds: [], rows: 0, rejected: 0, error: null };
-      const limit = Math.max(1, platform.capabilities.uploadBatchLimit);
-      const logged: DeliveryCall = { accountId, idIntegration: record.idIntegration, provider: record.provider, jobId: statusJobId, attempt: delivery.attempt };
-      let batch: ConversionToUpload[] = [];
-      try {
-        for (let i = 0; i < conversions.length; i += limit) {
-          batch = conversions.slice(i, i + limit);
-          const outcome = await this.call(delivery, record, (p, tokens) =>
-            p.uploadConversions(tokens, { adAccountId: link.adAccountId, goalId: link.goalId, eventName: link.eventName }, batch),
-          );
-          part.rows += outcome.accepted;
-          part.rejected += outcome.rejected.length;
-          await this.uploaded.record({
-            accountId,
-            idIntegration: record.idIntegration,
-            adAccountId: link.adAccountId,
-            goalId: link.goalId,
-            conversions: batch.map(({ eventId, occurredAt }) => ({ eventId, occurredAt })),
-            accepted: outcome.accepted,
-            rejected: outcome.rejected.length,
-            uploadedAt: new Date(this.clock()).toISOString(),
-          });
-          await this.deliveries.conversionsSent(logged, link, reportingJobId, batch, outcome);
+              idIntegration: record.idIntegration,
+              adAccountId: link.adAccountId,
+              goalId: link.goalId,
+              conversions: batch.map(({ eventId, occurredAt }) => ({ eventId, occurredAt })),
+              accepted: outcome.accepted,
+              rejected: outcome.rejected.length,
+              uploadedAt: new Date(this.clock()).toISOString(),
+            });
+            await this.deliveries.conversionsSent(logged, link, reportingJobId, batch, outcome);
+          }
+        } catch (error) {
+          if (error instanceof ServiceError) await this.deliveries.conversionsFailed(logged, link, reportingJobId, batch, error);
+          if (error instanceof ServiceError && error.code === IntegrationErrorCodes.NEEDS_REAUTH) {
+            status = 'needs_reauth';
+            failure = error.message;
+            part.error = error.message;
+          } else if (error instanceof ServiceError && error.status < 429) {
+            part.error = error.message;
+          } else {
+            // Retried with the queue's backoff: the batches sent before the failure are recorded, so not sent again.
+            throw error;
+          }
         }
-      } catch (error) {
-        if (error instanceof ServiceError) await this.deliveries.conversionsFailed(logged, link, reportingJobId, batch, error);
-        if (error instanceof ServiceError && error.code === IntegrationErrorCodes.NEEDS_REAUTH) {
-          status = 'needs_reauth';
-          failure = error.message;
-          part.error = error.message;
-        } else if (error instanceof ServiceError && error.status < 429) {
-          part.error = error.message;
-        } else {
-          // Retried with the queue's backoff: the batches sent before the failure are recorded, so not sent again.
-          throw error;
-        }
-      }
-      parts.push(part);
+        parts.push(part);
+      });
     }
     return { parts, status, error: failure };
   }

@@ -14,6 +14,7 @@ import 'reflect-metadata';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
 import { generateAssetId } from '@funnel/contracts';
+import { KeyedSerial } from '@funnel/platform';
 import { GroupCommit, SqliteSessionStore } from '@funnel/edge-feature';
 import {
   ChunkWriter,
@@ -67,7 +68,7 @@ class FloorIngest {
   private readonly chunks = new ChunkWriter(WAREHOUSE_COLUMNS);
   private open: { appender: DuckDBAppender; rows: number; lastLogged: number; began: number; timer: NodeJS.Timeout } | undefined;
   /** Writes and commits, one at a time. */
-  private busy: Promise<unknown> = Promise.resolve();
+  private readonly serial = new KeyedSerial();
 
   constructor(
     private readonly writer: DuckDBConnection,
@@ -87,9 +88,7 @@ class FloorIngest {
   }
 
   private serially(work: () => Promise<void>): Promise<void> {
-    const done = this.busy.then(work);
-    this.busy = done.catch(() => undefined);
-    return done;
+    return this.serial.run('ingest', work);
   }
 
   private async begin() {

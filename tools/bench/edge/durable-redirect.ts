@@ -5,7 +5,7 @@
  * - its hits (4 warehouse rows, or 3 for the rotator's 0.25 straight to the landers; built at start)
  *   group-committed (GroupCommit, the edge's defaults: 256 hits or 2 ms, one write at a time) into
  *   DuckDB's open ingest transaction and logged, as DuckDbHitStore's ingest does: ChunkWriter.pack,
- *   appendPacked, IngestLog.append; committed by the row group or once idle, the log then emptied;
+ *   appendPacked, IngestLog.append; committed by the row group or once idle (runOnWorkers), the log then emptied;
  * - the visitor's session put in SqliteSessionStore (group-committed in its writer thread).
  * No routing, visitor context, parsing, dedupe or hit-key index. `BENCH_FLOOR_DIR`: where its files
  * go. Prints its port.
@@ -24,6 +24,8 @@ import {
   IngestLog,
   WAREHOUSE_CHECKPOINT_THRESHOLD,
   WAREHOUSE_COLUMNS,
+  backgroundWorkers,
+  runOnWorkers,
   warehouseRow,
   type WarehouseRow,
 } from '@funnel/reporting-feature';
@@ -73,6 +75,8 @@ class FloorIngest {
   constructor(
     private readonly writer: DuckDBConnection,
     private readonly log: IngestLog,
+    /** DuckDB's background workers: the commit runs on them, as the store's does (runOnWorkers). */
+    private readonly workers: number,
   ) {}
 
   write(rows: WarehouseRow[]): Promise<void> {
@@ -114,7 +118,7 @@ class FloorIngest {
     clearTimeout(open.timer);
     open.appender.closeSync();
     await this.writer.run(`INSERT OR REPLACE INTO warehouse_meta VALUES ('ingest_log_committed', '${open.lastLogged}')`);
-    await this.writer.run('COMMIT');
+    await runOnWorkers(this.writer, 'COMMIT', this.workers);
     this.log.removeThrough(open.lastLogged);
   }
 }
@@ -127,7 +131,7 @@ async function main(): Promise<void> {
   const writer = await instance.connect();
   await writer.run(`CREATE TABLE hits (${WAREHOUSE_COLUMNS.map((column) => `${column.name} ${column.duckdb}`).join(', ')})`);
   await writer.run('CREATE TABLE warehouse_meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)');
-  const ingest = new FloorIngest(writer, IngestLog.open(join(dir, 'hits.ingest')));
+  const ingest = new FloorIngest(writer, IngestLog.open(join(dir, 'hits.ingest')), await backgroundWorkers(instance));
   const hits = new GroupCommit<WarehouseRow>((rows) => ingest.write(rows));
   const sessions = new SqliteSessionStore({ filename: join(dir, 'edge-sessions.sqlite'), ttlMs: 86_400_000 });
   let requests = 0;

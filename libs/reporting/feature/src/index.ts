@@ -8,6 +8,7 @@ export { warehouseRow, hitFromRow, HIT_READ_COLUMNS, type WarehouseRow, type War
 export { ChunkWriter, dataChunkOf } from './hits/duckdb/hit-chunk';
 // The embedded warehouse's ingest log (the benchmarks' floor of the edge's durable writes uses it as the store does).
 export { IngestLog } from './hits/duckdb/ingest-log';
+export { backgroundWorkers, runOnWorkers } from './hits/duckdb/run-on-workers';
 export { openTempHitStore } from './hits/duckdb/temp-hit-store';
 export * from './hits/clickhouse-hit-store';
 export * from './hits/create-hit-store';

@@ -1,5 +1,6 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { StorageUnavailableError } from '@funnel/eventstore';
+import { backgroundWorkers } from './run-on-workers';
 
 /** The store's name in storage errors (StorageUnavailableError.store). */
 export const HIT_WAREHOUSE = 'hit warehouse';
@@ -31,7 +32,7 @@ export class WarehouseInUseError extends Error {
 export const WAREHOUSE_CHECKPOINT_THRESHOLD = '64MB';
 
 interface Shared {
-  instance: Promise<DuckDBInstance>;
+  instance: Promise<{ instance: DuckDBInstance; workers: number }>;
   users: number;
 }
 
@@ -41,6 +42,8 @@ const instances = new Map<string, Shared>();
 /** An instance of the file's database shared by every user in this process; `release` closes it after its last user. */
 export interface InstanceLease {
   instance: DuckDBInstance;
+  /** DuckDB's background worker threads (see runOnWorkers). */
+  workers: number;
   release(): void;
 }
 
@@ -48,13 +51,14 @@ export interface InstanceLease {
 export async function leaseInstance(filename: string): Promise<InstanceLease> {
   let shared = instances.get(filename);
   if (!shared) {
-    shared = { instance: DuckDBInstance.create(filename, { checkpoint_threshold: WAREHOUSE_CHECKPOINT_THRESHOLD }), users: 0 };
+    shared = { instance: openInstance(filename), users: 0 };
     instances.set(filename, shared);
   }
   shared.users++;
   let instance: DuckDBInstance;
+  let workers: number;
   try {
-    instance = await shared.instance;
+    ({ instance, workers } = await shared.instance);
   } catch (error) {
     if (--shared.users === 0 && instances.get(filename) === shared) instances.delete(filename);
     throw openErrorOf(error, filename);
@@ -62,6 +66,7 @@ export async function leaseInstance(filename: string): Promise<InstanceLease> {
   let released = false;
   return {
     instance,
+    workers,
     release() {
       if (released) return;
       released = true;
@@ -70,6 +75,16 @@ export async function leaseInstance(filename: string): Promise<InstanceLease> {
       instance.closeSync();
     },
   };
+}
+
+async function openInstance(filename: string): Promise<{ instance: DuckDBInstance; workers: number }> {
+  const instance = await DuckDBInstance.create(filename, { checkpoint_threshold: WAREHOUSE_CHECKPOINT_THRESHOLD });
+  try {
+    return { instance, workers: await backgroundWorkers(instance) };
+  } catch (error) {
+    instance.closeSync();
+    throw error;
+  }
 }
 
 function openErrorOf(error: unknown, filename: string): Error {

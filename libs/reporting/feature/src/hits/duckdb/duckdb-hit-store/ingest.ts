@@ -8,6 +8,7 @@ import { HIT_WAREHOUSE, storageErrorOfDuckDb } from '../duckdb-instances';
 import { ChunkWriter, type ColumnValue } from '../hit-chunk';
 import { DAY_MS, type HitKeyIndex, type NumberedKey, type VisitorDay, type VisitorDayIndex } from '../hit-key-index';
 import type { LoggedClicks } from '../ingest-log';
+import { runOnWorkers } from '../run-on-workers';
 import type { SharedWriter, WarehouseConnections } from './connections';
 import { byKeys } from './sql';
 import { HITS_COLUMNS, HIT_SEQ } from './tables';
@@ -327,7 +328,8 @@ export class HitIngest {
         `INSERT INTO warehouse_meta (key, value) VALUES ('${INGEST_LOG_KEY}', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
         [String(ingest.lastLogged)],
       );
-      await ingest.writer.run('COMMIT');
+      // Up to a row group compressed and written: on DuckDB's workers, with no thread of ours spinning meanwhile.
+      await runOnWorkers(ingest.writer, 'COMMIT', this.connections.lease.workers);
     } catch (error) {
       await this.abandonIngest();
       throw storageErrorOfDuckDb(error) ?? error;

@@ -9,3 +9,4 @@ export * from './private-sqlite';
 export * from './sqlite-writer-thread';
 export * from './fold-stream';
 export * from './storage-health';
+export * from './multi-row-insert';

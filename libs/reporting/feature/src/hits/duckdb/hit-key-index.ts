@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { MultiRowInsert } from '@funnel/eventstore';
 
 /** An account's hit id and its time (epoch ms). */
 export interface HitKey {
@@ -41,7 +42,7 @@ export class HitKeyIndex {
   private nextSeq = 0;
   private reservedEnd = 0;
   private readonly numberMany: Database.Statement<[string]>;
-  private readonly upsertMany: Database.Statement<[string, string]>;
+  private readonly upsertMany: MultiRowInsert<NumberedKey>;
   private readonly writeAll: Database.Transaction<(keys: readonly NumberedKey[]) => void>;
   private readonly remove: Database.Statement;
   private readonly removeMany: Database.Transaction<(accountId: string, hitIds: readonly string[]) => void>;
@@ -67,10 +68,13 @@ export class HitKeyIndex {
     this.numberMany = db.prepare(
       'UPDATE hit_keys SET hit_seq = value ->> 2 FROM json_each(?) WHERE hit_keys.account_id = value ->> 0 AND hit_keys.hit_id = value ->> 1',
     );
-    // One statement for an account's keys (a JSON list of [hitId, timeMs, seq]): about a third of a statement per key.
-    this.upsertMany = db.prepare(
-      'INSERT INTO hit_keys (account_id, hit_id, time_ms, hit_seq) SELECT ?, value ->> 0, value ->> 1, value ->> 2 FROM json_each(?) WHERE true ' +
-        'ON CONFLICT DO UPDATE SET time_ms = excluded.time_ms, hit_seq = excluded.hit_seq',
+    // Many keys a statement (about half a statement per key).
+    this.upsertMany = new MultiRowInsert<NumberedKey>(
+      db,
+      'INSERT INTO hit_keys (account_id, hit_id, time_ms, hit_seq)',
+      4,
+      'ON CONFLICT DO UPDATE SET time_ms = excluded.time_ms, hit_seq = excluded.hit_seq',
+      (key, params) => params.push(key.accountId, key.hitId, key.timeMs, key.seq),
     );
     this.writeAll = db.transaction((keys: readonly NumberedKey[]) => this.upsert(keys));
     this.remove = db.prepare('DELETE FROM hit_keys WHERE account_id = ? AND hit_id = ?');
@@ -121,15 +125,9 @@ export class HitKeyIndex {
     this.writeAll.immediate(keys);
   }
 
-  /** Records (or moves) keys inside the caller's transaction (a statement per account). */
+  /** Records (or moves) keys inside the caller's transaction. */
   upsert(keys: readonly NumberedKey[]): void {
-    const byAccount = new Map<string, [string, number, number][]>();
-    for (const key of keys) {
-      let accountKeys = byAccount.get(key.accountId);
-      if (!accountKeys) byAccount.set(key.accountId, (accountKeys = []));
-      accountKeys.push([key.hitId, key.timeMs, key.seq]);
-    }
-    for (const [accountId, accountKeys] of byAccount) this.upsertMany.run(accountId, JSON.stringify(accountKeys));
+    this.upsertMany.run(keys);
   }
 
   /** Forgets the keys of removed hits. */
@@ -158,7 +156,7 @@ export interface VisitorDay {
  */
 export class VisitorDayIndex {
   private readonly insert: Database.Statement<[string, string, number]>;
-  private readonly insertMany: Database.Statement<[string]>;
+  private readonly insertMany: MultiRowInsert<VisitorDay>;
   private readonly select: Database.Statement<[string, string, number, number], number>;
 
   constructor(private readonly db: Database.Database) {
@@ -175,9 +173,9 @@ export class VisitorDayIndex {
         'SELECT day FROM visitor_days WHERE account_id = ? AND visitor_id = ? AND day >= ? AND day <= ? ORDER BY day',
       )
       .pluck();
-    // One statement for many days (a JSON list of [accountId, visitorId, day]).
-    this.insertMany = db.prepare(
-      'INSERT OR IGNORE INTO visitor_days (account_id, visitor_id, day) SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)',
+    // Many days a statement.
+    this.insertMany = new MultiRowInsert<VisitorDay>(db, 'INSERT OR IGNORE INTO visitor_days (account_id, visitor_id, day)', 3, '', (day, params) =>
+      params.push(day.accountId, day.visitorId, day.day),
     );
   }
 
@@ -198,7 +196,7 @@ export class VisitorDayIndex {
 
   /** Records the days of hits about to be written (each (account, visitor, day) once). */
   write(days: readonly VisitorDay[]): void {
-    if (days.length > 0) this.insertMany.run(JSON.stringify(days.map(({ accountId, visitorId, day }) => [accountId, visitorId, day])));
+    this.insertMany.run(days);
   }
 
   /** The UTC days in [startMs, endMs) on which the visitor may have hits, ascending. */

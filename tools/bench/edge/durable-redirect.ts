@@ -8,7 +8,8 @@
  *   appendPacked, IngestLog.append; committed by the row group or once idle (runOnWorkers), the log then emptied;
  * - the visitor's session put in SqliteSessionStore (group-committed in its writer thread).
  * No routing, visitor context, parsing, dedupe or hit-key index. `BENCH_FLOOR_DIR`: where its files
- * go. Prints its port.
+ * go; `BENCH_FLOOR_PARTS=hits` (or `sessions`): only that part of the writes, to see what each costs.
+ * Prints its port.
  */
 import 'reflect-metadata';
 import { join } from 'node:path';
@@ -37,6 +38,9 @@ const LOCATION = 'https://lp.example.com/main-a?h=0123456789ab&v=0123456789ab&ts
 /** Requests whose hit rows are built at start, used in turn (each row is stored again after POOL requests). */
 const POOL = 16_384;
 const ACCOUNT = generateAssetId();
+/** Which writes a redirect waits for: `hits`, `sessions`, or both (unset). */
+const FLOOR_PARTS = process.env.BENCH_FLOOR_PARTS;
+if (FLOOR_PARTS !== undefined && FLOOR_PARTS !== 'hits' && FLOOR_PARTS !== 'sessions') throw new Error('BENCH_FLOOR_PARTS is hits or sessions');
 
 /** The hits of POOL entrances: root, rotator, condition, landers (every fourth: root, rotator, landers). */
 function hitPool(): WarehouseRow[][] {
@@ -138,7 +142,10 @@ async function main(): Promise<void> {
   const app = Fastify({ logger: false });
   app.get('/fts/:token', async (_request, reply) => {
     const request = requests++;
-    await Promise.all([hits.add(pool[request % POOL]), sessions.put(ACCOUNT, sessionOf(request))]);
+    await Promise.all([
+      FLOOR_PARTS === 'sessions' ? undefined : hits.add(pool[request % POOL]),
+      FLOOR_PARTS === 'hits' ? undefined : sessions.put(ACCOUNT, sessionOf(request)),
+    ]);
     return reply.code(302).header('location', LOCATION).send();
   });
   await app.listen({ port: 0, host: '127.0.0.1' });

@@ -16,8 +16,8 @@ describe('runOnWorkers (a long statement on DuckDB worker threads, its state loo
     expect(await backgroundWorkers(instance)).toBe(threads - 1);
   });
 
-  it.each([0, 1])('commits a transaction of 300,000 rows (%i background workers), which other connections see then', async (threads) => {
-    const { instance, connection: writer } = await connection(threads + 1);
+  it.each([0, 1])('commits a transaction of 300,000 rows (%i background workers), which other connections see then', async (backgroundThreads) => {
+    const { instance, connection: writer } = await connection(backgroundThreads + 1);
     const workers = await backgroundWorkers(instance);
     await writer.run('CREATE TABLE t (n BIGINT, s VARCHAR)');
     await writer.run('BEGIN TRANSACTION');

@@ -3,7 +3,7 @@
  * fastify-redirect.ts, once the durable writes an entrance redirect of the bench funnel makes at
  * least are done, by the standalone edge's own mechanisms:
  * - its hits (4 warehouse rows, or 3 for the rotator's 0.25 straight to the landers; built at start)
- *   group-committed (GroupCommit, the edge's defaults: 256 hits or 2 ms, one write at a time) into
+ *   group-committed (GroupCommit with the edge's defaults, EDGE_HITS_COMMIT; one write at a time) into
  *   DuckDB's open ingest transaction and logged, as DuckDbHitStore's ingest does: ChunkWriter.pack,
  *   appendPacked, IngestLog.append; committed by the row group or once idle (runOnWorkers), the log then emptied;
  * - the visitor's session put in SqliteSessionStore (group-committed in its writer thread).
@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
 import { generateAssetId } from '@funnel/contracts';
 import { KeyedSerial } from '@funnel/platform';
-import { GroupCommit, SqliteSessionStore } from '@funnel/edge-feature';
+import { EDGE_HITS_COMMIT, GroupCommit, SqliteSessionStore } from '@funnel/edge-feature';
 import {
   ChunkWriter,
   INGEST_COMMIT_MS,
@@ -136,7 +136,7 @@ async function main(): Promise<void> {
   await writer.run(`CREATE TABLE hits (${WAREHOUSE_COLUMNS.map((column) => `${column.name} ${column.duckdb}`).join(', ')})`);
   await writer.run('CREATE TABLE warehouse_meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)');
   const ingest = new FloorIngest(writer, IngestLog.open(join(dir, 'hits.ingest')), await backgroundWorkers(instance));
-  const hits = new GroupCommit<WarehouseRow>((rows) => ingest.write(rows));
+  const hits = new GroupCommit<WarehouseRow>((rows) => ingest.write(rows), EDGE_HITS_COMMIT);
   const sessions = new SqliteSessionStore({ filename: join(dir, 'edge-sessions.sqlite'), ttlMs: 86_400_000 });
   let requests = 0;
   const app = Fastify({ logger: false });

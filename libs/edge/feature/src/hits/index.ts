@@ -8,6 +8,6 @@ export { JetStreamHitWriter } from './jetstream-hit-writer';
 export type { JetStreamHitWriterOptions } from './jetstream-hit-writer';
 export { InboxHitWriter } from './inbox-hit-writer';
 export type { HitInboxPoster } from './inbox-hit-writer';
-export { edgeHitsConfig, inboxHitSink, jetStreamHitSink } from './hits-config';
+export { EDGE_HITS_COMMIT, edgeHitsConfig, inboxHitSink, jetStreamHitSink } from './hits-config';
 export type { EdgeHitsConfig } from './hits-config';
 export { EdgeHitsModule } from './edge-hits.module';

@@ -22,10 +22,10 @@ export async function runOnWorkers(connection: DuckDBConnection, sql: string, wo
     return;
   }
   const pending = await connection.start(sql);
-  // node-api keeps the C API's pending result to itself (a version that renamed it is collected the usual way).
-  const result = (pending as unknown as { pending_result?: duckdb.PendingResult }).pending_result;
-  // Its state is looked at without running a task.
-  for (let wait = 1; result !== undefined; wait = Math.min(wait * 2, LONGEST_LOOK_MS)) {
+  // node-api keeps the C API's pending result to itself (its spec fails if a version renames it); the
+  // state is looked at without running a task.
+  const result = (pending as unknown as { pending_result: duckdb.PendingResult }).pending_result;
+  for (let wait = 1; ; wait = Math.min(wait * 2, LONGEST_LOOK_MS)) {
     const state = duckdb.pending_execute_check_state(result);
     if (state === duckdb.PendingState.RESULT_READY || state === duckdb.PendingState.ERROR) break;
     await sleep(wait);

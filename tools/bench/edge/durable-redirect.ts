@@ -5,7 +5,8 @@
  * - its hits (4 warehouse rows, or 3 for the rotator's 0.25 straight to the landers; built at start)
  *   group-committed (GroupCommit with the edge's defaults, EDGE_HITS_COMMIT; one write at a time) into
  *   DuckDB's open ingest transaction and logged, as DuckDbHitStore's ingest does: ChunkWriter.pack,
- *   appendPacked, IngestLog.append; committed by the row group or once idle (runOnWorkers), the log then emptied;
+ *   appendPacked, IngestLog.append; committed by the row group (without holding up the writes after
+ *   it, which are logged meanwhile and appended after it) or once idle (runOnWorkers), the log then emptied;
  * - the visitor's session put in SqliteSessionStore (group-committed in its writer thread).
  * No routing, visitor context, parsing, dedupe or hit-key index. `BENCH_FLOOR_DIR`: where its files
  * go; `BENCH_FLOOR_PARTS=hits` (or `sessions`): only that part of the writes, to see what each costs.
@@ -75,6 +76,10 @@ class FloorIngest {
   private open: { appender: DuckDBAppender; rows: number; lastLogged: number; began: number; timer: NodeJS.Timeout } | undefined;
   /** Writes and commits, one at a time. */
   private readonly serial = new KeyedSerial();
+  /** A full transaction's commit under way: writes are only logged meanwhile. */
+  private committing: Promise<void> | undefined;
+  /** The last log entry committed. */
+  private committed = 0;
 
   constructor(
     private readonly writer: DuckDBConnection,
@@ -85,13 +90,26 @@ class FloorIngest {
 
   write(rows: WarehouseRow[]): Promise<void> {
     return this.serially(async () => {
-      const open = await this.begin();
       const packed = this.chunks.pack(rows, (column) => (row) => row[column]);
+      if (this.committing) {
+        this.log.append(packed, []);
+        return;
+      }
+      const open = await this.begin();
       open.rows += this.chunks.appendPacked(open.appender, packed);
       open.lastLogged = this.log.append(packed, []);
       clearTimeout(open.timer);
       open.timer = this.commitTimer(open.began);
-      if (open.rows >= INGEST_COMMIT_ROWS) await this.commit();
+      if (open.rows >= INGEST_COMMIT_ROWS) this.commitInBackground();
+    });
+  }
+
+  /** As the store's (HitIngest.commitInBackground): writes go on, logged into the log's other file, and are appended after the commit. */
+  private commitInBackground(): void {
+    this.log.rotate();
+    this.committing = this.commit().then(() => {
+      this.committing = undefined;
+      if (this.log.idsAfter(this.committed).length > 0) void this.serially(async () => void (await this.begin()));
     });
   }
 
@@ -104,7 +122,12 @@ class FloorIngest {
     await this.writer.run('BEGIN TRANSACTION');
     const appender = await this.writer.createAppender('hits');
     const began = Date.now();
-    this.open = { appender, rows: 0, lastLogged: 0, began, timer: this.commitTimer(began) };
+    this.open = { appender, rows: 0, lastLogged: this.committed, began, timer: this.commitTimer(began) };
+    // What was logged during a commit first.
+    for (const id of this.log.idsAfter(this.committed)) {
+      this.open.rows += this.chunks.appendPacked(appender, this.log.entry(id).rows);
+      this.open.lastLogged = id;
+    }
     return this.open;
   }
 
@@ -123,6 +146,7 @@ class FloorIngest {
     open.appender.closeSync();
     await this.writer.run(`INSERT OR REPLACE INTO warehouse_meta VALUES ('ingest_log_committed', '${open.lastLogged}')`);
     await runOnWorkers(this.writer, 'COMMIT', this.workers);
+    this.committed = open.lastLogged;
     this.log.removeThrough(open.lastLogged);
   }
 }

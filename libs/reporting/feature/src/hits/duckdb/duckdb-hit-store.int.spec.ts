@@ -10,7 +10,7 @@ import { warehouseRow } from '../hit-row';
 import { contractHit, describeHitStoreContract } from '../hit-store.contract';
 import { WAREHOUSE_COLUMNS } from '../warehouse-schema';
 import { DuckDbHitStore } from './duckdb-hit-store';
-import { WarehouseInUseError, storageErrorOfDuckDb } from './duckdb-instances';
+import { WarehouseInUseError, leaseInstance, storageErrorOfDuckDb } from './duckdb-instances';
 import { ChunkWriter } from './hit-chunk';
 import { IngestLog } from './ingest-log';
 import { IMPORT_CHUNK } from './sqlite-import';
@@ -360,6 +360,76 @@ describe('DuckDbHitStore', () => {
       expect(await again.countHits(ACCOUNT, { timeStart: at(0), timeEnd: at(100) })).toBe(52);
     } finally {
       await again.close();
+    }
+  }, 60_000);
+
+  /** Hits of a full ingest transaction (2,048 rows, the specs' `ingestCommitRows`), the offer of a click on one of them, and another hit. */
+  function fullTransaction() {
+    const at = (seconds: number) => new Date(Date.UTC(2026, 0, 10) + seconds * 1000).toISOString();
+    const hits = Array.from({ length: 2048 }, (_, n) => contractHit(n + 1, { time: at(n) }));
+    const offer = contractHit(5000, { time: at(3000), action: 1, previousHitId: hits[10].hitId, isEntrance: false });
+    return { at, hits, offer, other: contractHit(5001, { time: at(3001) }) };
+  }
+
+  it('answers ingests while a full ingest transaction commits, writes what they logged after it, and stores each hit once', async () => {
+    const { at, hits, offer, other } = fullTransaction();
+    const store = await DuckDbHitStore.open({ dataDir: dir.path, ingestCommitRows: 2048 });
+    const lease = await leaseInstance(join(dir.path, 'reporting.duckdb'));
+    const raw = await lease.instance.connect();
+    try {
+      // Each commit checkpoints and sleeps a second first: the full transaction's commit is under way that long.
+      await raw.run("SET checkpoint_threshold = '1KB'");
+      await raw.run('SET debug_checkpoint_sleep_ms = 1000');
+      expect(await store.insertHits(hits)).toEqual({ inserted: 2048, ignored: 0 });
+      // Meanwhile: a new hit with a click on a committing one, committing ones sent again, then the new one again.
+      expect(await store.insertHits([offer, hits[0], hits[2047]])).toEqual({ inserted: 1, ignored: 2 });
+      expect(await store.insertHits([offer, other])).toEqual({ inserted: 1, ignored: 1 });
+      // Answered before the commit ended.
+      expect((await raw.runAndReadAll('SELECT count(*) FROM hits')).getRows()).toEqual([[0n]]);
+      // A read waits for the commit and for the hits logged meanwhile.
+      expect(await store.countHits(ACCOUNT, { timeStart: at(0), timeEnd: at(4000) })).toBe(2050);
+      expect(await store.getHits(ACCOUNT, [hits[10].hitId, offer.hitId])).toEqual(expect.arrayContaining([{ ...hits[10], clicks: 1 }, offer]));
+      expect(await store.insertHits([offer, other, hits[5]])).toEqual({ inserted: 0, ignored: 3 });
+    } finally {
+      raw.closeSync();
+      lease.release();
+      await store.close();
+    }
+    for (const file of IngestLog.files(join(dir.path, 'reporting.duckdb.ingest'))) expect(statSync(file).size).toBe(0);
+    const again = await DuckDbHitStore.open({ dataDir: dir.path });
+    try {
+      expect(await again.countHits(ACCOUNT, { timeStart: at(0), timeEnd: at(4000) })).toBe(2050);
+    } finally {
+      await again.close();
+    }
+  }, 30_000);
+
+  it('keeps every hit it answered through a kill -9 while a full ingest transaction commits, once', async () => {
+    const { at, hits, offer, other } = fullTransaction();
+    const input = join(dir.path, 'batches.json');
+    writeFileSync(input, JSON.stringify([hits, [offer, hits[0]], [other, offer]]));
+    const root = join(__dirname, '..', '..', '..', '..', '..', '..');
+    // The child's commits sleep 5 s before their checkpoint: killed while the first one is under way.
+    const child = spawnSync(
+      process.execPath,
+      ['-r', join(root, 'tools', 'register.js'), join(__dirname, 'fixtures', 'ingest-then-crash.fixture.ts'), dir.path, input, '2048', '5000'],
+      { cwd: root, encoding: 'utf8' },
+    );
+    expect(child.signal).toBe('SIGKILL');
+    expect(JSON.parse(child.stdout.trim())).toEqual([
+      { inserted: 2048, ignored: 0 },
+      { inserted: 1, ignored: 1 },
+      { inserted: 1, ignored: 1 },
+    ]);
+    const store = await DuckDbHitStore.open({ dataDir: dir.path });
+    try {
+      expect(await store.countHits(ACCOUNT, { timeStart: at(0), timeEnd: at(4000) })).toBe(2050);
+      expect(await store.getHits(ACCOUNT, [hits[10].hitId, offer.hitId, other.hitId])).toEqual(
+        expect.arrayContaining([{ ...hits[10], clicks: 1 }, offer, other]),
+      );
+      expect(await store.insertHits([offer, other, hits[0]])).toEqual({ inserted: 0, ignored: 3 });
+    } finally {
+      await store.close();
     }
   }, 60_000);
 

@@ -25,6 +25,13 @@ export interface SharedWriter {
   logCommitted: number;
   /** DuckDB may lack entries of the log after `logCommitted` (a new open, a failed write): they are written again before anything else. */
   logBehind: boolean;
+  /**
+   * A full ingest transaction's commit under way on its writer (see HitIngest.commitInBackground):
+   * ingests meanwhile only log their hits (`unapplied`); every other write, and any read, waits for it.
+   */
+  committing: { writer: DuckDBConnection; ids: Map<string, Set<string>>; done: Promise<void> } | undefined;
+  /** The ids, by account, of the hits logged while a commit was under way and not yet in DuckDB's ingest transaction. */
+  unapplied: Map<string, Set<string>> | undefined;
   /** The places of the hits read lately, for the updates of their states (any store of the file may remove hits). */
   places: PlaceCache;
 }
@@ -58,6 +65,8 @@ export class WarehouseConnections {
         ingest: undefined,
         logCommitted: 0,
         logBehind: true,
+        committing: undefined,
+        unapplied: undefined,
         places: new PlaceCache(),
       };
       sharedWriters.set(lease.instance, shared);
@@ -154,6 +163,7 @@ export class WarehouseConnections {
    * commit fails (a full disk), reads go on with what is committed, and writes fail until it succeeds.
    */
   async settled(): Promise<void> {
-    if (this.shared.ingest || this.shared.logBehind) await this.exclusive(() => Promise.resolve()).catch(() => undefined);
+    const { ingest, logBehind, committing, unapplied } = this.shared;
+    if (ingest || logBehind || committing || unapplied) await this.exclusive(() => Promise.resolve()).catch(() => undefined);
   }
 }

@@ -70,6 +70,8 @@ export class HitIngest {
     private readonly index: HitKeyIndex,
     visitors: VisitorDayIndex,
     private readonly filename: string,
+    /** The rows at which the ingest transaction is committed (INGEST_COMMIT_ROWS but in specs). */
+    private readonly commitRows: number,
   ) {
     this.writer = connections.writer;
     this.shared = connections.shared;
@@ -194,31 +196,86 @@ export class HitIngest {
    * not stored: it fails).
    */
   private async ingestRows(rows: Buffer, hits: readonly Hit[], clicks: readonly LoggedClicks[], index: () => void): Promise<void> {
+    if (this.shared.committing) {
+      this.logOnly(rows, hits, clicks, index);
+      return;
+    }
     try {
+      await this.applyUnapplied();
       const ingest = await this.openIngest();
       await this.applyIngest(ingest, rows, clicks);
       writingTo(HIT_WAREHOUSE, index);
       ingest.lastLogged = this.shared.log.append(rows, clicks);
       clearTimeout(ingest.timer);
       ingest.timer = this.commitTimer(ingest.began);
-      // Each account's set looked up once per run of its hits.
-      let ids: Set<string> | undefined;
-      for (let i = 0; i < hits.length; i++) {
-        const hit = hits[i];
-        if (!ids || hit.accountId !== hits[i - 1].accountId) {
-          ids = ingest.ids.get(hit.accountId);
-          if (!ids) ingest.ids.set(hit.accountId, (ids = new Set()));
-        }
-        ids.add(hit.hitId);
-      }
+      addIds(ingest.ids, hits);
       if (ingest.unflushedRows >= INGEST_FLUSH_ROWS) this.flushIngest(ingest);
     } catch (error) {
       await this.abandonIngest();
       await this.replayIngestLog().catch(() => undefined);
       throw storageErrorOfDuckDb(error) ?? error;
     }
-    // Logged: a failed commit now leaves the hits in the log, written again before the next write.
-    if (this.ingest && this.ingest.rows >= INGEST_COMMIT_ROWS) await this.commitIngest().catch(() => undefined);
+    if (this.ingest && this.ingest.rows >= this.commitRows) this.commitInBackground(this.ingest);
+  }
+
+  /**
+   * An ingest while a full transaction commits (see `commitInBackground`): its keys and visitor days
+   * committed to SQLite, its rows and clicks logged, and nothing written to DuckDB, whose writer is
+   * busy; its entry is written into the next ingest transaction after the commit (`applyUnapplied`).
+   */
+  private logOnly(rows: Buffer, hits: readonly Hit[], clicks: readonly LoggedClicks[], index: () => void): void {
+    writingTo(HIT_WAREHOUSE, index);
+    this.shared.log.append(rows, clicks);
+    const unapplied = (this.shared.unapplied ??= new Map());
+    addIds(unapplied, hits);
+  }
+
+  /**
+   * Commits a full ingest transaction (INGEST_COMMIT_ROWS: a row group compressed and written, 0.1-0.5 s
+   * on DuckDB's worker) without holding up the ingests after it: they are logged meanwhile (`logOnly`,
+   * into the log's other file, so each file empties as DuckDB takes its entries), and written into the
+   * next ingest transaction once the commit is done, by the next write or at once. Reads and other
+   * writes wait for it (`settleIngest`). A failed commit leaves everything in the log, written again
+   * before the next write, as after any failed write.
+   */
+  private commitInBackground(ingest: OpenIngest): void {
+    this.ingest = undefined;
+    this.shared.log.rotate();
+    const done = this.commitIngest(ingest)
+      .catch(() => undefined)
+      .then(() => {
+        this.shared.committing = undefined;
+        if (this.shared.unapplied) void this.connections.queued(() => this.applyUnapplied()).catch(() => undefined);
+      });
+    this.shared.committing = { writer: ingest.writer, ids: ingest.ids, done };
+  }
+
+  /**
+   * Writes the entries logged while a commit was under way (see `logOnly`) into a new ingest
+   * transaction (not committed: they are logged), before any other write of the ingest (the caller
+   * holds the writer). When that fails, the transaction is rolled back and every entry DuckDB lacks
+   * is written again before the next write.
+   */
+  private async applyUnapplied(): Promise<void> {
+    const unapplied = this.shared.unapplied;
+    if (!unapplied || this.shared.committing || this.logBehind) return;
+    try {
+      const ingest = await this.openIngest();
+      for (const id of this.shared.log.idsAfter(ingest.lastLogged)) {
+        const entry = this.shared.log.entry(id);
+        await this.applyIngest(ingest, entry.rows, entry.clicks);
+        ingest.lastLogged = id;
+      }
+      for (const [accountId, ids] of unapplied) {
+        const held = ingest.ids.get(accountId);
+        if (held) for (const id of ids) held.add(id);
+        else ingest.ids.set(accountId, ids);
+      }
+      this.shared.unapplied = undefined;
+    } catch (error) {
+      await this.abandonIngest();
+      throw storageErrorOfDuckDb(error) ?? error;
+    }
   }
 
   /** The ingest transaction, begun when none is open (committed by INGEST_COMMIT_MS at the latest). */
@@ -264,14 +321,17 @@ export class HitIngest {
    * holds (its ids, in memory), and among the others those committed (read on the writer).
    */
   private async ingestedIds(accountId: string, candidates: readonly string[], keys: Map<string, number>): Promise<Set<string>> {
-    const held = this.ingest?.ids.get(accountId);
-    if (!held) return this.storedIds(this.writer, accountId, candidates, keys);
+    const { committing, unapplied } = this.shared;
+    const held = [this.ingest?.ids, committing?.ids, unapplied].map((ids) => ids?.get(accountId)).filter((ids) => ids !== undefined);
     const found = new Set<string>();
     const unheld: string[] = [];
     for (const id of candidates) {
-      if (held.has(id)) found.add(id);
+      if (held.some((ids) => ids.has(id))) found.add(id);
       else unheld.push(id);
     }
+    if (unheld.length === 0) return found;
+    // Ids stored before: read on the writer, once a commit under way on it is done.
+    if (committing) await committing.done;
     for (const id of await this.storedIds(this.writer, accountId, unheld, keys)) found.add(id);
     return found;
   }
@@ -317,8 +377,7 @@ export class HitIngest {
   }
 
   /** Commits the ingest transaction with the last log entry it holds, then removes the log's entries up to it. */
-  private async commitIngest(): Promise<void> {
-    const ingest = this.ingest;
+  private async commitIngest(ingest = this.ingest): Promise<void> {
     if (!ingest) return;
     clearTimeout(ingest.timer);
     try {
@@ -331,10 +390,10 @@ export class HitIngest {
       // Up to a row group compressed and written: on DuckDB's workers, with no thread of ours spinning meanwhile.
       await runOnWorkers(ingest.writer, 'COMMIT', this.connections.lease.workers);
     } catch (error) {
-      await this.abandonIngest();
+      await this.abandonIngest(ingest);
       throw storageErrorOfDuckDb(error) ?? error;
     }
-    this.ingest = undefined;
+    if (this.ingest === ingest) this.ingest = undefined;
     this.logCommitted = ingest.lastLogged;
     // DuckDB creates its write-ahead log with the process's umask: kept private as the database is.
     tightenFile(`${this.filename}.wal`);
@@ -347,9 +406,8 @@ export class HitIngest {
   }
 
   /** Rolls the ingest transaction back: the log's entries after `logCommitted` are to be written again. */
-  private async abandonIngest(): Promise<void> {
-    const ingest = this.ingest;
-    this.ingest = undefined;
+  private async abandonIngest(ingest = this.ingest): Promise<void> {
+    if (this.ingest === ingest) this.ingest = undefined;
     this.logBehind = true;
     if (!ingest) return;
     clearTimeout(ingest.timer);
@@ -367,6 +425,7 @@ export class HitIngest {
    * the store is opening).
    */
   private async replayIngestLog(): Promise<void> {
+    await this.shared.committing?.done;
     await this.commitIngest();
     const reader = await this.writer.runAndReadAll(`SELECT value FROM warehouse_meta WHERE key = '${INGEST_LOG_KEY}'`);
     const recorded = reader.getRows()[0]?.[0];
@@ -389,18 +448,22 @@ export class HitIngest {
       }
       await this.commitIngest();
     }
+    this.shared.unapplied = undefined;
     this.logBehind = false;
   }
 
   /** Commits the ingested hits waiting in the ingest transaction (and writes again those a failed write lost). The caller holds the writer. */
   async settleIngest(): Promise<void> {
+    await this.shared.committing?.done;
     if (this.logBehind) await this.replayIngestLog();
+    await this.applyUnapplied();
     await this.commitIngest();
   }
 
   /** At the close: commits the ingest transaction when this store began it, and writes again what a failed write lost. */
   settleOnClose(): Promise<void> | undefined {
-    return this.ingest?.writer === this.writer || this.logBehind ? this.settleIngest() : undefined;
+    const { committing, unapplied } = this.shared;
+    return this.ingest?.writer === this.writer || this.logBehind || committing || unapplied ? this.settleIngest() : undefined;
   }
 
   /** Appends warehouse rows to `hits` (inside the caller's transaction), a data chunk at a time. */
@@ -449,4 +512,17 @@ function visitorDaysOf(hits: readonly Hit[], timesMs: readonly number[]): Visito
     days.push({ accountId: hit.accountId, visitorId: hit.visitorId, day });
   }
   return days;
+}
+
+/** Adds the hits' ids to `ids`, by account (each account's set looked up once per run of its hits). */
+function addIds(ids: Map<string, Set<string>>, hits: readonly Hit[]): void {
+  let accountIds: Set<string> | undefined;
+  for (let i = 0; i < hits.length; i++) {
+    const hit = hits[i];
+    if (!accountIds || hit.accountId !== hits[i - 1].accountId) {
+      accountIds = ids.get(hit.accountId);
+      if (!accountIds) ids.set(hit.accountId, (accountIds = new Set()));
+    }
+    accountIds.add(hit.hitId);
+  }
 }

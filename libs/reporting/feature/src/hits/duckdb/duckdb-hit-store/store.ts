@@ -6,10 +6,11 @@ import type { EntranceQuery, Hit, HitFilter } from '@funnel/reporting-domain';
 import type { AppliedRow, HitState, HitStore, HitWarehouse, InsertHitsResult, JobWrites, StateRead, UpdatedField } from '../../hit-store';
 import { HIT_WAREHOUSE, leaseInstance, storageErrorOfDuckDb, type InstanceLease } from '../duckdb-instances';
 import { DAY_MS, HitKeyIndex, VisitorDayIndex } from '../hit-key-index';
+import { IngestLog } from '../ingest-log';
 import { RecordedRowIndexes } from '../recorded-row-indexes';
 import { importSqliteHits } from '../sqlite-import';
 import { WarehouseConnections } from './connections';
-import { HitIngest } from './ingest';
+import { HitIngest, INGEST_COMMIT_ROWS } from './ingest';
 import { HitReads } from './reads';
 import { HIT_SEQ, createTables } from './tables';
 import { HitUpdates } from './updates';
@@ -22,6 +23,8 @@ export interface DuckDbHitStoreOptions {
   fileName?: string;
   /** The SQLite file inside dataDir holding the hit-key index (and a previous version's hits, imported once), default `reporting.sqlite`. */
   indexFileName?: string;
+  /** The rows at which the ingest transaction is committed (default INGEST_COMMIT_ROWS, DuckDB's row group; the specs use fewer). */
+  ingestCommitRows?: number;
 }
 
 /**
@@ -69,10 +72,11 @@ export class DuckDbHitStore implements HitStore {
     private readonly sqlite: Database.Database,
     private readonly index: HitKeyIndex,
     filename: string,
+    ingestCommitRows: number,
     private readonly visitors: VisitorDayIndex = new VisitorDayIndex(sqlite),
   ) {
     this.connections = new WarehouseConnections(lease, writer, filename, () => this.ingest.settleIngest());
-    this.ingest = new HitIngest(this.connections, sqlite, index, visitors, filename);
+    this.ingest = new HitIngest(this.connections, sqlite, index, visitors, filename, ingestCommitRows);
     this.inserts = new WaitingInserts(this.connections, (hits) => this.ingest.insertGroup(hits));
     const recordedIndexes = new RecordedRowIndexes();
     this.reads = new HitReads(this.connections, index, recordedIndexes);
@@ -83,7 +87,7 @@ export class DuckDbHitStore implements HitStore {
   static async open(options: DuckDbHitStoreOptions): Promise<DuckDbHitStore> {
     const fileName = options.fileName ?? 'reporting.duckdb';
     const indexFileName = options.indexFileName ?? 'reporting.sqlite';
-    ensurePrivateDirectory(options.dataDir, [fileName, indexFileName, `${fileName}.ingest`]);
+    ensurePrivateDirectory(options.dataDir, [fileName, indexFileName, ...IngestLog.files(`${fileName}.ingest`)]);
     const filename = join(options.dataDir, fileName);
     const lease = await leaseInstance(filename);
     // DuckDB creates its files with the process's umask (it refuses an empty file made beforehand): made
@@ -96,7 +100,7 @@ export class DuckDbHitStore implements HitStore {
       writer = await lease.instance.connect();
       await createTables(writer);
       sqlite = openPrivateSqlite(join(options.dataDir, indexFileName));
-      const opened = new DuckDbHitStore(lease, writer, sqlite, new HitKeyIndex(sqlite), filename);
+      const opened = new DuckDbHitStore(lease, writer, sqlite, new HitKeyIndex(sqlite), filename, options.ingestCommitRows ?? INGEST_COMMIT_ROWS);
       store = opened;
       // The ingest log's entries DuckDB lacks (a crash) are written first.
       await opened.connections.exclusive(() => Promise.resolve());

@@ -377,19 +377,28 @@ describe('DuckDbHitStore', () => {
     const lease = await leaseInstance(join(dir.path, 'reporting.duckdb'));
     const raw = await lease.instance.connect();
     try {
-      // Each commit checkpoints and sleeps a second first: the full transaction's commit is under way that long.
+      // Each commit checkpoints and sleeps 2 s first: the full transaction's commit is under way that long.
       await raw.run("SET checkpoint_threshold = '1KB'");
-      await raw.run('SET debug_checkpoint_sleep_ms = 1000');
+      await raw.run('SET debug_checkpoint_sleep_ms = 2000');
       expect(await store.insertHits(hits)).toEqual({ inserted: 2048, ignored: 0 });
       // Meanwhile: a new hit with a click on a committing one, committing ones sent again, then the new one again.
       expect(await store.insertHits([offer, hits[0], hits[2047]])).toEqual({ inserted: 1, ignored: 2 });
       expect(await store.insertHits([offer, other])).toEqual({ inserted: 1, ignored: 1 });
       // Answered before the commit ended.
       expect((await raw.runAndReadAll('SELECT count(*) FROM hits')).getRows()).toEqual([[0n]]);
+      // Five times what a write appends of them after the commit (CATCH_UP_ROWS): 20,000 hits in 100 calls.
+      const later = Array.from({ length: 20_000 }, (_, n) => contractHit(10_000 + n, { time: at(5000 + n) }));
+      for (let start = 0; start < later.length; start += 200) {
+        expect(await store.insertHits(later.slice(start, start + 200))).toEqual({ inserted: 200, ignored: 0 });
+      }
+      // Sent as soon as the commit shows, while (or after) the hits logged meanwhile are appended, a slice
+      // at a time and the transaction committed again at 2,048 rows: hits sent again are found, a new one is taken.
+      while ((await raw.runAndReadAll('SELECT count(*) FROM hits')).getRows()[0][0] === 0n) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(await store.insertHits([later[19_999], hits[3], contractHit(5002, { time: at(3002) })])).toEqual({ inserted: 1, ignored: 2 });
       // A read waits for the commit and for the hits logged meanwhile.
-      expect(await store.countHits(ACCOUNT, { timeStart: at(0), timeEnd: at(4000) })).toBe(2050);
+      expect(await store.countHits(ACCOUNT, { timeStart: at(0), timeEnd: at(30_000) })).toBe(22_051);
       expect(await store.getHits(ACCOUNT, [hits[10].hitId, offer.hitId])).toEqual(expect.arrayContaining([{ ...hits[10], clicks: 1 }, offer]));
-      expect(await store.insertHits([offer, other, hits[5]])).toEqual({ inserted: 0, ignored: 3 });
+      expect(await store.insertHits([offer, other, hits[5], later[0]])).toEqual({ inserted: 0, ignored: 4 });
     } finally {
       raw.closeSync();
       lease.release();
@@ -398,7 +407,7 @@ describe('DuckDbHitStore', () => {
     for (const file of IngestLog.files(join(dir.path, 'reporting.duckdb.ingest'))) expect(statSync(file).size).toBe(0);
     const again = await DuckDbHitStore.open({ dataDir: dir.path });
     try {
-      expect(await again.countHits(ACCOUNT, { timeStart: at(0), timeEnd: at(4000) })).toBe(2050);
+      expect(await again.countHits(ACCOUNT, { timeStart: at(0), timeEnd: at(30_000) })).toBe(22_051);
     } finally {
       await again.close();
     }

@@ -23,6 +23,12 @@ export const INGEST_COMMIT_ROWS = 122_880;
 /** The most ingested rows the ingest transaction's appender holds before they are moved into the transaction (see OpenIngest). */
 const INGEST_FLUSH_ROWS = 16_384;
 /**
+ * The rows of the entries logged during a commit that a write appends to the next ingest transaction
+ * at most (see `applyUnapplied`): the catch-up after a commit is spread over the writes, 10-20 ms
+ * each, rather than holding the event loop for all of it (75-130 ms after a row group of the edge's load).
+ */
+const CATCH_UP_ROWS = 4_096;
+/**
  * When no read or other write asks for them first, ingested hits are committed once no ingest came
  * for INGEST_IDLE_MS, and INGEST_COMMIT_MS after the first at the latest (a steady trickle).
  */
@@ -196,12 +202,15 @@ export class HitIngest {
    * not stored: it fails).
    */
   private async ingestRows(rows: Buffer, hits: readonly Hit[], clicks: readonly LoggedClicks[], index: () => void): Promise<void> {
-    if (this.shared.committing) {
+    if (this.shared.committing || this.shared.unapplied) {
+      // Behind the entries logged during a commit: logged too (answered then), and a slice of them
+      // appended (a failure there leaves them to the next write, which writes again what DuckDB lacks).
       this.logOnly(rows, hits, clicks, index);
+      if (!this.shared.committing) await this.applyUnapplied(CATCH_UP_ROWS).catch(() => undefined);
+      this.commitIfFull();
       return;
     }
     try {
-      await this.applyUnapplied();
       const ingest = await this.openIngest();
       await this.applyIngest(ingest, rows, clicks);
       writingTo(HIT_WAREHOUSE, index);
@@ -215,13 +224,19 @@ export class HitIngest {
       await this.replayIngestLog().catch(() => undefined);
       throw storageErrorOfDuckDb(error) ?? error;
     }
+    this.commitIfFull();
+  }
+
+  /** Commits the ingest transaction once it holds `commitRows` rows (see `commitInBackground`). */
+  private commitIfFull(): void {
     if (this.ingest && this.ingest.rows >= this.commitRows) this.commitInBackground(this.ingest);
   }
 
   /**
-   * An ingest while a full transaction commits (see `commitInBackground`): its keys and visitor days
-   * committed to SQLite, its rows and clicks logged, and nothing written to DuckDB, whose writer is
-   * busy; its entry is written into the next ingest transaction after the commit (`applyUnapplied`).
+   * An ingest while a full transaction commits (see `commitInBackground`), or while the entries
+   * logged meanwhile are appended after it: its keys and visitor days committed to SQLite, its rows
+   * and clicks logged, nothing written to DuckDB here; its entry is appended to the next ingest
+   * transaction in its turn (`applyUnapplied`).
    */
   private logOnly(rows: Buffer, hits: readonly Hit[], clicks: readonly LoggedClicks[], index: () => void): void {
     writingTo(HIT_WAREHOUSE, index);
@@ -245,31 +260,52 @@ export class HitIngest {
       .catch(() => undefined)
       .then(() => {
         this.shared.committing = undefined;
-        if (this.shared.unapplied) void this.connections.queued(() => this.applyUnapplied()).catch(() => undefined);
+        this.catchUp();
       });
     this.shared.committing = { writer: ingest.writer, ids: ingest.ids, done };
   }
 
+  /** Appends the entries logged during a commit, a slice per write after the writes queued before it, until none is left. */
+  private catchUp(): void {
+    if (!this.shared.unapplied || this.shared.committing || this.logBehind) return;
+    void this.connections
+      .queued(async () => {
+        // A turn of the event loop between slices: the visitor routes' other work goes on meanwhile.
+        await new Promise((resolve) => setImmediate(resolve));
+        await this.applyUnapplied(CATCH_UP_ROWS);
+        this.commitIfFull();
+        this.catchUp();
+      })
+      .catch(() => undefined);
+  }
+
   /**
-   * Writes the entries logged while a commit was under way (see `logOnly`) into a new ingest
-   * transaction (not committed: they are logged), before any other write of the ingest (the caller
-   * holds the writer). When that fails, the transaction is rolled back and every entry DuckDB lacks
-   * is written again before the next write.
+   * Appends entries logged while a commit was under way (see `logOnly`), in order, to the ingest
+   * transaction (not committed: they are logged): at least `rows` rows of them when there are that
+   * many (all by default). The caller holds the writer. When that fails, the transaction is rolled
+   * back and every entry DuckDB lacks is written again before the next write.
    */
-  private async applyUnapplied(): Promise<void> {
+  private async applyUnapplied(rows = Infinity): Promise<void> {
     const unapplied = this.shared.unapplied;
     if (!unapplied || this.shared.committing || this.logBehind) return;
     try {
       const ingest = await this.openIngest();
-      for (const id of this.shared.log.idsAfter(ingest.lastLogged)) {
-        const entry = this.shared.log.entry(id);
+      const ids = this.shared.log.idsAfter(ingest.lastLogged);
+      const before = ingest.rows;
+      for (let i = 0; i < ids.length && ingest.rows - before < rows; i++) {
+        const entry = this.shared.log.entry(ids[i]);
         await this.applyIngest(ingest, entry.rows, entry.clicks);
-        ingest.lastLogged = id;
+        ingest.lastLogged = ids[i];
       }
-      for (const [accountId, ids] of unapplied) {
+      if (ingest.unflushedRows >= INGEST_FLUSH_ROWS) this.flushIngest(ingest);
+      clearTimeout(ingest.timer);
+      ingest.timer = this.commitTimer(ingest.began);
+      if (ids.length > 0 && ingest.lastLogged !== ids[ids.length - 1]) return;
+      // All appended: their ids are the transaction's.
+      for (const [accountId, accountIds] of unapplied) {
         const held = ingest.ids.get(accountId);
-        if (held) for (const id of ids) held.add(id);
-        else ingest.ids.set(accountId, ids);
+        if (held) for (const id of accountIds) held.add(id);
+        else ingest.ids.set(accountId, accountIds);
       }
       this.shared.unapplied = undefined;
     } catch (error) {

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StorageUnavailableError, openPrivateSqlite } from '@funnel/eventstore';
-import type { Hit } from '@funnel/reporting-domain';
+import type { Hit, HitFilter } from '@funnel/reporting-domain';
 import { tempDir, type TempDir } from '@funnel/testing';
 import type Database from 'better-sqlite3';
 import { createHitStore } from '../create-hit-store';
@@ -318,6 +318,41 @@ describe('DuckDbHitStore', () => {
     }
   });
 
+  /** After the close the ingest log's files are empty, and opened again the warehouse holds `count` hits in `window`: nothing replayed twice. */
+  async function expectClosedOnce(window: HitFilter, count: number): Promise<void> {
+    for (const file of IngestLog.files(join(dir.path, 'reporting.duckdb.ingest'))) expect(statSync(file).size).toBe(0);
+    const again = await DuckDbHitStore.open({ dataDir: dir.path });
+    try {
+      expect(await again.countHits(ACCOUNT, window)).toBe(count);
+    } finally {
+      await again.close();
+    }
+  }
+
+  /**
+   * The answers of a child process (fixtures/ingest-then-crash.fixture.ts) that ingests `batches` into
+   * the warehouse in `dir`, one call each, and is killed (SIGKILL) once they are answered.
+   */
+  function ingestThenCrash(batches: Hit[][], options?: { commitRows: number; checkpointSleepMs: number }): unknown {
+    const input = join(dir.path, 'batches.json');
+    writeFileSync(input, JSON.stringify(batches));
+    const root = join(__dirname, '..', '..', '..', '..', '..', '..');
+    const child = spawnSync(
+      process.execPath,
+      [
+        '-r',
+        join(root, 'tools', 'register.js'),
+        join(__dirname, 'fixtures', 'ingest-then-crash.fixture.ts'),
+        dir.path,
+        input,
+        ...(options ? [String(options.commitRows), String(options.checkpointSleepMs)] : []),
+      ],
+      { cwd: root, encoding: 'utf8' },
+    );
+    expect(child.signal).toBe('SIGKILL');
+    return JSON.parse(child.stdout.trim());
+  }
+
   it('keeps every hit it answered through a kill -9 before DuckDB committed them (the ingest log), once', async () => {
     const at = (minutes: number) => new Date(Date.UTC(2026, 0, 10) + minutes * 60_000).toISOString();
     const lander = contractHit(1, { time: at(0) });
@@ -325,19 +360,7 @@ describe('DuckDbHitStore', () => {
     const more = Array.from({ length: 50 }, (_, i) => contractHit(10 + i, { time: at(2 + i) }));
     // The offer in a later call than its lander; the last call sends hits already answered.
     const batches = [[lander], [offer, ...more.slice(0, 30)], [...more.slice(20), lander]];
-    const input = join(dir.path, 'batches.json');
-    writeFileSync(input, JSON.stringify(batches));
-    const root = join(__dirname, '..', '..', '..', '..', '..', '..');
-    const child = spawnSync(
-      process.execPath,
-      ['-r', join(root, 'tools', 'register.js'), join(__dirname, 'fixtures', 'ingest-then-crash.fixture.ts'), dir.path, input],
-      {
-        cwd: root,
-        encoding: 'utf8',
-      },
-    );
-    expect(child.signal).toBe('SIGKILL');
-    expect(JSON.parse(child.stdout.trim())).toEqual([
+    expect(ingestThenCrash(batches)).toEqual([
       { inserted: 1, ignored: 0 },
       { inserted: 31, ignored: 0 },
       { inserted: 20, ignored: 11 },
@@ -353,14 +376,7 @@ describe('DuckDbHitStore', () => {
     } finally {
       await store.close();
     }
-    expect(statSync(join(dir.path, 'reporting.duckdb.ingest')).size).toBe(0);
-    // Opened again: nothing replayed twice.
-    const again = await DuckDbHitStore.open({ dataDir: dir.path });
-    try {
-      expect(await again.countHits(ACCOUNT, { timeStart: at(0), timeEnd: at(100) })).toBe(52);
-    } finally {
-      await again.close();
-    }
+    await expectClosedOnce({ timeStart: at(0), timeEnd: at(100) }, 52);
   }, 60_000);
 
   /** Hits of a full ingest transaction (2,048 rows, the specs' `ingestCommitRows`), the offer of a click on one of them, and another hit. */
@@ -404,28 +420,13 @@ describe('DuckDbHitStore', () => {
       lease.release();
       await store.close();
     }
-    for (const file of IngestLog.files(join(dir.path, 'reporting.duckdb.ingest'))) expect(statSync(file).size).toBe(0);
-    const again = await DuckDbHitStore.open({ dataDir: dir.path });
-    try {
-      expect(await again.countHits(ACCOUNT, { timeStart: at(0), timeEnd: at(30_000) })).toBe(22_051);
-    } finally {
-      await again.close();
-    }
+    await expectClosedOnce({ timeStart: at(0), timeEnd: at(30_000) }, 22_051);
   }, 30_000);
 
   it('keeps every hit it answered through a kill -9 while a full ingest transaction commits, once', async () => {
     const { at, hits, offer, other } = fullTransaction();
-    const input = join(dir.path, 'batches.json');
-    writeFileSync(input, JSON.stringify([hits, [offer, hits[0]], [other, offer]]));
-    const root = join(__dirname, '..', '..', '..', '..', '..', '..');
     // The child's commits sleep 5 s before their checkpoint: killed while the first one is under way.
-    const child = spawnSync(
-      process.execPath,
-      ['-r', join(root, 'tools', 'register.js'), join(__dirname, 'fixtures', 'ingest-then-crash.fixture.ts'), dir.path, input, '2048', '5000'],
-      { cwd: root, encoding: 'utf8' },
-    );
-    expect(child.signal).toBe('SIGKILL');
-    expect(JSON.parse(child.stdout.trim())).toEqual([
+    expect(ingestThenCrash([hits, [offer, hits[0]], [other, offer]], { commitRows: 2048, checkpointSleepMs: 5000 })).toEqual([
       { inserted: 2048, ignored: 0 },
       { inserted: 1, ignored: 1 },
       { inserted: 1, ignored: 1 },

@@ -4,7 +4,7 @@ import { tightenFile } from '@funnel/eventstore';
 import { storageErrorOfDuckDb, type InstanceLease } from '../duckdb-instances';
 import { PlaceCache } from '../hit-key-index';
 import { IngestLog } from '../ingest-log';
-import type { OpenIngest } from './ingest';
+import type { OpenIngest } from './ingest-transaction';
 
 /** Idle read connections a store keeps at most (a read opens a connection of its own when none is idle). */
 const IDLE_READERS = 4;
@@ -26,7 +26,7 @@ export interface SharedWriter {
   /** DuckDB may lack entries of the log after `logCommitted` (a new open, a failed write): they are written again before anything else. */
   logBehind: boolean;
   /**
-   * A full ingest transaction's commit under way on its writer (see HitIngest.commitInBackground):
+   * A full ingest transaction's commit under way on its writer (see IngestTransaction.commitInBackground):
    * ingests meanwhile only log their hits (`unapplied`); every other write, and any read, waits for it.
    */
   committing: { writer: DuckDBConnection; ids: Map<string, Set<string>>; done: Promise<void> } | undefined;
@@ -53,7 +53,7 @@ export class WarehouseConnections {
     readonly lease: InstanceLease,
     readonly writer: DuckDBConnection,
     private readonly filename: string,
-    /** Commits the file's ingested hits (see HitIngest.settleIngest). */
+    /** Commits the file's ingested hits (see IngestTransaction.settle). */
     private readonly settleIngest: () => Promise<void>,
   ) {
     let shared = sharedWriters.get(lease.instance);

@@ -10,7 +10,8 @@ import { IngestLog } from '../ingest-log';
 import { RecordedRowIndexes } from '../recorded-row-indexes';
 import { importSqliteHits } from '../sqlite-import';
 import { WarehouseConnections } from './connections';
-import { HitIngest, INGEST_COMMIT_ROWS } from './ingest';
+import { HitIngest } from './ingest';
+import { INGEST_COMMIT_ROWS } from './ingest-transaction';
 import { HitReads } from './reads';
 import { HIT_SEQ, createTables } from './tables';
 import { HitUpdates } from './updates';
@@ -60,7 +61,7 @@ export class DuckDbHitStore implements HitStore {
   readonly warehouse: HitWarehouse;
   /** The writer, the file's shared writes and the readers (connections.ts). */
   private readonly connections: WarehouseConnections;
-  /** The ingest transaction and log (ingest.ts), fed by the waiting insert calls (waiting-inserts.ts). */
+  /** The ingest (ingest.ts; its transaction and log, ingest-transaction.ts), fed by the waiting insert calls (waiting-inserts.ts). */
   private readonly ingest: HitIngest;
   private readonly inserts: WaitingInserts;
   private readonly reads: HitReads;

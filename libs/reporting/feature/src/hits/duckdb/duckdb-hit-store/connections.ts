@@ -29,7 +29,7 @@ export interface SharedWriter {
    * A full ingest transaction's commit under way on its writer (see IngestTransaction.commitInBackground):
    * ingests meanwhile only log their hits (`unapplied`); every other write, and any read, waits for it.
    */
-  committing: { writer: DuckDBConnection; ids: Map<string, Set<string>>; done: Promise<void> } | undefined;
+  committing: { ids: Map<string, Set<string>>; done: Promise<void> } | undefined;
   /** The ids, by account, of the hits logged while a commit was under way and not yet in DuckDB's ingest transaction. */
   unapplied: Map<string, Set<string>> | undefined;
   /** The places of the hits read lately, for the updates of their states (any store of the file may remove hits). */

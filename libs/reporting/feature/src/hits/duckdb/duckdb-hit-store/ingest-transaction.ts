@@ -183,7 +183,7 @@ export class IngestTransaction {
         this.shared.committing = undefined;
         this.catchUp();
       });
-    this.shared.committing = { writer: ingest.writer, ids: ingest.ids, done };
+    this.shared.committing = { ids: ingest.ids, done };
   }
 
   /** Appends the entries logged during a commit, a slice per write after the writes queued before it, until none is left. */
@@ -211,17 +211,11 @@ export class IngestTransaction {
     if (!unapplied || this.shared.committing || this.logBehind) return;
     try {
       const ingest = await this.openIngest();
-      const ids = this.shared.log.idsAfter(ingest.lastLogged);
-      const before = ingest.rows;
-      for (let i = 0; i < ids.length && ingest.rows - before < rows; i++) {
-        const entry = this.shared.log.entry(ids[i]);
-        await this.applyIngest(ingest, entry.rows, entry.clicks);
-        ingest.lastLogged = ids[i];
-      }
+      const all = await this.appendLogged(ingest, rows);
       if (ingest.unflushedRows >= INGEST_FLUSH_ROWS) this.flushIngest(ingest);
       clearTimeout(ingest.timer);
       ingest.timer = this.commitTimer(ingest.began);
-      if (ids.length > 0 && ingest.lastLogged !== ids[ids.length - 1]) return;
+      if (!all) return;
       // All appended: their ids are the transaction's.
       for (const [accountId, accountIds] of unapplied) {
         const held = ingest.ids.get(accountId);
@@ -233,6 +227,19 @@ export class IngestTransaction {
       await this.abandonIngest();
       throw storageErrorOfDuckDb(error) ?? error;
     }
+  }
+
+  /** Appends the log's entries after the last one `ingest` holds, in order, until at least `rows` rows; whether none is left. */
+  private async appendLogged(ingest: OpenIngest, rows = Infinity): Promise<boolean> {
+    const ids = this.shared.log.idsAfter(ingest.lastLogged);
+    const before = ingest.rows;
+    let next = 0;
+    for (; next < ids.length && ingest.rows - before < rows; next++) {
+      const entry = this.shared.log.entry(ids[next]);
+      await this.applyIngest(ingest, entry.rows, entry.clicks);
+      ingest.lastLogged = ids[next];
+    }
+    return next === ids.length;
   }
 
   /** The ingest transaction, begun when none is open (committed by INGEST_COMMIT_MS at the latest). */
@@ -369,15 +376,10 @@ export class IngestTransaction {
     this.logCommitted = recorded === undefined ? 0 : Number(recorded);
     this.shared.log.skipTo(this.logCommitted);
     this.shared.log.removeThrough(this.logCommitted);
-    const ids = this.shared.log.idsAfter(this.logCommitted);
-    if (ids.length > 0) {
+    if (this.shared.log.idsAfter(this.logCommitted).length > 0) {
       try {
         const ingest = await this.openIngest();
-        for (const id of ids) {
-          const entry = this.shared.log.entry(id);
-          await this.applyIngest(ingest, entry.rows, entry.clicks);
-          ingest.lastLogged = id;
-        }
+        await this.appendLogged(ingest);
         this.flushIngest(ingest);
       } catch (error) {
         await this.abandonIngest();
@@ -397,7 +399,10 @@ export class IngestTransaction {
     await this.commitIngest();
   }
 
-  /** At the close: commits the ingest transaction when this store began it, and writes again what a failed write lost. */
+  /**
+   * At the close: commits the ingest transaction when this store began it, after a commit or catch-up
+   * under way, and writes again what a failed write lost.
+   */
   settleOnClose(): Promise<void> | undefined {
     const { committing, unapplied } = this.shared;
     return this.ingest?.writer === this.writer || this.logBehind || committing || unapplied ? this.settle() : undefined;

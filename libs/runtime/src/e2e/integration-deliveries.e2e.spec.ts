@@ -181,8 +181,11 @@ describe.each([
       status: 'accepted',
       answer: expect.stringContaining('"events_received":2'),
     });
-    // The log's job is the upload's sync job.
-    const uploadJob = (await api.call('GET', `/integrations/sync/${uploaded.rows[0].jobId}`, { key })).body.job;
+    // The log's job is the upload's sync job (its deliveries are logged before the job records its part and ends).
+    const uploadJob = await eventually(async () => {
+      const job = (await api.call('GET', `/integrations/sync/${uploaded.rows[0].jobId}`, { key })).body.job;
+      return job.status === 'running' ? undefined : job;
+    }, 'the upload job');
     expect(uploadJob).toMatchObject({
       idIntegration: id,
       kind: 'conversions',
